@@ -1,0 +1,142 @@
+"""Thin wrappers around the Cython kernels: shape checks, allocation, threads.
+
+The kernels in ``_forward_backward.pyx`` only fill the arrays they are handed and
+release the GIL; here sequences are split into contiguous chunks of about equal
+total length and run on ``n_jobs`` threads.
+"""
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+from joblib import effective_n_jobs
+
+from ._forward_backward import forward_backward_fill, viterbi_fill
+
+XI_NONE, XI_STEP, XI_GRAD, XI_SUM = 0, 1, 2, 3
+
+# Below this many steps per thread, starting threads costs more than it saves.
+_MIN_STEPS_PER_THREAD = 20_000
+
+
+def _chunks(offsets, n_jobs):
+    """Split sequences into at most ``n_jobs`` contiguous ranges of similar length."""
+    n_seq = offsets.shape[0] - 1
+    n_steps = int(offsets[-1])
+    n_chunks = max(1, min(effective_n_jobs(n_jobs), n_seq,
+                          n_steps // _MIN_STEPS_PER_THREAD))
+    if n_chunks == 1:
+        return [(0, n_seq)]
+    targets = np.arange(1, n_chunks) * (n_steps / n_chunks)
+    bounds = np.unique(np.concatenate(
+        [[0], np.searchsorted(offsets, targets, side="left"), [n_seq]]
+    ))
+    return list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
+
+
+def _run(func, chunks):
+    """Call ``func(k, start, stop)`` for every chunk, on threads if several."""
+    if len(chunks) == 1:
+        func(0, *chunks[0])
+        return
+    with ThreadPoolExecutor(max_workers=len(chunks)) as pool:
+        futures = [pool.submit(func, k, a, b) for k, (a, b) in enumerate(chunks)]
+        for future in futures:
+            future.result()
+
+
+def forward_backward(startprob, trans, log_emit, offsets, *, weight=None,
+                     xi_mode=XI_NONE, xi_out=None, backward=True, n_jobs=None):
+    """Run the scaled forward-backward over all sequences.
+
+    Parameters
+    ----------
+    startprob : ndarray of shape (n_states,)
+        Distribution of x_0, before the first input.
+    trans : ndarray of shape (n_steps, n_states, n_states)
+        ``trans[t, j, i] = P(x_t = i | x_{t-1} = j, u_t)``; may be a read-only
+        broadcast view (homogeneous chain) unless ``xi_out`` is it.
+    log_emit : ndarray of shape (n_steps, n_states)
+        ``log P(y_t | x_t = i, u_t)``, 0 at steps without target.
+    offsets : ndarray of shape (n_sequences + 1,)
+    weight : ndarray of shape (n_sequences,), default=None
+        Multiplies each sequence's posteriors and pairwise statistics.
+    xi_mode : {XI_NONE, XI_STEP, XI_GRAD, XI_SUM}
+        What to write into ``xi_out``: nothing, pairwise posteriors per step,
+        the log-likelihood gradient with respect to the transition logits per step,
+        or the pairwise posteriors summed over all steps (shape (1, n, n)).
+    xi_out : ndarray, default=None
+        Output for ``xi_mode``: ``(n_steps, n, n)`` (may be ``trans`` itself, which
+        is then overwritten in place); allocated if None. Ignored for XI_SUM.
+    backward : bool, default=True
+        If False only the forward pass runs and ``gamma`` holds the filtered
+        distributions P(x_t | y_1..t, u_1..t).
+    n_jobs : int, default=None
+        Threads over sequences.
+
+    Returns
+    -------
+    loglik : ndarray of shape (n_sequences,)
+    gamma : ndarray of shape (n_steps, n_states)
+        Weighted state posteriors (or filtered distributions if not ``backward``).
+    start_post : ndarray of shape (n_sequences, n_states)
+        Weighted posteriors of x_0.
+    xi : ndarray or None
+    """
+    n_steps, n_states = log_emit.shape
+    n_seq = offsets.shape[0] - 1
+    if trans.shape != (n_steps, n_states, n_states) or startprob.shape != (n_states,):
+        raise ValueError(
+            f"Inconsistent kernel shapes: trans {trans.shape}, log_emit "
+            f"{log_emit.shape}, startprob {startprob.shape}."
+        )
+    if offsets[-1] != n_steps:
+        raise ValueError("offsets do not cover the packed steps.")
+    weight = np.ones(n_seq) if weight is None else np.ascontiguousarray(weight, float)
+    chunks = _chunks(offsets, n_jobs)
+    if xi_mode == XI_SUM:
+        partial = np.zeros((len(chunks), 1, n_states, n_states))
+    elif xi_mode != XI_NONE:
+        if xi_out is None:
+            xi_out = np.empty((n_steps, n_states, n_states))
+        if xi_out.shape != trans.shape:
+            raise ValueError(f"xi_out has shape {xi_out.shape}, not {trans.shape}.")
+    dummy = np.empty((1, n_states, n_states))
+    loglik = np.empty(n_seq)
+    gamma = np.empty((n_steps, n_states))
+    lognorm = np.empty(n_steps)
+    start_post = np.empty((n_seq, n_states))
+
+    def one(k, a, b):
+        out = partial[k] if xi_mode == XI_SUM else (dummy if xi_out is None else xi_out)
+        forward_backward_fill(startprob, trans, log_emit, offsets, weight, a, b,
+                              loglik, gamma, lognorm, start_post, out, xi_mode,
+                              backward)
+
+    _run(one, chunks)
+    if xi_mode == XI_SUM:
+        xi_out = partial.sum(axis=0)
+    return loglik, gamma, start_post, (xi_out if xi_mode != XI_NONE else None)
+
+
+def viterbi(log_startprob, log_trans, log_emit, offsets, *, n_jobs=None):
+    """Most likely state path (x_1..x_T) of every sequence.
+
+    Returns
+    -------
+    best_logprob : ndarray of shape (n_sequences,)
+        ``max over paths of log P(x_1..x_T, y | u)``.
+    path : ndarray of shape (n_steps,), dtype=intp
+    """
+    n_steps, n_states = log_emit.shape
+    n_seq = offsets.shape[0] - 1
+    best = np.empty(n_seq)
+    backpointer = np.empty((n_steps, n_states), dtype=np.intp)
+    path = np.empty(n_steps, dtype=np.intp)
+    chunks = _chunks(offsets, n_jobs)
+
+    def one(k, a, b):
+        viterbi_fill(log_startprob, log_trans, log_emit, offsets, a, b, best,
+                     backpointer, path)
+
+    _run(one, chunks)
+    return best, path

@@ -1,0 +1,59 @@
+"""A family of networks whose parameters live in one flat vector.
+
+Solvers (L-BFGS, the GEM M-step) see a flat float64 vector; families read it
+through named, reshaped views. Each named block says whether the L2 penalty
+``alpha`` applies to it: input weights are penalised, intercepts are not (as in
+scikit-learn's ``LogisticRegression``).
+"""
+
+import numpy as np
+
+
+class ParametricFamily:
+    """Base class: subclasses define ``_blocks()`` -> [(name, shape, penalised)]."""
+
+    def _blocks(self):
+        raise NotImplementedError
+
+    @property
+    def names(self):
+        return [name for name, _, _ in self._blocks()]
+
+    @property
+    def n_params(self):
+        return sum(int(np.prod(shape)) for _, shape, _ in self._blocks())
+
+    def unpack(self, theta):
+        """Named views (not copies) of the flat vector."""
+        out, start = {}, 0
+        for name, shape, _ in self._blocks():
+            size = int(np.prod(shape))
+            out[name] = theta[start : start + size].reshape(shape)
+            start += size
+        return out
+
+    def pack(self, values):
+        """Flat vector from named arrays (checks their shapes)."""
+        parts = []
+        for name, shape, _ in self._blocks():
+            arr = np.asarray(values[name], dtype=np.float64)
+            if arr.shape != tuple(shape):
+                raise ValueError(
+                    f"{name} has shape {arr.shape}, expected {tuple(shape)}."
+                )
+            parts.append(arr.ravel())
+        return np.concatenate(parts) if parts else np.zeros(0)
+
+    def penalty_mask(self):
+        return np.concatenate(
+            [np.full(int(np.prod(shape)), pen) for _, shape, pen in self._blocks()]
+            or [np.zeros(0, dtype=bool)]
+        )
+
+    def coefficients(self, theta):
+        """Copies of the named blocks, for the fitted attributes."""
+        return {name: arr.copy() for name, arr in self.unpack(theta).items()}
+
+    def init(self, rng, scale):
+        """Random parameters: every block drawn from N(0, scale^2)."""
+        return rng.normal(scale=scale, size=self.n_params)

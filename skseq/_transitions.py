@@ -1,0 +1,195 @@
+"""State networks: the families of input-conditioned transition matrices.
+
+Every family maps the input u_t to logits z_t[j, i] of
+P(x_t = i | x_{t-1} = j, u_t) = softmax_i(z_t[j, :]) (paper 000, eq. 2), masked by
+the transition graph. A family provides the logits and back-propagates a gradient
+with respect to them (``backward``); softmax, masking and the objectives are shared
+(:func:`transition_probs`, :func:`expected_log_transitions`).
+"""
+
+import numpy as np
+
+from ._params import ParametricFamily
+
+# Logit of a forbidden transition: exp() gives exactly 0 and, unlike -inf,
+# 0 * _FORBIDDEN is 0, so objectives summing xi * log A stay finite.
+_FORBIDDEN = -1e300
+
+# Steps per block when the M-step evaluates logits block-wise (bounds memory).
+_BLOCK_ENTRIES = 1 << 20
+
+
+class TransitionFamily(ParametricFamily):
+    """Base class. ``per_step`` is False when the logits do not depend on u_t."""
+
+    per_step = True
+
+    def __init__(self, n_states, n_features):
+        self.n_states = n_states
+        self.n_features = n_features
+
+    def logits(self, theta, U):
+        """Return z of shape (len(U), n, n), a fresh writable array."""
+        raise NotImplementedError
+
+    def backward(self, theta, U, G):
+        """Gradient (flat) of sum(G * z(theta, U)) with respect to theta."""
+        raise NotImplementedError
+
+
+class InputTransitions(TransitionFamily):
+    """One softmax network per previous state: z_t[j] = W_j u_t + b_j.
+
+    The paper's state networks N_j (paper 000, eq. 2; "tensor feeding", paper 002,
+    eq. 22). ``coef`` has shape (n_features, n_states, n_states) so that the logits
+    of all steps are one matrix product.
+    """
+
+    def _blocks(self):
+        n, d = self.n_states, self.n_features
+        return [("coef", (d, n, n), True), ("intercept", (n, n), False)]
+
+    def logits(self, theta, U):
+        p = self.unpack(theta)
+        n = self.n_states
+        z = U @ p["coef"].reshape(self.n_features, n * n)
+        z += p["intercept"].ravel()
+        return z.reshape(-1, n, n)
+
+    def backward(self, theta, U, G):
+        n = self.n_states
+        G2 = G.reshape(-1, n * n)
+        return np.concatenate([(U.T @ G2).ravel(), G2.sum(axis=0)])
+
+
+class AdditiveTransitions(TransitionFamily):
+    """Shared input weights plus a per-state bias: z_t[j, i] = B[j, i] + (u_t W)_i.
+
+    Addition-based feeding (paper 002, eq. 23): n_features * n + n^2 parameters
+    instead of n_features * n^2 + n^2.
+    """
+
+    def _blocks(self):
+        n, d = self.n_states, self.n_features
+        return [("coef", (d, n), True), ("intercept", (n, n), False)]
+
+    def logits(self, theta, U):
+        p = self.unpack(theta)
+        return p["intercept"][None, :, :] + (U @ p["coef"])[:, None, :]
+
+    def backward(self, theta, U, G):
+        return np.concatenate([(U.T @ G.sum(axis=1)).ravel(), G.sum(axis=0).ravel()])
+
+
+class GatedTransitions(TransitionFamily):
+    """Input gates on the transition logits: z_t[j, i] = B[j, i] f_t,i.
+
+    Gating-based feeding (paper 002, eqs. 24-26): f_t = sigmoid(u_t U + c).
+    """
+
+    def _blocks(self):
+        n, d = self.n_states, self.n_features
+        return [
+            ("intercept", (n, n), False),
+            ("gate_coef", (d, n), True),
+            ("gate_intercept", (n,), False),
+        ]
+
+    def _gate(self, p, U):
+        return 1.0 / (1.0 + np.exp(-(U @ p["gate_coef"] + p["gate_intercept"])))
+
+    def logits(self, theta, U):
+        p = self.unpack(theta)
+        return p["intercept"][None, :, :] * self._gate(p, U)[:, None, :]
+
+    def backward(self, theta, U, G):
+        p = self.unpack(theta)
+        f = self._gate(p, U)
+        g_intercept = np.einsum("tji,ti->ji", G, f)
+        g_pre = np.einsum("tji,ji->ti", G, p["intercept"]) * f * (1.0 - f)
+        return np.concatenate(
+            [g_intercept.ravel(), (U.T @ g_pre).ravel(), g_pre.sum(axis=0)]
+        )
+
+
+class HomogeneousTransitions(TransitionFamily):
+    """No input: one transition matrix for every step (an ordinary HMM chain)."""
+
+    per_step = False
+
+    def _blocks(self):
+        return [("intercept", (self.n_states, self.n_states), False)]
+
+    def logits(self, theta, U):
+        return np.repeat(self.unpack(theta)["intercept"][None], len(U), axis=0)
+
+    def backward(self, theta, U, G):
+        return G.sum(axis=0).ravel()
+
+
+TRANSITIONS = {
+    "input": InputTransitions,
+    "additive": AdditiveTransitions,
+    "gated": GatedTransitions,
+    "homogeneous": HomogeneousTransitions,
+}
+
+
+def _softmax_rows_(z, mask):
+    """In place: masked softmax over the last axis; returns the log-normaliser."""
+    z[:, ~mask] = _FORBIDDEN
+    z -= z.max(axis=2, keepdims=True)
+    np.exp(z, out=z)
+    norm = z.sum(axis=2, keepdims=True)
+    z /= norm
+    return norm
+
+
+def transition_probs(family, theta, U, mask):
+    """Transition matrices for every step, shape (len(U), n, n).
+
+    For an input-free family the single matrix is broadcast (read-only, no copy).
+    """
+    if family.per_step:
+        z = family.logits(theta, U)
+        _softmax_rows_(z, mask)
+        return z
+    z = family.logits(theta, U[:1])
+    _softmax_rows_(z, mask)
+    return np.broadcast_to(z, (U.shape[0],) + z.shape[1:])
+
+
+def logit_gradient_from_sums(xi_sum, probs):
+    """d loglik / d logits of an input-free chain from summed pairwise posteriors.
+
+    ``xi_sum`` has shape (1, n, n) and ``probs`` (n, n):
+    sum_t (xi_t - gamma_{t-1} A) = Xi - rowsum(Xi) A, since gamma_{t-1, j} is the
+    row sum of xi_t.
+    """
+    return xi_sum - xi_sum.sum(axis=2, keepdims=True) * probs
+
+
+def expected_log_transitions(family, theta, U, xi, mask):
+    """Q_trans(theta) = sum_t,j,i xi_t[j, i] log A_t[j, i](theta) and its gradient.
+
+    The state-network part of the EM auxiliary function (paper 000, eq. 20; its
+    gradient is eq. 36). Evaluated in blocks of steps so that no second
+    (n_steps, n, n) array is ever allocated.
+    """
+    n = family.n_states
+    block = max(1, _BLOCK_ENTRIES // (n * n))
+    value = 0.0
+    grad = np.zeros(family.n_params)
+    for t0 in range(0, xi.shape[0], block):
+        U_b, xi_b = U[t0 : t0 + block], xi[t0 : t0 + block]
+        z = family.logits(theta, U_b)
+        z[:, ~mask] = _FORBIDDEN
+        z -= z.max(axis=2, keepdims=True)
+        e = np.exp(z)
+        norm = e.sum(axis=2)
+        rows = xi_b.sum(axis=2)
+        value += np.vdot(xi_b, z) - np.vdot(rows, np.log(norm))
+        e *= (rows / norm)[:, :, None]
+        np.subtract(xi_b, e, out=e)
+        grad += family.backward(theta, U_b, e)
+    return value, grad

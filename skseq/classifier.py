@@ -1,0 +1,278 @@
+"""IOHMMClassifier: sequence classification with an input/output HMM."""
+
+import numpy as np
+from sklearn.base import ClassifierMixin
+from sklearn.metrics import accuracy_score
+
+from ._emissions import SoftmaxEmission
+from ._iohmm import BaseIOHMM
+from ._validation import Targets, check_sequences, check_targets
+
+
+class IOHMMClassifier(ClassifierMixin, BaseIOHMM):
+    """Input/output hidden Markov model for sequence classification.
+
+    A discrete hidden state carries the context of a sequence: at every step an
+    input-conditioned softmax network of the previous state chooses the next state,
+    and a softmax output network of the current state (and input) gives the class
+    (Bengio & Frasconi, 1996). Trained by maximum conditional likelihood
+    P(y | u), either directly (``solver="lbfgs"``) or by the paper's generalized EM
+    (``solver="em"``).
+
+    Sequence-level labels (one per sequence) supervise the sequence's last step;
+    step-level labels (a list of per-step arrays) supervise every labelled step.
+
+    Parameters
+    ----------
+    n_states : int, default=4
+        Number of hidden states. Tune it with ``GridSearchCV``.
+    transition : {"input", "additive", "gated", "homogeneous"}, default="input"
+        Family of state networks. ``"input"``: one softmax regression of the input
+        per previous state (paper 000, eq. 2); ``"additive"``: shared input weights
+        plus a per-state bias (paper 002, eq. 23), fewer parameters; ``"gated"``:
+        input gates scaling the transition logits (paper 002, eqs. 24-26);
+        ``"homogeneous"``: one input-free transition matrix (an ordinary HMM chain).
+    emission : {"input", "state"}, default="input"
+        ``"input"``: P(y | state, input) is a softmax regression per state;
+        ``"state"``: the class depends on the state only (a Moore machine, the
+        natural choice for symbol strings such as grammars).
+    topology : {"ergodic", "left-right"} or array-like of shape (n_states, n_states), \
+            default="ergodic"
+        Allowed transitions: all, left-to-right (stay or move to the next state),
+        or a boolean mask ``mask[j, i]`` = transition j -> i allowed.
+    startprob : {"learn", "uniform"} or array-like of shape (n_states,), \
+            default="learn"
+        Distribution of the state before the first input: learned, fixed uniform,
+        or fixed to the given distribution.
+    solver : {"lbfgs", "em"}, default="lbfgs"
+        ``"lbfgs"`` minimises the penalised negative conditional log-likelihood with
+        its exact gradient; ``"em"`` is the paper's GEM algorithm.
+    alpha : float, default=1e-2
+        L2 penalty on the input weights (not the intercepts), relative to the mean
+        per-sequence log-likelihood.
+    n_init : int, default=3
+        Number of random initialisations; the best training objective is kept.
+    max_iter : int, default=200
+        Maximum number of L-BFGS iterations (lbfgs) or EM iterations (em).
+    tol : float, default=1e-5
+        Convergence threshold on the change of the objective (mean per-sequence
+        negative log-likelihood plus penalty).
+    init_scale : float, default=1.0
+        Standard deviation of the random initial weights.
+    random_state : int, RandomState instance or None, default=None
+        Controls the initialisations.
+    verbose : int, default=0
+        1 prints a line per initialisation, 2 also one per iteration.
+    n_jobs : int, default=None
+        Threads over sequences in the forward-backward kernels.
+    warm_start : bool, default=False
+        Start from the previous solution (then ``n_init`` is ignored).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        Class labels.
+    startprob_ : ndarray of shape (n_states,)
+        Distribution of the initial state.
+    transition_coef_, transition_intercept_ : ndarray
+        State-network weights; shapes depend on ``transition`` (for ``"input"``,
+        ``(n_features, n_states, n_states)`` and ``(n_states, n_states)``, indexed
+        ``[.., from, to]``). ``"gated"`` has ``transition_gate_coef_`` and
+        ``transition_gate_intercept_`` instead of ``transition_coef_``;
+        ``"homogeneous"`` only the intercept (the transition logits).
+    emission_coef_ : ndarray of shape (n_features, n_states, n_classes)
+        Output-network weights (``emission="input"`` only).
+    emission_intercept_ : ndarray of shape (n_states, n_classes)
+        Output-network intercepts (the class logits of each state).
+    n_features_in_ : int
+        Number of features per step.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features, when X was a DataFrame with string column names.
+    n_iter_ : int
+        Iterations of the best initialisation.
+    converged_ : bool
+        Whether the best initialisation converged.
+    log_likelihood_ : float
+        Weighted training conditional log-likelihood, sum_s w_s log P(y_s | u_s).
+    objective_ : float
+        The minimised objective at the solution.
+    loss_curve_ : list of float
+        The objective at each iteration of the best initialisation.
+    step_level_ : bool
+        Whether the model was fitted on step-level labels (``predict`` then
+        returns a label for every step).
+
+    See Also
+    --------
+    IOHMMRegressor : The same model with Gaussian outputs.
+
+    References
+    ----------
+    Y. Bengio and P. Frasconi, "Input/Output HMMs for Sequence Processing",
+    IEEE Transactions on Neural Networks 7(5), 1996.
+
+    Examples
+    --------
+    >>> from skseq import IOHMMClassifier
+    >>> from skseq.datasets import make_tomita
+    >>> X, y = make_tomita(4, n_samples=100, random_state=0)
+    >>> clf = IOHMMClassifier(n_states=4, emission="state", random_state=0).fit(X, y)
+    >>> clf.predict(X[:3]).shape
+    (3,)
+    """
+
+    _parameter_constraints: dict = {**BaseIOHMM._parameter_constraints}
+
+    def __init__(
+        self,
+        n_states=4,
+        *,
+        transition="input",
+        emission="input",
+        topology="ergodic",
+        startprob="learn",
+        solver="lbfgs",
+        alpha=1e-2,
+        n_init=3,
+        max_iter=200,
+        tol=1e-5,
+        init_scale=1.0,
+        random_state=None,
+        verbose=0,
+        n_jobs=None,
+        warm_start=False,
+    ):
+        super().__init__(
+            n_states,
+            transition=transition,
+            emission=emission,
+            topology=topology,
+            startprob=startprob,
+            solver=solver,
+            alpha=alpha,
+            n_init=n_init,
+            max_iter=max_iter,
+            tol=tol,
+            init_scale=init_scale,
+            random_state=random_state,
+            verbose=verbose,
+            n_jobs=n_jobs,
+            warm_start=warm_start,
+        )
+
+    def _encode_targets(self, y, seqs, reset=True):
+        targets = check_targets(y, seqs, task="classification")
+        if reset:
+            classes, encoded = np.unique(targets.values, return_inverse=True)
+            if classes.shape[0] < 2:
+                raise ValueError(
+                    "IOHMMClassifier needs samples of at least 2 classes in the data, "
+                    f"but the data contains only one class: {classes[0]!r}."
+                )
+            self.classes_ = classes
+        else:
+            encoded = np.searchsorted(self.classes_, targets.values)
+            encoded = np.minimum(encoded, len(self.classes_) - 1)
+            unseen = self.classes_[encoded] != targets.values
+            if np.any(unseen):
+                raise ValueError(
+                    f"y contains labels not seen in fit: "
+                    f"{targets.values[unseen][:5].tolist()}."
+                )
+        return Targets(steps=targets.steps, values=encoded.astype(np.intp),
+                       step_level=targets.step_level)
+
+    def _make_emission(self, n_features):
+        return SoftmaxEmission(self.n_states, n_features, len(self.classes_),
+                               use_input=self.emission == "input")
+
+    def _step_proba(self, X):
+        """Class probabilities at every step and the validated sequences."""
+        seqs, emission, theta_e, probs = self._model(X)
+        zeta = self._filtered(seqs, probs)
+        if self.step_level_:
+            rows = slice(None)
+        else:
+            rows = seqs.last_steps
+        # P(y_t | u_1..t) = sum_i zeta_t,i P(y_t | x_t = i, u_t)  (paper 000, eq. 10)
+        per_state = emission.predict_proba(theta_e, seqs.data[rows])
+        return seqs, np.einsum("ti,tik->tk", zeta[rows], per_state)
+
+    def predict_proba(self, X):
+        """Class probabilities given the inputs.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+
+        Returns
+        -------
+        proba : ndarray of shape (n_sequences, n_classes), or list of ndarray
+            For a model fitted on sequence-level labels: the class distribution at
+            each sequence's end. For step-level labels: a list with one
+            ``(len_i, n_classes)`` array per sequence.
+        """
+        seqs, proba = self._step_proba(X)
+        if self.step_level_:
+            return [proba[a:b] for a, b in zip(seqs.offsets[:-1], seqs.offsets[1:],
+                                               strict=True)]
+        return proba
+
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`."""
+        proba = self.predict_proba(X)
+        with np.errstate(divide="ignore"):
+            if self.step_level_:
+                return [np.log(p) for p in proba]
+            return np.log(proba)
+
+    def predict(self, X):
+        """Most probable class.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+
+        Returns
+        -------
+        labels : ndarray of shape (n_sequences,), or list of ndarray
+            One label per sequence, or (step-level model) a list of per-step labels.
+        """
+        proba = self.predict_proba(X)
+        if self.step_level_:
+            return [self.classes_[np.argmax(p, axis=1)] for p in proba]
+        return self.classes_[np.argmax(proba, axis=1)]
+
+    def score(self, X, y, sample_weight=None):
+        """Mean accuracy on the given data.
+
+        Sequence-level labels: the fraction of sequences classified correctly
+        (weighted by ``sample_weight``). Step-level labels: the fraction of labelled
+        steps predicted correctly (each step weighted by its sequence's weight).
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+        y : array-like or list of arrays
+        sample_weight : array-like of shape (n_sequences,), default=None
+
+        Returns
+        -------
+        score : float
+        """
+        seqs = check_sequences(X)
+        targets = check_targets(y, seqs, task="classification")
+        if not targets.step_level:
+            return accuracy_score(y, self.predict(X), sample_weight=sample_weight)
+        if not self.step_level_:
+            raise ValueError(
+                "This model was fitted on one label per sequence; score it with "
+                "sequence-level y."
+            )
+        pred = np.concatenate(self.predict(X))[targets.steps]
+        weight = None
+        if sample_weight is not None:
+            per_step = np.repeat(np.asarray(sample_weight, float), seqs.lengths)
+            weight = per_step[targets.steps]
+        return accuracy_score(targets.values.astype(pred.dtype), pred,
+                              sample_weight=weight)

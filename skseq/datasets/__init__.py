@@ -1,0 +1,21 @@
+"""Sequence data sets: generators and loaders."""
+
+from ._tomita import (
+    all_strings,
+    load_tomita_training_set,
+    make_tomita,
+    make_tomita_exhaustive,
+    one_hot,
+    to_strings,
+    tomita_accepts,
+)
+
+__all__ = [
+    "all_strings",
+    "load_tomita_training_set",
+    "make_tomita",
+    "make_tomita_exhaustive",
+    "one_hot",
+    "to_strings",
+    "tomita_accepts",
+]

@@ -1,0 +1,182 @@
+"""The kernels against brute-force enumeration of every state path."""
+
+import itertools
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+
+from skseq._inference import XI_GRAD, XI_STEP, XI_SUM, forward_backward, viterbi
+
+
+def _random_problem(rng, lengths, n, emit_scale=1.0, mask=None):
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.intp)
+    T = offsets[-1]
+    logits = rng.normal(size=(T, n, n)) * 2
+    if mask is not None:
+        logits[:, ~mask] = -np.inf
+    trans = np.exp(logits - logits.max(axis=2, keepdims=True))
+    trans /= trans.sum(axis=2, keepdims=True)
+    log_emit = -np.abs(rng.normal(size=(T, n))) * emit_scale
+    startprob = rng.dirichlet(np.ones(n))
+    return startprob, trans, log_emit, offsets
+
+
+def _brute_force(startprob, trans, log_emit, t0, t1):
+    """Enumerate all paths x_0..x_T of one sequence (x_0 before the first input)."""
+    n = startprob.shape[0]
+    T = t1 - t0
+    joint = {}
+    for path in itertools.product(range(n), repeat=T + 1):
+        p = startprob[path[0]]
+        for k in range(T):
+            p *= trans[t0 + k, path[k], path[k + 1]] * np.exp(log_emit[t0 + k, path[k + 1]])
+        joint[path] = p
+    L = sum(joint.values())
+    gamma = np.zeros((T, n))
+    xi = np.zeros((T, n, n))
+    start = np.zeros(n)
+    for path, p in joint.items():
+        start[path[0]] += p / L
+        for k in range(T):
+            gamma[k, path[k + 1]] += p / L
+            xi[k, path[k], path[k + 1]] += p / L
+    best = max(joint, key=joint.get)
+    return np.log(L), gamma, xi, start, np.array(best[1:]), np.log(joint[best])
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_forward_backward_matches_enumeration(n, seed):
+    rng = np.random.default_rng(seed)
+    lengths = [1, 4, 2, 5]
+    sp, trans, log_emit, offsets = _random_problem(rng, lengths, n)
+    weight = rng.uniform(0.5, 2.0, size=len(lengths))
+    ll, gamma, start_post, xi = forward_backward(
+        sp, trans, log_emit, offsets, weight=weight, xi_mode=XI_STEP
+    )
+    _, _, _, grad = forward_backward(
+        sp, trans.copy(), log_emit, offsets, weight=weight, xi_mode=XI_GRAD
+    )
+    _, _, _, xi_sum = forward_backward(
+        sp, trans, log_emit, offsets, weight=weight, xi_mode=XI_SUM
+    )
+    for s in range(len(lengths)):
+        t0, t1 = offsets[s], offsets[s + 1]
+        ll_bf, g_bf, xi_bf, st_bf, _, _ = _brute_force(sp, trans, log_emit, t0, t1)
+        w = weight[s]
+        assert_allclose(ll[s], ll_bf, rtol=1e-12, atol=1e-10)
+        assert_allclose(gamma[t0:t1], w * g_bf, rtol=1e-10, atol=1e-12)
+        assert_allclose(xi[t0:t1], w * xi_bf, rtol=1e-10, atol=1e-12)
+        assert_allclose(start_post[s], w * st_bf, rtol=1e-10, atol=1e-12)
+        # gradient w.r.t. the logits: xi_t - gamma_{t-1} * trans_t
+        prev = np.vstack([st_bf, g_bf[:-1]])
+        expected = xi_bf - prev[:, :, None] * trans[t0:t1]
+        assert_allclose(grad[t0:t1], w * expected, rtol=1e-10, atol=1e-12)
+    assert_allclose(xi_sum, xi.sum(axis=0), rtol=1e-12, atol=1e-12)
+
+
+def test_gradient_mode_is_derivative_of_loglik():
+    """XI_GRAD is d loglik / d logits: check against central differences."""
+    rng = np.random.default_rng(3)
+    n, T = 3, 5
+    offsets = np.array([0, T], dtype=np.intp)
+    logits = rng.normal(size=(T, n, n))
+    log_emit = -np.abs(rng.normal(size=(T, n)))
+    sp = rng.dirichlet(np.ones(n))
+
+    def loglik(z):
+        tr = np.exp(z - z.max(axis=2, keepdims=True))
+        tr /= tr.sum(axis=2, keepdims=True)
+        return forward_backward(sp, tr, log_emit, offsets, backward=False)[0][0], tr
+
+    _, tr = loglik(logits)
+    grad = forward_backward(sp, tr, log_emit, offsets, xi_mode=XI_GRAD)[3]
+    eps = 1e-6
+    num = np.zeros_like(logits)
+    for idx in np.ndindex(logits.shape):
+        zp, zm = logits.copy(), logits.copy()
+        zp[idx] += eps
+        zm[idx] -= eps
+        num[idx] = (loglik(zp)[0] - loglik(zm)[0]) / (2 * eps)
+    assert_allclose(grad, num, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_viterbi_matches_enumeration(n):
+    rng = np.random.default_rng(7)
+    lengths = [3, 1, 5]
+    sp, trans, log_emit, offsets = _random_problem(rng, lengths, n, emit_scale=3)
+    with np.errstate(divide="ignore"):
+        best, path = viterbi(np.log(sp), np.log(trans), log_emit, offsets)
+    for s in range(len(lengths)):
+        t0, t1 = offsets[s], offsets[s + 1]
+        *_, path_bf, best_bf = _brute_force(sp, trans, log_emit, t0, t1)
+        assert_array_equal(path[t0:t1], path_bf)
+        assert_allclose(best[s], best_bf, rtol=1e-12)
+
+
+def test_masked_transitions_match_enumeration():
+    """Zero transitions (a topology mask) and unreachable states give no NaN."""
+    rng = np.random.default_rng(11)
+    mask = np.triu(np.ones((3, 3), dtype=bool))  # left-to-right
+    sp, trans, log_emit, offsets = _random_problem(rng, [4, 3], 3, mask=mask)
+    sp = np.array([1.0, 0.0, 0.0])
+    ll, gamma, start_post, xi = forward_backward(
+        sp, trans, log_emit, offsets, xi_mode=XI_STEP
+    )
+    for s in range(2):
+        t0, t1 = offsets[s], offsets[s + 1]
+        ll_bf, g_bf, xi_bf, st_bf, _, _ = _brute_force(sp, trans, log_emit, t0, t1)
+        assert_allclose(ll[s], ll_bf, rtol=1e-12)
+        assert_allclose(gamma[t0:t1], g_bf, atol=1e-12)
+        assert_allclose(xi[t0:t1], xi_bf, atol=1e-12)
+        assert_allclose(start_post[s], st_bf, atol=1e-12)
+
+
+def test_extreme_emissions_stay_finite_and_exact():
+    """Emission log-likelihoods down to -1e4: compare with a log-space reference."""
+    rng = np.random.default_rng(5)
+    n, T = 3, 200
+    offsets = np.array([0, T], dtype=np.intp)
+    sp, trans, _, _ = _random_problem(rng, [T], n)
+    log_emit = rng.uniform(-1e4, 0, size=(T, n))
+    # The best state of every step is often hard to reach: stresses the shift.
+    ll, gamma, _, _ = forward_backward(sp, trans, log_emit, offsets, xi_mode=XI_STEP)
+    log_a = np.log(sp)
+    for t in range(T):
+        log_a = np.logaddexp.reduce(log_a[:, None] + np.log(trans[t]), axis=0)
+        log_a = log_a + log_emit[t]
+    ref = np.logaddexp.reduce(log_a)
+    assert np.isfinite(ll).all() and np.isfinite(gamma).all()
+    assert_allclose(ll[0], ref, rtol=1e-12)
+    assert_allclose(gamma.sum(axis=1), 1.0, rtol=1e-10)
+
+
+def test_impossible_targets_give_minus_inf_without_nan():
+    sp = np.array([1.0, 0.0])
+    trans = np.tile(np.eye(2), (2, 1, 1))
+    log_emit = np.array([[0.0, 0.0], [-np.inf, 0.0]])
+    offsets = np.array([0, 2], dtype=np.intp)
+    ll, gamma, start_post, xi = forward_backward(
+        sp, trans, log_emit, offsets, xi_mode=XI_STEP
+    )
+    assert ll[0] == -np.inf
+    assert not np.isnan(gamma).any() and not np.isnan(xi).any()
+
+
+def test_threads_give_identical_results(monkeypatch):
+    import skseq._inference as inference
+
+    monkeypatch.setattr(inference, "_MIN_STEPS_PER_THREAD", 1)
+    rng = np.random.default_rng(2)
+    lengths = rng.integers(1, 30, size=50)
+    sp, trans, log_emit, offsets = _random_problem(rng, lengths, 4)
+    one = forward_backward(sp, trans, log_emit, offsets, xi_mode=XI_SUM, n_jobs=1)
+    two = forward_backward(sp, trans, log_emit, offsets, xi_mode=XI_SUM, n_jobs=2)
+    for a, b in zip(one, two, strict=True):
+        assert_allclose(a, b, rtol=1e-13)
+    with np.errstate(divide="ignore"):
+        p1 = viterbi(np.log(sp), np.log(trans), log_emit, offsets, n_jobs=1)
+        p2 = viterbi(np.log(sp), np.log(trans), log_emit, offsets, n_jobs=2)
+    assert_array_equal(p1[1], p2[1])
