@@ -7,7 +7,8 @@ unchanged.
 """
 
 from .classifier import IOHMMClassifier
+from .rnn import DiscretizedRNNClassifier
 
 __version__ = "0.1.0.dev0"
 
-__all__ = ["IOHMMClassifier", "__version__"]
+__all__ = ["DiscretizedRNNClassifier", "IOHMMClassifier", "__version__"]

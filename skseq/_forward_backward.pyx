@@ -3,7 +3,8 @@
 # The kernels only fill the arrays they are given (see skseq/_inference.py for the
 # thin wrapper that checks shapes, allocates and spreads sequences over threads).
 # Layout: time is the first axis, C-contiguous; all sequences are packed one after
-# the other and `offsets[s]:offsets[s + 1]` are the rows of sequence s.
+# the other and `offsets[s]:offsets[s + 1]` are the rows of sequence s. A transition
+# array with a single matrix (1, n, n) is shared by every step (input-free chain).
 #
 # Model (Bengio & Frasconi 1996, paper 000): x_0 ~ startprob, then at every step t
 # (including the first) x_t | x_{t-1}=j, u_t ~ trans[t, j, :] and the supervised
@@ -44,6 +45,7 @@ cdef double _forward_one(
 ) noexcept nogil:
     """Scaled forward pass over rows t0..t1-1; returns the log-likelihood."""
     cdef Py_ssize_t n = startprob.shape[0]
+    cdef bint shared = trans.shape[0] == 1
     cdef Py_ssize_t t, i, j
     cdef const double* prev = &startprob[0]
     cdef const double* row
@@ -55,7 +57,7 @@ cdef double _forward_one(
             pj = prev[j]
             if pj == 0.0:
                 continue
-            row = &trans[t, j, 0]
+            row = &trans[0 if shared else t, j, 0]
             for i in range(n):
                 pred[i] += pj * row[i]
         # Shift by the largest emission among the states reachable at t.
@@ -102,9 +104,11 @@ cdef void _backward_one(
     XI_SUM adds xi_t into xi[0]; all multiplied by `weight`.
     """
     cdef Py_ssize_t n = startprob.shape[0]
+    cdef bint shared = trans.shape[0] == 1
     cdef Py_ssize_t t, i, j
     cdef const double* prev_alpha
-    cdef double s, w, a
+    cdef const double* row
+    cdef double s, w
     cdef double* tmp
     for i in range(n):
         beta[i] = 1.0
@@ -118,20 +122,21 @@ cdef void _backward_one(
                 v[i] = 0.0
         prev_alpha = &gamma[t - 1, 0] if t > t0 else &startprob[0]
         for j in range(n):
+            row = &trans[0 if shared else t, j, 0]
             s = 0.0
             for i in range(n):
-                s += trans[t, j, i] * v[i]
+                s += row[i] * v[i]
             newbeta[j] = s
             w = weight * prev_alpha[j]
             if xi_mode == XI_STEP:
                 for i in range(n):
-                    xi[t, j, i] = w * trans[t, j, i] * v[i]
+                    xi[t, j, i] = w * row[i] * v[i]
             elif xi_mode == XI_GRAD:
                 for i in range(n):
-                    xi[t, j, i] = w * trans[t, j, i] * (v[i] - s)
+                    xi[t, j, i] = w * row[i] * (v[i] - s)
             elif xi_mode == XI_SUM:
                 for i in range(n):
-                    xi[0, j, i] += w * trans[t, j, i] * v[i]
+                    xi[0, j, i] += w * row[i] * v[i]
         for i in range(n):
             gamma[t, i] = weight * gamma[t, i] * beta[i]
         tmp = beta
@@ -143,7 +148,7 @@ cdef void _backward_one(
 
 def forward_backward_fill(
     const double[::1] startprob,             # IN (n,)
-    const double[:, :, ::1] trans,           # IN (T, n, n); rows sum to 1
+    const double[:, :, ::1] trans,           # IN (T, n, n) or (1, n, n) shared
     const double[:, ::1] log_emit,           # IN (T, n)
     const intp[::1] offsets,                 # IN (n_seq + 1,)
     const double[::1] weight,                # IN (n_seq,)
@@ -200,7 +205,7 @@ def forward_backward_fill(
 
 def viterbi_fill(
     const double[::1] log_startprob,         # IN (n,)
-    const double[:, :, ::1] log_trans,       # IN (T, n, n)
+    const double[:, :, ::1] log_trans,       # IN (T, n, n) or (1, n, n) shared
     const double[:, ::1] log_emit,           # IN (T, n)
     const intp[::1] offsets,                 # IN (n_seq + 1,)
     Py_ssize_t seq_start,
@@ -215,6 +220,7 @@ def viterbi_fill(
     x_0 ~ startprob and the returned path is x_1..x_T.
     """
     cdef Py_ssize_t n = log_startprob.shape[0]
+    cdef bint shared = log_trans.shape[0] == 1
     cdef Py_ssize_t s, t, i, j, best_j
     cdef intp t0, t1
     cdef double best, cand
@@ -237,7 +243,7 @@ def viterbi_fill(
                     best = -INFINITY
                     best_j = 0
                     for j in range(n):
-                        cand = delta[j] + log_trans[t, j, i]
+                        cand = delta[j] + log_trans[0 if shared else t, j, i]
                         if cand > best:
                             best = cand
                             best_j = j

@@ -52,9 +52,9 @@ def forward_backward(startprob, trans, log_emit, offsets, *, weight=None,
     ----------
     startprob : ndarray of shape (n_states,)
         Distribution of x_0, before the first input.
-    trans : ndarray of shape (n_steps, n_states, n_states)
-        ``trans[t, j, i] = P(x_t = i | x_{t-1} = j, u_t)``; may be a read-only
-        broadcast view (homogeneous chain) unless ``xi_out`` is it.
+    trans : ndarray of shape (n_steps, n_states, n_states) or (1, n_states, n_states)
+        ``trans[t, j, i] = P(x_t = i | x_{t-1} = j, u_t)``; a single matrix is
+        shared by every step (homogeneous chain).
     log_emit : ndarray of shape (n_steps, n_states)
         ``log P(y_t | x_t = i, u_t)``, 0 at steps without target.
     offsets : ndarray of shape (n_sequences + 1,)
@@ -84,7 +84,8 @@ def forward_backward(startprob, trans, log_emit, offsets, *, weight=None,
     """
     n_steps, n_states = log_emit.shape
     n_seq = offsets.shape[0] - 1
-    if trans.shape != (n_steps, n_states, n_states) or startprob.shape != (n_states,):
+    if (trans.shape[0] not in (1, n_steps) or trans.shape[1:] != (n_states, n_states)
+            or startprob.shape != (n_states,)):
         raise ValueError(
             f"Inconsistent kernel shapes: trans {trans.shape}, log_emit "
             f"{log_emit.shape}, startprob {startprob.shape}."
@@ -98,8 +99,9 @@ def forward_backward(startprob, trans, log_emit, offsets, *, weight=None,
     elif xi_mode != XI_NONE:
         if xi_out is None:
             xi_out = np.empty((n_steps, n_states, n_states))
-        if xi_out.shape != trans.shape:
-            raise ValueError(f"xi_out has shape {xi_out.shape}, not {trans.shape}.")
+        if xi_out.shape != (n_steps, n_states, n_states):
+            raise ValueError(f"xi_out has shape {xi_out.shape}, expected "
+                             f"{(n_steps, n_states, n_states)}.")
     dummy = np.empty((1, n_states, n_states))
     loglik = np.empty(n_seq)
     gamma = np.empty((n_steps, n_states))

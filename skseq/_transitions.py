@@ -28,6 +28,26 @@ class TransitionFamily(ParametricFamily):
         self.n_states = n_states
         self.n_features = n_features
 
+    def init(self, rng, scale, permutation=False):
+        """Random parameters; optionally near-permutation transitions.
+
+        With ``permutation``, every (n, n) slice of the logits (the intercept and,
+        for ``"input"``, each input feature's weights) also gets ``3 * scale`` on a
+        random permutation: each state is pushed toward its own distinct successor.
+        Such near-deterministic, information-preserving transitions keep early
+        inputs visible at the end of a sequence, which is when temporal credit
+        assignment works (paper 000, §5.1) — the random start of the counting
+        grammars (Tomita #5, #6) that diffuse soft transitions cannot learn.
+        """
+        theta = super().init(rng, scale)
+        if permutation:
+            n = self.n_states
+            for block in self.unpack(theta).values():
+                if block.shape[-2:] == (n, n):
+                    for sl in block.reshape(-1, n, n):
+                        sl[np.arange(n), rng.permutation(n)] += 3.0 * scale
+        return theta
+
     def logits(self, theta, U):
         """Return z of shape (len(U), n, n), a fresh writable array."""
         raise NotImplementedError
@@ -136,27 +156,19 @@ TRANSITIONS = {
 
 
 def _softmax_rows_(z, mask):
-    """In place: masked softmax over the last axis; returns the log-normaliser."""
+    """In place: masked softmax over the last axis."""
     z[:, ~mask] = _FORBIDDEN
     z -= z.max(axis=2, keepdims=True)
     np.exp(z, out=z)
-    norm = z.sum(axis=2, keepdims=True)
-    z /= norm
-    return norm
+    z /= z.sum(axis=2, keepdims=True)
 
 
 def transition_probs(family, theta, U, mask):
-    """Transition matrices for every step, shape (len(U), n, n).
-
-    For an input-free family the single matrix is broadcast (read-only, no copy).
-    """
-    if family.per_step:
-        z = family.logits(theta, U)
-        _softmax_rows_(z, mask)
-        return z
-    z = family.logits(theta, U[:1])
+    """Transition matrices, shape (len(U), n, n), or (1, n, n) shared by all steps
+    for an input-free family."""
+    z = family.logits(theta, U if family.per_step else U[:1])
     _softmax_rows_(z, mask)
-    return np.broadcast_to(z, (U.shape[0],) + z.shape[1:])
+    return z
 
 
 def logit_gradient_from_sums(xi_sum, probs):

@@ -115,7 +115,9 @@ def _reject_sparse_and_complex(arr, name):
             f"{name}: sparse input is not supported; pass a dense array or a list "
             "of dense per-sequence arrays."
         )
-    if np.iscomplexobj(arr):
+    if isinstance(arr, (list, tuple)):
+        return  # ragged collections: their items are checked one by one
+    if np.iscomplexobj(np.asarray(arr)):
         raise ValueError(f"{name}: Complex data not supported.")
 
 
@@ -129,7 +131,11 @@ def _as_float(arr, name, where):
     if arr.dtype.kind in "OSUVMm":
         try:
             arr = arr.astype(np.float64)
-        except (TypeError, ValueError) as exc:
+        except TypeError as exc:
+            raise TypeError(
+                f"{name}: {where} has non-numeric features: {exc}"
+            ) from exc
+        except ValueError as exc:
             raise ValueError(
                 f"{name}: {where} has non-numeric features (dtype {arr.dtype}); "
                 "encode them first, e.g. with Stepwise(OneHotEncoder())."
@@ -139,10 +145,21 @@ def _as_float(arr, name, where):
     return np.asarray(arr, dtype=np.float64)
 
 
+def _is_flat_row(item):
+    return isinstance(item, (list, tuple)) and all(np.ndim(v) == 0 for v in item)
+
+
 def _is_collection_of_sequences(X):
-    """Whether X is a ragged collection (list, tuple or 1-D object array)."""
+    """Whether X is a ragged collection (list, tuple or 1-D object array).
+
+    A list of flat Python lists of numbers is a table (one row per one-step
+    sequence), as scikit-learn reads ``X.tolist()``; a univariate sequence in a
+    list is a 1-D array, and a multivariate one a 2-D array or nested list.
+    """
     if isinstance(X, (list, tuple)):
-        return len(X) > 0 and all(np.ndim(item) >= 1 for item in X)
+        if not X or all(_is_flat_row(item) for item in X):
+            return False
+        return all(isinstance(item, (list, tuple)) or np.ndim(item) >= 1 for item in X)
     return isinstance(X, np.ndarray) and X.dtype == object and X.ndim == 1
 
 
@@ -240,7 +257,7 @@ def check_sequences(X, *, name="X"):
                 "collection of sequences is a 3-D padded array, a list of 2-D "
                 "per-sequence arrays, or a 2-D array of one-step sequences. A single "
                 "univariate sequence x goes in as [x]; a univariate table as "
-                "x.reshape(-1, 1)."
+                "x.reshape(-1, 1). Reshape your data."
             )
         else:
             raise ValueError(
@@ -248,7 +265,10 @@ def check_sequences(X, *, name="X"):
                 "(n_sequences, max_len, n_features)."
             )
     if data.shape[1] == 0:
-        raise ValueError(f"{name}: 0 feature(s) while a minimum of 1 is required.")
+        raise ValueError(
+            f"{name}: 0 feature(s) (shape={data.shape}) while a minimum of 1 is "
+            "required."
+        )
     offsets = np.zeros(lengths.shape[0] + 1, dtype=np.intp)
     np.cumsum(lengths, out=offsets[1:])
     seqs = Sequences(data=data, offsets=offsets, form=form)

@@ -48,10 +48,16 @@ class IOHMMClassifier(ClassifierMixin, BaseIOHMM):
         ``"lbfgs"`` minimises the penalised negative conditional log-likelihood with
         its exact gradient; ``"em"`` is the paper's GEM algorithm.
     alpha : float, default=1e-2
-        L2 penalty on the input weights (not the intercepts), relative to the mean
-        per-sequence log-likelihood.
-    n_init : int, default=3
+        L2 penalty on the input weights (not the intercepts): the precision of a
+        Gaussian prior, against the summed log-likelihood (like ``1 / C`` of
+        ``LogisticRegression``), so it fades as data grows. Kept small by default
+        because near-deterministic transitions need large weights.
+    n_init : int or "auto", default="auto"
         Number of random initialisations; the best training objective is kept.
+        Restarts alternate small random weights and near-permutation transitions.
+        ``"auto"``: 50 for small problems (up to 2,000 steps in all), about
+        100,000 / n_steps for larger ones, at least 5 — local optima decide the
+        result on small data, where restarts are cheap.
     max_iter : int, default=200
         Maximum number of L-BFGS iterations (lbfgs) or EM iterations (em).
     tol : float, default=1e-5
@@ -133,7 +139,7 @@ class IOHMMClassifier(ClassifierMixin, BaseIOHMM):
         startprob="learn",
         solver="lbfgs",
         alpha=1e-2,
-        n_init=3,
+        n_init="auto",
         max_iter=200,
         tol=1e-5,
         init_scale=1.0,

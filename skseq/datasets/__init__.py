@@ -9,6 +9,7 @@ from ._tomita import (
     to_strings,
     tomita_accepts,
 )
+from ._vending import make_vending_machine
 
 __all__ = [
     "all_strings",
@@ -18,4 +19,5 @@ __all__ = [
     "one_hot",
     "to_strings",
     "tomita_accepts",
+    "make_vending_machine",
 ]

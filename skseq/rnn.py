@@ -1,0 +1,578 @@
+"""DiscretizedRNNClassifier: the self-clustering second-order recurrent net.
+
+Zeng, Goodman & Smyth (1993, paper 003). A second-order ("gated") recurrent net
+whose hidden units are discretized to two values in training *and* use, so its
+states are isolated points in activation space: it behaves exactly like a
+finite-state machine, stays correct on arbitrarily long strings once it has
+learned one, and the machine can be read off directly.
+
+All sequences run in lockstep, one vectorized step per time index: they are
+sorted by decreasing length, so the sequences still running at step t are a
+prefix of that order and their inputs are one contiguous block of a time-major
+copy of the data (:class:`_Lockstep`).
+"""
+
+import numbers
+import time
+import warnings
+from collections import deque
+
+import numpy as np
+from scipy.special import expit
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._validation import check_sample_weight, check_sequences, check_targets
+from .automata import DFA
+
+__all__ = ["DiscretizedRNNClassifier"]
+
+
+class _Lockstep:
+    """Packed sequences rearranged so that all of them can step together.
+
+    Sequences are sorted by decreasing length (``order``); step t of the first
+    ``bounds[t + 1] - bounds[t]`` of them is row block ``bounds[t]:bounds[t + 1]``
+    of ``U``, the inputs in time-major order. ``final[s]`` is the row of
+    sequence s's last step (s in the caller's order, ``order[r]`` the sequence
+    of rank r).
+    """
+
+    def __init__(self, seqs):
+        lengths = seqs.lengths
+        order = np.argsort(-lengths, kind="stable")
+        sorted_lengths = lengths[order]
+        n_steps = int(sorted_lengths[0])
+        # Sequences running at step t: those longer than t, a prefix of `order`.
+        n_running = np.searchsorted(-sorted_lengths, -np.arange(n_steps), side="left")
+        self.bounds = np.zeros(n_steps + 1, dtype=np.intp)
+        np.cumsum(n_running, out=self.bounds[1:])
+        step = np.repeat(np.arange(n_steps), n_running)
+        rank = np.arange(self.bounds[-1]) - self.bounds[step]
+        self.U = seqs.data[seqs.offsets[order][rank] + step]
+        self.final = np.empty_like(order)
+        self.final[order] = self.bounds[sorted_lengths - 1] + np.arange(order.size)
+        self.order = order
+        self.n_steps = n_steps
+
+
+def _n_indicators(n_classes):
+    """One indicator unit for two classes (§2), else one per class."""
+    return 1 if n_classes == 2 else n_classes
+
+
+def _products(S, U):
+    """The second-order inputs S_j u_k of a batch, flattened to (n, n_hidden * k)."""
+    return (S[:, :, None] * U[:, None, :]).reshape(U.shape[0], -1)
+
+
+class _Net:
+    """The second-order net's dynamics for one set of hyper-parameters.
+
+    h_t = sigma(sum_jk W_ijk S_{t-1,j} u_{t,k} + b_i) and S_t = D(h_t) with
+    D(h) = high if h >= 0.5 else low (paper 003, §3), or S_t = h_t for the analog
+    net (§2). The weights travel as arguments, so one net serves every restart.
+    """
+
+    def __init__(self, n_hidden, discretize, high, low):
+        self.discretize = discretize
+        self.high = high
+        self.low = low
+        # §2: "initialize S_0 to be 1 and all other S_i to be 0": the indicator
+        # unit on, i.e. the empty string is legal; the discrete net uses its two
+        # levels instead of 1 and 0.
+        on, off = (high, low) if discretize else (1.0, 0.0)
+        self.start = np.full(n_hidden, off)
+        self.start[0] = on
+
+    def state(self, h):
+        """S = D(h) (discretized) or S = h (analog)."""
+        if self.discretize:
+            return np.where(h >= 0.5, self.high, self.low)
+        return h
+
+    @staticmethod
+    def step(W, b, S, U):
+        """Activations h (n, n_hidden) after inputs U (n, k) in states S."""
+        return expit(_products(S, U) @ W.reshape(W.shape[0], -1).T + b)
+
+    def forward(self, W, b, batch):
+        """Analog activations h at every step, rows as in ``batch.U``."""
+        H = np.empty((batch.U.shape[0], W.shape[0]))
+        S = np.broadcast_to(self.start, (batch.order.size, self.start.size))
+        for t in range(batch.n_steps):
+            lo, hi = batch.bounds[t], batch.bounds[t + 1]
+            H[lo:hi] = self.step(W, b, S[: hi - lo], batch.U[lo:hi])
+            S = self.state(H[lo:hi])
+        return H
+
+    def gradient(self, W, batch, H, d_final):
+        """(Pseudo-)gradient of a loss of the final activations, by BPTT.
+
+        ``d_final`` (n_sequences, n_hidden) is dE/dh at each sequence's last
+        step. Returns dE/dW and dE/db. The paper's pseudo-gradient (§4, written
+        there in forward, real-time-recurrent-learning form) replaces the
+        discretization's zero derivative dS/dh by 1, i.e. dS/da by the sigmoid's
+        sigma'(a) = h (1 - h); for the analog net S = h and this is exact.
+        """
+        n_hidden = W.shape[0]
+        W2 = W.reshape(n_hidden, -1)
+        gW = np.zeros_like(W2)
+        gb = np.zeros(n_hidden)
+        d_final = d_final[batch.order]
+        dh = np.zeros_like(d_final)
+        S_start = np.broadcast_to(self.start, dh.shape)
+        for t in range(batch.n_steps - 1, -1, -1):
+            lo, hi = batch.bounds[t], batch.bounds[t + 1]
+            n = hi - lo
+            # The sequences whose last step is t are the last ones running at t.
+            n_later = batch.bounds[t + 2] - hi if t + 1 < batch.n_steps else 0
+            dh[n_later:n] = d_final[n_later:n]
+            h = H[lo:hi]
+            da = dh[:n] * h * (1.0 - h)
+            if t:
+                prev = batch.bounds[t - 1]
+                S_prev = self.state(H[prev : prev + n])
+            else:
+                S_prev = S_start[:n]
+            U = batch.U[lo:hi]
+            gW += da.T @ _products(S_prev, U)
+            gb += da.sum(axis=0)
+            # dE/dS_{t-1}, taken as dE/dh_{t-1} (the pseudo-gradient).
+            dh[:n] = ((da @ W2).reshape(n, n_hidden, -1) * U[:, None, :]).sum(axis=2)
+        return gW.reshape(W.shape), gb
+
+
+class DiscretizedRNNClassifier(ClassifierMixin, BaseEstimator):
+    """Self-clustering second-order recurrent net with discretized states.
+
+    The net of Zeng, Goodman & Smyth (1993). Each step reads one input vector
+    u_t and updates ``n_hidden`` units through second-order (multiplicative)
+    connections,
+
+        h_t,i = sigma(sum_jk W_ijk S_t-1,j u_t,k + b_i),
+        S_t,i = D(h_t,i),   D(h) = high if h >= 0.5 else low
+
+    (paper 003, §3; the paper has no bias b). With one-hot symbols, W[:, :, k]
+    is the paper's "net k" that symbol k switches on (§2, Figure 1); any real
+    features work too. The discretization is used while training *and*
+    predicting, so the states S are a finite set of isolated points: the
+    trained net is exactly a finite-state machine, it stays correct on strings
+    of any length, and :meth:`extract_automaton` reads the machine off.
+    ``discretize=False`` gives the analog second-order net of the paper's §2
+    (S_t = h_t), whose state clusters can drift and merge on long strings.
+
+    Output: hidden unit 0 is the indicator unit (§2): for two classes, the
+    sequence is of class ``classes_[1]`` iff h_L,0 >= 0.5 at its last step L.
+    With K > 2 classes units 0..K-1 are one indicator per class (one-vs-rest)
+    and the class is the argmax of their analog values. They are trained on the
+    paper's squared error at the last step (§4),
+
+        E = 1/2 sum_c (h_L,c - T_c)^2,   T = 1 for the true class, else 0,
+
+    averaged over sequences (weighted by ``sample_weight``) by full-batch
+    gradient descent. The gradient is back-propagation through time with the
+    paper's pseudo-gradient (§4): D's derivative, zero almost everywhere, is
+    replaced by the sigmoid's, so dS/da := sigma'(a); for ``discretize=False``
+    this is the exact gradient. Training stops as soon as no training sequence
+    is misclassified (§5: "zero error"), or after ``max_iter`` epochs.
+
+    The start state S_0 is fixed, not learned: the indicator unit on (``high``)
+    and the others off (``low``), the paper's "the null string is legal" (§2;
+    1 and 0 for the analog net). Only sequence-level labels are supported.
+
+    Parameters
+    ----------
+    n_hidden : int, default=5
+        Number of hidden units, including the indicator unit(s); at least the
+        number of classes when there are more than two. The net has at most
+        ``2 ** n_hidden`` states.
+    discretize : bool, default=True
+        Discretize the hidden units (paper 003, §3); False gives the analog
+        second-order net (§2).
+    high, low : float, default=0.8, 0.2
+        The two values of a discretized unit (§3), ``0 <= low < high <= 1``.
+    learning_rate : float, default=10.0
+        Step size of gradient descent on E averaged over the sequences (the
+        average makes it independent of the number of sequences; the
+        sigmoids' small slopes make large steps the right scale).
+    max_iter : int, default=1000
+        Maximum number of epochs (full-batch updates) per initialization; the
+        paper's nets learned in fewer than 500 (§2).
+    n_init : int, default=3
+        Number of random initializations. The first that reaches zero training
+        error is kept; if none does, the weights of the epoch with the fewest
+        training errors (then the lowest E) over all of them.
+    tol : float or None, default=None
+        If set, training also waits until every training sequence's indicator
+        error is below ``tol``, max_c |h_L,c - T_c| < tol; the paper's criterion
+        for the analog net (§5, with ``tol=0.2``).
+    random_state : int, RandomState instance or None, default=None
+        Controls the initial weights, uniform on [-1, 1] (§2).
+    verbose : int, default=0
+        1 prints a line per initialization, 2 also one per epoch.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        Class labels.
+    coef_ : ndarray of shape (n_hidden, n_hidden, n_features_in_)
+        Second-order weights W_ijk: to unit i, from unit j, gated by feature k.
+    intercept_ : ndarray of shape (n_hidden,)
+        Biases b_i.
+    n_features_in_ : int
+        Number of features per step.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features, when X was a DataFrame with string column names.
+    n_iter_ : int
+        Epochs (weight updates) run by the kept initialization.
+    converged_ : bool
+        Whether the kept initialization reached zero training error (and the
+        ``tol`` criterion, if set).
+    loss_curve_ : list of float
+        The training error E before each epoch of the kept initialization, and
+        after its last one.
+
+    See Also
+    --------
+    skseq.automata.DFA : The machine returned by :meth:`extract_automaton`.
+    IOHMMClassifier : A probabilistic discrete-state model of sequences.
+
+    References
+    ----------
+    Z. Zeng, R. M. Goodman and P. Smyth, "Learning Finite State Machines With
+    Self-Clustering Recurrent Networks", Neural Computation 5(6), 1993.
+
+    Examples
+    --------
+    >>> from skseq.rnn import DiscretizedRNNClassifier
+    >>> from skseq.datasets import make_tomita
+    >>> X, y = make_tomita(4, n_samples=200, max_length=15, random_state=0)
+    >>> clf = DiscretizedRNNClassifier(random_state=0).fit(X, y)
+    >>> clf.converged_, clf.score(X, y)
+    (True, 1.0)
+    >>> clf.extract_automaton().minimize().n_states
+    4
+    """
+
+    _parameter_constraints: dict = {
+        "n_hidden": [Interval(numbers.Integral, 1, None, closed="left")],
+        "discretize": ["boolean"],
+        "high": [Interval(numbers.Real, 0, 1, closed="both")],
+        "low": [Interval(numbers.Real, 0, 1, closed="both")],
+        "learning_rate": [Interval(numbers.Real, 0, None, closed="neither")],
+        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "n_init": [Interval(numbers.Integral, 1, None, closed="left")],
+        "tol": [None, Interval(numbers.Real, 0, None, closed="neither")],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(
+        self,
+        n_hidden=5,
+        *,
+        discretize=True,
+        high=0.8,
+        low=0.2,
+        learning_rate=10.0,
+        max_iter=1000,
+        n_init=3,
+        tol=None,
+        random_state=None,
+        verbose=0,
+    ):
+        self.n_hidden = n_hidden
+        self.discretize = discretize
+        self.high = high
+        self.low = low
+        self.learning_rate = learning_rate
+        self.max_iter = max_iter
+        self.n_init = n_init
+        self.tol = tol
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def _net(self):
+        return _Net(self.n_hidden, self.discretize, self.high, self.low)
+
+    def _validate_X(self, X, reset):
+        seqs = check_sequences(X)
+        validate_data(self, X, reset=reset, skip_check_array=True, ensure_2d=False)
+        if reset:
+            self.n_features_in_ = seqs.n_features
+        elif seqs.n_features != self.n_features_in_:
+            raise ValueError(
+                f"X has {seqs.n_features} features, but {type(self).__name__} is "
+                f"expecting {self.n_features_in_} features as input."
+            )
+        return seqs
+
+    def _encode_targets(self, y, seqs, weight):
+        targets = check_targets(y, seqs, task="classification")
+        if targets.step_level:
+            raise ValueError(
+                f"{type(self).__name__} does not support step-level labels: give "
+                "one label per sequence (it supervises the sequence's last step)."
+            )
+        classes, encoded = np.unique(targets.values, return_inverse=True)
+        if classes.shape[0] < 2:
+            raise ValueError(
+                f"{type(self).__name__} needs samples of at least 2 classes in the "
+                f"data, but the data contains only one class: {classes[0]!r}."
+            )
+        weighted = np.unique(encoded[weight > 0])
+        if weighted.shape[0] < 2:
+            raise ValueError(
+                f"{type(self).__name__} needs samples of at least 2 classes with a "
+                f"positive sample_weight, but only class {classes[weighted[0]]!r} "
+                "has any."
+            )
+        n_outputs = _n_indicators(classes.shape[0])
+        if n_outputs > self.n_hidden:
+            raise ValueError(
+                f"n_hidden={self.n_hidden} is too small for {n_outputs} classes: "
+                "each class needs its own indicator unit."
+            )
+        return classes, encoded
+
+    @staticmethod
+    def _decide(out):
+        """Class index from the indicator activations (n_sequences, n_outputs)."""
+        if out.shape[1] == 1:
+            return (out[:, 0] >= 0.5).astype(np.intp)
+        return np.argmax(out, axis=1)
+
+    def fit(self, X, y, sample_weight=None):
+        """Train the net by (pseudo-)gradient descent.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_sequences, max_len, n_features) or list
+            Sequences: a 3-D array padded at the end with NaN rows, a list of
+            ``(len_i, n_features)`` arrays, or a 2-D array of one-step sequences.
+        y : array-like of shape (n_sequences,)
+            One label per sequence.
+        sample_weight : array-like of shape (n_sequences,), default=None
+            Per-sequence weights of the squared error.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        saved = dict(self.__dict__)
+        try:
+            self._validate_params()
+            if self.low >= self.high:
+                raise ValueError(
+                    f"low must be smaller than high, got low={self.low}, "
+                    f"high={self.high}."
+                )
+            seqs = self._validate_X(X, reset=True)
+            return self._fit(seqs, y, sample_weight)
+        except BaseException:
+            # A failed fit leaves a fitted model exactly as it was.
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
+
+    def _fit(self, seqs, y, sample_weight):
+        weight = check_sample_weight(sample_weight, seqs.n_sequences)
+        classes, encoded = self._encode_targets(y, seqs, weight)
+        n_outputs = _n_indicators(classes.shape[0])
+        if n_outputs == 1:
+            target = encoded[:, None].astype(np.float64)
+        else:
+            target = np.eye(n_outputs)[encoded]
+        net = self._net()
+        batch = _Lockstep(seqs)
+        rng = check_random_state(self.random_state)
+        shape = (self.n_hidden, self.n_hidden, seqs.n_features)
+        best = None
+        for init in range(self.n_init):
+            W = rng.uniform(-1.0, 1.0, size=shape)
+            result = self._descend(net, batch, W, target, encoded, weight)
+            if self.verbose:
+                status = "converged" if result["converged"] else "did not converge"
+                print(f"Initialization {init} {status}: training error "
+                      f"{result['error']:.4g}, loss {result['loss']:.6g} after "
+                      f"{result['n_iter']} epochs")
+            if best is None or result["key"] < best["key"]:
+                best = result
+            if result["converged"]:
+                break
+        if not best["converged"]:
+            warnings.warn(
+                f"{type(self).__name__} did not converge in {self.n_init} "
+                f"initialization(s) of max_iter={self.max_iter} epochs (best "
+                f"training error {best['error']:.4g}); try a larger max_iter, "
+                "n_init or n_hidden.",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        self.classes_ = classes
+        self.coef_ = best["coef"]
+        self.intercept_ = best["intercept"]
+        self.n_iter_ = best["n_iter"]
+        self.converged_ = best["converged"]
+        self.loss_curve_ = best["curve"]
+        return self
+
+    def _descend(self, net, batch, W, target, encoded, weight):
+        """One initialization: gradient descent until zero training error."""
+        n_outputs = target.shape[1]
+        share = weight / weight.sum()
+        fitted = weight > 0
+        b = np.zeros(self.n_hidden)
+        curve = []
+        best = {"key": (True, np.inf, np.inf)}
+        start = time.perf_counter()
+        for epoch in range(self.max_iter + 1):
+            H = net.forward(W, b, batch)
+            out = H[batch.final, :n_outputs]
+            residual = out - target
+            loss = 0.5 * share @ np.square(residual).sum(axis=1)
+            wrong = self._decide(out) != encoded
+            error = share @ wrong
+            curve.append(float(loss))
+            converged = not wrong[fitted].any() and (
+                self.tol is None or np.abs(residual[fitted]).max() < self.tol
+            )
+            if self.verbose >= 2:
+                print(f"  Epoch {epoch}\t time lapse {time.perf_counter() - start:.3f}s"
+                      f"\t loss {loss:.6g}\t training error {error:.4g}")
+            key = (not converged, error, loss)
+            if key < best["key"]:
+                best = {"key": key,
+                        "coef": W.copy(), "intercept": b.copy(), "error": error,
+                        "loss": loss, "converged": converged}
+            if converged or epoch == self.max_iter:
+                break
+            d_final = np.zeros((batch.order.size, self.n_hidden))
+            d_final[:, :n_outputs] = share[:, None] * residual
+            gW, gb = net.gradient(W, batch, H, d_final)
+            W = W - self.learning_rate * gW
+            b = b - self.learning_rate * gb
+        best.update(n_iter=epoch, curve=curve)
+        return best
+
+    def _indicators(self, X):
+        """Analog indicator activations at each sequence's end."""
+        check_is_fitted(self)
+        seqs = self._validate_X(X, reset=False)
+        batch = _Lockstep(seqs)
+        H = self._net().forward(self.coef_, self.intercept_, batch)
+        return H[batch.final, : _n_indicators(self.classes_.shape[0])]
+
+    def predict(self, X):
+        """Class of each sequence.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+
+        Returns
+        -------
+        labels : ndarray of shape (n_sequences,)
+        """
+        out = self._indicators(X)
+        return self.classes_[self._decide(out)]
+
+    def predict_proba(self, X):
+        """Indicator activations, normalized to sum to one.
+
+        Not calibrated probabilities: for two classes ``[1 - h, h]`` with h the
+        indicator unit's analog value at the sequence's end; for more, each
+        class's indicator value divided by their sum.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+
+        Returns
+        -------
+        proba : ndarray of shape (n_sequences, n_classes)
+        """
+        out = self._indicators(X)
+        if out.shape[1] == 1:
+            return np.hstack([1.0 - out, out])
+        # `tiny` turns indicators that all underflowed to 0 into a uniform row.
+        out += np.finfo(out.dtype).tiny
+        return out / out.sum(axis=1, keepdims=True)
+
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def extract_automaton(self, alphabet=None, max_states=10_000):
+        """The finite-state machine the discretized net implements.
+
+        Breadth-first search over the discrete states reachable from the start
+        state S_0, each symbol k being the one-hot input e_k (paper 003, §5: every
+        point of the discrete state space is a state). A state accepts iff its
+        indicator unit is on, i.e. a string ending there is of class
+        ``classes_[1]``; the start state accepts (the paper's legal null
+        string). The result predicts exactly like the net on one-hot inputs;
+        :meth:`~skseq.automata.DFA.minimize` gives the minimal machine.
+
+        Parameters
+        ----------
+        alphabet : sequence of hashable, default=None
+            Labels of the ``n_features_in_`` symbols; by default the feature
+            names if X had them, else ``"0"``, ``"1"``, ...
+        max_states : int, default=10_000
+            Give up (ValueError) beyond this many states; a net has at most
+            ``2 ** n_hidden``.
+
+        Returns
+        -------
+        dfa : skseq.automata.DFA
+            States numbered in breadth-first order, start state 0.
+        """
+        check_is_fitted(self)
+        if not self.discretize:
+            raise ValueError(
+                "extract_automaton needs discretize=True: the analog net's states "
+                "are points of a continuum, not a finite set."
+            )
+        if self.classes_.shape[0] != 2:
+            raise ValueError(
+                "extract_automaton needs a binary classifier (accept = "
+                f"classes_[1]); this one has {self.classes_.shape[0]} classes."
+            )
+        n_symbols = self.n_features_in_
+        if alphabet is None:
+            names = getattr(self, "feature_names_in_", range(n_symbols))
+            alphabet = [str(name) for name in names]
+        net = self._net()
+        symbols = np.eye(n_symbols)
+        # A discrete state is identified by which of its units are on (= high).
+        ids = {tuple(net.start == self.high): 0}
+        states = [net.start]
+        transitions = []
+        queue = deque([0])
+        while queue:
+            S = states[queue.popleft()]
+            h = net.step(self.coef_, self.intercept_,
+                         np.broadcast_to(S, (n_symbols, S.size)), symbols)
+            row = []
+            for S_next in net.state(h):
+                key = tuple(S_next == self.high)
+                if key not in ids:
+                    if len(ids) == max_states:
+                        raise ValueError(
+                            f"The net has more than max_states={max_states} "
+                            "reachable states."
+                        )
+                    ids[key] = len(states)
+                    states.append(S_next)
+                    queue.append(ids[key])
+                row.append(ids[key])
+            transitions.append(row)
+        accepting = np.array([key[0] for key in ids])
+        return DFA(len(states), alphabet, transitions, start=0, accepting=accepting)

@@ -1,0 +1,19 @@
+"""scikit-learn's estimator checks, for every public estimator, nothing skipped."""
+
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from skseq import IOHMMClassifier
+from skseq.preprocessing import Stepwise
+
+
+@parametrize_with_checks(
+    [
+        IOHMMClassifier(n_states=2, n_init=1, max_iter=50, random_state=0),
+        IOHMMClassifier(n_states=3, transition="additive", emission="state",
+                        solver="em", n_init=2, max_iter=20, random_state=0),
+        Stepwise(StandardScaler()),
+    ]
+)
+def test_sklearn_compatible_estimator(estimator, check):
+    check(estimator)
