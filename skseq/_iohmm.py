@@ -449,7 +449,8 @@ class BaseIOHMM(BaseEstimator):
         start = time.perf_counter()
         n_iter = 0
         for n_iter in range(1, self.max_iter + 1):
-            loglik, gamma, start_post, xi, _ = problem.e_step(theta, XI_STEP)
+            # xi overwrites the transition matrices in place (one (T, n, n) array).
+            loglik, gamma, start_post, xi = problem.e_step(theta, XI_STEP)[:4]
             curve.append(float(problem.objective(loglik, theta)))
             if self.verbose >= 2:
                 print(f"  Iteration {n_iter}\t time lapse "
@@ -460,6 +461,7 @@ class BaseIOHMM(BaseEstimator):
                 break
             theta = problem.m_step(theta, start_post, gamma, xi,
                                    self._m_step_max_iter)
+            del xi, gamma  # free before the next E-step allocates its own
         return self._result(problem, theta, n_iter, converged, curve)
 
     # -- inference -----------------------------------------------------------
@@ -497,6 +499,27 @@ class BaseIOHMM(BaseEstimator):
         """
         seqs, _, _, probs = self._model(X)
         return seqs.unpack(self._filtered(seqs, probs))
+
+    def transition_proba(self, X):
+        """Transition matrices P(x_t = i | x_{t-1} = j, u_t) at every step.
+
+        What the state networks do with each input: the explanation of how the
+        model moves between its states.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+
+        Returns
+        -------
+        proba : list of ndarray (len_i, n_states, n_states), or ndarray
+            Indexed ``[t, from, to]``. A list for list input; for array input a
+            padded array (n_sequences, max_len, n_states, n_states), NaN-padded.
+        """
+        seqs, _, _, probs = self._model(X)
+        if probs.shape[0] != seqs.data.shape[0]:  # one matrix shared by all steps
+            probs = np.broadcast_to(probs, (seqs.data.shape[0],) + probs.shape[1:])
+        return seqs.unpack(probs)
 
     def _log_emissions(self, seqs, emission, theta_e, targets):
         log_emit = np.zeros((seqs.data.shape[0], self.n_states))

@@ -16,7 +16,7 @@ from ._params import ParametricFamily
 _FORBIDDEN = -1e300
 
 # Steps per block when the M-step evaluates logits block-wise (bounds memory).
-_BLOCK_ENTRIES = 1 << 20
+_BLOCK_ENTRIES = 1 << 18
 
 
 class TransitionFamily(ParametricFamily):

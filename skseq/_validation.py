@@ -6,11 +6,30 @@ Public inputs come in three forms (DESIGN §2):
   all-NaN rows;
 * a list / tuple (or 1-D object array) of 2-D arrays ``(len_i, n_features)``; a 1-D
   item ``(len_i,)`` is a univariate sequence;
-* a 2-D array ``(n_samples, n_features)``: every row is a sequence of one step.
+* a 2-D array ``(n_samples, n_features)``: every row is a sequence of one step. A
+  list of flat lists of numbers is such a table too, as scikit-learn reads
+  ``X.tolist()``; a pandas DataFrame is one as well (its column names become
+  ``feature_names_in_``).
 
-Validation converts any of them once into :class:`Sequences`, the packed layout the
+Where the contract is silent:
+
+* Booleans, integers, float16/float32 and objects holding real numbers (``Decimal``,
+  ``Fraction``) are numeric: they are converted to float64 (``True`` is 1.0) and give
+  exactly the results of the same values in float64.
+* Strings are never numeric, not even ``"1.5"``; neither are dates, timedeltas or
+  complex numbers.
+* ``None`` and pandas' ``NA`` in object input, and the masked entries of a
+  ``numpy.ma`` array, are missing values like NaN: an error anywhere but in the
+  all-NaN trailing padding rows of a 3-D array.
+* Generators and other one-shot iterators, sets, dicts and strings are rejected with
+  a ``TypeError``: scikit-learn's splitters index X, so a collection of sequences
+  must support ``len`` and indexing (pass ``list(gen)``). Sparse matrices are
+  rejected with a ``TypeError`` too: the kernels need dense steps.
+
+Validation converts any form once into :class:`Sequences`, the packed layout the
 kernels use: all steps concatenated into one C-contiguous float64 array plus an
-``offsets`` array (sequence ``s`` owns rows ``offsets[s]:offsets[s + 1]``).
+``offsets`` array (sequence ``s`` owns rows ``offsets[s]:offsets[s + 1]``). Errors
+name the sequence, and the step, at fault.
 
 Targets are either sequence-level (one per sequence, supervising its last step) or
 step-level (one array per sequence, NaN/None meaning "no target at this step");
@@ -19,14 +38,25 @@ step-level (one array per sequence, NaN/None meaning "no target at this step");
 
 import numbers
 import warnings
+from collections.abc import Iterator, Mapping, Set
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import validate_data
 
-__all__ = ["Sequences", "Targets", "check_sequences", "check_targets"]
+__all__ = [
+    "Sequences",
+    "Targets",
+    "check_sample_weight",
+    "check_sequences",
+    "check_targets",
+    "validate_sequences",
+]
+
+_ENCODE_HINT = "encode them first, e.g. with Stepwise(OneHotEncoder())."
 
 
 @dataclass(frozen=True)
@@ -109,64 +139,175 @@ class Targets:
     step_level: bool
 
 
-def _reject_sparse_and_complex(arr, name):
-    if sparse.issparse(arr):
+# -- X ------------------------------------------------------------------------
+def _check_container(obj, label, expected="a collection of sequences"):
+    """TypeError for objects that cannot hold sequences (or targets) at all."""
+    if obj is None:
+        raise TypeError(f"{label} is None; expected {expected}.")
+    if sparse.issparse(obj):
         raise TypeError(
-            f"{name}: sparse input is not supported; pass a dense array or a list "
-            "of dense per-sequence arrays."
+            f"{label}: sparse input is not supported; pass dense arrays (e.g. "
+            "X.toarray(), or a list of dense per-sequence arrays)."
         )
-    if isinstance(arr, (list, tuple)):
-        return  # ragged collections: their items are checked one by one
-    if np.iscomplexobj(np.asarray(arr)):
-        raise ValueError(f"{name}: Complex data not supported.")
+    if isinstance(obj, Iterator):
+        raise TypeError(
+            f"{label} is a {type(obj).__name__}: sequences must come in a collection "
+            "with len() and indexing, which scikit-learn's splitters need; pass "
+            "list(...) of it."
+        )
+    if isinstance(obj, (str, bytes, Mapping, Set)):
+        raise TypeError(
+            f"{label} is a {type(obj).__name__}; expected {expected}."
+        )
 
 
-def _as_float(arr, name, where):
-    """Convert to float64, naming ``where`` when the values are not numeric."""
-    _reject_sparse_and_complex(arr, name)
+def _is_na(value):
+    """Missing-value scalar: None, NaN, or pandas' NA / NaT."""
+    if value is None:
+        return True
+    if isinstance(value, (float, np.floating)):
+        return bool(np.isnan(value))
+    return type(value).__name__ in ("NAType", "NaTType")
+
+
+def _position(where, index):
+    """Human-readable position of an element: sequence, step and feature."""
+    index = tuple(int(i) for i in index)
+    if where is None:  # a whole array: one-step sequences (2-D) or padded (3-D)
+        axes = {1: ("sequence",), 2: ("sequence", "feature"),
+                3: ("sequence", "step", "feature")}
+        prefix = ""
+    else:  # one sequence of a list
+        axes = {1: ("step",), 2: ("step", "feature")}
+        prefix = f"{where}, "
+    if len(index) not in axes:
+        return f"{prefix}index {index}"
+    return prefix + ", ".join(f"{a} {i}" for a, i in zip(axes[len(index)], index,
+                                                          strict=True))
+
+
+def _object_as_float(arr, name, where, hint=_ENCODE_HINT):
+    """float64 copy of an object array, naming the first non-numeric element."""
+    out = np.empty(arr.shape)
+    flat = out.reshape(-1)
+    for i, value in enumerate(arr.flat):
+        if _is_na(value):
+            flat[i] = np.nan
+            continue
+        if isinstance(value, numbers.Complex) and not isinstance(value, numbers.Real):
+            problem = "a complex number: Complex data not supported."
+        elif not isinstance(value, (numbers.Number, np.bool_)):
+            problem = f"{value!r:.40}, which is not numeric; {hint}"
+        else:
+            try:
+                flat[i] = float(value)
+                continue
+            except OverflowError:
+                problem = f"{value!r:.40}, which is too large for float64."
+        pos = _position(where, np.unravel_index(i, arr.shape))
+        raise ValueError(f"{name}: {pos} holds {problem}")
+    return out
+
+
+def _describe_row(row):
+    if isinstance(row, (list, tuple)) or np.ndim(row) == 1:
+        return f"{len(row)} features"
+    return "a single value" if np.ndim(row) == 0 else f"shape {np.shape(row)}"
+
+
+def _ragged_message(obj, name, where):
+    """Name the first row of a nested list whose length differs from row 0's."""
+    if isinstance(obj, (list, tuple)) and obj:
+        unit = "sequence" if where is None else "step"
+        prefix = f"{name}: " if where is None else f"{name}: {where}, "
+        first = _describe_row(obj[0])
+        for t, row in enumerate(obj):
+            if _describe_row(row) != first:
+                return (f"{prefix}{unit} {t} has {_describe_row(row)} but {unit} 0 "
+                        f"has {first}.")
+    return f"{name}: {where or name} is not a rectangular array."
+
+
+def _as_float(obj, name, where=None):
+    """float64 array of one sequence (``where``) or of a whole array (None)."""
+    label = name if where is None else f"{name}: {where}"
+    _check_container(obj, label, "a collection of sequences" if where is None
+                     else "an (n_steps, n_features) array")
+    mask = np.ma.getmaskarray(obj) if isinstance(obj, np.ma.MaskedArray) else None
     try:
-        arr = np.asarray(arr)
+        arr = np.asarray(obj)
     except ValueError as exc:  # ragged nested lists
-        raise ValueError(f"{name}: {where} is not a rectangular array ({exc}).") from exc
-    if arr.dtype.kind in "OSUVMm":
-        try:
-            arr = arr.astype(np.float64)
-        except TypeError as exc:
-            raise TypeError(
-                f"{name}: {where} has non-numeric features: {exc}"
-            ) from exc
-        except ValueError as exc:
-            raise ValueError(
-                f"{name}: {where} has non-numeric features (dtype {arr.dtype}); "
-                "encode them first, e.g. with Stepwise(OneHotEncoder())."
-            ) from exc
-    if np.iscomplexobj(arr):
-        raise ValueError(f"{name}: Complex data not supported.")
-    return np.asarray(arr, dtype=np.float64)
+        raise ValueError(_ragged_message(obj, name, where)) from exc
+    if arr.dtype.kind in "SUVMm":
+        raise ValueError(
+            f"{label} has non-numeric features (dtype {arr.dtype}); {_ENCODE_HINT}"
+        )
+    if arr.dtype.kind == "c":
+        raise ValueError(f"{label}: Complex data not supported.")
+    if arr.dtype.kind == "O":
+        arr = _object_as_float(arr, name, where)
+    arr = arr.astype(np.float64, copy=mask is not None)
+    if mask is not None:
+        arr[mask] = np.nan  # masked entries are missing values
+    return arr
 
 
 def _is_flat_row(item):
-    return isinstance(item, (list, tuple)) and all(np.ndim(v) == 0 for v in item)
+    return isinstance(item, (list, tuple)) and not any(
+        isinstance(v, (list, tuple)) or np.ndim(v) for v in item
+    )
 
 
-def _is_collection_of_sequences(X):
-    """Whether X is a ragged collection (list, tuple or 1-D object array).
+def _collection_items(X):
+    """The per-sequence items of a ragged collection, or None for a table/array.
 
-    A list of flat Python lists of numbers is a table (one row per one-step
-    sequence), as scikit-learn reads ``X.tolist()``; a univariate sequence in a
-    list is a 1-D array, and a multivariate one a 2-D array or nested list.
+    A list, tuple or 1-D object array is a collection when some item is itself
+    sequence-like; but a list of flat lists of numbers is a table (one-step
+    sequences), as scikit-learn reads ``X.tolist()``.
     """
-    if isinstance(X, (list, tuple)):
-        if not X or all(_is_flat_row(item) for item in X):
-            return False
-        return all(isinstance(item, (list, tuple)) or np.ndim(item) >= 1 for item in X)
-    return isinstance(X, np.ndarray) and X.dtype == object and X.ndim == 1
+    if isinstance(X, np.ndarray):
+        if X.dtype != object or X.ndim != 1:
+            return None
+    elif not isinstance(X, (list, tuple)):
+        return None
+    if all(_is_flat_row(item) for item in X):
+        return None
+    if any(isinstance(item, (list, tuple)) or np.ndim(item) >= 1 for item in X):
+        return list(X)
+    return None
+
+
+def _packed_from_list(items, name):
+    arrays, ndims = [], []
+    for s, item in enumerate(items):
+        arr = _as_float(item, name, f"sequence {s}")
+        ndims.append(arr.ndim)
+        if arr.ndim not in (1, 2):
+            what = ("is a single value" if arr.ndim == 0
+                    else f"has {arr.ndim} dimensions")
+            raise ValueError(
+                f"{name}: sequence {s} {what}; each sequence must be 2-D (n_steps, "
+                "n_features), or 1-D (n_steps,) for a univariate one."
+            )
+        if arr.shape[0] == 0:
+            raise ValueError(f"{name}: sequence {s} is empty (0 steps).")
+        arrays.append(arr if arr.ndim == 2 else arr[:, None])
+        n_features, k = arrays[0].shape[1], arrays[-1].shape[1]
+        if k != n_features:
+            hint = (" (a 1-D array is a univariate sequence: 1 feature)"
+                    if 1 in (ndims[0], ndims[-1]) else "")
+            raise ValueError(
+                f"{name}: sequence {s} has {k} features but sequence 0 has "
+                f"{n_features}{hint}; every sequence needs the same number of "
+                "features."
+            )
+    lengths = np.array([a.shape[0] for a in arrays], dtype=np.intp)
+    return np.ascontiguousarray(np.concatenate(arrays, axis=0)), lengths
 
 
 def _packed_from_padded(X, name):
-    nan_rows = np.isnan(X).all(axis=2)
+    real = ~np.isnan(X).all(axis=2)
     # A sequence ends after its last row that is not all-NaN padding.
-    real = ~nan_rows
     lengths = np.where(
         real.any(axis=1), X.shape[1] - np.argmax(real[:, ::-1], axis=1), 0
     )
@@ -177,32 +318,6 @@ def _packed_from_padded(X, name):
         )
     data = X[np.arange(X.shape[1]) < lengths[:, None]]
     return np.ascontiguousarray(data), lengths
-
-
-def _packed_from_list(X, name):
-    items = []
-    n_features = None
-    for s, item in enumerate(X):
-        arr = _as_float(item, name, f"sequence {s}")
-        if arr.ndim == 1:
-            arr = arr[:, None]
-        elif arr.ndim != 2:
-            raise ValueError(
-                f"{name}: sequence {s} has {arr.ndim} dimensions; each sequence must "
-                "be 2-D (n_steps, n_features) or 1-D (n_steps,) for a univariate one."
-            )
-        if arr.shape[0] == 0:
-            raise ValueError(f"{name}: sequence {s} is empty (0 steps).")
-        if n_features is None:
-            n_features = arr.shape[1]
-        elif arr.shape[1] != n_features:
-            raise ValueError(
-                f"{name}: sequence {s} has {arr.shape[1]} features but sequence 0 has "
-                f"{n_features}; every sequence needs the same number of features."
-            )
-        items.append(arr)
-    lengths = np.array([a.shape[0] for a in items], dtype=np.intp)
-    return np.ascontiguousarray(np.concatenate(items, axis=0)), lengths
 
 
 def check_sequences(X, *, name="X"):
@@ -227,43 +342,47 @@ def check_sequences(X, *, name="X"):
         For empty input or sequences, NaN/inf inside a sequence, inconsistent
         numbers of features, non-numeric or complex values, 1-D or 4-D+ arrays.
     TypeError
-        For sparse matrices and None.
+        For None, sparse matrices, generators, dicts, sets and strings.
     """
-    if X is None:
-        raise TypeError(f"{name} is None; expected a collection of sequences.")
-    if _is_collection_of_sequences(X):
+    _check_container(X, name)
+    items = _collection_items(X)
+    if items is not None:
         form = "list"
-        data, lengths = _packed_from_list(X, name)
+        data, lengths = _packed_from_list(items, name)
     else:
-        arr = _as_float(X, name, name)
-        if arr.ndim == 3:
-            form = "padded"
-            if arr.shape[0] == 0 or arr.shape[1] == 0:
-                raise ValueError(f"{name}: got an empty array of shape {arr.shape}.")
-            if arr.shape[2] == 0:
-                raise ValueError(f"{name}: 0 feature(s) (shape={arr.shape}).")
-            data, lengths = _packed_from_padded(arr, name)
-        elif arr.ndim == 2:
-            form = "rows"
-            if arr.shape[0] == 0:
-                raise ValueError(
-                    f"{name}: 0 sequence(s) (shape={arr.shape}) while a minimum of 1 "
-                    "is required."
-                )
-            data, lengths = np.ascontiguousarray(arr), np.ones(arr.shape[0], np.intp)
-        elif arr.ndim < 2:
+        arr = _as_float(X, name)
+        if arr.ndim < 2:
             raise ValueError(
                 f"{name}: Expected 2D array, got {arr.ndim}D array instead: a "
                 "collection of sequences is a 3-D padded array, a list of 2-D "
                 "per-sequence arrays, or a 2-D array of one-step sequences. A single "
                 "univariate sequence x goes in as [x]; a univariate table as "
                 "x.reshape(-1, 1). Reshape your data."
+                if arr.size else
+                f"{name} is empty: 0 sequences while a minimum of 1 is required."
             )
-        else:
+        if arr.ndim > 3:
             raise ValueError(
                 f"{name}: Found array with dim {arr.ndim}; expected at most 3 "
                 "(n_sequences, max_len, n_features)."
             )
+        if arr.shape[0] == 0:
+            raise ValueError(
+                f"{name}: 0 sequence(s) (shape={arr.shape}) while a minimum of 1 "
+                "is required."
+            )
+        if arr.ndim == 3:
+            form = "padded"
+            if arr.shape[1] == 0:
+                raise ValueError(
+                    f"{name}: every sequence is empty (shape={arr.shape}, 0 steps)."
+                )
+            if arr.shape[2] == 0:
+                raise ValueError(f"{name}: 0 feature(s) (shape={arr.shape}).")
+            data, lengths = _packed_from_padded(arr, name)
+        else:
+            form = "rows"
+            data, lengths = np.ascontiguousarray(arr), np.ones(arr.shape[0], np.intp)
     if data.shape[1] == 0:
         raise ValueError(
             f"{name}: 0 feature(s) (shape={data.shape}) while a minimum of 1 is "
@@ -276,40 +395,165 @@ def check_sequences(X, *, name="X"):
     if not finite.all():
         row, col = np.argwhere(~finite)[0]
         seq, step = seqs.locate(row)
-        what = "NaN" if np.isnan(data[row, col]) else "inf"
+        value = data[row, col]
+        what = "NaN" if np.isnan(value) else ("inf" if value > 0 else "-inf")
         raise ValueError(
             f"{name}: sequence {seq} contains {what} at step {step} (feature {col}); "
-            "NaN is only allowed as trailing padding of a 3-D array, as whole rows."
+            "missing values (NaN, None) are only allowed as the all-NaN trailing "
+            "padding rows of a 3-D array."
         )
     return seqs
 
 
+def validate_sequences(estimator, X, *, reset):
+    """:func:`check_sequences` plus the estimator's feature bookkeeping.
+
+    ``reset=True`` (fit) records ``n_features_in_`` (and ``feature_names_in_`` for
+    a DataFrame); ``reset=False`` (predict) checks X against them.
+    """
+    seqs = check_sequences(X)
+    validate_data(estimator, X, reset=reset, skip_check_array=True, ensure_2d=False)
+    if reset:
+        estimator.n_features_in_ = seqs.n_features
+    elif seqs.n_features != estimator.n_features_in_:
+        raise ValueError(
+            f"X has {seqs.n_features} features, but {type(estimator).__name__} is "
+            f"expecting {estimator.n_features_in_} features as input."
+        )
+    return seqs
+
+
+# -- y ------------------------------------------------------------------------
 def _is_missing(values):
-    """Element-wise "no target" marker: NaN, or None in object arrays."""
+    """Element-wise "no target" marker: NaN, or None/NA in object arrays."""
     if values.dtype.kind == "f":
         return np.isnan(values)
     if values.dtype == object:
-        return np.array(
-            [v is None or (isinstance(v, float) and np.isnan(v)) for v in values],
-            dtype=bool,
-        )
+        return np.array([_is_na(v) for v in values], dtype=bool)
     return np.zeros(values.shape, dtype=bool)
 
 
-def _step_level_items(y):
+def _is_array_item(item):
+    return isinstance(item, (list, tuple)) or np.ndim(item) > 0
+
+
+def _step_level_items(y, name):
     """Return y as a list of per-sequence arrays if it is step-level, else None."""
-    if isinstance(y, (list, tuple)) or (
-        isinstance(y, np.ndarray) and y.dtype == object and y.ndim == 1
-    ):
-        ndims = {np.ndim(item) for item in y}
-        if ndims and 0 not in ndims:
-            return list(y)
-        if len(ndims) > 1:
+    if not (isinstance(y, (list, tuple))
+            or (isinstance(y, np.ndarray) and y.dtype == object and y.ndim == 1)):
+        return None
+    is_array = [_is_array_item(item) for item in y]
+    if not any(is_array):
+        return None
+    if not all(is_array):
+        scalar, array = is_array.index(False), is_array.index(True)
+        raise ValueError(
+            f"{name} mixes scalars and arrays: sequence {scalar} has one target but "
+            f"sequence {array} an array of step targets; give one target per "
+            "sequence, or one array of per-step targets per sequence."
+        )
+    return list(y)
+
+
+def _label_array(labels):
+    """np.asarray, but a list mixing strings and other values stays object.
+
+    (numpy would silently turn 1 and NaN into the strings "1" and "nan").
+    """
+    values = np.asarray(labels)
+    if (values.dtype.kind in "SU" and isinstance(labels, (list, tuple))
+            and not all(isinstance(v, (str, bytes)) for v in labels)):
+        values = np.asarray(labels, dtype=object)
+    return values
+
+
+def _check_labels(values, name, where):
+    """Classification labels: finite, not mixing strings and numbers."""
+    if values.dtype.kind == "f" and np.isinf(values).any():
+        raise ValueError(
+            f"Input {name} contains infinity: at "
+            f"{where(np.flatnonzero(np.isinf(values))[0])}."
+        )
+    if values.dtype == object:
+        is_str = np.array([isinstance(v, str) for v in values], dtype=bool)
+        if is_str.any() and not is_str.all():
+            i, j = np.argmax(is_str), np.argmin(is_str)
             raise ValueError(
-                "y mixes scalars and arrays: give one target per sequence, or one "
-                "array of per-step targets per sequence."
+                f"{name} mixes string and non-string labels: {values[i]!r} at "
+                f"{where(i)}, {values[j]!r} at {where(j)}."
             )
-    return None
+    check_classification_targets(values)
+
+
+def _as_float_targets(arr, name, where):
+    """Regression targets as float64, naming ``where`` if not numeric."""
+    if arr.dtype.kind not in "biuf":
+        arr = _object_as_float(arr.astype(object), name, where,
+                               hint="regression targets must be numbers.")
+    return arr.astype(np.float64)
+
+
+def _sequence_level(y, seqs, task, name):
+    n_seq = seqs.n_sequences
+    values = _label_array(y)
+    if values.dtype.kind == "c":
+        raise ValueError(f"{name}: Complex data not supported.")
+    if values.ndim == 2 and task == "classification":
+        if values.shape[1] != 1:
+            raise ValueError(
+                f"{name} should be 1-D (one label per sequence), got shape "
+                f"{values.shape}; multi-output classification is not supported "
+                "and step-level labels go in as a list of per-sequence arrays."
+            )
+        warnings.warn(
+            "A column-vector y was passed when a 1d array was expected. Please "
+            "change the shape of y to (n_samples, ), for example using ravel().",
+            DataConversionWarning,
+            stacklevel=4,
+        )
+        values = values.ravel()
+    if values.ndim == 0 or values.ndim > (2 if task == "regression" else 1):
+        raise ValueError(
+            f"{name} has shape {values.shape}: expected one target per sequence "
+            "(1-D), or a list of per-sequence arrays for step-level targets."
+        )
+    if values.shape[0] != n_seq:
+        raise ValueError(
+            f"Found input variables with inconsistent numbers of samples: X has "
+            f"{n_seq} sequences but {name} has {values.shape[0]} targets."
+        )
+    if task == "classification":
+        missing = _is_missing(values)
+        if missing.any():
+            raise ValueError(
+                f"Input {name} contains NaN (or None) labels: at sequence "
+                f"{np.flatnonzero(missing)[0]}."
+            )
+        _check_labels(values, name, lambda i: f"sequence {i}")
+    else:
+        values = _as_float_targets(values, name, None)
+        bad = ~np.isfinite(values.reshape(n_seq, -1)).all(axis=1)
+        if bad.any():
+            raise ValueError(
+                f"Input {name} contains NaN or infinity: at sequence "
+                f"{np.flatnonzero(bad)[0]}; sequence-level targets must be finite."
+            )
+    return Targets(steps=seqs.last_steps.copy(), values=values, step_level=False)
+
+
+def _concatenate_labels(arrays, name):
+    """Concatenate per-sequence label arrays without coercing numbers to strings."""
+    kinds = ["str" if a.dtype.kind in "SU" else "num" if a.dtype.kind in "biuf"
+             else "obj" for a in arrays]
+    if "str" in kinds and "num" in kinds:
+        raise ValueError(
+            f"{name} mixes string and numeric labels: sequence {kinds.index('str')} "
+            f"has {arrays[kinds.index('str')].dtype} labels, sequence "
+            f"{kinds.index('num')} {arrays[kinds.index('num')].dtype}."
+        )
+    if len(set(kinds)) > 1 or kinds[0] == "str":
+        return np.concatenate([a.astype(object) for a in arrays])
+    return np.concatenate(arrays)
 
 
 def check_targets(y, seqs, *, task, name="y"):
@@ -333,51 +577,24 @@ def check_targets(y, seqs, *, task, name="y"):
     targets : Targets
     """
     if y is None:
-        raise ValueError(f"requires {name} to be passed, but the target {name} is None.")
-    _reject_sparse_and_complex(y, name)
+        raise ValueError(
+            f"requires {name} to be passed, but the target {name} is None."
+        )
+    _check_container(y, name, "one target per sequence, or a list of per-step "
+                     "target arrays")
     n_seq = seqs.n_sequences
     lengths = seqs.lengths
-    items = _step_level_items(y)
-    if items is None and task == "regression":
+    items = _step_level_items(y, name)
+    if items is None and task == "regression" and np.ndim(y) == 3:
         arr = np.asarray(y)
-        if arr.ndim == 3:
-            if arr.shape[0] != n_seq or arr.shape[1] < lengths.max():
-                raise ValueError(
-                    f"{name}: padded step-level targets of shape {arr.shape} do not "
-                    f"cover {n_seq} sequences of up to {lengths.max()} steps."
-                )
-            items = [arr[s, : lengths[s]] for s in range(n_seq)]
+        if arr.shape[0] != n_seq or arr.shape[1] < lengths.max():
+            raise ValueError(
+                f"{name}: padded step-level targets of shape {arr.shape} do not "
+                f"cover {n_seq} sequences of up to {lengths.max()} steps."
+            )
+        items = [arr[s, : lengths[s]] for s in range(n_seq)]
     if items is None:
-        values = np.asarray(y)
-        if values.ndim == 2 and task == "classification":
-            if values.shape[1] != 1:
-                raise ValueError(
-                    f"{name} should be 1-D (one label per sequence), got shape "
-                    f"{values.shape}; multi-output classification is not supported "
-                    "and step-level labels go in as a list of per-sequence arrays."
-                )
-            warnings.warn(
-                "A column-vector y was passed when a 1d array was expected. Please "
-                "change the shape of y to (n_samples, ), for example using ravel().",
-                DataConversionWarning,
-                stacklevel=3,
-            )
-            values = values.ravel()
-        if values.ndim == 0 or values.ndim > (2 if task == "regression" else 1):
-            raise ValueError(
-                f"{name} has shape {values.shape}: expected one target per sequence "
-                "(1-D), or a list of per-sequence arrays for step-level targets."
-            )
-        if values.shape[0] != n_seq:
-            raise ValueError(
-                f"Found input variables with inconsistent numbers of samples: X has "
-                f"{n_seq} sequences but {name} has {values.shape[0]} targets."
-            )
-        if task == "classification":
-            if _is_missing(values).any():
-                raise ValueError(f"Input {name} contains NaN (or None) labels.")
-            check_classification_targets(values)
-        return Targets(steps=seqs.last_steps.copy(), values=values, step_level=False)
+        return _sequence_level(y, seqs, task, name)
 
     if len(items) != n_seq:
         raise ValueError(
@@ -386,38 +603,43 @@ def check_targets(y, seqs, *, task, name="y"):
         )
     arrays = []
     for s, item in enumerate(items):
-        arr = np.asarray(item)
+        where = f"sequence {s}"
+        _check_container(item, f"{name}: {where}", "an array of step targets")
+        try:
+            arr = _label_array(item)
+        except ValueError as exc:
+            raise ValueError(
+                f"{name}: step targets of {where} are not a rectangular array."
+            ) from exc
+        if arr.dtype.kind == "c":
+            raise ValueError(f"{name}: {where}: Complex data not supported.")
         if arr.shape[0] != lengths[s]:
             raise ValueError(
-                f"{name}: sequence {s} has {lengths[s]} steps but {arr.shape[0]} "
+                f"{name}: {where} has {lengths[s]} steps but {arr.shape[0]} "
                 "step targets."
             )
         if task == "classification" and arr.ndim != 1:
             raise ValueError(
-                f"{name}: step labels of sequence {s} must be 1-D, got shape "
-                f"{arr.shape}."
+                f"{name}: step labels of {where} must be 1-D, got shape {arr.shape}."
             )
-        if task == "regression" and arr.ndim > 2:
-            raise ValueError(
-                f"{name}: step targets of sequence {s} must be (n_steps,) or "
-                f"(n_steps, n_outputs), got shape {arr.shape}."
-            )
+        if task == "regression":
+            if arr.ndim > 2:
+                raise ValueError(
+                    f"{name}: step targets of {where} must be (n_steps,) or "
+                    f"(n_steps, n_outputs), got shape {arr.shape}."
+                )
+            arr = _as_float_targets(arr.reshape(arr.shape[0], -1), name, where)
+            if arrays and arr.shape[1] != arrays[0].shape[1]:
+                raise ValueError(
+                    f"{name}: {where} has {arr.shape[1]} outputs but sequence 0 has "
+                    f"{arrays[0].shape[1]}."
+                )
         arrays.append(arr)
-    values = np.concatenate(arrays, axis=0) if task == "classification" else None
     if task == "classification":
-        if values.dtype.kind not in "fO":
-            values = values.astype(object) if values.dtype.kind in "SU" else values
+        values = _concatenate_labels(arrays, name)
         missing = _is_missing(values)
     else:
-        try:
-            values = np.concatenate(
-                [a.reshape(a.shape[0], -1).astype(np.float64) for a in arrays]
-            )
-        except ValueError as exc:
-            raise ValueError(
-                f"{name}: step targets must be numeric with the same number of "
-                f"outputs in every sequence ({exc})."
-            ) from exc
+        values = np.concatenate(arrays)
         missing = np.isnan(values).all(axis=1)
         partial = np.isnan(values).any(axis=1) & ~missing
         if partial.any():
@@ -430,28 +652,50 @@ def check_targets(y, seqs, *, task, name="y"):
     if steps.size == 0:
         raise ValueError(f"{name}: no step has a target (all are NaN/None).")
     values = values[steps]
+
+    def where(i):
+        return "sequence {}, step {}".format(*seqs.locate(steps[i]))
+
     if task == "classification":
-        check_classification_targets(values)
+        _check_labels(values, name, where)
     elif not np.isfinite(values).all():
-        seq, step = seqs.locate(steps[np.flatnonzero(~np.isfinite(values).all(1))[0]])
-        raise ValueError(f"{name}: sequence {seq} has an inf target at step {step}.")
+        bad = np.flatnonzero(~np.isfinite(values).all(axis=1))[0]
+        raise ValueError(f"{name}: infinite target at {where(bad)}.")
     return Targets(steps=steps, values=values, step_level=True)
 
 
+# -- sample_weight --------------------------------------------------------------
 def check_sample_weight(sample_weight, n_sequences):
-    """Per-sequence weights: ones when None, else finite, non-negative, 1-D."""
+    """Per-sequence weights: ones when None, else finite, non-negative, 1-D.
+
+    A scalar is one weight for every sequence; the weights may not all be zero.
+    """
     if sample_weight is None:
         return np.ones(n_sequences)
-    if isinstance(sample_weight, numbers.Number):
-        return np.full(n_sequences, float(sample_weight))
-    weight = np.asarray(sample_weight, dtype=np.float64)
-    if weight.ndim != 1 or weight.shape[0] != n_sequences:
+    _check_container(sample_weight, "sample_weight", "one weight per sequence")
+    raw = np.asarray(sample_weight)
+    if raw.dtype.kind not in "biufO":
+        raise ValueError(
+            f"sample_weight must be numeric, got an array of dtype {raw.dtype}."
+        )
+    try:
+        weight = raw.astype(np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"sample_weight must be numeric ({exc}).") from exc
+    if weight.ndim == 0:
+        weight = np.full(n_sequences, float(weight))
+    if weight.shape != (n_sequences,):
         raise ValueError(
             f"sample_weight.shape == {weight.shape}, expected ({n_sequences},): one "
             "weight per sequence."
         )
-    if not np.isfinite(weight).all() or (weight < 0).any():
-        raise ValueError("sample_weight must be finite and non-negative.")
+    bad = ~np.isfinite(weight) | (weight < 0)
+    if bad.any():
+        s = np.flatnonzero(bad)[0]
+        raise ValueError(
+            f"sample_weight must be finite and non-negative, got {weight[s]} for "
+            f"sequence {s}."
+        )
     if weight.sum() <= 0:
         raise ValueError("sample_weight sums to zero: nothing to fit.")
     return weight

@@ -1,8 +1,10 @@
 """IOHMMClassifier: sequence classification with an input/output HMM."""
 
 import numpy as np
+from scipy.special import softmax
 from sklearn.base import ClassifierMixin
 from sklearn.metrics import accuracy_score
+from sklearn.utils.validation import check_is_fitted
 
 from ._emissions import SoftmaxEmission
 from ._iohmm import BaseIOHMM
@@ -248,6 +250,75 @@ class IOHMMClassifier(ClassifierMixin, BaseIOHMM):
         if self.step_level_:
             return [self.classes_[np.argmax(p, axis=1)] for p in proba]
         return self.classes_[np.argmax(proba, axis=1)]
+
+    def to_automaton(self, alphabet=None, min_proba=0.9):
+        """Read the learned machine off a near-deterministic model.
+
+        For symbolic inputs (one-hot features: symbol k is the unit vector e_k)
+        and a binary Moore model (``emission="state"``): the states reachable
+        from the start state, breadth-first over the symbols, with each
+        transition's most likely successor (paper 000, §6: trained models whose
+        transition probabilities converge to 0 or 1 behave like finite automata).
+
+        Parameters
+        ----------
+        alphabet : sequence of hashable, default=None
+            Symbol labels; default the feature names, or "0", "1", ...
+        min_proba : float, default=0.9
+            Every transition and the start distribution used by the machine must
+            give its most likely state at least this probability.
+
+        Returns
+        -------
+        dfa : skseq.automata.DFA
+            Accepting states are those whose probability of ``classes_[1]`` is at
+            least 0.5. Call ``.minimize()`` for the minimal machine.
+
+        Raises
+        ------
+        ValueError
+            If the model is not binary, not ``emission="state"``, or not
+            near-deterministic on its reachable states.
+        """
+        from .automata import DFA
+
+        check_is_fitted(self)
+        if self.emission != "state" or len(self.classes_) != 2:
+            raise ValueError(
+                "to_automaton needs a binary model with emission='state' (the class "
+                "must depend on the state alone, as in a Moore machine)."
+            )
+        n_symbols = self.n_features_in_
+        if alphabet is None:
+            names = getattr(self, "feature_names_in_", range(n_symbols))
+            alphabet = [str(name) for name in names]
+        trans = self.transition_proba(np.eye(n_symbols))[:, 0]  # (symbol, from, to)
+        start = int(np.argmax(self.startprob_))
+        if self.startprob_[start] < min_proba:
+            raise ValueError(
+                f"The start distribution is not near-deterministic: its most likely "
+                f"state has probability {self.startprob_[start]:.3f} < "
+                f"min_proba={min_proba}."
+            )
+        ids, order, rows = {start: 0}, [start], []
+        for state in order:  # breadth-first: `order` grows while we walk it
+            row = []
+            for k in range(n_symbols):
+                succ = int(np.argmax(trans[k, state]))
+                if trans[k, state, succ] < min_proba:
+                    raise ValueError(
+                        f"The model is not near-deterministic: from state {state} on "
+                        f"symbol {alphabet[k]!r} its most likely successor has "
+                        f"probability {trans[k, state, succ]:.3f} < "
+                        f"min_proba={min_proba}."
+                    )
+                if succ not in ids:
+                    ids[succ] = len(order)
+                    order.append(succ)
+                row.append(ids[succ])
+            rows.append(row)
+        accept = softmax(self.emission_intercept_, axis=1)[order, 1] >= 0.5
+        return DFA(len(order), alphabet, rows, start=0, accepting=accept)
 
     def score(self, X, y, sample_weight=None):
         """Mean accuracy on the given data.

@@ -1,0 +1,307 @@
+"""IOHMMClassifier against independent references.
+
+Hand-worked examples, finite differences, brute-force path enumeration, the EM
+monotonicity guarantee, and the acceptance checks of the foundation issue.
+"""
+
+import itertools
+import pickle
+import tracemalloc
+import warnings
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import GridSearchCV, cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from skseq import IOHMMClassifier
+from skseq._emissions import SoftmaxEmission
+from skseq._iohmm import _Problem, topology_mask
+from skseq._transitions import TRANSITIONS, expected_log_transitions
+from skseq._validation import Targets, check_sequences
+from skseq.automata import DFA
+from skseq.datasets import make_tomita, make_tomita_exhaustive
+from skseq.preprocessing import Stepwise
+
+
+def _hand_model():
+    """A 2-state Moore machine with known numbers (see test_hand_worked_example)."""
+    X = [np.array([[1.0], [0.0]])]
+    clf = IOHMMClassifier(n_states=2, transition="homogeneous", emission="state",
+                          n_init=1, max_iter=1, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf.fit(X + X, [0, 1])
+    clf.startprob_ = np.array([0.6, 0.4])
+    clf.transition_intercept_ = np.log([[0.7, 0.3], [0.2, 0.8]])
+    clf.emission_intercept_ = np.log([[0.1, 0.9], [0.8, 0.2]])  # P(y | state)
+    return clf, X
+
+
+def test_hand_worked_example():
+    clf, X = _hand_model()
+    # zeta_1 = pi A = [0.6*0.7 + 0.4*0.2, 0.6*0.3 + 0.4*0.8] = [0.5, 0.5]
+    # zeta_2 = zeta_1 A = [0.5*0.7 + 0.5*0.2, 0.5*0.3 + 0.5*0.8] = [0.45, 0.55]
+    assert_allclose(clf.predict_state_proba(X)[0], [[0.5, 0.5], [0.45, 0.55]])
+    # P(y = 1 | u) = 0.45 * 0.9 + 0.55 * 0.2 = 0.515
+    assert_allclose(clf.predict_proba(X), [[0.485, 0.515]])
+    assert_allclose(clf.score_samples(X, [1]), [np.log(0.515)])
+    assert_allclose(clf.score_samples(X, [0]), [np.log(0.485)])
+    assert_array_equal(clf.predict(X), [1])
+    # Viterbi for y = 1: best path over (x0, x1, x2) of pi A A P(y=1|x2):
+    # (1, 1, 1): 0.4 * 0.8 * 0.8 * 0.2 = 0.0512; (0, 0, 0): 0.6*0.7*0.7*0.9 = 0.2646
+    assert_array_equal(clf.decode(X, [1])[0], [0, 0])
+    # and for y = 0: (0,0,1): 0.6*0.7*0.3*0.8 = 0.1008; (1,1,1): 0.4*0.8*0.8*0.8
+    # = 0.2048; (0,1,1): 0.6*0.3*0.8*0.8 = 0.1152 -> (1, 1)
+    assert_array_equal(clf.decode(X, [0])[0], [1, 1])
+
+
+def _problem(transition, use_input, fixed_start, mask, seed=0, alpha=0.3):
+    rng = np.random.default_rng(seed)
+    lengths = [1, 3, 5, 2]
+    X = [rng.normal(size=(k, 2)) for k in lengths]
+    seqs = check_sequences(X)
+    y = np.array([0, 1, 2, 1])
+    targets = Targets(steps=seqs.last_steps, values=y, step_level=False)
+    n = 3
+    trans = TRANSITIONS[transition](n, 2)
+    emit = SoftmaxEmission(n, 2, 3, use_input)
+    weight = rng.uniform(0.5, 2.0, size=len(lengths))
+    problem = _Problem(seqs, targets, weight, trans, emit, mask, fixed_start,
+                       alpha, None)
+    theta = rng.normal(size=problem.n_start + trans.n_params + emit.n_params)
+    return problem, theta
+
+
+def _central_differences(f, theta, eps=1e-6):
+    grad = np.zeros_like(theta)
+    for k in range(theta.size):
+        e = np.zeros_like(theta)
+        e[k] = eps
+        grad[k] = (f(theta + e) - f(theta - e)) / (2 * eps)
+    return grad
+
+
+@pytest.mark.parametrize("transition", list(TRANSITIONS))
+@pytest.mark.parametrize("use_input", [True, False])
+@pytest.mark.parametrize("learn_start", [True, False])
+def test_lbfgs_gradient_matches_finite_differences(transition, use_input, learn_start):
+    mask = topology_mask("left-right", 3) if transition == "input" else np.ones(
+        (3, 3), bool)
+    fixed = None if learn_start else np.array([0.5, 0.3, 0.2])
+    problem, theta = _problem(transition, use_input, fixed, mask)
+    _, grad = problem.value_and_grad(theta)
+    num = _central_differences(lambda t: problem.value_and_grad(t)[0], theta)
+    assert_allclose(grad, num, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("transition", ["input", "additive", "gated"])
+def test_em_auxiliary_gradient_matches_finite_differences(transition):
+    rng = np.random.default_rng(1)
+    family = TRANSITIONS[transition](3, 2)
+    U = rng.normal(size=(7, 2))
+    xi = rng.dirichlet(np.ones(9), size=7).reshape(7, 3, 3)
+    theta = rng.normal(size=family.n_params)
+    mask = np.ones((3, 3), bool)
+    _, grad = expected_log_transitions(family, theta, U, xi, mask)
+
+    def q(t):
+        z = family.logits(t, U)
+        log_a = z - np.log(np.exp(z).sum(axis=2, keepdims=True))
+        return np.sum(xi * log_a)
+
+    assert_allclose(grad, _central_differences(q, theta), rtol=1e-6, atol=1e-8)
+    assert_allclose(expected_log_transitions(family, theta, U, xi, mask)[0], q(theta))
+
+
+@pytest.mark.parametrize("transition", list(TRANSITIONS))
+@pytest.mark.parametrize("alpha", [0.0, 0.5])
+def test_em_never_decreases_the_objective(transition, alpha):
+    X, y = make_tomita(4, 60, random_state=1)
+    clf = IOHMMClassifier(n_states=3, transition=transition, solver="em",
+                          alpha=alpha, warm_start=True, max_iter=1, n_init=1,
+                          random_state=0)
+    objectives, logliks = [], []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for _ in range(15):
+            clf.fit(X, y)
+            objectives.append(clf.objective_)
+            logliks.append(clf.log_likelihood_)
+    assert np.all(np.diff(objectives) <= 1e-10)
+    if alpha == 0:
+        assert np.all(np.diff(logliks) >= -1e-8)
+    assert objectives[-1] < objectives[0]
+
+
+def test_filtering_is_causal():
+    """zeta_t depends on u_1..t only: a prefix gives the same distributions."""
+    X, y = make_tomita(4, 40, random_state=0)
+    clf = IOHMMClassifier(n_states=3, n_init=1, max_iter=30, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf.fit(X, y)
+    rng = np.random.default_rng(0)
+    long = np.eye(2)[rng.integers(2, size=25)]
+    full = clf.predict_state_proba([long])[0]
+    for k in (1, 7, 25):
+        assert_allclose(clf.predict_state_proba([long[:k]])[0], full[:k], rtol=1e-12)
+    assert_allclose(full.sum(axis=1), 1.0)
+
+
+def _transition_matrices(clf, U):
+    """The fitted "input" transitions recomputed by hand: softmax(u W_j + b_j)."""
+    z = np.einsum("tk,kji->tji", U, clf.transition_coef_) + clf.transition_intercept_
+    e = np.exp(z - z.max(axis=2, keepdims=True))
+    return e / e.sum(axis=2, keepdims=True)
+
+
+def test_decode_and_score_match_enumeration():
+    X, y = make_tomita(5, 30, random_state=3)
+    clf = IOHMMClassifier(n_states=3, n_init=1, max_iter=20, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf.fit(X, y)
+    U = np.array([[1, 0], [0, 1], [0, 1], [1, 0]], dtype=float)
+    A = _transition_matrices(clf, U)
+    V, c = clf.emission_coef_, clf.emission_intercept_
+    z = U[-1] @ V.reshape(2, -1)
+    out = (z.reshape(3, 2) + c)
+    p_out = np.exp(out) / np.exp(out).sum(axis=1, keepdims=True)  # (state, class)
+    label = 1
+    best, best_path, total = -1.0, None, 0.0
+    for path in itertools.product(range(3), repeat=5):
+        p = clf.startprob_[path[0]]
+        for t in range(4):
+            p *= A[t, path[t], path[t + 1]]
+        p *= p_out[path[-1], label]
+        total += p
+        if p > best:
+            best, best_path = p, path[1:]
+    assert_allclose(clf.score_samples([U], [clf.classes_[label]]), [np.log(total)])
+    assert_array_equal(clf.decode([U], [clf.classes_[label]])[0], best_path)
+
+
+@pytest.mark.parametrize("grammar", [1, 4, 5, 6])
+def test_tomita_grid_search_generalises(grammar):
+    """The acceptance check: GridSearchCV over n_states, default estimator."""
+    X, y = make_tomita(grammar, 200, random_state=0)
+    search = GridSearchCV(IOHMMClassifier(emission="state", random_state=0),
+                          {"n_states": [2, 3, 4, 5]}, cv=3, n_jobs=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        search.fit(X, y)
+    X_all, y_all = make_tomita_exhaustive(grammar, 12)
+    X_long, y_long = make_tomita(grammar, 200, min_length=50, max_length=100,
+                                 random_state=1000)
+    assert search.score(X_all, y_all) >= 0.99
+    assert search.score(X_long, y_long) >= 0.95
+
+
+def test_step_level_labels_with_strings():
+    """y_t = parity of the 1s read so far, labelled at every step ("even"/"odd")."""
+    rng = np.random.default_rng(0)
+    X, y = [], []
+    for _ in range(60):
+        bits = rng.integers(2, size=rng.integers(1, 10))
+        X.append(np.eye(2)[bits])
+        y.append(np.where(np.cumsum(bits) % 2 == 0, "even", "odd").astype(object))
+    y[0][0] = None  # a step without label
+    clf = IOHMMClassifier(n_states=2, emission="state", random_state=0).fit(X, y)
+    assert clf.step_level_
+    pred = clf.predict(X)
+    assert [p.shape for p in pred] == [x.shape[:1] for x in X]
+    assert set(np.concatenate(pred)) <= {"even", "odd"}
+    assert clf.score(X, y) == 1.0
+    proba = clf.predict_proba(X)
+    assert_allclose(np.concatenate(proba).sum(axis=1), 1.0)
+
+
+def test_pickle_and_determinism():
+    X, y = make_tomita(4, 80, random_state=2)
+    kw = dict(n_states=3, n_init=2, max_iter=40, random_state=7)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        a = IOHMMClassifier(**kw).fit(X, y)
+        b = IOHMMClassifier(**kw, n_jobs=2).fit(X, y)
+    assert_array_equal(a.transition_coef_, b.transition_coef_)
+    restored = pickle.loads(pickle.dumps(a))
+    assert_array_equal(restored.predict_proba(X), a.predict_proba(X))
+    assert_array_equal(restored.decode(X)[0], a.decode(X)[0])
+
+
+def test_pipeline_cross_val_score():
+    """Class = whether a noisy continuous signal drifts up or down."""
+    rng = np.random.default_rng(0)
+    X, y = [], []
+    for s in range(60):
+        drift = 1 if s % 2 else -1
+        n = rng.integers(5, 15)
+        X.append(np.cumsum(drift * 0.5 + rng.normal(size=(n, 2)), axis=0) * 50 + 100)
+        y.append(drift)
+    pipe = make_pipeline(Stepwise(StandardScaler()),
+                         IOHMMClassifier(n_states=2, random_state=0))
+    scores = cross_val_score(pipe, X, np.array(y), cv=3)
+    assert scores.mean() > 0.8
+
+
+@pytest.mark.parametrize("solver", ["lbfgs", "em"])
+def test_long_sequence_fits_and_predicts_within_memory_bar(solver):
+    """A single 10^6-step sequence: a few iterations, finite results, and peak
+    memory of fit (every array it allocates, as NumPy reports them to tracemalloc)
+    within 3 * T * n^2 * 8 bytes plus the data."""
+    rng = np.random.default_rng(0)
+    X = [rng.normal(size=(1_000_000, 1))]
+    X_fit = X + [rng.normal(size=(5, 1))]
+    n = 2
+    clf = IOHMMClassifier(n_states=n, n_init=1, max_iter=3, solver=solver,
+                          random_state=0)
+    tracemalloc.start()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf.fit(X_fit, [0, 1])
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    n_steps = 1_000_005
+    assert peak <= 3 * n_steps * n * n * 8 + sum(x.nbytes for x in X_fit)
+    assert np.isfinite(clf.log_likelihood_)
+    proba = clf.predict_proba(X)
+    assert np.isfinite(proba).all()
+    assert np.isfinite(clf.predict_state_proba(X)[0]).all()
+
+
+def test_convergence_warning_and_verbose(capsys):
+    X, y = make_tomita(4, 40, random_state=0)
+    with pytest.warns(ConvergenceWarning, match="did not converge"):
+        IOHMMClassifier(n_states=3, n_init=1, max_iter=2, verbose=2,
+                        random_state=0).fit(X, y)
+    out = capsys.readouterr().out
+    assert "Initialization 0" in out and "Iteration 1" in out
+
+
+def test_to_automaton_recovers_the_minimal_machine_of_tomita_4():
+    X, y = make_tomita(4, 200, random_state=0)
+    clf = IOHMMClassifier(n_states=4, emission="state", random_state=0).fit(X, y)
+    # "no 000": states count the trailing zeros (0, 1, 2), plus a dead state.
+    minimal = DFA(4, ["0", "1"], [[1, 0], [2, 0], [3, 0], [3, 3]], start=0,
+                  accepting=[0, 1, 2])
+    dfa = clf.to_automaton().minimize()
+    assert dfa.n_states == 4
+    assert dfa.is_equivalent(minimal)
+
+
+def test_to_automaton_refuses_what_is_not_a_machine():
+    X, y = make_tomita(4, 40, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        mealy = IOHMMClassifier(n_states=2, n_init=1, max_iter=5,
+                                random_state=0).fit(X, y)
+        soft = IOHMMClassifier(n_states=3, emission="state", n_init=1, max_iter=1,
+                               random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="emission='state'"):
+        mealy.to_automaton()
+    with pytest.raises(ValueError, match="not near-deterministic"):
+        soft.to_automaton(min_proba=0.999)
