@@ -7,8 +7,14 @@ unchanged.
 """
 
 from .classifier import IOHMMClassifier
+from .regressor import IOHMMRegressor
 from .rnn import DiscretizedRNNClassifier
 
 __version__ = "0.1.0.dev0"
 
-__all__ = ["DiscretizedRNNClassifier", "IOHMMClassifier", "__version__"]
+__all__ = [
+    "DiscretizedRNNClassifier",
+    "IOHMMClassifier",
+    "IOHMMRegressor",
+    "__version__",
+]

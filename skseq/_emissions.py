@@ -60,3 +60,164 @@ class SoftmaxEmission(ParametricFamily):
         n, k = self.n_states, self.n_classes
         g_coef = U.T @ resid.reshape(-1, n * k)
         return np.concatenate([g_coef.ravel(), g_intercept])
+
+
+class GaussianEmission(ParametricFamily):
+    """Linear-Gaussian outputs: y_t | x_t = i, u_t ~ N(V_i u_t + c_i, Sigma_i).
+
+    Paper 000, §2.2: a mixture of Gaussians whose mixing proportions are the state
+    distribution (eq. 10), the output networks being linear (eq. 9). With
+    ``use_input=False`` the mean depends on the state alone.
+
+    The family works on standardized targets, (y - y_mean) / y_scale, so that
+    initialization and optimization do not depend on the units of y; ``log_prob``
+    adds the Jacobian so likelihoods are those of y itself, and
+    ``coefficients``/``pack`` convert to and from the user's units. Variances are
+    exp(s) + floor (diag, spherical) or L L^T + floor I (full): the floor
+    ``min_covar`` keeps every density finite.
+    """
+
+    def __init__(self, n_states, n_features, n_outputs, use_input, covariance_type,
+                 min_covar, y_mean, y_scale):
+        self.n_states = n_states
+        self.n_features = n_features
+        self.n_outputs = n_outputs
+        self.use_input = use_input
+        self.covariance_type = covariance_type
+        self.y_mean = np.asarray(y_mean, dtype=np.float64)
+        self.y_scale = np.asarray(y_scale, dtype=np.float64)
+        # the floor is given in the units of y; the family works standardized
+        self.floor = float(np.min(min_covar / self.y_scale**2))
+
+    def _blocks(self):
+        n, d, p = self.n_states, self.n_features, self.n_outputs
+        cov_shape = {"spherical": (n,), "diag": (n, p), "full": (n, p, p)}
+        blocks = [("intercept", (n, p), False),
+                  ("covariance", cov_shape[self.covariance_type], False)]
+        if self.use_input:
+            blocks.insert(0, ("coef", (d, n, p), True))
+        return blocks
+
+    def init(self, rng, scale):
+        """State means spread over the (standardized) data, unit variances."""
+        theta = rng.normal(scale=0.1 * scale, size=self.n_params)
+        p = self.unpack(theta)
+        p["intercept"][:] = rng.normal(size=p["intercept"].shape)
+        if self.covariance_type == "full":
+            p["covariance"][:] = np.eye(self.n_outputs)
+        else:
+            p["covariance"][:] = 0.0  # log of a unit variance
+        return theta
+
+    def _means(self, p, U):
+        """Standardized means, shape (len(U), n_states, n_outputs)."""
+        n, k = self.n_states, self.n_outputs
+        if not self.use_input:
+            return np.broadcast_to(p["intercept"], (U.shape[0], n, k))
+        z = (U @ p["coef"].reshape(self.n_features, n * k)).reshape(-1, n, k)
+        return z + p["intercept"]
+
+    def _variances(self, p):
+        """Standardized variances, shape (n_states, n_outputs) (not full)."""
+        var = np.exp(p["covariance"]) + self.floor
+        if self.covariance_type == "spherical":
+            var = np.repeat(var[:, None], self.n_outputs, axis=1)
+        return var
+
+    def _cholesky(self, p):
+        """Lower Cholesky factors of the full standardized covariances."""
+        L = np.tril(p["covariance"])
+        cov = L @ np.swapaxes(L, 1, 2) + self.floor * np.eye(self.n_outputs)
+        return L, np.linalg.cholesky(cov)
+
+    def log_prob(self, theta, U, y):
+        """log N(y_t; mean_i(u_t), Sigma_i) in the units of y, (len(U), n)."""
+        p = self.unpack(theta)
+        r = ((y - self.y_mean) / self.y_scale)[:, None, :] - self._means(p, U)
+        k = self.n_outputs
+        jacobian = np.sum(np.log(self.y_scale))
+        if self.covariance_type == "full":
+            _, C = self._cholesky(p)
+            z = np.einsum("nqp,mnp->mnq", np.linalg.inv(C), r)
+            logdet = 2.0 * np.log(np.diagonal(C, axis1=1, axis2=2)).sum(axis=1)
+            maha = np.einsum("mnq,mnq->mn", z, z)
+        else:
+            var = self._variances(p)
+            maha = np.einsum("mnk,nk->mn", r * r, 1.0 / var)
+            logdet = np.log(var).sum(axis=1)
+        return -0.5 * (maha + logdet + k * np.log(2 * np.pi)) - jacobian
+
+    def grad(self, theta, U, y, weights):
+        """Gradient of sum_t,i weights[t, i] log N(y_t; mean_i(u_t), Sigma_i)."""
+        p = self.unpack(theta)
+        r = ((y - self.y_mean) / self.y_scale)[:, None, :] - self._means(p, U)
+        w = weights[:, :, None]
+        g = {}
+        if self.covariance_type == "full":
+            L, C = self._cholesky(p)
+            Cinv = np.linalg.inv(C)
+            prec = np.swapaxes(Cinv, 1, 2) @ Cinv
+            pr = np.einsum("nkq,mnq->mnk", prec, r)
+            g_mean = w * pr
+            # d/dSigma = 1/2 sum_t w (P r r^T P - P); d/dL = 2 d/dSigma L (lower part)
+            g_cov = 0.5 * (np.einsum("mn,mnk,mnq->nkq", weights, pr, pr)
+                           - weights.sum(axis=0)[:, None, None] * prec)
+            g["covariance"] = np.tril(2.0 * g_cov @ L)
+        else:
+            var = self._variances(p)
+            g_mean = w * r / var
+            g_var = 0.5 * (w * r * r / var**2 - w / var).sum(axis=0)  # (n, k)
+            dvar = var - self.floor  # d var / d log-variance parameter
+            if self.covariance_type == "spherical":
+                g["covariance"] = (g_var * dvar).sum(axis=1)
+            else:
+                g["covariance"] = g_var * dvar
+        g["intercept"] = g_mean.sum(axis=0)
+        if self.use_input:
+            n, k = self.n_states, self.n_outputs
+            g["coef"] = (U.T @ g_mean.reshape(-1, n * k)).reshape(-1, n, k)
+        return np.concatenate([g[name].ravel() for name in self.names])
+
+    def moments(self, theta, U):
+        """Per-state means (len(U), n, k) and covariances (n, k, k), units of y."""
+        p = self.unpack(theta)
+        means = self._means(p, U) * self.y_scale + self.y_mean
+        if self.covariance_type == "full":
+            L, _ = self._cholesky(p)
+            cov = L @ np.swapaxes(L, 1, 2) + self.floor * np.eye(self.n_outputs)
+        else:
+            cov = np.stack([np.diag(v) for v in self._variances(p)])
+        return means, cov * np.outer(self.y_scale, self.y_scale)
+
+    def coefficients(self, theta):
+        """Fitted parameters in the units of y."""
+        p = self.unpack(theta)
+        out = {"intercept": p["intercept"] * self.y_scale + self.y_mean}
+        if self.use_input:
+            out["coef"] = p["coef"] * self.y_scale
+        s2 = self.y_scale**2
+        if self.covariance_type == "full":
+            out["covariance"] = self.moments(theta, np.zeros((0, self.n_features)))[1]
+        elif self.covariance_type == "diag":
+            out["covariance"] = self._variances(p) * s2
+        else:
+            out["covariance"] = self._variances(p)[:, 0] * s2[0]
+        return {name: out[name] for name in self.names}
+
+    def pack(self, values):
+        """Flat standardized vector from parameters in the units of y."""
+        std = {"intercept": (np.asarray(values["intercept"]) - self.y_mean)
+               / self.y_scale}
+        if self.use_input:
+            std["coef"] = np.asarray(values["coef"]) / self.y_scale
+        cov = np.asarray(values["covariance"], dtype=np.float64)
+        tiny = np.finfo(np.float64).tiny
+        if self.covariance_type == "full":
+            inv_scale = 1.0 / np.outer(self.y_scale, self.y_scale)
+            excess = cov * inv_scale - self.floor * np.eye(self.n_outputs)
+            std["covariance"] = np.linalg.cholesky(
+                excess + tiny * np.eye(self.n_outputs))
+        else:
+            s2 = self.y_scale**2 if self.covariance_type == "diag" else self.y_scale[0]**2
+            std["covariance"] = np.log(np.maximum(cov / s2 - self.floor, tiny))
+        return super().pack(std)

@@ -37,12 +37,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from ._inference import XI_GRAD, XI_STEP, XI_SUM, forward_backward, viterbi
-from ._transitions import (
-    TRANSITIONS,
-    expected_log_transitions,
-    logit_gradient_from_sums,
-    transition_probs,
-)
+from ._transitions import TRANSITIONS, logit_gradient_from_sums
 from ._validation import check_sample_weight, check_sequences
 
 # n_init="auto": restarts * steps per fit is about this, within [5, 50] restarts.
@@ -151,7 +146,7 @@ class _Problem:
     def e_step(self, theta, xi_mode):
         """Transition matrices, emissions, and one forward-backward."""
         theta_s, theta_t, theta_e = self.split(theta)
-        probs = transition_probs(self.transition, theta_t, self.U, self.mask)
+        probs = self.transition.probs(theta_t, self.U, self.mask)
         self.log_emit[self.steps] = self.emission.log_prob(
             theta_e, self.U_targets, self.y
         )
@@ -169,22 +164,38 @@ class _Problem:
         return -np.dot(self.weight, loglik) / self.total_weight + self.penalty(theta)
 
     def value_and_grad(self, theta):
-        """J(theta) and its exact gradient (the lbfgs solver)."""
+        """J(theta) and its exact gradient (the lbfgs solver).
+
+        A trial point where anything overflows counts as +inf, so the line search
+        backtracks from it.
+        """
         theta_s, theta_t, theta_e = self.split(theta)
-        loglik, gamma, start_post, G, probs = self.e_step(theta, XI_GRAD)
-        value = self.objective(loglik, theta)
-        if not np.isfinite(value):
+        family = self.transition
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            loglik, gamma, start_post, G, probs = self.e_step(
+                theta, XI_GRAD if family.softmax else XI_STEP)
+            value = self.objective(loglik, theta)
+            if not np.isfinite(value):
+                return np.inf, np.zeros_like(theta)
+            U_stats = self.U[: G.shape[0]]
+            if not family.softmax:  # G holds the pairwise posteriors
+                grad_t = family.expected_log(theta_t, U_stats, G, self.mask)[1]
+            elif not family.per_step:
+                grad_t = family.backward(theta_t, U_stats,
+                                         logit_gradient_from_sums(G, probs[0]))
+            else:
+                grad_t = family.backward(theta_t, U_stats, G)
+            grad = [
+                start_post.sum(axis=0) - self.total_weight * self.startprob(theta_s),
+                grad_t,
+                self.emission.grad(theta_e, self.U_targets, self.y,
+                                   gamma[self.steps]),
+            ]
+            grad = -np.concatenate(grad[1:] if self.n_start == 0 else grad)
+            grad[self.penalised] += self.alpha * theta[self.penalised]
+            grad /= self.total_weight
+        if not np.isfinite(grad).all():
             return np.inf, np.zeros_like(theta)
-        if not self.transition.per_step:
-            G = logit_gradient_from_sums(G, probs[0])
-        grad = [
-            start_post.sum(axis=0) - self.total_weight * self.startprob(theta_s),
-            self.transition.backward(theta_t, self.U[: G.shape[0]], G),
-            self.emission.grad(theta_e, self.U_targets, self.y, gamma[self.steps]),
-        ]
-        grad = -np.concatenate(grad[1:] if self.n_start == 0 else grad)
-        grad[self.penalised] += self.alpha * theta[self.penalised]
-        grad /= self.total_weight
         return value, grad
 
     def m_step(self, theta, start_post, gamma, xi, max_iter):
@@ -197,7 +208,7 @@ class _Problem:
         a = self.alpha
 
         def f_trans(th):
-            q, g = expected_log_transitions(self.transition, th, U_xi, xi, self.mask)
+            q, g = self.transition.expected_log(th, U_xi, xi, self.mask)
             return ((-q + 0.5 * a * np.dot(th[pen_t], th[pen_t])) / W,
                     (-g + a * th * pen_t) / W)
 
@@ -223,7 +234,7 @@ class _Problem:
     def loglik(self, theta):
         """Per-sequence log-likelihoods (forward pass only)."""
         theta_s, theta_t, theta_e = self.split(theta)
-        probs = transition_probs(self.transition, theta_t, self.U, self.mask)
+        probs = self.transition.probs(theta_t, self.U, self.mask)
         self.log_emit[self.steps] = self.emission.log_prob(
             theta_e, self.U_targets, self.y
         )
@@ -276,8 +287,12 @@ class BaseIOHMM(BaseEstimator):
         self.warm_start = warm_start
 
     # -- hooks -------------------------------------------------------------
-    def _encode_targets(self, y, seqs):
-        """Return packed Targets with values ready for the emission family."""
+    def _encode_targets(self, y, seqs, reset=True, sample_weight=None):
+        """Return packed Targets with values ready for the emission family.
+
+        With ``reset`` (in fit) also learn what the encoding needs (classes,
+        target scale), using the per-sequence ``sample_weight``.
+        """
         raise NotImplementedError
 
     def _make_emission(self, n_features):
@@ -354,8 +369,8 @@ class BaseIOHMM(BaseEstimator):
             raise
 
     def _fit(self, seqs, y, sample_weight):
-        targets = self._encode_targets(y, seqs)
         weight = check_sample_weight(sample_weight, seqs.n_sequences)
+        targets = self._encode_targets(y, seqs, sample_weight=weight)
         n = self.n_states
         mask = topology_mask(self.topology, n)
         fixed_start = _fixed_startprob(self.startprob, n)
@@ -472,7 +487,7 @@ class BaseIOHMM(BaseEstimator):
         transition, emission = self._families(seqs.n_features)
         theta_t, theta_e = self._fitted_theta(transition, emission)
         mask = topology_mask(self.topology, self.n_states)
-        probs = transition_probs(transition, theta_t, seqs.data, mask)
+        probs = transition.probs(theta_t, seqs.data, mask)
         return seqs, emission, theta_e, probs
 
     def _filtered(self, seqs, probs):

@@ -20,9 +20,29 @@ _BLOCK_ENTRIES = 1 << 18
 
 
 class TransitionFamily(ParametricFamily):
-    """Base class. ``per_step`` is False when the logits do not depend on u_t."""
+    """Base class of the state-network families.
+
+    The default family is a masked softmax of logits (``logits``/``backward``).
+    A family whose transitions are not a plain softmax (e.g. a factored,
+    multi-level one) overrides ``probs`` and ``expected_log`` and sets
+    ``softmax = False``; the lbfgs solver then takes its gradient from the
+    pairwise posteriors (Fisher's identity: the gradient of the log-likelihood is
+    that of the EM auxiliary function at the current parameters).
+
+    ``per_step`` is False when the transitions do not depend on u_t: one matrix
+    is then shared by every step.
+    """
 
     per_step = True
+    softmax = True
+
+    def probs(self, theta, U, mask):
+        """Transition matrices, (len(U), n, n) or (1, n, n) if not per_step."""
+        return transition_probs(self, theta, U, mask)
+
+    def expected_log(self, theta, U, xi, mask):
+        """sum xi log A(theta) and its gradient (see expected_log_transitions)."""
+        return expected_log_transitions(self, theta, U, xi, mask)
 
     def __init__(self, n_states, n_features):
         self.n_states = n_states

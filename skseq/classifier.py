@@ -168,7 +168,7 @@ class IOHMMClassifier(ClassifierMixin, BaseIOHMM):
             warm_start=warm_start,
         )
 
-    def _encode_targets(self, y, seqs, reset=True):
+    def _encode_targets(self, y, seqs, reset=True, sample_weight=None):
         targets = check_targets(y, seqs, task="classification")
         if reset:
             classes, encoded = np.unique(targets.values, return_inverse=True)

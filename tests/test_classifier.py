@@ -305,3 +305,15 @@ def test_to_automaton_refuses_what_is_not_a_machine():
         mealy.to_automaton()
     with pytest.raises(ValueError, match="not near-deterministic"):
         soft.to_automaton(min_proba=0.999)
+
+
+@pytest.mark.parametrize("transition", ["input", "gated"])
+def test_gradient_from_pairwise_posteriors_equals_softmax_gradient(
+        transition, monkeypatch):
+    """Fisher's identity path (for non-softmax families) = the direct path."""
+    problem, theta = _problem(transition, True, None, np.ones((3, 3), bool))
+    value, grad = problem.value_and_grad(theta)
+    monkeypatch.setattr(type(problem.transition), "softmax", False)
+    value2, grad2 = problem.value_and_grad(theta)
+    assert_allclose(value2, value, rtol=1e-13)
+    assert_allclose(grad2, grad, rtol=1e-8, atol=1e-12)

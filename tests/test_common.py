@@ -3,7 +3,7 @@
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from skseq import IOHMMClassifier
+from skseq import IOHMMClassifier, IOHMMRegressor
 from skseq.preprocessing import Stepwise
 
 
@@ -12,6 +12,11 @@ from skseq.preprocessing import Stepwise
         IOHMMClassifier(n_states=2, n_init=1, max_iter=50, random_state=0),
         IOHMMClassifier(n_states=3, transition="additive", emission="state",
                         solver="em", n_init=2, max_iter=20, random_state=0),
+        IOHMMRegressor(n_states=2, n_init=1, max_iter=50, random_state=0),
+        IOHMMRegressor(n_states=2, covariance_type="full", solver="em", n_init=2,
+                       max_iter=20, random_state=0),
+        IOHMMRegressor(n_states=3, covariance_type="spherical", emission="state",
+                       transition="gated", n_init=1, max_iter=30, random_state=0),
         Stepwise(StandardScaler()),
     ]
 )

@@ -1,0 +1,226 @@
+"""IOHMMRegressor against independent references."""
+
+import warnings
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LinearRegression
+from sklearn.metrics import r2_score
+
+from skseq import IOHMMRegressor
+from skseq._emissions import GaussianEmission
+from skseq._iohmm import _Problem
+from skseq._transitions import InputTransitions
+from skseq._validation import Targets, check_sequences
+
+# A known 2-state IOHMM: the input's second feature switches the regime (a large
+# u_1 pushes toward regime 1, a small one toward regime 0, otherwise the regime
+# persists), and each regime has its own linear law y = a_i u_0 + c_i + noise.
+TRUE_COEF = np.zeros((2, 2, 1))
+TRUE_COEF[0, :, 0] = [2.0, -1.5]  # slope on u_0, per regime
+TRUE_INTERCEPT = np.array([[1.0], [-1.0]])
+NOISE_SD = 0.3
+TRUE_TRANS_COEF = np.zeros((2, 2, 2))  # (feature, from, to)
+TRUE_TRANS_COEF[1, :, 1] = 5.0  # u_1 raises the logit of regime 1 from any state
+TRUE_TRANS_INTERCEPT = np.array([[3.0, 0.0], [0.0, 3.0]])  # persistence
+
+
+def _sample(n_seq, rng, length=60):
+    X, y = [], []
+    for _ in range(n_seq):
+        u = rng.normal(size=(length, 2))
+        x = rng.integers(2)
+        ys = np.empty(length)
+        for t in range(length):
+            z = u[t] @ TRUE_TRANS_COEF[:, x, :] + TRUE_TRANS_INTERCEPT[x]
+            p = np.exp(z - z.max())
+            x = rng.choice(2, p=p / p.sum())
+            ys[t] = TRUE_COEF[0, x, 0] * u[t, 0] + TRUE_INTERCEPT[x, 0]
+        X.append(u)
+        y.append(ys + NOISE_SD * rng.normal(size=length))
+    return X, y
+
+
+def _true_model(X, y):
+    """An estimator carrying the generating parameters."""
+    model = IOHMMRegressor(n_states=2, n_init=1, max_iter=1, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(X, y)
+    model.startprob_ = np.array([0.5, 0.5])
+    model.transition_coef_ = TRUE_TRANS_COEF
+    model.transition_intercept_ = TRUE_TRANS_INTERCEPT
+    model.emission_coef_ = TRUE_COEF
+    model.emission_intercept_ = TRUE_INTERCEPT
+    model.emission_covariance_ = np.full((2, 1), NOISE_SD**2)
+    return model
+
+
+def test_recovers_a_regime_switching_law():
+    rng = np.random.default_rng(0)
+    X, y = _sample(60, rng)
+    X_test, y_test = _sample(60, rng)
+    reg = IOHMMRegressor(n_states=2, n_init=5, random_state=0).fit(X, y)
+    r2 = reg.score(X_test, y_test)
+    r2_true = _true_model(X, y).score(X_test, y_test)
+    pooled = LinearRegression().fit(np.concatenate(X), np.concatenate(y))
+    r2_pooled = r2_score(np.concatenate(y_test), pooled.predict(np.concatenate(X_test)))
+    assert r2 >= 0.95 * r2_true
+    assert r2_pooled < 0.5 * r2
+    # Regimes are found up to permutation: match them by their slopes.
+    order = np.argsort(reg.emission_coef_[0, :, 0])[::-1]
+    # ~1,800 noisy steps per regime give slope/intercept standard errors near
+    # 0.3 / sqrt(1800) ~ 0.007: 0.05 is about seven of them.
+    assert_allclose(reg.emission_coef_[0, order, 0], [2.0, -1.5], atol=0.05)
+    assert_allclose(reg.emission_coef_[1, order, 0], [0.0, 0.0], atol=0.05)
+    assert_allclose(reg.emission_intercept_[order, 0], [1.0, -1.0], atol=0.05)
+    assert_allclose(reg.emission_covariance_[order, 0], [0.09, 0.09], rtol=0.15)
+
+
+def _gaussian_problem(cov_type, use_input, n_out, seed=0):
+    rng = np.random.default_rng(seed)
+    X = [rng.normal(size=(k, 2)) for k in (2, 4, 3)]
+    seqs = check_sequences(X)
+    steps = np.array([0, 1, 3, 5, 6, 8])
+    y = rng.normal(size=(len(steps), n_out)) * 3 + 10
+    targets = Targets(steps=steps, values=y, step_level=True)
+    emit = GaussianEmission(3, 2, n_out, use_input, cov_type, 1e-3,
+                            y_mean=np.full(n_out, 10.0), y_scale=np.full(n_out, 3.0))
+    problem = _Problem(seqs, targets, rng.uniform(0.5, 2, 3), InputTransitions(3, 2),
+                       emit, np.ones((3, 3), bool), None, 0.2, None)
+    theta = rng.normal(size=3 + problem.n_trans + emit.n_params) * 0.5
+    return problem, theta
+
+
+@pytest.mark.parametrize("cov_type", ["diag", "spherical", "full"])
+@pytest.mark.parametrize("use_input", [True, False])
+def test_lbfgs_gradient_matches_finite_differences(cov_type, use_input):
+    problem, theta = _gaussian_problem(cov_type, use_input, n_out=2)
+    _, grad = problem.value_and_grad(theta)
+    eps = 1e-6
+    num = np.array([
+        (problem.value_and_grad(theta + e)[0] - problem.value_and_grad(theta - e)[0])
+        / (2 * eps) for e in np.eye(theta.size) * eps
+    ])
+    assert_allclose(grad, num, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("cov_type", ["diag", "spherical", "full"])
+def test_log_prob_is_the_gaussian_density(cov_type):
+    """Compare with scipy's multivariate normal, in the units of y."""
+    from scipy.stats import multivariate_normal
+
+    problem, theta = _gaussian_problem(cov_type, True, n_out=2)
+    emit = problem.emission
+    theta_e = problem.split(theta)[2]
+    U = problem.U_targets
+    means, cov = emit.moments(theta_e, U)
+    logp = emit.log_prob(theta_e, U, problem.y)
+    for t in range(len(U)):
+        for i in range(3):
+            ref = multivariate_normal(means[t, i], cov[i]).logpdf(problem.y[t])
+            assert_allclose(logp[t, i], ref, rtol=1e-10)
+
+
+@pytest.mark.parametrize("cov_type", ["diag", "spherical", "full"])
+def test_em_never_decreases_the_objective(cov_type):
+    rng = np.random.default_rng(1)
+    X, y = _sample(10, rng, length=20)
+    y = [np.column_stack([v, 0.5 * v + rng.normal(size=v.shape)]) for v in y]
+    reg = IOHMMRegressor(n_states=2, covariance_type=cov_type, solver="em",
+                         warm_start=True, max_iter=1, n_init=1, random_state=0)
+    objectives = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for _ in range(12):
+            objectives.append(reg.fit(X, y).objective_)
+    assert np.all(np.diff(objectives) <= 1e-10)
+    assert objectives[-1] < objectives[0]
+
+
+def test_predict_mean_and_std_by_hand():
+    """One step: zeta = startprob A(u); mixture mean and standard deviation."""
+    rng = np.random.default_rng(2)
+    X, y = _sample(5, rng, length=10)
+    model = _true_model(X, y)
+    u = np.array([0.7, -0.2])
+    z = np.einsum("k,kji->ji", u, TRUE_TRANS_COEF) + TRUE_TRANS_INTERCEPT
+    A = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
+    zeta = np.array([0.5, 0.5]) @ A
+    mu = TRUE_COEF[0, :, 0] * u[0] + TRUE_INTERCEPT[:, 0]
+    mean = zeta @ mu
+    std = np.sqrt(zeta @ (NOISE_SD**2 + mu**2) - mean**2)
+    pred, pred_std = model.predict([u[None]], return_std=True)
+    assert_allclose(pred[0], [mean])
+    assert_allclose(pred_std[0], [std])
+
+
+def test_extreme_targets_stay_finite():
+    rng = np.random.default_rng(3)
+    X, y = _sample(20, rng, length=15)
+    y[3][7] += 1e4 * NOISE_SD  # a 10^4-sigma outlier
+    reg = IOHMMRegressor(n_states=2, n_init=2, max_iter=50, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        reg.fit(X, y)
+    assert np.isfinite(reg.log_likelihood_)
+    assert np.isfinite(reg.score_samples(X, y)).all()
+
+
+def test_constant_output_column_gives_no_nan():
+    rng = np.random.default_rng(3)
+    X, y = _sample(20, rng, length=15)
+    y2 = [np.column_stack([v, np.full_like(v, 5.0)]) for v in y]
+    for cov in ("diag", "full", "spherical"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            reg2 = IOHMMRegressor(n_states=2, covariance_type=cov, n_init=2,
+                                  random_state=0).fit(X, y2)
+        pred, std = reg2.predict(X, return_std=True)
+        assert np.isfinite(np.concatenate(pred)).all()
+        assert np.isfinite(np.concatenate(std)).all()
+        assert np.isfinite(reg2.log_likelihood_)
+        assert np.median(np.abs(np.concatenate(pred)[:, 1] - 5.0)) < 0.01
+
+
+def test_nan_step_targets_are_skipped():
+    """Only the last step labelled == sequence-level target at the last step."""
+    rng = np.random.default_rng(4)
+    X, y = _sample(8, rng, length=12)
+    model = _true_model(X, y)
+    last = np.array([v[-1] for v in y])
+    sparse = [np.where(np.arange(len(v)) == len(v) - 1, v, np.nan) for v in y]
+    assert_allclose(model.score_samples(X, sparse), model.score_samples(X, last))
+    reg = IOHMMRegressor(n_states=2, n_init=1, max_iter=5, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        reg.fit(X, sparse)
+    assert reg.step_level_ and np.isfinite(reg.log_likelihood_)
+
+
+def test_nan_inputs_are_rejected():
+    X = [np.array([[0.0], [np.nan], [1.0]])]
+    with pytest.raises(ValueError, match="sequence 0 contains NaN at step 1"):
+        IOHMMRegressor().fit(X, [1.0])
+    with pytest.raises(ValueError, match="sequence 1"):
+        IOHMMRegressor().fit([np.ones((2, 1)), np.ones((1, 1))], [1.0, np.nan])
+
+
+def test_padded_targets_and_outputs_follow_x():
+    rng = np.random.default_rng(5)
+    X, y = _sample(6, rng, length=8)
+    X3 = np.full((6, 8, 2), np.nan)
+    y3 = np.full((6, 8, 1), np.nan)
+    for s in range(6):
+        k = 8 - s % 3
+        X3[s, :k], y3[s, :k, 0] = X[s][:k], y[s][:k]
+    reg = IOHMMRegressor(n_states=2, n_init=1, max_iter=20, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        reg.fit(X3, y3)
+    pred = reg.predict(X3)
+    assert pred.shape == (6, 8, 1)
+    assert np.isnan(pred[2, 6:]).all() and np.isfinite(pred[0]).all()
+    assert np.isfinite(reg.score(X3, y3))
