@@ -1,5 +1,6 @@
 """Sequence data sets: generators and loaders."""
 
+from ._long_term import make_parity, make_two_sequence
 from ._tomita import (
     all_strings,
     load_tomita_training_set,
@@ -20,4 +21,6 @@ __all__ = [
     "to_strings",
     "tomita_accepts",
     "make_vending_machine",
+    "make_parity",
+    "make_two_sequence",
 ]

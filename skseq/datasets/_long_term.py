@@ -1,0 +1,120 @@
+"""Long-term dependency benchmarks: the 2-sequence and parity problems.
+
+Bengio, Simard & Frasconi (1994) built both so that the span of the dependency is
+controlled by the sequence length; paper 000 (§5.3, Tables 1-4) uses them to
+compare IOHMMs with recurrent networks. Lengths are drawn uniformly in
+``[max_length // 2, max_length]`` as in the paper, unless ``min_length`` is given.
+"""
+
+import numbers
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+from ._tomita import _check_int, _check_lengths
+
+__all__ = ["make_parity", "make_two_sequence"]
+
+
+def _lengths(rng, n_samples, min_length, max_length):
+    n_samples = _check_int(n_samples, "n_samples", 1)
+    if min_length is None:
+        min_length = max(1, _check_int(max_length, "max_length", 1) // 2)
+    min_length, max_length = _check_lengths(min_length, max_length)
+    return rng.randint(min_length, max_length + 1, size=n_samples)
+
+
+def make_two_sequence(n_samples=100, *, max_length=100, min_length=None,
+                      n_informative=3, noise=0.2, random_state=None):
+    """The 2-sequence problem: the class is carried by the first steps only.
+
+    Each class has a prototype of ``n_informative`` values drawn uniformly in
+    [-1, 1]; a sequence starts with its class's prototype plus uniform noise in
+    [-noise, noise], and every later step is uniform noise in [-1, 1]. Only the
+    last step is supervised, so the model must remember the beginning for up to
+    ``max_length`` steps.
+
+    Parameters
+    ----------
+    n_samples : int, default=100
+        Number of sequences.
+    max_length : int, default=100
+        Longest sequence (T in the paper's tables).
+    min_length : int, default=None
+        Shortest sequence; default ``max_length // 2``. At least ``n_informative``.
+    n_informative : int, default=3
+        Number of informative first steps (N = 3 in the paper).
+    noise : float, default=0.2
+        Amplitude of the uniform noise on the informative steps.
+    random_state : int, RandomState instance or None, default=None
+        Draws the prototypes, the classes (balanced in expectation), the lengths
+        and the noise.
+
+    Returns
+    -------
+    X : list of ndarray of shape (len_i, 1)
+    y : ndarray of shape (n_samples,), dtype=int
+        The class, 0 or 1.
+
+    Examples
+    --------
+    >>> from skseq.datasets import make_two_sequence
+    >>> X, y = make_two_sequence(4, max_length=10, random_state=0)
+    >>> [x.shape[0] >= 5 for x in X], sorted(set(y.tolist())) <= [0, 1]
+    ([True, True, True, True], True)
+    """
+    n_informative = _check_int(n_informative, "n_informative", 1)
+    if not isinstance(noise, numbers.Real) or noise < 0:
+        raise ValueError(f"noise must be a non-negative number, got {noise!r}.")
+    rng = check_random_state(random_state)
+    lengths = _lengths(rng, n_samples, min_length, max_length)
+    if lengths.min() < n_informative:
+        raise ValueError(
+            f"Sequences must be at least n_informative={n_informative} steps long; "
+            f"got a minimum length of {lengths.min()}."
+        )
+    prototypes = rng.uniform(-1, 1, size=(2, n_informative))
+    y = rng.randint(2, size=len(lengths))
+    X = []
+    for label, length in zip(y, lengths, strict=True):
+        x = rng.uniform(-1, 1, size=length)
+        x[:n_informative] = prototypes[label] + rng.uniform(-noise, noise,
+                                                            size=n_informative)
+        X.append(x[:, None])
+    return X, y
+
+
+def make_parity(n_samples=100, *, max_length=20, min_length=None,
+                random_state=None):
+    """The parity problem: is the number of 1s in a sequence of +/-1 odd?
+
+    Parameters
+    ----------
+    n_samples : int, default=100
+        Number of sequences.
+    max_length : int, default=20
+        Longest sequence (T in the paper's tables).
+    min_length : int, default=None
+        Shortest sequence; default ``max_length // 2``.
+    random_state : int, RandomState instance or None, default=None
+
+    Returns
+    -------
+    X : list of ndarray of shape (len_i, 1)
+        Values +1 or -1.
+    y : ndarray of shape (n_samples,), dtype=int
+        1 if the number of +1 is odd, else 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skseq.datasets import make_parity
+    >>> X, y = make_parity(3, max_length=6, random_state=0)
+    >>> all(int((x == 1).sum() % 2) == label for x, label in zip(X, y))
+    True
+    """
+    rng = check_random_state(random_state)
+    lengths = _lengths(rng, n_samples, min_length, max_length)
+    X = [rng.choice([-1.0, 1.0], size=(length, 1)) for length in lengths]
+    y = np.array([int((x == 1).sum() % 2) for x in X])
+    return X, y
