@@ -33,12 +33,12 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from ._inference import XI_GRAD, XI_STEP, XI_SUM, forward_backward, viterbi
 from ._transitions import TRANSITIONS, logit_gradient_from_sums
-from ._validation import check_sample_weight, check_sequences
+from ._validation import check_sample_weight, validate_sequences
 
 # n_init="auto": restarts * steps per fit is about this, within [5, 50] restarts.
 _AUTO_RESTART_STEPS = 100_000
@@ -325,16 +325,7 @@ class BaseIOHMM(BaseEstimator):
         return theta_t, theta_e
 
     def _validate_X(self, X, reset):
-        seqs = check_sequences(X)
-        validate_data(self, X, reset=reset, skip_check_array=True, ensure_2d=False)
-        if reset:
-            self.n_features_in_ = seqs.n_features
-        elif seqs.n_features != self.n_features_in_:
-            raise ValueError(
-                f"X has {seqs.n_features} features, but {type(self).__name__} is "
-                f"expecting {self.n_features_in_} features as input."
-            )
-        return seqs
+        return validate_sequences(self, X, reset=reset)
 
     # -- fitting -------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):

@@ -23,9 +23,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_sample_weight, check_sequences, check_targets
+from ._validation import check_sample_weight, check_targets, validate_sequences
 from .automata import DFA
 
 __all__ = ["DiscretizedRNNClassifier"]
@@ -300,16 +300,7 @@ class DiscretizedRNNClassifier(ClassifierMixin, BaseEstimator):
         return _Net(self.n_hidden, self.discretize, self.high, self.low)
 
     def _validate_X(self, X, reset):
-        seqs = check_sequences(X)
-        validate_data(self, X, reset=reset, skip_check_array=True, ensure_2d=False)
-        if reset:
-            self.n_features_in_ = seqs.n_features
-        elif seqs.n_features != self.n_features_in_:
-            raise ValueError(
-                f"X has {seqs.n_features} features, but {type(self).__name__} is "
-                f"expecting {self.n_features_in_} features as input."
-            )
-        return seqs
+        return validate_sequences(self, X, reset=reset)
 
     def _encode_targets(self, y, seqs, weight):
         targets = check_targets(y, seqs, task="classification")
