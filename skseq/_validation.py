@@ -17,7 +17,8 @@ Where the contract is silent:
   ``Fraction``) are numeric: they are converted to float64 (``True`` is 1.0) and give
   exactly the results of the same values in float64.
 * Strings are never numeric, not even ``"1.5"``; neither are dates, timedeltas or
-  complex numbers.
+  complex numbers (all ValueError). Other objects in an object array (dicts, ...)
+  give a TypeError, as in scikit-learn.
 * ``None`` and pandas' ``NA`` in object input, and the masked entries of a
   ``numpy.ma`` array, are missing values like NaN: an error anywhere but in the
   all-NaN trailing padding rows of a 3-D array.
@@ -25,6 +26,8 @@ Where the contract is silent:
   a ``TypeError``: scikit-learn's splitters index X, so a collection of sequences
   must support ``len`` and indexing (pass ``list(gen)``). Sparse matrices are
   rejected with a ``TypeError`` too: the kernels need dense steps.
+* Class labels may not mix strings with other values (numpy would silently turn
+  ``1`` into ``"1"``), nor be infinite; regression targets must be real numbers.
 
 Validation converts any form once into :class:`Sequences`, the packed layout the
 kernels use: all steps concatenated into one C-contiguous float64 array plus an
@@ -187,17 +190,26 @@ def _position(where, index):
 
 
 def _object_as_float(arr, name, where, hint=_ENCODE_HINT):
-    """float64 copy of an object array, naming the first non-numeric element."""
+    """float64 copy of an object array, naming the first non-numeric element.
+
+    Strings give a ValueError (a non-numeric feature), other objects a TypeError
+    worded like ``float()``'s, as scikit-learn does.
+    """
     out = np.empty(arr.shape)
     flat = out.reshape(-1)
     for i, value in enumerate(arr.flat):
         if _is_na(value):
             flat[i] = np.nan
             continue
+        error = ValueError
         if isinstance(value, numbers.Complex) and not isinstance(value, numbers.Real):
             problem = "a complex number: Complex data not supported."
+        elif isinstance(value, (str, bytes)):
+            problem = f"the string {value!r:.40}, which is not numeric; {hint}"
         elif not isinstance(value, (numbers.Number, np.bool_)):
-            problem = f"{value!r:.40}, which is not numeric; {hint}"
+            error = TypeError
+            problem = (f"{value!r:.40}: float() argument must be a string or a real "
+                       f"number, not {type(value).__name__!r}; {hint}")
         else:
             try:
                 flat[i] = float(value)
@@ -205,7 +217,7 @@ def _object_as_float(arr, name, where, hint=_ENCODE_HINT):
             except OverflowError:
                 problem = f"{value!r:.40}, which is too large for float64."
         pos = _position(where, np.unravel_index(i, arr.shape))
-        raise ValueError(f"{name}: {pos} holds {problem}")
+        raise error(f"{name}: {pos} holds {problem}")
     return out
 
 
@@ -351,6 +363,10 @@ def check_sequences(X, *, name="X"):
         data, lengths = _packed_from_list(items, name)
     else:
         arr = _as_float(X, name)
+        if arr.size == 0 and arr.ndim == 1:
+            raise ValueError(
+                f"{name} is empty: 0 sequences while a minimum of 1 is required."
+            )
         if arr.ndim < 2:
             raise ValueError(
                 f"{name}: Expected 2D array, got {arr.ndim}D array instead: a "
@@ -358,8 +374,6 @@ def check_sequences(X, *, name="X"):
                 "per-sequence arrays, or a 2-D array of one-step sequences. A single "
                 "univariate sequence x goes in as [x]; a univariate table as "
                 "x.reshape(-1, 1). Reshape your data."
-                if arr.size else
-                f"{name} is empty: 0 sequences while a minimum of 1 is required."
             )
         if arr.ndim > 3:
             raise ValueError(
@@ -585,8 +599,8 @@ def check_targets(y, seqs, *, task, name="y"):
     n_seq = seqs.n_sequences
     lengths = seqs.lengths
     items = _step_level_items(y, name)
-    if items is None and task == "regression" and np.ndim(y) == 3:
-        arr = np.asarray(y)
+    arr = np.asarray(y) if items is None and task == "regression" else None
+    if arr is not None and arr.ndim == 3:
         if arr.shape[0] != n_seq or arr.shape[1] < lengths.max():
             raise ValueError(
                 f"{name}: padded step-level targets of shape {arr.shape} do not "

@@ -2,9 +2,10 @@
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin, clone
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils._param_validation import HasMethods
+from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_sequences
+from ._validation import validate_sequences
 
 __all__ = ["Stepwise"]
 
@@ -14,7 +15,8 @@ class Stepwise(TransformerMixin, BaseEstimator):
 
     The transformer is fitted on all steps of all sequences pooled, and then
     transforms each step; the output has the form of the input (list in, list out;
-    3-D padded in, 3-D padded out; 2-D in, 2-D out).
+    3-D padded in, 3-D padded out; 2-D in, 2-D out). The transformer must return
+    finite values, one row per step: a NaN step could not be told from padding.
 
     Parameters
     ----------
@@ -37,29 +39,20 @@ class Stepwise(TransformerMixin, BaseEstimator):
     >>> from sklearn.preprocessing import StandardScaler
     >>> from skseq.preprocessing import Stepwise
     >>> X = [np.array([[0.0], [2.0]]), np.array([[4.0]])]
-    >>> [x.ravel().round(2).tolist() for x in Stepwise(StandardScaler()).fit_transform(X)]
+    >>> X_new = Stepwise(StandardScaler()).fit_transform(X)
+    >>> [x.ravel().round(2).tolist() for x in X_new]
     [[-1.22, 0.0], [1.22]]
     """
 
-    _parameter_constraints: dict = {"transformer": [object]}
+    _parameter_constraints: dict = {"transformer": [HasMethods(["fit", "transform"])]}
 
     def __init__(self, transformer):
         self.transformer = transformer
 
-    def _steps(self, X, reset):
-        seqs = check_sequences(X)
-        validate_data(self, X, reset=reset, skip_check_array=True, ensure_2d=False)
-        if reset:
-            self.n_features_in_ = seqs.n_features
-        elif seqs.n_features != self.n_features_in_:
-            raise ValueError(
-                f"X has {seqs.n_features} features, but Stepwise is expecting "
-                f"{self.n_features_in_} features as input."
-            )
-        return seqs
-
     def fit(self, X, y=None):
         """Fit the transformer on all steps pooled.
+
+        A failed fit leaves a fitted Stepwise exactly as it was.
 
         Parameters
         ----------
@@ -70,9 +63,15 @@ class Stepwise(TransformerMixin, BaseEstimator):
         -------
         self : object
         """
-        self._validate_params()
-        seqs = self._steps(X, reset=True)
-        self.transformer_ = clone(self.transformer).fit(seqs.data)
+        saved = dict(self.__dict__)
+        try:
+            self._validate_params()
+            seqs = validate_sequences(self, X, reset=True)
+            self.transformer_ = clone(self.transformer).fit(seqs.data)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
         return self
 
     def transform(self, X):
@@ -88,11 +87,23 @@ class Stepwise(TransformerMixin, BaseEstimator):
             With the transformer's number of output features per step.
         """
         check_is_fitted(self)
-        seqs = self._steps(X, reset=False)
+        seqs = validate_sequences(self, X, reset=False)
         out = self.transformer_.transform(seqs.data)
         if hasattr(out, "toarray"):
             out = out.toarray()
         out = np.asarray(out, dtype=np.float64)
+        if out.ndim != 2 or out.shape[0] != seqs.data.shape[0]:
+            raise ValueError(
+                f"{type(self.transformer_).__name__} returned shape {out.shape} for "
+                f"{seqs.data.shape[0]} steps; Stepwise needs one output row per step."
+            )
+        if not np.isfinite(out).all():
+            # In a 3-D output an all-NaN step would silently read as padding.
+            seq, step = seqs.locate(np.argwhere(~np.isfinite(out))[0, 0])
+            raise ValueError(
+                f"{type(self.transformer_).__name__} produced NaN or inf at "
+                f"sequence {seq}, step {step}."
+            )
         if seqs.form == "rows":
             return out
         return seqs.unpack(out)

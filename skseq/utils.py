@@ -1,5 +1,8 @@
 """Conversions between the accepted forms of a collection of sequences."""
 
+from collections.abc import Hashable
+from dataclasses import replace
+
 import numpy as np
 
 from ._validation import check_sequences
@@ -29,10 +32,7 @@ def to_padded(X):
            [ 0., nan]])
     """
     seqs = check_sequences(X)
-    lengths = seqs.lengths
-    out = np.full((seqs.n_sequences, int(lengths.max()), seqs.n_features), np.nan)
-    out[np.arange(out.shape[1]) < lengths[:, None]] = seqs.data
-    return out
+    return replace(seqs, form="padded").unpack(seqs.data)
 
 
 def to_list(X):
@@ -91,18 +91,20 @@ def from_long_frame(df, sequence_id, time=None, target=None, features=None):
         One row per step of some sequence.
     sequence_id : str
         Column identifying the sequence of each row. Sequences come out in order
-        of first appearance.
+        of first appearance; their rows need not be contiguous.
     time : str, default=None
-        Column to order the steps of a sequence by (stable sort); if None, the
-        rows' order is kept.
+        Column to order the steps of a sequence by (stable sort: steps with equal
+        times keep their row order); if None, the rows' order is kept.
     target : str, default=None
         Column with the target. If it is constant within every sequence, y has one
         target per sequence; otherwise y is step-level (a list of per-step arrays,
-        missing values marking steps without target).
-    features : list of str, default=None
+        missing values -- NaN for numbers, None otherwise -- marking steps without
+        target).
+    features : str or list of str, default=None
         Feature columns; default all columns but ``sequence_id``, ``time`` and
-        ``target``. They must be numeric (encode categories first, e.g. with
-        ``Stepwise(OneHotEncoder())`` on the result).
+        ``target``. They must be numeric (bool counts as 0/1; encode categories
+        first, e.g. with ``Stepwise(OneHotEncoder())`` on the result) and have no
+        missing or infinite values.
 
     Returns
     -------
@@ -126,32 +128,79 @@ def from_long_frame(df, sequence_id, time=None, target=None, features=None):
         raise ImportError("from_long_frame needs pandas: pip install pandas") from exc
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}.")
+    if isinstance(features, str):
+        features = [features]
+    for arg, col in (("sequence_id", sequence_id), ("time", time), ("target", target)):
+        if not isinstance(col, Hashable):
+            raise TypeError(f"{arg} must be one column name, got {col!r}.")
     special = [c for c in (sequence_id, time, target) if c is not None]
-    missing = [c for c in special if c not in df.columns]
+    missing = [c for c in special + list(features or []) if c not in df.columns]
     if missing:
-        raise ValueError(f"Columns {missing} are not in the DataFrame.")
+        raise ValueError(
+            f"Columns {missing} are not in the DataFrame; its columns are "
+            f"{df.columns.tolist()}."
+        )
+    if df.columns.duplicated().any():
+        raise ValueError(
+            "The DataFrame has duplicate column names: "
+            f"{df.columns[df.columns.duplicated()].unique().tolist()}."
+        )
     if features is None:
         features = [c for c in df.columns if c not in special]
     if not features:
         raise ValueError("No feature columns left.")
-    if df[sequence_id].isna().any():
-        raise ValueError(f"Column {sequence_id!r} has missing sequence ids.")
-    order = [sequence_id] if time is None else [sequence_id, time]
-    codes, _ = pd.factorize(df[sequence_id])
-    frame = df.assign(_skseq_code=codes).sort_values(
-        ["_skseq_code"] + order[1:], kind="stable"
-    )
-    bad = [c for c in features if not pd.api.types.is_numeric_dtype(frame[c])]
+    if len(df) == 0:
+        raise ValueError("The DataFrame has no rows: 0 sequences.")
+    for col, what in ((sequence_id, "sequence id"), (time, "time")):
+        if col is not None and df[col].isna().any():
+            row = df.index[np.argmax(df[col].isna().to_numpy())]
+            raise ValueError(f"Column {col!r} has a missing {what} at row {row!r}.")
+    bad = [
+        f"{c!r} ({df[c].dtype})" for c in features
+        if not pd.api.types.is_numeric_dtype(df[c])
+        or pd.api.types.is_complex_dtype(df[c])
+    ]
     if bad:
         raise ValueError(
-            f"Feature columns {bad} are not numeric; encode them first."
+            f"Feature columns {', '.join(bad)} are not numeric (real numbers); "
+            "encode them first."
         )
-    values = frame[features].to_numpy(dtype=np.float64)
-    bounds = np.flatnonzero(np.diff(frame["_skseq_code"].to_numpy())) + 1
+
+    codes = pd.factorize(df[sequence_id])[0]  # numbered by first appearance
+    if time is None:
+        order = np.argsort(codes, kind="stable")
+    else:
+        try:
+            ranks = pd.factorize(df[time], sort=True)[0]
+        except TypeError as exc:
+            raise TypeError(f"Column {time!r} cannot be sorted: {exc}") from exc
+        order = np.lexsort((ranks, codes))  # stable: ties keep their row order
+    values = df[features].to_numpy(dtype=np.float64, na_value=np.nan)[order]
+    nonfinite = ~np.isfinite(values)
+    if nonfinite.any():
+        r, c = np.argwhere(nonfinite)[0]
+        row, value = order[r], values[r, c]
+        raise ValueError(
+            f"Column {features[c]!r} has {'NaN' if np.isnan(value) else value} at "
+            f"row {df.index[row]!r} "
+            f"(sequence {df[sequence_id].iloc[row]!r}); impute or drop missing and "
+            "infinite values first."
+        )
+    same_seq = codes[order][1:] == codes[order][:-1]
+    bounds = np.flatnonzero(~same_seq) + 1
     X = np.split(values, bounds)
     if target is None:
         return X, None
-    y_steps = np.split(frame[target].to_numpy(), bounds)
-    if all(pd.Series(s).nunique(dropna=False) == 1 for s in y_steps):
-        return X, np.array([s[0] for s in y_steps])
-    return X, y_steps
+    column = df[target]
+    if not column.isna().any():
+        y = column.to_numpy()[order]
+    elif (pd.api.types.is_numeric_dtype(column)
+          and not pd.api.types.is_bool_dtype(column)):
+        y = column.to_numpy(dtype=np.float64, na_value=np.nan)[order]
+    else:
+        y = column.to_numpy(dtype=object, na_value=None)[order]
+    na = pd.isna(y)
+    unchanged = (y[1:] == y[:-1]) | (na[1:] & na[:-1])
+    if unchanged[same_seq].all():
+        return X, y[np.r_[0, bounds]]
+    return X, np.split(y, bounds)

@@ -1,0 +1,139 @@
+"""Stepwise: a 2-D transformer applied to every step, the sequence form kept."""
+
+import copy
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.decomposition import PCA
+from sklearn.exceptions import NotFittedError
+from sklearn.model_selection import KFold, cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import FunctionTransformer, OneHotEncoder, StandardScaler
+
+from skseq import IOHMMClassifier
+from skseq.preprocessing import Stepwise
+
+nan = np.nan
+
+
+def _list(seed=0):
+    rng = np.random.default_rng(seed)
+    return [rng.normal(loc=3.0, scale=2.0, size=(k, 2)) for k in (3, 1, 4, 2)]
+
+
+def _by_hand(X_list):
+    """Pooled standardisation: mean and std over all steps of all sequences."""
+    steps = np.concatenate(X_list)
+    mean, std = steps.mean(axis=0), steps.std(axis=0)
+    return [(x - mean) / std for x in X_list]
+
+
+def test_list_in_list_out_equals_pooled_scaling():
+    X = _list()
+    out = Stepwise(StandardScaler()).fit_transform(X)
+    assert isinstance(out, list)
+    for got, expected in zip(out, _by_hand(X), strict=True):
+        assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
+
+
+def test_padded_in_padded_out_equals_pooled_scaling():
+    X = _list()
+    padded = np.full((4, 4, 2), nan)
+    for s, x in enumerate(X):
+        padded[s, : len(x)] = x
+    out = Stepwise(StandardScaler()).fit_transform(padded)
+    assert out.shape == padded.shape
+    assert_array_equal(np.isnan(out), np.isnan(padded))  # padding stays padding
+    for s, expected in enumerate(_by_hand(X)):
+        assert_allclose(out[s, : len(expected)], expected, rtol=1e-12, atol=1e-12)
+
+
+def test_rows_in_rows_out_equal_plain_scaling():
+    X = np.concatenate(_list())
+    out = Stepwise(StandardScaler()).fit_transform(X)
+    assert out.shape == X.shape
+    assert_allclose(out, (X - X.mean(axis=0)) / X.std(axis=0), rtol=1e-12, atol=1e-12)
+
+
+def test_one_hot_encoder_with_sparse_output_gives_dense_steps():
+    X = [np.array([[0], [2], [1]]), np.array([[2]])]
+    out = Stepwise(OneHotEncoder()).fit_transform(X)
+    assert_array_equal(out[0], np.eye(3)[[0, 2, 1]])
+    assert_array_equal(out[1], [[0.0, 0.0, 1.0]])
+
+
+def test_dataframe_feature_names_are_recorded():
+    X = pd.DataFrame({"u": [1.0, 2.0, 4.0], "v": [0.0, 1.0, 1.0]})
+    step = Stepwise(StandardScaler()).fit(X)
+    assert_array_equal(step.feature_names_in_, ["u", "v"])
+    assert step.n_features_in_ == 2
+
+
+def test_pipeline_with_cross_val_score_on_a_list():
+    rng = np.random.default_rng(0)
+    X = [rng.normal(loc=10.0, size=(rng.integers(1, 5), 2)) for _ in range(20)]
+    y = np.array([0, 1] * 10)
+    pipe = make_pipeline(
+        Stepwise(StandardScaler()),
+        IOHMMClassifier(n_states=2, n_init=1, max_iter=5, random_state=0),
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # ConvergenceWarning at max_iter=5
+        scores = cross_val_score(pipe, X, y, cv=KFold(4), error_score="raise")
+    assert scores.shape == (4,) and np.all((scores >= 0) & (scores <= 1))
+
+
+def test_transform_checks_fit():
+    with pytest.raises(NotFittedError, match="not fitted yet"):
+        Stepwise(StandardScaler()).transform(_list())
+    step = Stepwise(StandardScaler()).fit(_list())
+    msg = r"X has 3 features, but Stepwise is expecting 2 features as input\."
+    with pytest.raises(ValueError, match=msg):
+        step.transform([np.ones((2, 3))])
+    with pytest.raises(ValueError, match="sequence 1 contains NaN at step 0"):
+        step.transform([np.ones((2, 2)), np.array([[nan, 1.0]])])
+
+
+@pytest.mark.parametrize("transformer", [None, "scaler", np.mean])
+def test_transformer_must_have_fit_and_transform(transformer):
+    with pytest.raises(ValueError, match="'transformer' parameter of Stepwise"):
+        Stepwise(transformer).fit(_list())
+
+
+@pytest.mark.parametrize("func, match", [
+    (lambda X: np.where(X > 4.0, nan, X), r"produced NaN or inf at sequence \d+, step"),
+    (lambda X: X[:1], r"returned shape \(1, 2\) for 10 steps"),
+    (lambda X: X[:, 0], r"returned shape \(10,\)"),
+])
+def test_transformer_output_is_checked(func, match):
+    step = Stepwise(FunctionTransformer(func)).fit(_list())
+    with pytest.raises(ValueError, match=match):
+        step.transform(_list())
+
+
+def _state(step):
+    return copy.deepcopy({k: v for k, v in vars(step).items() if k.endswith("_")})
+
+
+@pytest.mark.parametrize("bad_fit", [
+    lambda step: step.fit([np.ones((2, 2)), np.array([[nan, 1.0]])]),  # bad X
+    lambda step: step.fit([np.ones((1, 3))]),  # PCA fails: 1 sample, 3 features
+    lambda step: step.set_params(transformer=None).fit(_list()),  # bad parameter
+])
+def test_a_failed_fit_leaves_the_fitted_stepwise_as_it_was(bad_fit):
+    X = pd.DataFrame({"u": [1.0, 2.0, 4.0, 8.0], "v": [0.0, 1.0, 1.0, 3.0]})
+    step = Stepwise(PCA(n_components=2)).fit(X)
+    state, out = _state(step), step.transform(X)
+    transformer = step.transformer_
+    with pytest.raises((ValueError, TypeError)):
+        bad_fit(step)
+    assert step.transformer_ is transformer
+    assert state.keys() == _state(step).keys()
+    assert_array_equal(step.feature_names_in_, ["u", "v"])
+    assert step.n_features_in_ == 2
+    assert_array_equal(step.transformer_.components_, state["transformer_"].components_)
+    step.set_params(transformer=PCA(n_components=2))
+    assert_array_equal(step.transform(X), out)

@@ -1,0 +1,161 @@
+"""Conversions between the forms of X, and long DataFrames to (X, y)."""
+
+import copy
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from numpy.testing import assert_array_equal
+
+from skseq import IOHMMClassifier
+from skseq.utils import from_long_frame, sequence_lengths, to_list, to_padded
+
+nan = np.nan
+
+PADDED = np.array([
+    [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]],
+    [[7.0, 8.0], [nan, nan], [nan, nan]],
+    [[9.0, 0.0], [1.0, 1.0], [nan, nan]],
+])
+LIST = [np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]), np.array([[7.0, 8.0]]),
+        np.array([[9.0, 0.0], [1.0, 1.0]])]
+
+
+def test_list_and_padded_round_trip():
+    assert_array_equal(to_padded(to_list(PADDED)), PADDED)  # NaN == NaN here
+    for got, expected in zip(to_list(to_padded(LIST)), LIST, strict=True):
+        assert_array_equal(got, expected)
+    assert_array_equal(to_padded(LIST), PADDED)
+
+
+def test_univariate_and_one_step_forms():
+    X_1d = [np.array([1.0, 2.0]), np.array([3.0])]
+    assert_array_equal(to_padded(X_1d), [[[1.0], [2.0]], [[3.0], [nan]]])
+    assert [x.shape for x in to_list(X_1d)] == [(2, 1), (1, 1)]
+    rows = np.arange(6.0).reshape(3, 2)
+    assert_array_equal(to_padded(rows), rows[:, None, :])
+    assert [x.tolist() for x in to_list(rows)] == [[[0, 1]], [[2, 3]], [[4, 5]]]
+
+
+@pytest.mark.parametrize("X", [LIST, PADDED, np.ones((3, 2))])
+def test_to_list_and_to_padded_return_copies(X):
+    before = copy.deepcopy(X)
+    to_list(X)[0][0, 0] = -1.0
+    to_padded(X)[0, 0, 0] = -1.0
+    assert_array_equal(np.concatenate(X) if isinstance(X, list) else X,
+                       np.concatenate(before) if isinstance(X, list) else before)
+
+
+@pytest.mark.parametrize("X, lengths", [
+    (PADDED, [3, 1, 2]), (LIST, [3, 1, 2]), (np.ones((4, 2)), [1, 1, 1, 1]),
+    ([np.ones(5), np.ones(2)], [5, 2]),
+])
+def test_sequence_lengths(X, lengths):
+    got = sequence_lengths(X)
+    assert_array_equal(got, lengths)
+    assert got.dtype.kind == "i"
+
+
+@pytest.mark.parametrize("helper", [to_padded, to_list, sequence_lengths])
+@pytest.mark.parametrize("X, error, match", [
+    ([], ValueError, "X is empty"),
+    (None, TypeError, "X is None"),
+    ([np.ones((2, 2)), np.ones((2, 3))], ValueError, "sequence 1 has 3 features"),
+    (np.array([[[1.0], [nan], [2.0]]]), ValueError, "sequence 0 contains NaN at st"),
+])
+def test_helpers_validate_like_the_estimators(helper, X, error, match):
+    with pytest.raises(error, match=match):
+        helper(X)
+
+
+def _frame():
+    # Sequence "b" appears first; rows of a sequence are out of time order and
+    # interleaved with other sequences.
+    return pd.DataFrame({
+        "sid": ["b", "a", "b", "a", "c", "b"],
+        "t": [2, 1, 0, 0, 5, 1],
+        "x": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
+        "z": [0, 1, 0, 1, 0, 1],
+        "label": ["p", "q", "p", "q", "p", "p"],
+    })
+
+
+def test_from_long_frame_orders_sequences_by_appearance_and_steps_by_time():
+    X, y = from_long_frame(_frame(), "sid", time="t", target="label")
+    assert [x.tolist() for x in X] == [
+        [[3.0, 0.0], [6.0, 1.0], [1.0, 0.0]],  # "b" at t = 0, 1, 2
+        [[4.0, 1.0], [2.0, 1.0]],  # "a" at t = 0, 1
+        [[5.0, 0.0]],  # "c"
+    ]
+    assert y.tolist() == ["p", "q", "p"]  # constant per sequence: sequence-level
+
+
+def test_from_long_frame_without_time_keeps_row_order_and_ties_are_stable():
+    X, y = from_long_frame(_frame(), "sid", features=["x"])
+    assert [x.ravel().tolist() for x in X] == [[1.0, 3.0, 6.0], [2.0, 4.0], [5.0]]
+    assert y is None
+    df = _frame().assign(t=0)
+    X_tied, _ = from_long_frame(df, "sid", time="t", features="x")
+    for a, b in zip(X_tied, X, strict=True):
+        assert_array_equal(a, b)
+
+
+def test_from_long_frame_step_level_targets():
+    df = _frame().assign(label=["p", "q", None, "q", "p", "q"])
+    X, y = from_long_frame(df, "sid", time="t", target="label")
+    assert isinstance(y, list)
+    assert [v.tolist() for v in y] == [[None, "q", "p"], ["q", "q"], ["p"]]
+    clf = IOHMMClassifier(n_states=2, n_init=1, max_iter=5, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert clf.fit(X, y).step_level_
+
+
+def test_from_long_frame_nullable_numeric_target_uses_nan():
+    df = _frame().assign(label=pd.array([0, 1, pd.NA, 1, 0, 0], dtype="Int64"))
+    _, y = from_long_frame(df, "sid", time="t", target="label")
+    assert y[0].dtype == np.float64
+    assert_array_equal(y[0], [nan, 0.0, 0.0])
+
+
+def test_from_long_frame_accepts_multiindex_columns_without_warnings():
+    df = pd.DataFrame([[1, 0.5], [1, 0.7], [2, 0.1]],
+                      columns=pd.MultiIndex.from_tuples([("id", ""), ("f", "x")]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        X, _ = from_long_frame(df, ("id", ""))
+    assert [x.ravel().tolist() for x in X] == [[0.5, 0.7], [0.1]]
+
+
+@pytest.mark.parametrize("df, kwargs, error, match", [
+    (_frame().to_numpy(), {}, TypeError, "df must be a pandas DataFrame, got ndarray"),
+    (_frame()["x"], {}, TypeError, "got Series"),
+    (_frame(), {"time": "when"}, ValueError, r"Columns \['when'\] are not in"),
+    (_frame(), {"target": "y"}, ValueError, r"Columns \['y'\] are not in"),
+    (_frame(), {"features": ["x", "w"]}, ValueError, r"Columns \['w'\] are not in"),
+    (_frame(), {}, ValueError, r"Feature columns 'label' \(\w+\) are not numeric"),
+    (_frame().assign(x=pd.Categorical([1, 2, 1, 2, 1, 2])), {"target": "label"},
+     ValueError, r"'x' \(category\) are not numeric"),
+    (_frame().assign(x=1j), {"target": "label"}, ValueError,
+     r"'x' \(complex128\) are not numeric"),
+    (_frame().assign(x=[1.0, 2.0, nan, 4.0, 5.0, 6.0]), {"target": "label"},
+     ValueError, r"Column 'x' has NaN at row 2 \(sequence 'b'\)"),
+    (_frame().assign(z=[0, 1, 0, np.inf, 0, 1]), {"target": "label"},
+     ValueError, r"Column 'z' has inf at row 3 \(sequence 'a'\)"),
+    (_frame().assign(sid=["b", None, "b", "a", "c", "b"]), {}, ValueError,
+     r"Column 'sid' has a missing sequence id at row 1"),
+    (_frame().assign(t=[2, 1, nan, 0, 5, 1]), {"time": "t", "features": ["x"]},
+     ValueError,
+     r"Column 't' has a missing time at row 2"),
+    (_frame().iloc[:0], {"target": "label"}, ValueError, "no rows"),
+    (_frame()[["sid", "t"]], {"time": "t"}, ValueError, "No feature columns"),
+    (_frame().set_axis(["sid", "t", "x", "x", "label"], axis=1), {"target": "label"},
+     ValueError, r"duplicate column names: \['x'\]"),
+    (_frame(), {"sequence_id": ["sid"]}, TypeError,
+     "sequence_id must be one column name"),
+])
+def test_from_long_frame_errors(df, kwargs, error, match):
+    kwargs = {"sequence_id": "sid", **kwargs}
+    with pytest.raises(error, match=match):
+        from_long_frame(df, **kwargs)
