@@ -1,0 +1,413 @@
+"""Plots of what a sequence model learned: state posteriors, automata, loss curves.
+
+matplotlib is an optional dependency (``pip install skseq[plot]``); it is imported
+only when a function is called. Every function draws on ``ax`` (or on the current
+axes of a new figure when ``ax`` is None) and returns it.
+"""
+
+import numbers
+
+import numpy as np
+
+__all__ = ["plot_automaton", "plot_loss_curve", "plot_state_proba"]
+
+
+def _pyplot():
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as exc:
+        raise ImportError(
+            "skseq.plotting needs matplotlib: pip install matplotlib "
+            "(or pip install skseq[plot])."
+        ) from exc
+    return plt
+
+
+def _axes(ax):
+    plt = _pyplot()
+    if ax is None:
+        _, ax = plt.subplots()
+    return ax
+
+
+def plot_state_proba(proba, ax=None, *, kind="area", state_labels=None,
+                     cmap="viridis"):
+    """Plot the state distribution over the steps of one sequence.
+
+    Parameters
+    ----------
+    proba : array-like of shape (n_steps, n_states)
+        One sequence's state probabilities, e.g. ``predict_state_proba(X)[i]``.
+        Trailing all-NaN rows (the padding of a 3-D result) are dropped.
+    ax : matplotlib.axes.Axes, default=None
+        Axes to draw on; a new figure's axes if None.
+    kind : {"area", "heatmap"}, default="area"
+        ``"area"``: the probabilities stacked, one band per state (they sum to 1
+        at every step); ``"heatmap"``: an image with the states as rows.
+    state_labels : list of str, default=None
+        One label per state; default ``"state 0"``, ``"state 1"``, ...
+    cmap : str or matplotlib.colors.Colormap, default="viridis"
+        Colormap: the band colours (area) or the image's colours (heatmap).
+
+    Returns
+    -------
+    ax : matplotlib.axes.Axes
+        The axes drawn on. Steps are numbered from 1 on the x axis.
+
+    See Also
+    --------
+    skseq.IOHMMClassifier.predict_state_proba : Filtered state distributions.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skseq.plotting import plot_state_proba
+    >>> proba = np.array([[0.9, 0.1], [0.5, 0.5], [0.2, 0.8]])
+    >>> ax = plot_state_proba(proba)
+    >>> len(ax.collections)  # one band per state
+    2
+    >>> ax = plot_state_proba(proba, kind="heatmap", state_labels=["low", "high"])
+    >>> [t.get_text() for t in ax.get_yticklabels()]
+    ['low', 'high']
+    """
+    if kind not in ("area", "heatmap"):
+        raise ValueError(f"kind must be 'area' or 'heatmap', got {kind!r}.")
+    proba = np.asarray(proba, dtype=np.float64)
+    if proba.ndim != 2:
+        raise ValueError(
+            "proba must be 2-D (n_steps, n_states), the state probabilities of ONE "
+            f"sequence, got shape {proba.shape}; pass predict_state_proba(X)[i]."
+        )
+    real = ~np.isnan(proba).all(axis=1)
+    n_steps = int(np.max(np.flatnonzero(real), initial=-1)) + 1
+    proba = proba[:n_steps]
+    if n_steps == 0 or proba.shape[1] == 0:
+        raise ValueError("proba has no steps or no states to plot.")
+    if np.isnan(proba).any():
+        raise ValueError("proba contains NaN inside the sequence.")
+    n_states = proba.shape[1]
+    if state_labels is None:
+        state_labels = [f"state {i}" for i in range(n_states)]
+    elif len(state_labels) != n_states:
+        raise ValueError(
+            f"state_labels has {len(state_labels)} labels for {n_states} states."
+        )
+    ax = _axes(ax)
+    plt = _pyplot()
+    colormap = plt.get_cmap(cmap)
+    if kind == "area":
+        colors = colormap(np.linspace(0.0, 1.0, n_states))
+        # Step t fills [t - 1/2, t + 1/2], like a heatmap cell.
+        edges = np.arange(0.5, n_steps + 1.0)
+        ax.stackplot(edges, np.vstack([proba, proba[-1:]]).T, labels=state_labels,
+                     colors=colors, step="post")
+        ax.set_ylim(0.0, 1.0)
+        ax.set_xlim(0.5, n_steps + 0.5)
+        ax.set_ylabel("state probability")
+        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
+    else:
+        image = ax.imshow(proba.T, aspect="auto", cmap=colormap, vmin=0.0, vmax=1.0,
+                          origin="lower", interpolation="nearest",
+                          extent=(0.5, n_steps + 0.5, -0.5, n_states - 0.5))
+        ax.set_yticks(range(n_states), labels=state_labels)
+        ax.figure.colorbar(image, ax=ax, label="probability")
+    ax.set_xlabel("step")
+    return ax
+
+
+def _dfa_edges(dfa):
+    """{(from, to): label} with the symbols of parallel transitions merged."""
+    edges = {}
+    for state, row in enumerate(dfa.transitions.tolist()):
+        for target, symbol in zip(row, dfa.alphabet, strict=True):
+            edges.setdefault((state, target), []).append(str(symbol))
+    return {key: ",".join(symbols) for key, symbols in edges.items()}
+
+
+def _matrix_edges(matrix, min_proba):
+    return {
+        (j, i): f"{matrix[j, i]:.2f}"
+        for j, i in zip(*np.nonzero(matrix >= min_proba), strict=True)
+    }
+
+
+def _check_matrix(matrix):
+    matrix = np.asarray(matrix, dtype=np.float64)
+    if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1] or matrix.size == 0:
+        raise ValueError(
+            "A transition matrix must be a square (n_states, n_states) array "
+            f"indexed [from, to], got shape {matrix.shape}."
+        )
+    if not np.isfinite(matrix).all() or (matrix < 0).any():
+        raise ValueError("A transition matrix must hold finite, non-negative values.")
+    return matrix
+
+
+def plot_automaton(dfa_or_transition_matrix, ax=None, *, min_proba=0.05,
+                   state_labels=None, start=None, accepting=None):
+    """Draw a state diagram with matplotlib alone (no Graphviz needed).
+
+    States sit on a circle, in order, clockwise from the top; each arrow is
+    labelled with the symbols that take it (for an automaton) or with its
+    probability (for a transition matrix). Accepting states are double circles
+    and a short arrow from nowhere points at the start state.
+
+    Parameters
+    ----------
+    dfa_or_transition_matrix : skseq.automata.DFA or array-like of shape \
+            (n_states, n_states)
+        An automaton (e.g. ``clf.to_automaton().minimize()``), or a matrix of
+        transition probabilities indexed ``[from, to]`` (e.g. one step of
+        ``transition_proba``).
+    ax : matplotlib.axes.Axes, default=None
+        Axes to draw on; a new figure's axes if None.
+    min_proba : float, default=0.05
+        For a matrix: transitions with a smaller probability are not drawn.
+    state_labels : list of str, default=None
+        Text inside each state; default its index.
+    start : int, default=None
+        For a matrix: the state to mark as the start state (none if None). An
+        automaton's own start state is always marked.
+    accepting : array-like of int or bool, default=None
+        For a matrix: the states to draw as double circles, as indices or as a
+        boolean mask. An automaton's own accepting states are always used.
+
+    Returns
+    -------
+    ax : matplotlib.axes.Axes
+        The axes drawn on (equal aspect, no frame).
+
+    See Also
+    --------
+    skseq.automata.DFA.to_dot : The same diagram as Graphviz source.
+
+    Examples
+    --------
+    >>> from skseq.automata import DFA
+    >>> from skseq.plotting import plot_automaton
+    >>> # Binary strings with an even number of 1s.
+    >>> dfa = DFA(2, "01", [[0, 1], [1, 0]], start=0, accepting=[0])
+    >>> ax = plot_automaton(dfa)
+    >>> sorted(t.get_text() for t in ax.texts)
+    ['0', '0', '0', '1', '1', '1']
+
+    A transition matrix works too; small probabilities are left out:
+
+    >>> ax = plot_automaton([[0.9, 0.1], [0.02, 0.98]], start=0)
+    >>> sorted(t.get_text() for t in ax.texts)
+    ['0', '0.10', '0.90', '0.98', '1']
+    """
+    from .automata import DFA
+
+    if isinstance(dfa_or_transition_matrix, DFA):
+        dfa = dfa_or_transition_matrix
+        if start is not None or accepting is not None:
+            raise ValueError(
+                "start and accepting are read from the DFA; give them only with a "
+                "transition matrix."
+            )
+        n_states = dfa.n_states
+        edges = _dfa_edges(dfa)
+        start = dfa.start
+        accept_mask = np.asarray(dfa.accepting, dtype=bool)
+    else:
+        matrix = _check_matrix(dfa_or_transition_matrix)
+        n_states = matrix.shape[0]
+        edges = _matrix_edges(matrix, min_proba)
+        accept_mask = np.zeros(n_states, dtype=bool)
+        if accepting is not None:
+            accepting = np.asarray(accepting)
+            if accepting.dtype == bool:
+                if accepting.shape != (n_states,):
+                    raise ValueError(
+                        f"accepting mask has shape {accepting.shape}, expected "
+                        f"({n_states},)."
+                    )
+                accept_mask = accepting.copy()
+            else:
+                accept_mask[_check_states(accepting.ravel(), n_states, "accepting")] = (
+                    True
+                )
+        if start is not None:
+            start = int(_check_states([start], n_states, "start")[0])
+    if state_labels is None:
+        state_labels = [str(i) for i in range(n_states)]
+    elif len(state_labels) != n_states:
+        raise ValueError(
+            f"state_labels has {len(state_labels)} labels for {n_states} states."
+        )
+    ax = _axes(ax)
+    _draw_diagram(ax, n_states, edges, start, accept_mask, state_labels)
+    return ax
+
+
+def _plain(value):
+    """numpy scalars as Python ones, for error messages."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _check_states(states, n_states, name):
+    for state in states:
+        if not isinstance(state, numbers.Integral) or not 0 <= state < n_states:
+            raise ValueError(
+                f"{name}: {_plain(state)!r} is not a state index in range({n_states})."
+            )
+    return np.asarray(states, dtype=np.intp)
+
+
+def _unit(v):
+    return v / np.linalg.norm(v)
+
+
+def _rotate(v, angle):
+    """v rotated counter-clockwise by ``angle`` radians."""
+    c, s = np.cos(angle), np.sin(angle)
+    return np.array([c * v[0] - s * v[1], s * v[0] + c * v[1]])
+
+
+def _draw_diagram(ax, n_states, edges, start, accept_mask, state_labels):
+    from matplotlib.patches import Circle, FancyArrowPatch
+    from matplotlib.path import Path
+
+    # Layout: states on the unit circle, clockwise from the top.
+    angle = np.pi / 2 - 2 * np.pi * np.arange(n_states) / n_states
+    centers = np.column_stack([np.cos(angle), np.sin(angle)])
+    if n_states == 1:
+        centers[:] = 0.0
+    radius = 0.18 if n_states <= 3 else min(0.18, 0.7 * np.sin(np.pi / n_states))
+    loop = 2.5 * radius  # length of a self-loop's Bezier handles
+    arrow = {"arrowstyle": "-|>", "mutation_scale": 12, "lw": 1.0, "color": "0.2",
+             "shrinkA": 0.0, "shrinkB": 0.0}
+
+    for i, (x, y) in enumerate(centers):
+        ax.add_patch(Circle((x, y), radius, fill=False, lw=1.2))
+        if accept_mask[i]:
+            ax.add_patch(Circle((x, y), 0.8 * radius, fill=False, lw=1.2))
+        ax.text(x, y, state_labels[i], ha="center", va="center", fontsize=10)
+
+    for (j, i), label in edges.items():
+        if i == j:
+            # A teardrop outward from the layout's centre (upward for a lone
+            # state): a cubic Bezier leaving and re-entering the state radially.
+            out = _unit(centers[j]) if n_states > 1 else np.array([0.0, 1.0])
+            ends = []
+            for turn in (0.5, -0.5):
+                radial = _rotate(out, turn)
+                point = centers[j] + radius * radial
+                ends.append((point, point + loop * radial))
+            (a, ca), (b, cb) = ends
+            path = Path([a, ca, cb, b], [Path.MOVETO] + [Path.CURVE4] * 3)
+            ax.add_patch(FancyArrowPatch(path=path, **arrow))
+            # Just beyond the curve's middle, (a + 3 ca + 3 cb + b) / 8.
+            text = (a + 3 * ca + 3 * cb + b) / 8 + 0.5 * radius * out
+        else:
+            d = _unit(centers[i] - centers[j])
+            a, b = centers[j] + radius * d, centers[i] - radius * d
+            rad = 0.2  # bend, so that j -> i and i -> j do not overlap
+            ax.add_patch(FancyArrowPatch(a, b, connectionstyle=f"arc3,rad={rad}",
+                                         **arrow))
+            # matplotlib's arc3 curve is a quadratic Bezier whose control point
+            # is the chord's midpoint plus rad * (dy, -dx): its middle is halfway
+            # there. The label goes a little further out, so that the labels of
+            # j -> i and i -> j stay apart.
+            normal = np.array([d[1], -d[0]])
+            bulge = 0.5 * rad * np.linalg.norm(b - a)
+            text = (a + b) / 2 + (bulge + 0.06) * normal
+        ax.text(*text, label, ha="center", va="center", fontsize=9,
+                bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none"})
+
+    if start is not None:
+        out = _unit(centers[start]) if n_states > 1 else np.array([0.0, 1.0])
+        side = _rotate(out, 1.5)  # from the side, away from the self-loop
+        tip = centers[start] + radius * side
+        ax.add_patch(FancyArrowPatch(tip + 1.5 * radius * side, tip, **arrow))
+
+    pad = radius + loop + 0.1
+    lim = np.abs(centers).max() + pad
+    ax.set_xlim(-lim, lim)
+    ax.set_ylim(-lim, lim)
+    ax.set_aspect("equal")
+    ax.set_axis_off()
+
+
+def plot_loss_curve(estimator_or_curves, ax=None, *, logy=False, **kwargs):
+    """Plot training objectives per iteration.
+
+    Parameters
+    ----------
+    estimator_or_curves : estimator, array-like, list or dict
+        A fitted estimator with a ``loss_curve_`` attribute (e.g.
+        :class:`~skseq.IOHMMClassifier`), one curve (a sequence of numbers), a
+        list of estimators or curves, or a dict ``{label: estimator or curve}``
+        (the labels go into a legend).
+    ax : matplotlib.axes.Axes, default=None
+        Axes to draw on; a new figure's axes if None.
+    logy : bool, default=False
+        Logarithmic y axis (the objectives must be positive).
+    **kwargs
+        Passed to :meth:`matplotlib.axes.Axes.plot` for every curve, e.g.
+        ``color="C0", alpha=0.5`` to draw many restarts of one model alike.
+
+    Returns
+    -------
+    ax : matplotlib.axes.Axes
+        The axes drawn on; iterations are numbered from 1.
+
+    Examples
+    --------
+    >>> from skseq.plotting import plot_loss_curve
+    >>> ax = plot_loss_curve({"lbfgs": [0.7, 0.4, 0.3], "em": [0.7, 0.6, 0.5, 0.45]})
+    >>> len(ax.lines), ax.get_legend() is not None
+    (2, True)
+    """
+    if isinstance(estimator_or_curves, dict):
+        items = list(estimator_or_curves.items())
+    elif isinstance(estimator_or_curves, (list, tuple)) and not _is_curve(
+        estimator_or_curves
+    ):
+        items = [(None, item) for item in estimator_or_curves]
+    else:
+        items = [(None, estimator_or_curves)]
+    if not items:
+        raise ValueError("No curves to plot.")
+    curves = [(label, _curve(item)) for label, item in items]
+    ax = _axes(ax)
+    for label, curve in curves:
+        line_kw = dict(kwargs)
+        if label is not None:
+            line_kw["label"] = str(label)
+        ax.plot(np.arange(1, curve.size + 1), curve, **line_kw)
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel("iteration")
+    ax.set_ylabel("objective")
+    if any(line.get_label()[:1] not in ("", "_") for line in ax.lines):
+        ax.legend()
+    return ax
+
+
+def _is_curve(obj):
+    if isinstance(obj, np.ndarray):
+        return obj.ndim == 1
+    return isinstance(obj, (list, tuple)) and all(
+        isinstance(v, numbers.Real) for v in obj
+    ) and len(obj) > 0
+
+
+def _curve(item):
+    if hasattr(item, "loss_curve_"):
+        item = item.loss_curve_
+    elif not _is_curve(item):
+        if hasattr(item, "fit"):
+            raise ValueError(
+                f"{type(item).__name__} has no loss_curve_: fit it first (or it "
+                "does not record one)."
+            )
+        raise TypeError(
+            f"Expected an estimator with loss_curve_ or a 1-D curve, got {item!r}."
+        )
+    curve = np.asarray(item, dtype=np.float64)
+    if curve.ndim != 1 or curve.size == 0:
+        raise ValueError(f"A loss curve must be a non-empty 1-D sequence, got "
+                         f"shape {curve.shape}.")
+    return curve

@@ -1,0 +1,226 @@
+"""skseq.plotting: what is drawn, what is returned, and the errors."""
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from matplotlib.collections import PolyCollection
+from matplotlib.image import AxesImage
+from matplotlib.patches import Circle, FancyArrowPatch
+
+from skseq import IOHMMClassifier
+from skseq.automata import DFA
+from skseq.datasets import make_tomita
+from skseq.plotting import (
+    plot_automaton,
+    plot_loss_curve,
+    plot_state_proba,
+)
+
+
+@pytest.fixture(autouse=True)
+def agg_backend():
+    """Draw off-screen, and free every figure a test made."""
+    plt.switch_backend("Agg")
+    yield
+    plt.close("all")
+
+
+def _arrows(ax):
+    return [p for p in ax.patches if isinstance(p, FancyArrowPatch)]
+
+
+def _circles(ax):
+    return [p for p in ax.patches if isinstance(p, Circle)]
+
+
+# -- plot_state_proba ----------------------------------------------------------
+
+
+def test_state_proba_area_one_band_per_state():
+    proba = np.random.default_rng(0).dirichlet(np.ones(3), size=7)
+    ax = plot_state_proba(proba)
+    bands = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    assert len(bands) == 3
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+        "state 0", "state 1", "state 2"]
+    assert ax.get_xlim() == (0.5, 7.5)
+    assert ax.get_ylim() == (0.0, 1.0)
+
+
+def test_state_proba_heatmap_image_and_labels():
+    proba = np.array([[1.0, 0.0], [0.25, 0.75], [0.0, 1.0]])
+    fig, ax = plt.subplots()
+    assert plot_state_proba(proba, ax=ax, kind="heatmap",
+                            state_labels=["a", "b"]) is ax
+    (image,) = [im for im in ax.get_images() if isinstance(im, AxesImage)]
+    # States are rows: the image is the transposed probabilities.
+    np.testing.assert_array_equal(image.get_array(), proba.T)
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["a", "b"]
+    assert len(fig.axes) == 2  # the axes and its colorbar
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_state_proba_drops_padding_of_a_3d_result():
+    X, y = make_tomita(4, n_samples=30, random_state=0)
+    clf = IOHMMClassifier(n_states=2, emission="state", n_init=1, max_iter=20,
+                          random_state=0).fit(X, y)
+    X_pad = np.full((2, 12, 2), np.nan)
+    X_pad[0, :3] = np.eye(2)[[0, 1, 1]]
+    X_pad[1] = np.eye(2)[np.arange(12) % 2]
+    proba = clf.predict_state_proba(X_pad)  # (2, 12, 2), NaN after step 3 in [0]
+    ax = plot_state_proba(proba[0], kind="heatmap")
+    assert ax.get_images()[0].get_array().shape == (2, 3)
+
+
+@pytest.mark.parametrize(
+    "proba, kwargs, match",
+    [
+        (np.ones((2, 3, 2)) / 2, {}, "must be 2-D"),
+        (np.ones(4), {}, "must be 2-D"),
+        (np.full((3, 2), np.nan), {}, "no steps"),
+        (np.array([[0.5, 0.5], [np.nan, 0.5], [0.5, 0.5]]), {}, "NaN inside"),
+        (np.ones((3, 2)) / 2, {"kind": "pie"}, "kind must be"),
+        (np.ones((3, 2)) / 2, {"state_labels": ["x"]}, "1 labels for 2 states"),
+    ],
+)
+def test_state_proba_errors(proba, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        plot_state_proba(proba, **kwargs)
+
+
+# -- plot_automaton --------------------------------------------------------------
+
+TOMITA4 = DFA(4, "01", [[1, 0], [2, 0], [3, 0], [3, 3]], start=0,
+              accepting=[0, 1, 2])
+
+
+def test_automaton_states_arrows_and_labels():
+    ax = plot_automaton(TOMITA4)
+    # 4 states, plus an inner circle for each of the 3 accepting ones.
+    assert len(_circles(ax)) == 4 + 3
+    # 8 transitions; the dead state's two self-loops merge into one arrow, so 7,
+    # plus the start arrow.
+    assert len(_arrows(ax)) == 7 + 1
+    texts = sorted(t.get_text() for t in ax.texts)
+    assert texts == sorted(["0", "1", "2", "3"] + ["0", "1"] * 3 + ["0,1"])
+    assert not ax.axison
+    assert ax.get_aspect() == 1.0
+
+
+def test_automaton_from_transition_matrix():
+    matrix = np.array([[0.9, 0.1, 0.0],
+                       [0.0, 0.5, 0.5],
+                       [0.01, 0.0, 0.99]])
+    fig, ax = plt.subplots()
+    out = plot_automaton(matrix, ax=ax, start=0, accepting=[2],
+                         state_labels=["s", "m", "e"])
+    assert out is ax
+    assert len(_circles(ax)) == 3 + 1
+    # Entries >= min_proba=0.05: 0.9, 0.1, 0.5, 0.5, 0.99 -> 5 arrows + start.
+    assert len(_arrows(ax)) == 5 + 1
+    assert sorted(t.get_text() for t in ax.texts) == sorted(
+        ["s", "m", "e", "0.90", "0.10", "0.50", "0.50", "0.99"])
+
+
+def test_automaton_matrix_without_start_and_boolean_accepting():
+    ax = plot_automaton([[0.5, 0.5], [0.5, 0.5]], accepting=np.array([False, True]),
+                        min_proba=0.6)
+    assert len(_circles(ax)) == 2 + 1
+    assert _arrows(ax) == []  # no edge reaches min_proba, no start state
+
+
+def test_automaton_single_state():
+    ax = plot_automaton(DFA(1, "ab", [[0, 0]], start=0, accepting=[0]))
+    assert len(_circles(ax)) == 2
+    assert len(_arrows(ax)) == 2  # the self-loop "a,b" and the start arrow
+    assert "a,b" in [t.get_text() for t in ax.texts]
+
+
+def test_automaton_of_a_fitted_model():
+    X, y = make_tomita(1, n_samples=60, random_state=0)
+    clf = IOHMMClassifier(n_states=2, emission="state", random_state=0).fit(X, y)
+    dfa = clf.to_automaton().minimize()
+    ax = plot_automaton(dfa)
+    assert len(_circles(ax)) == dfa.n_states + int(dfa.accepting.sum())
+
+
+@pytest.mark.parametrize(
+    "matrix, kwargs, match",
+    [
+        (np.ones((2, 3)), {}, "square"),
+        (np.ones((2, 2, 2)), {}, "square"),
+        (np.zeros((0, 0)), {}, "square"),
+        (np.array([[1.0, -0.1], [0.5, 0.5]]), {}, "non-negative"),
+        (np.array([[np.nan, 1.0], [0.5, 0.5]]), {}, "finite"),
+        (np.eye(2), {"start": 2}, "start: 2 is not a state"),
+        (np.eye(2), {"accepting": [0, 5]}, "accepting: 5 is not a state"),
+        (np.eye(2), {"accepting": np.array([True])}, "mask has shape"),
+        (np.eye(2), {"state_labels": ["a"]}, "1 labels for 2 states"),
+        (TOMITA4, {"start": 1}, "read from the DFA"),
+    ],
+)
+def test_automaton_errors(matrix, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        plot_automaton(matrix, **kwargs)
+
+
+# -- plot_loss_curve -------------------------------------------------------------
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_loss_curve_of_a_fitted_estimator():
+    X, y = make_tomita(4, n_samples=40, random_state=0)
+    clf = IOHMMClassifier(n_states=2, n_init=1, max_iter=15, random_state=0)
+    clf.fit(X, y)
+    ax = plot_loss_curve(clf)
+    (line,) = ax.lines
+    np.testing.assert_array_equal(line.get_ydata(), clf.loss_curve_)
+    np.testing.assert_array_equal(line.get_xdata(),
+                                  np.arange(1, len(clf.loss_curve_) + 1))
+    assert ax.get_legend() is None
+    assert ax.get_xlabel() == "iteration"
+
+
+def test_loss_curve_dict_list_and_kwargs():
+    fig, ax = plt.subplots()
+    plot_loss_curve({"lbfgs": [3.0, 2.0, 1.0], "em": np.array([3.0, 2.5])}, ax=ax,
+                    logy=True, color="k")
+    assert [line.get_label() for line in ax.lines] == ["lbfgs", "em"]
+    assert all(line.get_color() == "k" for line in ax.lines)
+    assert ax.get_yscale() == "log"
+    assert ax.get_legend() is not None
+    ax2 = plot_loss_curve([[1.0, 0.5], [2.0, 1.0, 0.2]])
+    assert [len(line.get_xdata()) for line in ax2.lines] == [2, 3]
+    assert ax2.get_legend() is None
+
+
+@pytest.mark.parametrize(
+    "curves, error, match",
+    [
+        ({}, ValueError, "No curves"),
+        ([], ValueError, "No curves"),
+        (IOHMMClassifier(), ValueError, "fit it first"),
+        ([[1.0, 2.0], "abc"], TypeError, "1-D curve"),
+        (np.ones((2, 3)), TypeError, "1-D curve"),
+        ({"a": np.array([])}, ValueError, "non-empty 1-D"),
+        (3.0, TypeError, "1-D curve"),
+    ],
+)
+def test_loss_curve_errors(curves, error, match):
+    with pytest.raises(error, match=match):
+        plot_loss_curve(curves)
+
+
+def test_missing_matplotlib_gives_a_clear_error(monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_matplotlib(name, *args, **kwargs):
+        if name.startswith("matplotlib"):
+            raise ImportError("No module named 'matplotlib'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_matplotlib)
+    with pytest.raises(ImportError, match="skseq.plotting needs matplotlib"):
+        plot_loss_curve([1.0, 0.5])
