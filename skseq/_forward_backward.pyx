@@ -12,10 +12,23 @@
 # The forward recursion is eq. 24, the backward eq. 27, the pairwise posteriors
 # eq. 28 and the state posteriors eq. 29.
 #
-# Scaling: alpha_t is normalised at every step; the emission log-likelihoods are
-# shifted by their maximum over the states reachable at t, so the per-step scale
-# c_t is at least the predicted probability of that state and never underflows for
-# finite emissions (checked for log-likelihoods down to -1e4).
+# Scaling: alpha_t is normalised at every step. The forward pass receives
+# emit[t, i] = exp(log_emit[t, i]), computed beforehand by NumPy's vectorised exp,
+# and uses it directly (c_t = sum_i pred_t,i emit[t, i]) whenever c_t is far from
+# under- and overflow, which is the common case; otherwise (emission log-likelihoods
+# beyond about +-700, e.g. down to -1e4) that step falls back to shifting the
+# log-likelihoods by their maximum over the states reachable at t, so that c_t is at
+# least the predicted probability of that state and never underflows for finite
+# emissions. Either way the forward pass leaves emit[t, i] / c_t in `emit` for the
+# backward pass, so no exp is ever computed twice.
+#
+# Speed: with a transition matrix per step the kernels stream `trans` once forward
+# and once backward (reading it and writing xi over it), which bounds their speed;
+# the arithmetic is arranged so that it hides behind that memory traffic: the next
+# matrices are prefetched, the inner loops run over raw pointers along the contiguous
+# last axis with independent partial sums (a single running sum is a serial chain
+# the compiler may not reorder, hence not vectorise), and no log or division is
+# taken per state.
 
 from libc.math cimport exp, log, INFINITY
 from libc.stdlib cimport malloc, free
@@ -26,71 +39,242 @@ cnp.import_array()
 
 ctypedef cnp.intp_t intp
 
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define SKSEQ_PREFETCH(p) __builtin_prefetch((const void *)(p))
+    #else
+    #define SKSEQ_PREFETCH(p) ((void)0)
+    #endif
+    """
+    void SKSEQ_PREFETCH(const double*) noexcept nogil
+
 
 cdef int XI_NONE = 0
 cdef int XI_STEP = 1
 cdef int XI_GRAD = 2
 cdef int XI_SUM = 3
 
+# How far ahead (in doubles, 2 KiB) the transition stream is prefetched: from 1 to
+# 8 KiB, 2 KiB measured best at 8 and 32 states.
+cdef Py_ssize_t _AHEAD = 256
+# An unshifted c_t within these bounds is used as is (the terms lost to underflow
+# are then below 1e-27 of it).
+cdef double _SAFE_LO = 1e-280
+cdef double _SAFE_HI = 1e280
+# Below this, 1 / c_t may overflow: divide instead.
+cdef double _TINY = 1e-300
+# c_t within the first bounds enters a running product kept within the second.
+cdef double _PROD_C_LO = 1e-100
+cdef double _PROD_C_HI = 1e100
+cdef double _PROD_LO = 1e-200
+cdef double _PROD_HI = 1e200
+
+
+cdef inline void _prefetch(const double* p, Py_ssize_t count) noexcept nogil:
+    cdef Py_ssize_t k
+    for k in range(0, count, 8):  # one cache line holds 8 doubles
+        SKSEQ_PREFETCH(p + k)
+
+
+cdef inline void _vecmat(
+    const double* x, const double* A, Py_ssize_t n, double* out
+) noexcept nogil:
+    """out = x @ A for a row-major (n, n) A.
+
+    Up to 8 states, eight columns at a time in registers; beyond, row by row
+    (out += x_j A_j), which reads A in memory order, as the prefetcher likes."""
+    cdef Py_ssize_t i0 = 0, i, j
+    cdef const double* r
+    cdef double xj, p0, p1, p2, p3, p4, p5, p6, p7
+    if n > 8:
+        for i in range(n):
+            out[i] = 0.0
+        for j in range(n):
+            xj = x[j]
+            r = A + j * n
+            for i in range(n):
+                out[i] += xj * r[i]
+        return
+    while i0 + 8 <= n:
+        p0 = p1 = p2 = p3 = p4 = p5 = p6 = p7 = 0.0
+        for j in range(n):
+            xj = x[j]
+            r = A + j * n + i0
+            p0 += xj * r[0]
+            p1 += xj * r[1]
+            p2 += xj * r[2]
+            p3 += xj * r[3]
+            p4 += xj * r[4]
+            p5 += xj * r[5]
+            p6 += xj * r[6]
+            p7 += xj * r[7]
+        out[i0] = p0
+        out[i0 + 1] = p1
+        out[i0 + 2] = p2
+        out[i0 + 3] = p3
+        out[i0 + 4] = p4
+        out[i0 + 5] = p5
+        out[i0 + 6] = p6
+        out[i0 + 7] = p7
+        i0 += 8
+    while i0 + 2 <= n:
+        p0 = p1 = 0.0
+        for j in range(n):
+            xj = x[j]
+            r = A + j * n + i0
+            p0 += xj * r[0]
+            p1 += xj * r[1]
+        out[i0] = p0
+        out[i0 + 1] = p1
+        i0 += 2
+    for i in range(i0, n):
+        p0 = 0.0
+        for j in range(n):
+            p0 += x[j] * A[j * n + i]
+        out[i] = p0
+
+
+cdef inline double _dot(const double* a, const double* b, Py_ssize_t n) noexcept nogil:
+    """a . b with four independent partial sums."""
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+    cdef Py_ssize_t i = 0
+    while i + 4 <= n:
+        s0 += a[i] * b[i]
+        s1 += a[i + 1] * b[i + 1]
+        s2 += a[i + 2] * b[i + 2]
+        s3 += a[i + 3] * b[i + 3]
+        i += 4
+    while i < n:
+        s0 += a[i] * b[i]
+        i += 1
+    return (s0 + s1) + (s2 + s3)
+
+
+cdef inline double _dot_scaled(
+    const double* a, const double* b, double w, double* out, Py_ssize_t n
+) noexcept nogil:
+    """out = w * (a * b) elementwise (out may be a) and return a . b, in one pass."""
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+    cdef double p0, p1, p2, p3
+    cdef Py_ssize_t i = 0
+    while i + 4 <= n:
+        p0 = a[i] * b[i]
+        p1 = a[i + 1] * b[i + 1]
+        p2 = a[i + 2] * b[i + 2]
+        p3 = a[i + 3] * b[i + 3]
+        s0 += p0
+        s1 += p1
+        s2 += p2
+        s3 += p3
+        out[i] = w * p0
+        out[i + 1] = w * p1
+        out[i + 2] = w * p2
+        out[i + 3] = w * p3
+        i += 4
+    while i < n:
+        p0 = a[i] * b[i]
+        s0 += p0
+        out[i] = w * p0
+        i += 1
+    return (s0 + s1) + (s2 + s3)
+
+
+cdef double _shifted_step(
+    Py_ssize_t n, const double* pred, const double* le, double* a, double* e
+) noexcept nogil:
+    """Slow path of one forward step: emissions shifted by their maximum m over the
+    reachable states. Fills a = pred * exp(le - m) and e = exp(le - m) (0 where
+    unreachable, never their possibly huge shifted emission); returns m, or -inf
+    if no reachable state can emit."""
+    cdef Py_ssize_t i
+    cdef double m = -INFINITY, x
+    for i in range(n):
+        if pred[i] > 0.0 and le[i] > m:
+            m = le[i]
+    if m == -INFINITY:
+        return -INFINITY
+    for i in range(n):
+        x = exp(le[i] - m) if pred[i] > 0.0 else 0.0
+        e[i] = x
+        a[i] = pred[i] * x
+    return m
+
 
 cdef double _forward_one(
-    const double[::1] startprob,
-    const double[:, :, ::1] trans,
-    const double[:, ::1] log_emit,
+    Py_ssize_t n,
+    const double* startprob,    # IN (n,)
+    const double* trans,        # IN matrix of step t at trans + t * trans_step
+    Py_ssize_t trans_step,      # IN n * n, or 0 for one shared matrix
+    const double* log_emit,     # IN (T, n)
     intp t0,
     intp t1,
-    double[:, ::1] alpha,       # OUT: normalised forward variables
-    double[::1] lognorm,        # OUT: log of each step's normaliser
+    double* alpha,              # OUT (T, n): normalised forward variables
+    double* emit,               # IN exp(log_emit); OUT emit[t] / c_t (0: unreachable)
     double* pred,               # scratch (n,)
 ) noexcept nogil:
     """Scaled forward pass over rows t0..t1-1; returns the log-likelihood."""
-    cdef Py_ssize_t n = startprob.shape[0]
-    cdef bint shared = trans.shape[0] == 1
-    cdef Py_ssize_t t, i, j
-    cdef const double* prev = &startprob[0]
-    cdef const double* row
-    cdef double pj, m, c, a, loglik = 0.0
+    cdef Py_ssize_t t, i
+    cdef const double* prev = startprob
+    cdef const double* A
+    cdef double* a
+    cdef double* e
+    cdef double x, c, inv, loglik = 0.0, prod = 1.0
     for t in range(t0, t1):
-        for i in range(n):
-            pred[i] = 0.0
-        for j in range(n):
-            pj = prev[j]
-            if pj == 0.0:
-                continue
-            row = &trans[0 if shared else t, j, 0]
-            for i in range(n):
-                pred[i] += pj * row[i]
-        # Shift by the largest emission among the states reachable at t.
-        m = -INFINITY
-        for i in range(n):
-            if pred[i] > 0.0 and log_emit[t, i] > m:
-                m = log_emit[t, i]
-        if m == -INFINITY:
-            return -INFINITY
+        A = trans + t * trans_step
+        a = alpha + t * n
+        e = emit + t * n
+        if trans_step:
+            _prefetch(A + _AHEAD, trans_step)
+        _vecmat(prev, A, n, pred)
         c = 0.0
         for i in range(n):
-            a = pred[i] * exp(log_emit[t, i] - m) if pred[i] > 0.0 else 0.0
-            alpha[t, i] = a
-            c += a
-        for i in range(n):
-            alpha[t, i] /= c
-        lognorm[t] = m + log(c)
-        loglik += lognorm[t]
-        prev = &alpha[t, 0]
-    return loglik
+            x = e[i] if pred[i] > 0.0 else 0.0
+            e[i] = x
+            a[i] = pred[i] * x
+            c += a[i]
+        if not _SAFE_LO < c < _SAFE_HI:
+            # Out of range, or NaN (an overflowing exp met an impossible state).
+            x = _shifted_step(n, pred, log_emit + t * n, a, e)
+            if x == -INFINITY:
+                return -INFINITY
+            loglik += x
+            c = 0.0
+            for i in range(n):
+                c += a[i]
+        if c > _TINY:
+            inv = 1.0 / c
+            for i in range(n):
+                a[i] *= inv
+                e[i] *= inv
+        else:
+            for i in range(n):
+                a[i] /= c
+                e[i] /= c
+        # loglik += log(c), taking one log per ~200 decades rather than per step.
+        if _PROD_C_LO < c < _PROD_C_HI:
+            prod *= c
+            if not _PROD_LO < prod < _PROD_HI:
+                loglik += log(prod)
+                prod = 1.0
+        else:
+            loglik += log(c)
+        prev = a
+    return loglik + log(prod)
 
 
 cdef void _backward_one(
-    const double[::1] startprob,
-    const double[:, :, ::1] trans,
-    const double[:, ::1] log_emit,
+    Py_ssize_t n,
+    const double* startprob,    # IN (n,)
+    const double* trans,        # IN matrix of step t at trans + t * trans_step
+    Py_ssize_t trans_step,      # IN n * n, or 0 for one shared matrix
+    const double* emit,         # IN (T, n): emit[t] / c_t from the forward pass
     intp t0,
     intp t1,
     double weight,
-    double[:, ::1] gamma,       # IN: alpha from the forward pass; OUT: weight * posteriors
-    const double[::1] lognorm,
-    double[::1] start_post,     # OUT: weight * P(x_0 | y, u)
-    double[:, :, ::1] xi,       # OUT (may alias trans): see xi_mode
+    double* gamma,              # IN alpha of the forward pass; OUT weight * posteriors
+    double* start_post,         # OUT (n,): weight * P(x_0 | y, u)
+    double* xi,                 # OUT (T, n, n) or (n, n) for XI_SUM; may alias trans
     int xi_mode,
     double* beta,               # scratch (n,)
     double* v,                  # scratch (n,)
@@ -101,44 +285,50 @@ cdef void _backward_one(
     xi_mode: XI_STEP writes the pairwise posteriors xi_t[j, i] = P(x_{t-1}=j,
     x_t=i | y, u) (eq. 28); XI_GRAD writes the gradient of the log-likelihood with
     respect to the transition logits, xi_t[j, i] - gamma_{t-1, j} trans[t, j, i];
-    XI_SUM adds xi_t into xi[0]; all multiplied by `weight`.
+    XI_SUM adds xi_t into xi; all multiplied by `weight`.
     """
-    cdef Py_ssize_t n = startprob.shape[0]
-    cdef bint shared = trans.shape[0] == 1
     cdef Py_ssize_t t, i, j
     cdef const double* prev_alpha
+    cdef const double* A
     cdef const double* row
+    cdef const double* e
+    cdef double* g
+    cdef double* X
+    cdef double* xr
     cdef double s, w
     cdef double* tmp
     for i in range(n):
         beta[i] = 1.0
     for t in range(t1 - 1, t0 - 1, -1):
-        # v_i = P(y_t | x_t=i) beta_t,i / c_t; unreachable states (alpha = 0) are
-        # zeroed so that their possibly huge scaled emission never meets a 0.
+        A = trans + t * trans_step
+        e = emit + t * n
+        g = gamma + t * n
+        X = xi if xi_mode == XI_SUM else xi + t * n * n
+        if trans_step:
+            _prefetch(A - _AHEAD, trans_step)
+        # v_i = P(y_t | x_t=i) beta_t,i / c_t; 0 for states unreachable at t.
         for i in range(n):
-            if gamma[t, i] > 0.0:
-                v[i] = exp(log_emit[t, i] - lognorm[t]) * beta[i]
-            else:
-                v[i] = 0.0
-        prev_alpha = &gamma[t - 1, 0] if t > t0 else &startprob[0]
-        for j in range(n):
-            row = &trans[0 if shared else t, j, 0]
-            s = 0.0
-            for i in range(n):
-                s += row[i] * v[i]
-            newbeta[j] = s
+            v[i] = e[i] * beta[i]
+        prev_alpha = gamma + (t - 1) * n if t > t0 else startprob
+        # Rows in descending order keep the whole backward stream descending,
+        # which the hardware prefetcher follows.
+        for j in range(n - 1, -1, -1):
+            row = A + j * n
+            xr = X + j * n
             w = weight * prev_alpha[j]
             if xi_mode == XI_STEP:
-                for i in range(n):
-                    xi[t, j, i] = w * row[i] * v[i]
-            elif xi_mode == XI_GRAD:
-                for i in range(n):
-                    xi[t, j, i] = w * row[i] * (v[i] - s)
-            elif xi_mode == XI_SUM:
-                for i in range(n):
-                    xi[0, j, i] += w * row[i] * v[i]
+                s = _dot_scaled(row, v, w, xr, n)
+            else:
+                s = _dot(row, v, n)
+                if xi_mode == XI_GRAD:
+                    for i in range(n):
+                        xr[i] = w * row[i] * (v[i] - s)
+                elif xi_mode == XI_SUM:
+                    for i in range(n):
+                        xr[i] += w * row[i] * v[i]
+            newbeta[j] = s
         for i in range(n):
-            gamma[t, i] = weight * gamma[t, i] * beta[i]
+            g[i] = weight * g[i] * beta[i]
         tmp = beta
         beta = newbeta
         newbeta = tmp
@@ -156,7 +346,7 @@ def forward_backward_fill(
     Py_ssize_t seq_stop,                     # IN one past the last
     double[::1] loglik,                      # OUT (n_seq,)
     double[:, ::1] gamma,                    # OUT (T, n)
-    double[::1] lognorm,                     # OUT/scratch (T,)
+    double[:, ::1] emit,                     # IN exp(log_emit) (T, n); OUT scratch
     double[:, ::1] start_post,               # OUT (n_seq, n)
     double[:, :, ::1] xi,                    # OUT (T, n, n) or (1, n, n); may alias trans
     int xi_mode,                             # IN 0 none, 1 step, 2 logit gradient, 3 sum
@@ -164,15 +354,19 @@ def forward_backward_fill(
 ):
     """Fill log-likelihoods, posteriors and pairwise statistics for a sequence range.
 
-    Releases the GIL, so disjoint sequence ranges can run in parallel threads. A
-    sequence whose targets are impossible under the model gets loglik -inf and
-    zero posteriors.
+    ``emit`` must hold ``exp(log_emit)`` (overflow to inf and underflow to 0 are
+    fine) on the rows of the range; it is overwritten. Releases the GIL, so
+    disjoint sequence ranges can run in parallel threads. A sequence whose targets
+    are impossible under the model gets loglik -inf and zero posteriors.
     """
     cdef Py_ssize_t n = startprob.shape[0]
-    cdef Py_ssize_t s, t, i
+    cdef Py_ssize_t trans_step = 0 if trans.shape[0] == 1 else n * n
+    cdef Py_ssize_t s, i
     cdef intp t0, t1
     cdef double ll
     cdef double* work
+    cdef double* gamma_ptr = &gamma[0, 0]
+    cdef double* xi_ptr = &xi[0, 0, 0]
     with nogil:
         work = <double*> malloc(4 * n * sizeof(double))
         if work == NULL:
@@ -181,26 +375,134 @@ def forward_backward_fill(
         for s in range(seq_start, seq_stop):
             t0 = offsets[s]
             t1 = offsets[s + 1]
-            ll = _forward_one(startprob, trans, log_emit, t0, t1, gamma, lognorm, work)
+            ll = _forward_one(
+                n, &startprob[0], &trans[0, 0, 0], trans_step, &log_emit[0, 0], t0, t1,
+                gamma_ptr, &emit[0, 0], work,
+            )
             loglik[s] = ll
             if not backward:
                 continue
             if ll == -INFINITY:
-                for t in range(t0, t1):
-                    for i in range(n):
-                        gamma[t, i] = 0.0
+                for i in range(t0 * n, t1 * n):
+                    gamma_ptr[i] = 0.0
                 for i in range(n):
                     start_post[s, i] = 0.0
                 if xi_mode == XI_STEP or xi_mode == XI_GRAD:
-                    for t in range(t0, t1):
-                        for i in range(n * n):
-                            xi[t, i // n, i % n] = 0.0
+                    for i in range(t0 * n * n, t1 * n * n):
+                        xi_ptr[i] = 0.0
                 continue
             _backward_one(
-                startprob, trans, log_emit, t0, t1, weight[s], gamma, lognorm,
-                start_post[s], xi, xi_mode, work + n, work + 2 * n, work + 3 * n,
+                n, &startprob[0], &trans[0, 0, 0], trans_step, &emit[0, 0], t0, t1,
+                weight[s], gamma_ptr, &start_post[s, 0], xi_ptr, xi_mode,
+                work + n, work + 2 * n, work + 3 * n,
             )
         free(work)
+
+
+# -- Row softmax, in three passes over a block held in cache: shift (here), exp
+# (NumPy's vectorised exp, far faster than one libm call per entry), normalise
+# (here). Used for the transition matrices and the M-step's cross-entropy.
+
+def softmax_shift_rows(
+    double[:, :, ::1] z,                     # IN logits (B, n, m); OUT z - row max
+    const unsigned char[:, ::1] allowed,     # IN (n, m): row j of every z[b] may use
+    const double[:, :, ::1] weight,          # IN (B, n, m) or (0, 0, 0): no weights
+):
+    """Subtract each row's maximum over its allowed entries; forbidden entries get
+    -inf (probability 0). Returns sum(weight * shifted z) over allowed entries."""
+    cdef Py_ssize_t B = z.shape[0], n = z.shape[1], m = z.shape[2]
+    cdef bint weighted = weight.shape[0] != 0
+    cdef Py_ssize_t b, j, i
+    cdef double* r
+    cdef const unsigned char* ok
+    cdef const double* w
+    cdef double top, total = 0.0
+    cdef bint dense = True
+    for j in range(n):
+        for i in range(m):
+            dense = dense and allowed[j, i]
+    with nogil:
+        for b in range(B):
+            for j in range(n):
+                r = &z[b, j, 0]
+                ok = &allowed[j, 0]
+                top = -INFINITY
+                if dense:  # branch-free loops for the common all-allowed case
+                    for i in range(m):
+                        top = r[i] if r[i] > top else top
+                    for i in range(m):
+                        r[i] -= top
+                else:
+                    for i in range(m):
+                        if ok[i] and r[i] > top:
+                            top = r[i]
+                    for i in range(m):
+                        r[i] = r[i] - top if ok[i] else -INFINITY
+                if weighted:
+                    w = &weight[b, j, 0]
+                    if dense:
+                        total += _dot(w, r, m)
+                    else:
+                        for i in range(m):
+                            if ok[i]:
+                                total += w[i] * r[i]
+    return total
+
+
+def softmax_normalize_rows(
+    double[:, :, ::1] e,                     # IN exp(shifted z) (B, n, m); OUT see below
+    const double[:, :, ::1] weight,          # IN (B, n, m) or (0, 0, 0): no weights
+    double[:, ::1] norm,                     # OUT (B, n): row sums of exp(shifted z)
+    double[:, ::1] rows,                     # OUT (B, n): row sums of weight
+):
+    """Without weights, e becomes the row softmax. With weights W, e becomes the
+    gradient of sum(W * log softmax) with respect to the logits,
+    W - rowsum(W) * softmax; the rest of that sum after ``softmax_shift_rows`` is
+    -sum(rows * log(norm)), left to NumPy's vectorised log."""
+    cdef Py_ssize_t B = e.shape[0], n = e.shape[1], m = e.shape[2]
+    cdef bint weighted = weight.shape[0] != 0
+    cdef Py_ssize_t b, j, i
+    cdef double* r
+    cdef const double* w
+    cdef double s, rs
+    # Divisions rather than products with 1 / s: the same rounding as NumPy's
+    # e / e.sum(), so results do not move by an ulp (s >= 1: the row maximum
+    # contributes exp(0)).
+    with nogil:
+        for b in range(B):
+            for j in range(n):
+                r = &e[b, j, 0]
+                s = 0.0
+                for i in range(m):
+                    s += r[i]
+                norm[b, j] = s
+                if not weighted:
+                    for i in range(m):
+                        r[i] /= s
+                    continue
+                w = &weight[b, j, 0]
+                rs = 0.0
+                for i in range(m):
+                    rs += w[i]
+                rows[b, j] = rs
+                for i in range(m):
+                    r[i] = w[i] - rs * (r[i] / s)
+
+
+def subtract_rows(
+    double[:, :, ::1] z,                     # IN (B, n, m); OUT z - c[:, :, None]
+    const double[:, ::1] c,                  # IN (B, n)
+):
+    """z -= c per row (NumPy's broadcasting pays a loop call per short row)."""
+    cdef Py_ssize_t B = z.shape[0], n = z.shape[1], m = z.shape[2]
+    cdef Py_ssize_t b, j, i
+    cdef double cj
+    with nogil:
+        for b in range(B):
+            for j in range(n):
+                cj = c[b, j]
+                for i in range(m):
+                    z[b, j, i] -= cj
 
 
 def viterbi_fill(

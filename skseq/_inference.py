@@ -10,20 +10,32 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from joblib import effective_n_jobs
 
-from ._forward_backward import forward_backward_fill, viterbi_fill
+from ._forward_backward import (
+    forward_backward_fill,
+    softmax_normalize_rows,
+    softmax_shift_rows,
+    subtract_rows,
+    viterbi_fill,
+)
 
 XI_NONE, XI_STEP, XI_GRAD, XI_SUM = 0, 1, 2, 3
 
-# Below this many steps per thread, starting threads costs more than it saves.
+# Entries per block of the row softmax: its three passes then stay in the L2 cache.
+_SOFTMAX_BLOCK = 1 << 15
+
+# Below this many steps per thread (with 2 states; fewer with more states, in
+# proportion to the work per step, about n (n + 4) entries), starting a thread
+# costs more than it saves.
 _MIN_STEPS_PER_THREAD = 20_000
 
 
-def _chunks(offsets, n_jobs):
+def _chunks(offsets, n_jobs, n_states=1):
     """Split sequences into at most ``n_jobs`` contiguous ranges of similar length."""
     n_seq = offsets.shape[0] - 1
     n_steps = int(offsets[-1])
+    work = n_steps * n_states * (n_states + 4) // 12  # in 2-state steps
     n_chunks = max(1, min(effective_n_jobs(n_jobs), n_seq,
-                          n_steps // _MIN_STEPS_PER_THREAD))
+                          work // _MIN_STEPS_PER_THREAD))
     if n_chunks == 1:
         return [(0, n_seq)]
     targets = np.arange(1, n_chunks) * (n_steps / n_chunks)
@@ -34,12 +46,15 @@ def _chunks(offsets, n_jobs):
 
 
 def _run(func, chunks):
-    """Call ``func(k, start, stop)`` for every chunk, on threads if several."""
+    """Call ``func(k, start, stop)`` for every chunk: the first in this thread, the
+    others in worker threads (the kernels release the GIL)."""
     if len(chunks) == 1:
         func(0, *chunks[0])
         return
-    with ThreadPoolExecutor(max_workers=len(chunks)) as pool:
-        futures = [pool.submit(func, k, a, b) for k, (a, b) in enumerate(chunks)]
+    with ThreadPoolExecutor(max_workers=len(chunks) - 1) as pool:
+        futures = [pool.submit(func, k, a, b)
+                   for k, (a, b) in enumerate(chunks) if k > 0]
+        func(0, *chunks[0])
         for future in futures:
             future.result()
 
@@ -93,7 +108,7 @@ def forward_backward(startprob, trans, log_emit, offsets, *, weight=None,
     if offsets[-1] != n_steps:
         raise ValueError("offsets do not cover the packed steps.")
     weight = np.ones(n_seq) if weight is None else np.ascontiguousarray(weight, float)
-    chunks = _chunks(offsets, n_jobs)
+    chunks = _chunks(offsets, n_jobs, n_states)
     if xi_mode == XI_SUM:
         partial = np.zeros((len(chunks), 1, n_states, n_states))
     elif xi_mode != XI_NONE:
@@ -105,13 +120,17 @@ def forward_backward(startprob, trans, log_emit, offsets, *, weight=None,
     dummy = np.empty((1, n_states, n_states))
     loglik = np.empty(n_seq)
     gamma = np.empty((n_steps, n_states))
-    lognorm = np.empty(n_steps)
+    # exp(log_emit) for the kernel, which leaves in it what the backward pass needs.
+    emit = np.empty((n_steps, n_states))
     start_post = np.empty((n_seq, n_states))
 
     def one(k, a, b):
         out = partial[k] if xi_mode == XI_SUM else (dummy if xi_out is None else xi_out)
+        rows = slice(offsets[a], offsets[b])
+        with np.errstate(over="ignore"):  # the kernel handles inf
+            np.exp(log_emit[rows], out=emit[rows])
         forward_backward_fill(startprob, trans, log_emit, offsets, weight, a, b,
-                              loglik, gamma, lognorm, start_post, out, xi_mode,
+                              loglik, gamma, emit, start_post, out, xi_mode,
                               backward)
 
     _run(one, chunks)
@@ -134,7 +153,7 @@ def viterbi(log_startprob, log_trans, log_emit, offsets, *, n_jobs=None):
     best = np.empty(n_seq)
     backpointer = np.empty((n_steps, n_states), dtype=np.intp)
     path = np.empty(n_steps, dtype=np.intp)
-    chunks = _chunks(offsets, n_jobs)
+    chunks = _chunks(offsets, n_jobs, n_states)
 
     def one(k, a, b):
         viterbi_fill(log_startprob, log_trans, log_emit, offsets, a, b, best,
@@ -142,3 +161,61 @@ def viterbi(log_startprob, log_trans, log_emit, offsets, *, n_jobs=None):
 
     _run(one, chunks)
     return best, path
+
+
+def _softmax_blocks(z, mask, weight):
+    n, m = z.shape[1:]
+    allowed = np.ones((n, m), np.uint8) if mask is None else (
+        np.ascontiguousarray(mask, dtype=np.uint8))
+    no_weight = np.empty((0, 0, 0))
+    block = max(1, _SOFTMAX_BLOCK // (n * m))
+    norm = np.empty((min(block, z.shape[0]), n))
+    rows = np.empty_like(norm)
+    total = 0.0
+    with np.errstate(under="ignore"):
+        for b0 in range(0, z.shape[0], block):
+            zb = z[b0 : b0 + block]
+            wb = no_weight if weight is None else weight[b0 : b0 + block]
+            nb, rb = norm[: zb.shape[0]], rows[: zb.shape[0]]
+            total += softmax_shift_rows(zb, allowed, wb)
+            np.exp(zb, out=zb)
+            softmax_normalize_rows(zb, wb, nb, rb)
+            if weight is not None:
+                total -= np.vdot(rb, np.log(nb))
+    return total
+
+
+def softmax_(z, mask=None):
+    """In place: softmax over the last axis of a C-contiguous (B, n, m) array.
+
+    ``mask`` (n, m), if given, marks the entries row j may use; the others get
+    probability 0 (each row needs at least one allowed entry).
+    """
+    _softmax_blocks(z, mask, None)
+    return z
+
+
+def log_softmax_(z):
+    """In place: log-softmax over the last axis of a C-contiguous (B, n, m) array."""
+    n, m = z.shape[1:]
+    allowed = np.ones((n, m), np.uint8)
+    no_weight = np.empty((0, 0, 0))
+    block = max(1, _SOFTMAX_BLOCK // (n * m))
+    e = np.empty((min(block, z.shape[0]), n, m))
+    norm = np.empty((e.shape[0], n))
+    with np.errstate(under="ignore"):
+        for b0 in range(0, z.shape[0], block):
+            zb = z[b0 : b0 + block]
+            eb, nb = e[: zb.shape[0]], norm[: zb.shape[0]]
+            softmax_shift_rows(zb, allowed, no_weight)
+            np.exp(zb, out=eb)
+            softmax_normalize_rows(eb, no_weight, nb, nb)
+            subtract_rows(zb, np.log(nb, out=nb))
+    return z
+
+
+def log_softmax_gradient_(z, weight, mask=None):
+    """sum(weight * log softmax(z)) and, in place of z, its gradient with respect to
+    the logits, ``weight - rowsum(weight) * softmax(z)`` (masked as in
+    :func:`softmax_`, where ``weight`` must be 0 on forbidden entries)."""
+    return _softmax_blocks(z, mask, np.ascontiguousarray(weight, dtype=np.float64))

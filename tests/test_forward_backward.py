@@ -197,3 +197,75 @@ def test_shared_transition_matrix_equals_tiled():
         p1 = viterbi(np.log(sp), np.log(one), log_emit, offsets)
         p2 = viterbi(np.log(sp), np.log(tiled), log_emit, offsets)
     assert_array_equal(p1[1], p2[1])
+
+
+@pytest.mark.parametrize("shift", [800.0, -800.0, -1e4])
+def test_per_step_emission_constants_only_shift_loglik(shift):
+    """Adding c_t to every state's log-likelihood at step t adds sum c_t to the
+    log-likelihood and changes no posterior; +-800 and -1e4 leave the range of
+    exp (the kernel then shifts that step itself), 0 stays in it."""
+    rng = np.random.default_rng(8)
+    lengths = [3, 5, 1]
+    sp, trans, log_emit, offsets = _random_problem(rng, lengths, 3)
+    consts = np.where(rng.random(offsets[-1]) < 0.5, shift, 0.0)
+    ref = forward_backward(sp, trans.copy(), log_emit, offsets, xi_mode=XI_STEP)
+    got = forward_backward(sp, trans.copy(), log_emit + consts[:, None], offsets,
+                           xi_mode=XI_STEP)
+    sums = np.add.reduceat(consts, offsets[:-1])
+    assert_allclose(got[0], ref[0] + sums, rtol=1e-13)
+    for a, b in zip(got[1:], ref[1:], strict=True):
+        assert_allclose(a, b, rtol=1e-10, atol=1e-13)
+    for s in range(len(lengths)):
+        t0, t1 = offsets[s], offsets[s + 1]
+        ll_bf, g_bf, xi_bf, _, _, _ = _brute_force(sp, trans, log_emit, t0, t1)
+        assert_allclose(got[0][s], ll_bf + sums[s], rtol=1e-12)
+        assert_allclose(got[1][t0:t1], g_bf, rtol=1e-10, atol=1e-12)
+        assert_allclose(got[3][t0:t1], xi_bf, rtol=1e-10, atol=1e-12)
+
+
+def test_million_steps_stay_finite():
+    rng = np.random.default_rng(9)
+    T, n = 1_000_000, 2
+    offsets = np.array([0, T], dtype=np.intp)
+    trans = np.broadcast_to(rng.dirichlet(np.ones(n), size=n), (T, n, n)).copy()
+    log_emit = rng.uniform(-1e4, 0, size=(T, n))
+    log_emit[::3] = 0.0  # steps without target
+    ll, gamma, start_post, xi = forward_backward(
+        np.full(n, 0.5), trans, log_emit, offsets, xi_mode=XI_STEP, xi_out=trans
+    )
+    assert np.isfinite(ll).all() and ll[0] < -1e9
+    assert_allclose(gamma.sum(axis=1), 1.0, rtol=1e-9)
+    assert_allclose(xi.sum(axis=(1, 2)), 1.0, rtol=1e-9)
+
+
+@pytest.mark.parametrize("masked", [False, True])
+def test_softmax_kernels_match_numpy(masked):
+    from scipy.special import log_softmax, softmax
+
+    from skseq._inference import log_softmax_gradient_, softmax_
+
+    rng = np.random.default_rng(10)
+    z = rng.normal(scale=30, size=(5000, 3, 4))  # many blocks, large logits
+    z[0, 0, 0] = 1e4
+    mask = rng.random((3, 4)) < 0.6 if masked else np.ones((3, 4), bool)
+    mask[:, 1] = True
+    forbidden = np.where(mask, 0.0, -np.inf)
+    assert_allclose(softmax_(z.copy(), mask if masked else None),
+                    softmax(z + forbidden, axis=2), rtol=1e-12, atol=1e-300)
+    w = rng.random(z.shape) * mask
+    grad = z.copy()
+    value = log_softmax_gradient_(grad, w, mask if masked else None)
+    logp = np.where(mask, log_softmax(z + forbidden, axis=2), 0.0)
+    assert_allclose(value, np.sum(w * logp), rtol=1e-12)
+    assert_allclose(grad, w - w.sum(axis=2, keepdims=True) * np.exp(logp) * mask,
+                    rtol=1e-10, atol=1e-12)
+
+
+def test_log_softmax_kernel_matches_scipy():
+    from scipy.special import log_softmax
+
+    from skseq._inference import log_softmax_
+
+    z = np.random.default_rng(12).normal(scale=300, size=(20000, 2, 3))
+    assert_allclose(log_softmax_(z.copy()), log_softmax(z, axis=2), rtol=1e-12,
+                    atol=1e-12)
