@@ -8,8 +8,9 @@ conditional log-likelihood.
 """
 
 import numpy as np
-from scipy.special import log_softmax, softmax
+from scipy.special import softmax
 
+from ._inference import log_softmax_, log_softmax_gradient_
 from ._params import ParametricFamily
 
 
@@ -41,25 +42,44 @@ class SoftmaxEmission(ParametricFamily):
         z = (U @ p["coef"].reshape(self.n_features, n * k)).reshape(-1, n, k)
         return z + p["intercept"]
 
+    def _fresh_logits(self, theta, U):
+        """Logits in a new C-contiguous array, for the in-place kernels.
+
+        ``order="C"`` (not ascontiguousarray): a broadcast intercept may already be
+        contiguous, and the kernel must never write into the parameters.
+        """
+        z = self._logits(theta, U)
+        return z if self.use_input else np.array(z, order="C")
+
     def predict_proba(self, theta, U):
         """Class probabilities per state, shape (len(U), n_states, n_classes)."""
         return softmax(self._logits(theta, U), axis=2)
 
     def log_prob(self, theta, U, y):
         """log P(y_t | x_t = i, u_t), shape (len(U), n_states)."""
-        logp = log_softmax(self._logits(theta, U), axis=2)
+        logp = log_softmax_(self._fresh_logits(theta, U))
         return np.take_along_axis(logp, y[:, None, None], axis=2)[:, :, 0]
 
     def grad(self, theta, U, y, weights):
         """Gradient of sum_t,i weights[t, i] log P(y_t | x_t = i, u_t)."""
-        resid = -self.predict_proba(theta, U) * weights[:, :, None]
-        resid[np.arange(len(y)), :, y] += weights
-        g_intercept = resid.sum(axis=0).ravel()
-        if not self.use_input:
-            return g_intercept
+        return self.expected_log(theta, U, y, weights)[1]
+
+    def expected_log(self, theta, U, y, weights):
+        """sum_t,i weights[t, i] log P(y_t | x_t = i, u_t) and its gradient.
+
+        The output-network part of the EM auxiliary function (paper 000, eq. 37).
+        """
         n, k = self.n_states, self.n_classes
+        target = np.zeros((len(y), n, k))
+        target[np.arange(len(y)), :, y] = weights
+        # resid = weights * (onehot(y) - P), in one cache-blocked kernel
+        resid = self._fresh_logits(theta, U)
+        value = log_softmax_gradient_(resid, target)
+        g_intercept = resid.reshape(-1, n * k).sum(axis=0)
+        if not self.use_input:
+            return value, g_intercept
         g_coef = U.T @ resid.reshape(-1, n * k)
-        return np.concatenate([g_coef.ravel(), g_intercept])
+        return value, np.concatenate([g_coef.ravel(), g_intercept])
 
 
 class GaussianEmission(ParametricFamily):
@@ -178,6 +198,11 @@ class GaussianEmission(ParametricFamily):
             g["coef"] = (U.T @ g_mean.reshape(-1, n * k)).reshape(-1, n, k)
         return np.concatenate([g[name].ravel() for name in self.names])
 
+    def expected_log(self, theta, U, y, weights):
+        """sum_t,i weights[t, i] log P(y_t | x_t = i, u_t) and its gradient."""
+        return (np.vdot(weights, self.log_prob(theta, U, y)),
+                self.grad(theta, U, y, weights))
+
     def moments(self, theta, U):
         """Per-state means (len(U), n, k) and covariances (n, k, k), units of y."""
         p = self.unpack(theta)
@@ -218,6 +243,8 @@ class GaussianEmission(ParametricFamily):
             std["covariance"] = np.linalg.cholesky(
                 excess + tiny * np.eye(self.n_outputs))
         else:
-            s2 = self.y_scale**2 if self.covariance_type == "diag" else self.y_scale[0]**2
+            s2 = self.y_scale**2
+            if self.covariance_type == "spherical":
+                s2 = s2[0]
             std["covariance"] = np.log(np.maximum(cov / s2 - self.floor, tiny))
         return super().pack(std)

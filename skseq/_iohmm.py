@@ -215,8 +215,7 @@ class _Problem:
         gamma_t = gamma[self.steps]
 
         def f_emit(th):
-            q = np.vdot(gamma_t, self.emission.log_prob(th, self.U_targets, self.y))
-            g = self.emission.grad(th, self.U_targets, self.y, gamma_t)
+            q, g = self.emission.expected_log(th, self.U_targets, self.y, gamma_t)
             return ((-q + 0.5 * a * np.dot(th[pen_e], th[pen_e])) / W,
                     (-g + a * th * pen_e) / W)
 
@@ -311,6 +310,13 @@ class BaseIOHMM(BaseEstimator):
         return int(np.clip(_AUTO_RESTART_STEPS // max(n_steps, 1), 5, 50))
 
     # -- families and parameters ----------------------------------------------
+    def _n_hidden(self):
+        """Size of the hidden state space (HierarchicalIOHMM: the product state)."""
+        return self.n_states
+
+    def _transition_mask(self):
+        return topology_mask(self.topology, self._n_hidden())
+
     def _families(self, n_features):
         transition = TRANSITIONS[self.transition](self.n_states, n_features)
         return transition, self._make_emission(n_features)
@@ -351,7 +357,7 @@ class BaseIOHMM(BaseEstimator):
         try:
             self._validate_params()
             seqs = self._validate_X(X, reset=True)
-            with _blas_limits(seqs.data.shape[0], self.n_states, seqs.n_features):
+            with _blas_limits(seqs.data.shape[0], self._n_hidden(), seqs.n_features):
                 return self._fit(seqs, y, sample_weight)
         except BaseException:
             # A failed fit leaves a fitted model exactly as it was.
@@ -362,8 +368,8 @@ class BaseIOHMM(BaseEstimator):
     def _fit(self, seqs, y, sample_weight):
         weight = check_sample_weight(sample_weight, seqs.n_sequences)
         targets = self._encode_targets(y, seqs, sample_weight=weight)
-        n = self.n_states
-        mask = topology_mask(self.topology, n)
+        n = self._n_hidden()
+        mask = self._transition_mask()
         fixed_start = _fixed_startprob(self.startprob, n)
         transition, emission = self._families(seqs.n_features)
         problem = _Problem(seqs, targets, weight, transition, emission, mask,
@@ -477,13 +483,12 @@ class BaseIOHMM(BaseEstimator):
         seqs = self._validate_X(X, reset=False)
         transition, emission = self._families(seqs.n_features)
         theta_t, theta_e = self._fitted_theta(transition, emission)
-        mask = topology_mask(self.topology, self.n_states)
-        probs = transition.probs(theta_t, seqs.data, mask)
+        probs = transition.probs(theta_t, seqs.data, self._transition_mask())
         return seqs, emission, theta_e, probs
 
     def _filtered(self, seqs, probs):
         """zeta_t = P(x_t | u_1..t): the state distribution given the inputs only."""
-        no_emit = np.zeros((seqs.data.shape[0], self.n_states))
+        no_emit = np.zeros((seqs.data.shape[0], self._n_hidden()))
         return forward_backward(self.startprob_, probs, no_emit, seqs.offsets,
                                 backward=False, n_jobs=self.n_jobs)[1]
 
@@ -528,7 +533,7 @@ class BaseIOHMM(BaseEstimator):
         return seqs.unpack(probs)
 
     def _log_emissions(self, seqs, emission, theta_e, targets):
-        log_emit = np.zeros((seqs.data.shape[0], self.n_states))
+        log_emit = np.zeros((seqs.data.shape[0], self._n_hidden()))
         log_emit[targets.steps] = emission.log_prob(
             theta_e, seqs.data[targets.steps], targets.values
         )
@@ -573,7 +578,7 @@ class BaseIOHMM(BaseEstimator):
         """
         seqs, emission, theta_e, probs = self._model(X)
         if y is None:
-            log_emit = np.zeros((seqs.data.shape[0], self.n_states))
+            log_emit = np.zeros((seqs.data.shape[0], self._n_hidden()))
         else:
             targets = self._encode_targets(y, seqs, reset=False)
             log_emit = self._log_emissions(seqs, emission, theta_e, targets)

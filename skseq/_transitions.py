@@ -9,11 +9,8 @@ with respect to them (``backward``); softmax, masking and the objectives are sha
 
 import numpy as np
 
+from ._inference import log_softmax_gradient_, softmax_
 from ._params import ParametricFamily
-
-# Logit of a forbidden transition: exp() gives exactly 0 and, unlike -inf,
-# 0 * _FORBIDDEN is 0, so objectives summing xi * log A stay finite.
-_FORBIDDEN = -1e300
 
 # Steps per block when the M-step evaluates logits block-wise (bounds memory).
 _BLOCK_ENTRIES = 1 << 18
@@ -176,11 +173,8 @@ TRANSITIONS = {
 
 
 def _softmax_rows_(z, mask):
-    """In place: masked softmax over the last axis."""
-    z[:, ~mask] = _FORBIDDEN
-    z -= z.max(axis=2, keepdims=True)
-    np.exp(z, out=z)
-    z /= z.sum(axis=2, keepdims=True)
+    """In place: masked softmax over the last axis (forbidden entries get 0)."""
+    softmax_(z, mask)
 
 
 def transition_probs(family, theta, U, mask):
@@ -209,19 +203,57 @@ def expected_log_transitions(family, theta, U, xi, mask):
     (n_steps, n, n) array is ever allocated.
     """
     n = family.n_states
-    block = max(1, _BLOCK_ENTRIES // (n * n))
+    # Blocks of at most ~2 MB, and at most 1/8 of xi, so the temporaries stay a
+    # small fraction of the (n_steps, n, n) array at any size.
+    block = max(1, min(_BLOCK_ENTRIES // (n * n), -(-xi.shape[0] // 8)))
     value = 0.0
     grad = np.zeros(family.n_params)
     for t0 in range(0, xi.shape[0], block):
         U_b, xi_b = U[t0 : t0 + block], xi[t0 : t0 + block]
         z = family.logits(theta, U_b)
-        z[:, ~mask] = _FORBIDDEN
-        z -= z.max(axis=2, keepdims=True)
-        e = np.exp(z)
-        norm = e.sum(axis=2)
-        rows = xi_b.sum(axis=2)
-        value += np.vdot(xi_b, z) - np.vdot(rows, np.log(norm))
-        e *= (rows / norm)[:, :, None]
-        np.subtract(xi_b, e, out=e)
-        grad += family.backward(theta, U_b, e)
+        # sum xi log softmax(z), and z <- xi - rowsum(xi) softmax(z), the gradient
+        # with respect to the logits, in one cache-blocked kernel (xi is 0 where
+        # the mask forbids a transition).
+        value += log_softmax_gradient_(z, xi_b, mask)
+        grad += family.backward(theta, U_b, z)
     return value, grad
+
+
+class MLPTransitions(TransitionFamily):
+    """Multilayer state networks: a shared tanh hidden layer, then per-state softmax.
+
+    h_t = tanh(u_t A + a) (``n_hidden`` units), z_t[j] = h_t W_j + b_j: the
+    nonlinear subnetworks of paper 000, §3.3.2, trained by the same GEM M-step
+    (back-propagated gradient of the auxiliary function, eq. 36) or directly.
+    The hidden layer is shared by the n state networks, so its features are
+    learned once. ``transition="mlp"``.
+    """
+
+    n_hidden = 8
+
+    def _blocks(self):
+        n, d, h = self.n_states, self.n_features, self.n_hidden
+        return [("hidden_coef", (d, h), True), ("hidden_intercept", (h,), False),
+                ("coef", (h, n, n), True), ("intercept", (n, n), False)]
+
+    def _hidden(self, p, U):
+        return np.tanh(U @ p["hidden_coef"] + p["hidden_intercept"])
+
+    def logits(self, theta, U):
+        p = self.unpack(theta)
+        n = self.n_states
+        z = self._hidden(p, U) @ p["coef"].reshape(self.n_hidden, n * n)
+        z += p["intercept"].ravel()
+        return z.reshape(-1, n, n)
+
+    def backward(self, theta, U, G):
+        p = self.unpack(theta)
+        n = self.n_states
+        H = self._hidden(p, U)
+        G2 = G.reshape(-1, n * n)
+        g_pre = (G2 @ p["coef"].reshape(self.n_hidden, n * n).T) * (1.0 - H * H)
+        return np.concatenate([(U.T @ g_pre).ravel(), g_pre.sum(axis=0),
+                               (H.T @ G2).ravel(), G2.sum(axis=0)])
+
+
+TRANSITIONS["mlp"] = MLPTransitions
