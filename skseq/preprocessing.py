@@ -30,7 +30,7 @@ class Stepwise(TransformerMixin, BaseEstimator):
         The fitted clone of ``transformer``.
     n_features_in_ : int
         Number of features per step.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Names of features, when X was a DataFrame with string column names.
 
     Examples
@@ -57,7 +57,9 @@ class Stepwise(TransformerMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
         y : ignored
+            Not used, present for API consistency.
 
         Returns
         -------
@@ -80,6 +82,7 @@ class Stepwise(TransformerMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
 
         Returns
         -------

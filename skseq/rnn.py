@@ -208,7 +208,7 @@ class DiscretizedRNNClassifier(ClassifierMixin, BaseEstimator):
         training errors (then the lowest E) over all of them.
     tol : float or None, default=None
         If set, training also waits until every training sequence's indicator
-        error is below ``tol``, max_c |h_L,c - T_c| < tol; the paper's criterion
+        error is below ``tol``, ``max_c |h_L,c - T_c| < tol``; the paper's criterion
         for the analog net (§5, with ``tol=0.2``).
     random_state : int, RandomState instance or None, default=None
         Controls the initial weights, uniform on [-1, 1] (§2).
@@ -219,13 +219,13 @@ class DiscretizedRNNClassifier(ClassifierMixin, BaseEstimator):
     ----------
     classes_ : ndarray of shape (n_classes,)
         Class labels.
-    coef_ : ndarray of shape (n_hidden, n_hidden, n_features_in_)
+    coef_ : ndarray of shape (n_hidden, n_hidden, ``n_features_in_``)
         Second-order weights W_ijk: to unit i, from unit j, gated by feature k.
     intercept_ : ndarray of shape (n_hidden,)
         Biases b_i.
     n_features_in_ : int
         Number of features per step.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Names of features, when X was a DataFrame with string column names.
     n_iter_ : int
         Epochs (weight updates) run by the kept initialization.
@@ -465,6 +465,7 @@ class DiscretizedRNNClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
 
         Returns
         -------
@@ -483,6 +484,7 @@ class DiscretizedRNNClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
 
         Returns
         -------
@@ -496,7 +498,18 @@ class DiscretizedRNNClassifier(ClassifierMixin, BaseEstimator):
         return out / out.sum(axis=1, keepdims=True)
 
     def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`."""
+        """Logarithm of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+            Sequences in any accepted form (3-D padded, list, 2-D rows).
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_sequences, n_classes)
+            Log of the normalised indicator values (-inf where one is 0).
+        """
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 

@@ -41,6 +41,7 @@ def to_list(X):
     Parameters
     ----------
     X : array-like or list of sequences
+        Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
 
     Returns
     -------
@@ -67,6 +68,7 @@ def sequence_lengths(X):
     Parameters
     ----------
     X : array-like or list of sequences
+        Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
 
     Returns
     -------
