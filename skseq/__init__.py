@@ -7,6 +7,7 @@ unchanged.
 """
 
 from .classifier import IOHMMClassifier
+from .hierarchical import HierarchicalIOHMM
 from .regressor import IOHMMRegressor
 from .rnn import DiscretizedRNNClassifier
 
@@ -14,6 +15,7 @@ __version__ = "0.1.0.dev0"
 
 __all__ = [
     "DiscretizedRNNClassifier",
+    "HierarchicalIOHMM",
     "IOHMMClassifier",
     "IOHMMRegressor",
     "__version__",

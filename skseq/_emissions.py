@@ -236,15 +236,18 @@ class GaussianEmission(ParametricFamily):
         if self.use_input:
             std["coef"] = np.asarray(values["coef"]) / self.y_scale
         cov = np.asarray(values["covariance"], dtype=np.float64)
-        tiny = np.finfo(np.float64).tiny
         if self.covariance_type == "full":
             inv_scale = 1.0 / np.outer(self.y_scale, self.y_scale)
             excess = cov * inv_scale - self.floor * np.eye(self.n_outputs)
-            std["covariance"] = np.linalg.cholesky(
-                excess + tiny * np.eye(self.n_outputs))
+            # At the floor the excess is ~0 and rounding can make it slightly
+            # indefinite: clip its eigenvalues before the Cholesky factor.
+            w, V = np.linalg.eigh(0.5 * (excess + excess.swapaxes(1, 2)))
+            w = np.maximum(w, 1e-12 * np.maximum(w.max(axis=1, keepdims=True), 1.0))
+            std["covariance"] = np.linalg.cholesky((V * w[:, None, :]) @ V.swapaxes(1, 2))
         else:
             s2 = self.y_scale**2
             if self.covariance_type == "spherical":
                 s2 = s2[0]
-            std["covariance"] = np.log(np.maximum(cov / s2 - self.floor, tiny))
+            std["covariance"] = np.log(np.maximum(cov / s2 - self.floor,
+                                                  np.finfo(np.float64).tiny))
         return super().pack(std)

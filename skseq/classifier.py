@@ -11,7 +11,133 @@ from ._iohmm import BaseIOHMM
 from ._validation import Targets, check_sequences, check_targets
 
 
-class IOHMMClassifier(ClassifierMixin, BaseIOHMM):
+class _ClassifierOutputs:
+    """Categorical outputs: label encoding, class probabilities, accuracy.
+
+    Shared by :class:`IOHMMClassifier` and the hierarchical model's classification
+    task; the host provides the :class:`~skseq._iohmm.BaseIOHMM` inference
+    (``_model``, ``_filtered``, ``_n_hidden``).
+    """
+
+    def _encode_targets(self, y, seqs, reset=True, sample_weight=None):
+        targets = check_targets(y, seqs, task="classification")
+        if reset:
+            classes, encoded = np.unique(targets.values, return_inverse=True)
+            if classes.shape[0] < 2:
+                raise ValueError(
+                    f"{type(self).__name__} needs samples of at least 2 classes in "
+                    f"the data, but the data contains only one class: {classes[0]!r}."
+                )
+            self.classes_ = classes
+        else:
+            encoded = np.searchsorted(self.classes_, targets.values)
+            encoded = np.minimum(encoded, len(self.classes_) - 1)
+            unseen = self.classes_[encoded] != targets.values
+            if np.any(unseen):
+                raise ValueError(
+                    f"y contains labels not seen in fit: "
+                    f"{targets.values[unseen][:5].tolist()}."
+                )
+        return Targets(steps=targets.steps, values=encoded.astype(np.intp),
+                       step_level=targets.step_level)
+
+    def _make_emission(self, n_features):
+        return SoftmaxEmission(self._n_hidden(), n_features, len(self.classes_),
+                               use_input=self.emission == "input")
+
+    def _step_proba(self, X):
+        """Class probabilities at every step and the validated sequences."""
+        seqs, emission, theta_e, probs = self._model(X)
+        zeta = self._filtered(seqs, probs)
+        if self.step_level_:
+            rows = slice(None)
+        else:
+            rows = seqs.last_steps
+        # P(y_t | u_1..t) = sum_i zeta_t,i P(y_t | x_t = i, u_t)  (paper 000, eq. 10)
+        per_state = emission.predict_proba(theta_e, seqs.data[rows])
+        return seqs, np.einsum("ti,tik->tk", zeta[rows], per_state)
+
+    def predict_proba(self, X):
+        """Class probabilities given the inputs.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+
+        Returns
+        -------
+        proba : ndarray of shape (n_sequences, n_classes), or list of ndarray
+            For a model fitted on sequence-level labels: the class distribution at
+            each sequence's end. For step-level labels: a list with one
+            ``(len_i, n_classes)`` array per sequence.
+        """
+        seqs, proba = self._step_proba(X)
+        if self.step_level_:
+            return [proba[a:b] for a, b in zip(seqs.offsets[:-1], seqs.offsets[1:],
+                                               strict=True)]
+        return proba
+
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`."""
+        proba = self.predict_proba(X)
+        with np.errstate(divide="ignore"):
+            if self.step_level_:
+                return [np.log(p) for p in proba]
+            return np.log(proba)
+
+    def predict(self, X):
+        """Most probable class.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+
+        Returns
+        -------
+        labels : ndarray of shape (n_sequences,), or list of ndarray
+            One label per sequence, or (step-level model) a list of per-step labels.
+        """
+        proba = self.predict_proba(X)
+        if self.step_level_:
+            return [self.classes_[np.argmax(p, axis=1)] for p in proba]
+        return self.classes_[np.argmax(proba, axis=1)]
+
+    def score(self, X, y, sample_weight=None):
+        """Mean accuracy on the given data.
+
+        Sequence-level labels: the fraction of sequences classified correctly
+        (weighted by ``sample_weight``). Step-level labels: the fraction of labelled
+        steps predicted correctly (each step weighted by its sequence's weight).
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+        y : array-like or list of arrays
+        sample_weight : array-like of shape (n_sequences,), default=None
+
+        Returns
+        -------
+        score : float
+        """
+        seqs = check_sequences(X)
+        targets = check_targets(y, seqs, task="classification")
+        if not targets.step_level:
+            return accuracy_score(y, self.predict(X), sample_weight=sample_weight)
+        if not self.step_level_:
+            raise ValueError(
+                "This model was fitted on one label per sequence; score it with "
+                "sequence-level y."
+            )
+        pred = np.concatenate(self.predict(X))[targets.steps]
+        weight = None
+        if sample_weight is not None:
+            per_step = np.repeat(np.asarray(sample_weight, float), seqs.lengths)
+            weight = per_step[targets.steps]
+        return accuracy_score(targets.values.astype(pred.dtype), pred,
+                              sample_weight=weight)
+
+
+class IOHMMClassifier(_ClassifierOutputs, ClassifierMixin, BaseIOHMM):
     """Input/output hidden Markov model for sequence classification.
 
     A discrete hidden state carries the context of a sequence: at every step an
@@ -168,89 +294,6 @@ class IOHMMClassifier(ClassifierMixin, BaseIOHMM):
             warm_start=warm_start,
         )
 
-    def _encode_targets(self, y, seqs, reset=True, sample_weight=None):
-        targets = check_targets(y, seqs, task="classification")
-        if reset:
-            classes, encoded = np.unique(targets.values, return_inverse=True)
-            if classes.shape[0] < 2:
-                raise ValueError(
-                    "IOHMMClassifier needs samples of at least 2 classes in the data, "
-                    f"but the data contains only one class: {classes[0]!r}."
-                )
-            self.classes_ = classes
-        else:
-            encoded = np.searchsorted(self.classes_, targets.values)
-            encoded = np.minimum(encoded, len(self.classes_) - 1)
-            unseen = self.classes_[encoded] != targets.values
-            if np.any(unseen):
-                raise ValueError(
-                    f"y contains labels not seen in fit: "
-                    f"{targets.values[unseen][:5].tolist()}."
-                )
-        return Targets(steps=targets.steps, values=encoded.astype(np.intp),
-                       step_level=targets.step_level)
-
-    def _make_emission(self, n_features):
-        return SoftmaxEmission(self.n_states, n_features, len(self.classes_),
-                               use_input=self.emission == "input")
-
-    def _step_proba(self, X):
-        """Class probabilities at every step and the validated sequences."""
-        seqs, emission, theta_e, probs = self._model(X)
-        zeta = self._filtered(seqs, probs)
-        if self.step_level_:
-            rows = slice(None)
-        else:
-            rows = seqs.last_steps
-        # P(y_t | u_1..t) = sum_i zeta_t,i P(y_t | x_t = i, u_t)  (paper 000, eq. 10)
-        per_state = emission.predict_proba(theta_e, seqs.data[rows])
-        return seqs, np.einsum("ti,tik->tk", zeta[rows], per_state)
-
-    def predict_proba(self, X):
-        """Class probabilities given the inputs.
-
-        Parameters
-        ----------
-        X : array-like or list of sequences
-
-        Returns
-        -------
-        proba : ndarray of shape (n_sequences, n_classes), or list of ndarray
-            For a model fitted on sequence-level labels: the class distribution at
-            each sequence's end. For step-level labels: a list with one
-            ``(len_i, n_classes)`` array per sequence.
-        """
-        seqs, proba = self._step_proba(X)
-        if self.step_level_:
-            return [proba[a:b] for a, b in zip(seqs.offsets[:-1], seqs.offsets[1:],
-                                               strict=True)]
-        return proba
-
-    def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`."""
-        proba = self.predict_proba(X)
-        with np.errstate(divide="ignore"):
-            if self.step_level_:
-                return [np.log(p) for p in proba]
-            return np.log(proba)
-
-    def predict(self, X):
-        """Most probable class.
-
-        Parameters
-        ----------
-        X : array-like or list of sequences
-
-        Returns
-        -------
-        labels : ndarray of shape (n_sequences,), or list of ndarray
-            One label per sequence, or (step-level model) a list of per-step labels.
-        """
-        proba = self.predict_proba(X)
-        if self.step_level_:
-            return [self.classes_[np.argmax(p, axis=1)] for p in proba]
-        return self.classes_[np.argmax(proba, axis=1)]
-
     def to_automaton(self, alphabet=None, min_proba=0.9):
         """Read the learned machine off a near-deterministic model.
 
@@ -319,37 +362,3 @@ class IOHMMClassifier(ClassifierMixin, BaseIOHMM):
             rows.append(row)
         accept = softmax(self.emission_intercept_, axis=1)[order, 1] >= 0.5
         return DFA(len(order), alphabet, rows, start=0, accepting=accept)
-
-    def score(self, X, y, sample_weight=None):
-        """Mean accuracy on the given data.
-
-        Sequence-level labels: the fraction of sequences classified correctly
-        (weighted by ``sample_weight``). Step-level labels: the fraction of labelled
-        steps predicted correctly (each step weighted by its sequence's weight).
-
-        Parameters
-        ----------
-        X : array-like or list of sequences
-        y : array-like or list of arrays
-        sample_weight : array-like of shape (n_sequences,), default=None
-
-        Returns
-        -------
-        score : float
-        """
-        seqs = check_sequences(X)
-        targets = check_targets(y, seqs, task="classification")
-        if not targets.step_level:
-            return accuracy_score(y, self.predict(X), sample_weight=sample_weight)
-        if not self.step_level_:
-            raise ValueError(
-                "This model was fitted on one label per sequence; score it with "
-                "sequence-level y."
-            )
-        pred = np.concatenate(self.predict(X))[targets.steps]
-        weight = None
-        if sample_weight is not None:
-            per_step = np.repeat(np.asarray(sample_weight, float), seqs.lengths)
-            weight = per_step[targets.steps]
-        return accuracy_score(targets.values.astype(pred.dtype), pred,
-                              sample_weight=weight)

@@ -12,7 +12,146 @@ from ._iohmm import BaseIOHMM
 from ._validation import Targets, check_sequences, check_targets
 
 
-class IOHMMRegressor(RegressorMixin, BaseIOHMM):
+class _RegressorOutputs:
+    """Linear-Gaussian outputs: target standardization, mixture predictions, R^2.
+
+    Shared by :class:`IOHMMRegressor` and the hierarchical model's regression
+    task; the host provides the :class:`~skseq._iohmm.BaseIOHMM` inference and
+    the ``covariance_type`` and ``min_covar`` parameters.
+    """
+
+    _output_constraints: dict = {
+        "covariance_type": [StrOptions({"diag", "full", "spherical"})],
+        "min_covar": [Interval(numbers.Real, 0, None, closed="neither")],
+    }
+
+    def _encode_targets(self, y, seqs, reset=True, sample_weight=None):
+        targets = check_targets(y, seqs, task="regression")
+        values = np.asarray(targets.values, dtype=np.float64)
+        # Predictions drop the output axis when y had none: a 1-D y, or step-level
+        # targets given as 1-D per-sequence arrays.
+        if targets.step_level:
+            squeeze = np.ndim(y) != 3 and all(np.ndim(item) == 1 for item in y)
+        else:
+            squeeze = values.ndim == 1
+        values = values.reshape(values.shape[0], -1)
+        if reset:
+            seq_of = np.searchsorted(seqs.offsets, targets.steps, side="right") - 1
+            w = (np.ones(seqs.n_sequences) if sample_weight is None
+                 else sample_weight)[seq_of]
+            mean = np.average(values, axis=0, weights=w)
+            scale = np.sqrt(np.average((values - mean) ** 2, axis=0, weights=w))
+            # A constant output says nothing about the states, and a state with a
+            # floor variance on it would gain ~log(1/min_covar) per step: such
+            # outputs are predicted exactly and left out of the likelihood.
+            constant = scale <= 1e-12 * np.maximum(np.abs(mean), 1.0)
+            if constant.all():
+                constant[:] = False
+            scale[scale == 0] = 1.0
+            scale = scale[~constant]
+            if self.covariance_type == "spherical":
+                scale[:] = np.sqrt(np.mean(scale**2))
+            self.n_outputs_ = values.shape[1]
+            self._constant_outputs_ = constant
+            self._y_mean_, self._y_scale_ = mean, scale
+            self._squeeze_output_ = squeeze
+        elif values.shape[1] != self.n_outputs_:
+            raise ValueError(
+                f"y has {values.shape[1]} outputs, but this {type(self).__name__} "
+                f"was fitted with {self.n_outputs_}."
+            )
+        return Targets(steps=targets.steps,
+                       values=values[:, ~self._constant_outputs_],
+                       step_level=targets.step_level)
+
+    def _make_emission(self, n_features):
+        modelled = ~self._constant_outputs_
+        return GaussianEmission(
+            self._n_hidden(), n_features, int(modelled.sum()),
+            use_input=self.emission == "input",
+            covariance_type=self.covariance_type, min_covar=self.min_covar,
+            y_mean=self._y_mean_[modelled], y_scale=self._y_scale_,
+        )
+
+    def predict(self, X, return_std=False):
+        """Predicted mean E[y_t | u_1..t] (and its standard deviation).
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+        return_std : bool, default=False
+            Also return the standard deviation of the predictive mixture.
+
+        Returns
+        -------
+        y_mean : ndarray or list of ndarray
+            Sequence-level model: ``(n_sequences,)`` or ``(n_sequences,
+            n_outputs)``. Step-level model: a prediction for every step, as a list
+            of per-sequence arrays for list input, or padded (NaN) like X for
+            array input.
+        y_std : same form as y_mean
+            Only with ``return_std=True``.
+        """
+        seqs, emission, theta_e, probs = self._model(X)
+        zeta = self._filtered(seqs, probs)
+        rows = slice(None) if self.step_level_ else seqs.last_steps
+        means, cov = emission.moments(theta_e, seqs.data[rows])
+        weights = zeta[rows]
+        # mixture moments (paper 000, eq. 10): E[y] and E[y^2] - E[y]^2
+        modelled = ~self._constant_outputs_
+        mean = np.tile(self._y_mean_, (weights.shape[0], 1))
+        mean[:, modelled] = np.einsum("ti,tik->tk", weights, means)
+        out = [mean]
+        if return_std:
+            second = np.einsum("ti,tik->tk", weights,
+                               means**2 + np.diagonal(cov, axis1=1, axis2=2))
+            std = np.zeros_like(mean)
+            std[:, modelled] = np.sqrt(np.maximum(second - mean[:, modelled]**2, 0))
+            out.append(std)
+        if self._squeeze_output_:
+            out = [o[:, 0] for o in out]
+        if self.step_level_:
+            out = [seqs.unpack(o) for o in out]
+        return (out[0], out[1]) if return_std else out[0]
+
+    def score(self, X, y, sample_weight=None):
+        """R^2 of the prediction (averaged uniformly over outputs).
+
+        Step-level targets are scored on every step that has one, each step
+        weighted by its sequence's weight.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+        y : array-like or list of arrays
+        sample_weight : array-like of shape (n_sequences,), default=None
+
+        Returns
+        -------
+        score : float
+        """
+        seqs = check_sequences(X)
+        targets = check_targets(y, seqs, task="regression")
+        if not targets.step_level:
+            return r2_score(y, self.predict(X), sample_weight=sample_weight)
+        if not self.step_level_:
+            raise ValueError(
+                "This model was fitted on one target per sequence; score it with "
+                "sequence-level y."
+            )
+        pred = self.predict(X)
+        pred = np.concatenate(pred) if isinstance(pred, list) else pred[
+            np.arange(pred.shape[1]) < seqs.lengths[:, None]]
+        pred = pred.reshape(pred.shape[0], -1)[targets.steps]
+        weight = None
+        if sample_weight is not None:
+            weight = np.repeat(np.asarray(sample_weight, float),
+                               seqs.lengths)[targets.steps]
+        values = np.asarray(targets.values, float).reshape(len(targets.steps), -1)
+        return r2_score(values, pred, sample_weight=weight)
+
+
+class IOHMMRegressor(_RegressorOutputs, RegressorMixin, BaseIOHMM):
     """Input/output hidden Markov model with Gaussian outputs.
 
     The state model of :class:`IOHMMClassifier` (input-conditioned transitions
@@ -127,8 +266,7 @@ class IOHMMRegressor(RegressorMixin, BaseIOHMM):
 
     _parameter_constraints: dict = {
         **BaseIOHMM._parameter_constraints,
-        "covariance_type": [StrOptions({"diag", "full", "spherical"})],
-        "min_covar": [Interval(numbers.Real, 0, None, closed="neither")],
+        **_RegressorOutputs._output_constraints,
     }
 
     def __init__(
@@ -172,128 +310,7 @@ class IOHMMRegressor(RegressorMixin, BaseIOHMM):
         self.covariance_type = covariance_type
         self.min_covar = min_covar
 
-    def _encode_targets(self, y, seqs, reset=True, sample_weight=None):
-        targets = check_targets(y, seqs, task="regression")
-        values = np.asarray(targets.values, dtype=np.float64)
-        # Predictions drop the output axis when y had none: a 1-D y, or step-level
-        # targets given as 1-D per-sequence arrays.
-        if targets.step_level:
-            squeeze = np.ndim(y) != 3 and all(np.ndim(item) == 1 for item in y)
-        else:
-            squeeze = values.ndim == 1
-        values = values.reshape(values.shape[0], -1)
-        if reset:
-            seq_of = np.searchsorted(seqs.offsets, targets.steps, side="right") - 1
-            w = (np.ones(seqs.n_sequences) if sample_weight is None
-                 else sample_weight)[seq_of]
-            mean = np.average(values, axis=0, weights=w)
-            scale = np.sqrt(np.average((values - mean) ** 2, axis=0, weights=w))
-            # A constant output says nothing about the states, and a state with a
-            # floor variance on it would gain ~log(1/min_covar) per step: such
-            # outputs are predicted exactly and left out of the likelihood.
-            constant = scale <= 1e-12 * np.maximum(np.abs(mean), 1.0)
-            if constant.all():
-                constant[:] = False
-            scale[scale == 0] = 1.0
-            scale = scale[~constant]
-            if self.covariance_type == "spherical":
-                scale[:] = np.sqrt(np.mean(scale**2))
-            self.n_outputs_ = values.shape[1]
-            self._constant_outputs_ = constant
-            self._y_mean_, self._y_scale_ = mean, scale
-            self._squeeze_output_ = squeeze
-        elif values.shape[1] != self.n_outputs_:
-            raise ValueError(
-                f"y has {values.shape[1]} outputs, but this IOHMMRegressor was "
-                f"fitted with {self.n_outputs_}."
-            )
-        return Targets(steps=targets.steps,
-                       values=values[:, ~self._constant_outputs_],
-                       step_level=targets.step_level)
-
-    def _make_emission(self, n_features):
-        modelled = ~self._constant_outputs_
-        return GaussianEmission(
-            self.n_states, n_features, int(modelled.sum()),
-            use_input=self.emission == "input",
-            covariance_type=self.covariance_type, min_covar=self.min_covar,
-            y_mean=self._y_mean_[modelled], y_scale=self._y_scale_,
-        )
-
-
-    def predict(self, X, return_std=False):
-        """Predicted mean E[y_t | u_1..t] (and its standard deviation).
-
-        Parameters
-        ----------
-        X : array-like or list of sequences
-        return_std : bool, default=False
-            Also return the standard deviation of the predictive mixture.
-
-        Returns
-        -------
-        y_mean : ndarray or list of ndarray
-            Sequence-level model: ``(n_sequences,)`` or ``(n_sequences,
-            n_outputs)``. Step-level model: a prediction for every step, as a list
-            of per-sequence arrays for list input, or padded (NaN) like X for
-            array input.
-        y_std : same form as y_mean
-            Only with ``return_std=True``.
-        """
-        seqs, emission, theta_e, probs = self._model(X)
-        zeta = self._filtered(seqs, probs)
-        rows = slice(None) if self.step_level_ else seqs.last_steps
-        means, cov = emission.moments(theta_e, seqs.data[rows])
-        weights = zeta[rows]
-        # mixture moments (paper 000, eq. 10): E[y] and E[y^2] - E[y]^2
-        modelled = ~self._constant_outputs_
-        mean = np.tile(self._y_mean_, (weights.shape[0], 1))
-        mean[:, modelled] = np.einsum("ti,tik->tk", weights, means)
-        out = [mean]
-        if return_std:
-            second = np.einsum("ti,tik->tk", weights,
-                               means**2 + np.diagonal(cov, axis1=1, axis2=2))
-            std = np.zeros_like(mean)
-            std[:, modelled] = np.sqrt(np.maximum(second - mean[:, modelled]**2, 0))
-            out.append(std)
-        if self._squeeze_output_:
-            out = [o[:, 0] for o in out]
-        if self.step_level_:
-            out = [seqs.unpack(o) for o in out]
-        return (out[0], out[1]) if return_std else out[0]
-
-    def score(self, X, y, sample_weight=None):
-        """R^2 of the prediction (averaged uniformly over outputs).
-
-        Step-level targets are scored on every step that has one, each step
-        weighted by its sequence's weight.
-
-        Parameters
-        ----------
-        X : array-like or list of sequences
-        y : array-like or list of arrays
-        sample_weight : array-like of shape (n_sequences,), default=None
-
-        Returns
-        -------
-        score : float
-        """
-        seqs = check_sequences(X)
-        targets = check_targets(y, seqs, task="regression")
-        if not targets.step_level:
-            return r2_score(y, self.predict(X), sample_weight=sample_weight)
-        if not self.step_level_:
-            raise ValueError(
-                "This model was fitted on one target per sequence; score it with "
-                "sequence-level y."
-            )
-        pred = self.predict(X)
-        pred = np.concatenate(pred) if isinstance(pred, list) else pred[
-            np.arange(pred.shape[1]) < seqs.lengths[:, None]]
-        pred = pred.reshape(pred.shape[0], -1)[targets.steps]
-        weight = None
-        if sample_weight is not None:
-            weight = np.repeat(np.asarray(sample_weight, float),
-                               seqs.lengths)[targets.steps]
-        values = np.asarray(targets.values, float).reshape(len(targets.steps), -1)
-        return r2_score(values, pred, sample_weight=weight)
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags

@@ -1,0 +1,228 @@
+"""Paper 001 (El Hihi & Bengio 1995): hierarchical time scales, 2-sequence problem.
+
+Two experiments, both on the 2-sequence problem (Bengio, Simard & Frasconi 1994):
+the class of a univariate sequence is carried by its first 3 steps only and asked
+for at the last step.
+
+1. **Figure 2 (left) of paper 001**: test error against the sequence length for
+   HierarchicalIOHMMs of 1, 2 and 3 levels. Paper 001's setting: lengths 10, 20,
+   40 and 100, 30 training sequences, a random pattern in [-1, 1]^3 per class,
+   uniform noise in [-0.1, 0.1] added to the pattern and making up the rest of
+   the sequence; each trial draws new patterns, noise and initial weights. The
+   levels' time scales grow by a factor of 10, slowest first: (1,), (10, 1) and
+   (100, 10, 1), fixed (as the paper's recurrent networks') or learned from
+   there.
+2. **Long noisy sequences**: 3 pattern steps then 150-300 steps of noise in
+   [-1, 1] (paper 000 §5.3's version), where an input value alone cannot tell
+   the pattern from the noise. Five folds of 150 training sequences drawn with one
+   pair of class patterns, 500 test sequences: one slow level whose time scale is
+   learned (from 300) against a flat IOHMMClassifier with as many states.
+
+    python benchmarks/bench_hierarchical.py [--quick] [--trials 10] [--n-jobs 2]
+
+Writes ``doc/results/hierarchical_figure2.md`` and ``hierarchical_figure2.png``.
+"""
+
+import argparse
+import time
+import warnings
+
+import numpy as np
+from _report import RESULTS, table, versions, write
+from joblib import Parallel, delayed
+from sklearn.exceptions import ConvergenceWarning
+
+from skseq import IOHMMClassifier
+from skseq.datasets import make_two_sequence
+from skseq.hierarchical import HierarchicalIOHMM
+
+# -- experiment 1: paper 001, Figure 2 ------------------------------------------
+LENGTHS = (10, 20, 40, 100)
+LEVELS = {1: ((4,), (1,)), 2: ((2, 2), (10, 1)), 3: ((2, 2, 2), (100, 10, 1))}
+
+
+def figure2_data(length, n_train, n_test, seed):
+    """Paper 001's 2-sequence data: pattern + noise in [-0.1, 0.1], then noise."""
+    X, y = make_two_sequence(n_train + n_test, max_length=length, min_length=length,
+                             noise=0.1, random_state=seed)
+    for x in X:
+        x[3:] *= 0.1  # the generator's tail is uniform in [-1, 1]
+    return X[:n_train], y[:n_train], X[n_train:], y[n_train:]
+
+
+def figure2_trial(length, levels, learn, seed, args):
+    warnings.simplefilter("ignore", ConvergenceWarning)
+    X, y, X_test, y_test = figure2_data(length, args.train, args.test, seed)
+    n_states, timescales = LEVELS[levels]
+    model = HierarchicalIOHMM(n_states, timescales=timescales, emission="state",
+                              learn_timescales=learn, n_init=args.n_init,
+                              random_state=seed)
+    start = time.perf_counter()
+    model.fit(X, y)
+    return 100 * (1 - model.score(X_test, y_test)), time.perf_counter() - start
+
+
+# -- experiment 2: 150-300 steps of noise in [-1, 1] ------------------------------
+# One draw of the generator fixes the class patterns: random_state=3 gives
+# (-0.9, -0.5, 0.4) and (0.4, 0.1, -0.5) (plus noise in [-0.2, 0.2]), apart at
+# every step (other draws can put the two patterns within the noise of each
+# other, a different, noise-limited task). Same draw as tests/test_hierarchical.py.
+TWO_SEQUENCE = dict(max_length=303, min_length=153, random_state=3)
+N_FOLDS, FOLD_SIZE, N_TEST = 5, 150, 500
+LONG_MODELS = ("slow level, learned time scale", "flat IOHMMClassifier")
+
+
+def long_model(name, fold, n_init):
+    kw = dict(emission="state", n_init=n_init, tol=1e-8, max_iter=300,
+              random_state=fold)
+    if name == LONG_MODELS[0]:
+        return HierarchicalIOHMM((3,), timescales=(300,), learn_timescales=True, **kw)
+    return IOHMMClassifier(3, **kw)
+
+
+def long_trial(name, fold, args):
+    warnings.simplefilter("ignore", ConvergenceWarning)
+    X, y = make_two_sequence(N_FOLDS * FOLD_SIZE + N_TEST, **TWO_SEQUENCE)
+    train = slice(fold * FOLD_SIZE, (fold + 1) * FOLD_SIZE)
+    model = long_model(name, fold, args.long_n_init)
+    start = time.perf_counter()
+    model.fit(X[train], y[train])
+    seconds = time.perf_counter() - start
+    timescale = getattr(model, "transition_timescales_", [np.nan])[0]
+    return (100 * model.score(X[-N_TEST:], y[-N_TEST:]), seconds, timescale,
+            model.objective_)
+
+
+# -- report -----------------------------------------------------------------------
+def markdown(fig2, long, args, elapsed):
+    header = ["levels (n_states; timescales)", "time scales"] + [
+        f"T = {T}" for T in LENGTHS]
+    rows = []
+    for learn in (False, True):
+        for levels, (n_states, timescales) in LEVELS.items():
+            cells = []
+            for T in LENGTHS:
+                err = [r[0] for r in fig2[T, levels, learn]]
+                cells.append(f"{np.mean(err):.1f} ± {np.std(err):.1f}")
+            rows.append([f"{levels} ({n_states}; {timescales})",
+                         "learned" if learn else "fixed"] + cells)
+    times = [np.mean([r[1] for key, res in fig2.items() if key[0] == T
+                      for r in res]) for T in LENGTHS]
+    rows.append(["mean fit time (s)", ""] + [f"{t:.1f}" for t in times])
+    long_rows = []
+    for name in LONG_MODELS:
+        acc = [r[0] for r in long[name]]
+        long_rows.append([name, " / ".join(f"{a:.1f}" for a in acc),
+                          f"{np.mean(acc):.1f}",
+                          " / ".join(f"{r[2]:.3g}" for r in long[name]),
+                          f"{np.mean([r[1] for r in long[name]]):.0f}"])
+    return f"""# Paper 001, Figure 2: hierarchical time scales and long-term memory
+
+Generated by `benchmarks/bench_hierarchical.py{' --quick' if args.quick else ''}` in
+{elapsed / 60:.1f} min; {versions()}.
+
+## Figure 2 (left): test error (%) against the sequence length
+
+The 2-sequence problem as in paper 001 §4: each trial draws a 3-value pattern per
+class in [-1, 1]^3 (`make_two_sequence(noise=0.1, random_state=trial)`), adds
+uniform noise in [-0.1, 0.1] to it, and fills the rest of the sequence with the
+same noise; {args.train} training sequences of exactly T steps (as in the paper),
+{args.test} test sequences, {args.trials} trials (`random_state=0..{args.trials - 1}`,
+the paper's 10). `HierarchicalIOHMM(n_states, timescales=...,
+emission="state", n_init={args.n_init})`, L-BFGS, other parameters default;
+slowest level first; time scales fixed, or learned (`learn_timescales=True`)
+from the same values. Mean ± standard deviation over trials
+(the paper's error bars); 50 % is chance. Some trials draw two patterns that
+the noise nearly confuses, which no model separates.
+
+{table(header, rows)}
+
+![error against sequence length](hierarchical_figure2.png)
+
+## 150-300 steps of noise in [-1, 1]: accuracy (%) on 500 test sequences
+
+Paper 000 §5.3's version of the problem: after the 3 pattern steps, 150-300
+steps of uniform noise in [-1, 1], the range of the pattern values, so that only
+the position in the sequence tells the pattern from the noise. Patterns from
+`make_two_sequence(..., random_state=3)`, fixed for all folds; fold k trains on
+sequences {FOLD_SIZE}k..{FOLD_SIZE}(k+1) - 1 with `random_state=k`. Both models:
+3 states, `emission="state"`, `n_init={args.long_n_init}`, `tol=1e-8`,
+`max_iter=300`. Slow level: `HierarchicalIOHMM((3,), timescales=(300,),
+learn_timescales=True)`: every state persists with probability w = 1 - 1/300
+at first, so the class read at the start survives the noise, in the state and
+in the gradient, while the state networks learn to hold it; then the learned
+time scale falls back toward 1, which lets the start state read the pattern at
+once. Flat: `IOHMMClassifier(3)`.
+
+{table(["model", "accuracy per fold", "mean", "learned time scale per fold",
+        "mean fit time (s)"], long_rows)}
+"""
+
+
+def figure(fig2):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), sharey=True)
+    width = 0.25
+    x = np.arange(len(LENGTHS))
+    for ax, learn in zip(axes, (False, True), strict=True):
+        for k, (levels, shade) in enumerate(zip(LEVELS, ("0.85", "0.55", "0.2"),
+                                                strict=True)):
+            err = np.array([[r[0] for r in fig2[T, levels, learn]]
+                            for T in LENGTHS])
+            mean, std = err.mean(axis=1), err.std(axis=1)
+            ax.bar(x + (k - 1) * width, mean, width,
+                   yerr=[np.minimum(mean, std), std],  # errors are >= 0
+                   color=shade, edgecolor="k", capsize=2,
+                   label=f"{levels} level{'s' if levels > 1 else ''}")
+        ax.set_xticks(x, [str(T) for T in LENGTHS])
+        ax.set_xlabel("sequence length")
+        ax.set_title(f"time scales {'learned' if learn else 'fixed'}")
+        ax.axhline(50, color="0.6", lw=0.8, ls=":")
+    axes[0].set_ylabel("test error (%)")
+    axes[0].legend(frameon=False)
+    fig.suptitle("2-sequence problem (paper 001, Figure 2)")
+    fig.tight_layout()
+    return fig
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--trials", type=int, default=10)
+    parser.add_argument("--train", type=int, default=30)
+    parser.add_argument("--test", type=int, default=500)
+    parser.add_argument("--n-init", type=int, default=8)
+    parser.add_argument("--long-n-init", type=int, default=10)
+    parser.add_argument("--quick", action="store_true",
+                        help="2 trials, 2 restarts, 2 folds of the long problem")
+    parser.add_argument("--n-jobs", type=int, default=1)
+    args = parser.parse_args()
+    folds = N_FOLDS
+    if args.quick:
+        args.trials, args.n_init, args.long_n_init, folds = 2, 2, 2, 2
+    start = time.perf_counter()
+    fig2_jobs = [(T, lv, learn, s) for T in LENGTHS[::-1] for lv in LEVELS
+                 for learn in (False, True) for s in range(args.trials)]
+    long_jobs = [(name, k) for name in LONG_MODELS for k in range(folds)]
+    parallel = Parallel(n_jobs=args.n_jobs, verbose=5)
+    long_out = parallel(delayed(long_trial)(n, k, args) for n, k in long_jobs)
+    fig2_out = parallel(delayed(figure2_trial)(*job, args) for job in fig2_jobs)
+    fig2 = {}
+    for job, res in zip(fig2_jobs, fig2_out, strict=True):
+        fig2.setdefault(job[:3], []).append(res)
+    long = {}
+    for (name, _), res in zip(long_jobs, long_out, strict=True):
+        long.setdefault(name, []).append(res)
+    elapsed = time.perf_counter() - start
+    text = markdown(fig2, long, args, elapsed)
+    print(text)
+    write("hierarchical_figure2.md", text)
+    figure(fig2).savefig(RESULTS / "hierarchical_figure2.png", dpi=120)
+    print(f"wrote {RESULTS / 'hierarchical_figure2.png'}")
+
+
+if __name__ == "__main__":
+    main()

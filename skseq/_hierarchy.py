@@ -1,0 +1,279 @@
+"""The factored transition of a hierarchical IOHMM (El Hihi & Bengio 1995, paper 001).
+
+The hidden state is the Cartesian product of L levels, x_t = (x^1_t, ..., x^L_t),
+slowest first (paper 001, §5). Level s moves given its own previous value and the
+*current* value of the slower level above it (eq. 5):
+
+    P(x_t | x_{t-1}, u_t) = prod_s F^s_t[x^s_{t-1}, x^{s-1}_t, x^s_t],
+
+and keeps its value with a fixed probability w_s = 1 - 1/timescale_s (eq. 6),
+otherwise moving by its own input-conditioned softmax network:
+
+    F^s_t[j, k, i] = w_s [i == j] + (1 - w_s) softmax_i(W^s_{j,k} u_t + b^s_{j,k}).
+
+The top level has no parent (k takes one value). The product state is still an
+ordinary chain over N = prod_s n_s states, so the forward-backward kernels run on
+the N x N matrices, built here from the level factors by broadcasting. The EM
+auxiliary function splits over levels: sum_t,J,I xi_t[J, I] log A_t[J, I] =
+sum_s sum xi^s log F^s, with xi^s the pairwise posteriors marginalised onto
+level s's (previous own, current parent, current own) values, so its gradient
+needs only those small marginals.
+"""
+
+import numpy as np
+
+from ._transitions import TransitionFamily
+
+# A learned time scale starts at least this far from w_s = 0, where the sigmoid
+# has no gradient (a level with time scale 1 is a plain IOHMM level, w_s = 0).
+_MIN_INIT_LOGIT = np.log(0.01)
+
+
+class HierarchicalTransitions(TransitionFamily):
+    """Product-state transitions factored over levels (paper 001, eqs. 5-6).
+
+    Parameters live in one flat vector: for each level s, ``coef{s}`` of shape
+    (n_features, n_s, m_s, n_s) and ``intercept{s}`` of shape (n_s, m_s, n_s),
+    indexed ``[.., previous own, current parent, next own]`` with m_s the size
+    of the parent level (1 for the top level); with ``learn_timescales`` also
+    ``persistence_logit`` (L,), w_s = sigmoid(persistence_logit_s).
+
+    The fitted attributes are lists per level (``coef``, ``intercept``) and the
+    time scales 1 / (1 - w_s) (``timescales``): see :meth:`coefficients`.
+    """
+
+    softmax = False
+
+    def __init__(self, level_states, n_features, timescales, learn_timescales):
+        self.level_states = tuple(int(n) for n in level_states)
+        self.timescales = np.asarray(timescales, dtype=np.float64)
+        self.learn_timescales = learn_timescales
+        super().__init__(int(np.prod(self.level_states)), n_features)
+        self._memo = None
+
+    @property
+    def n_levels(self):
+        return len(self.level_states)
+
+    def _parents(self):
+        return (1,) + self.level_states[:-1]
+
+    def _blocks(self):
+        d = self.n_features
+        blocks = []
+        for s, (n, m) in enumerate(zip(self.level_states, self._parents(),
+                                       strict=True)):
+            blocks += [(f"coef{s}", (d, n, m, n), True),
+                       (f"intercept{s}", (n, m, n), False)]
+        if self.learn_timescales:
+            blocks.append(("persistence_logit", (self.n_levels,), False))
+        return blocks
+
+    # -- parameters -----------------------------------------------------------
+    @property
+    def names(self):
+        return ["coef", "intercept", "timescales"]
+
+    def coefficients(self, theta):
+        """Per-level lists of weights and intercepts, and the time scales."""
+        p = self.unpack(theta)
+        if self.learn_timescales:
+            timescales = np.exp(-self._log_persistence(p)[1])  # 1 / (1 - w_s)
+        else:
+            timescales = self.timescales.copy()
+        return {
+            "coef": [p[f"coef{s}"].copy() for s in range(self.n_levels)],
+            "intercept": [p[f"intercept{s}"].copy() for s in range(self.n_levels)],
+            "timescales": timescales,
+        }
+
+    def pack(self, values):
+        """Flat vector from the per-level lists of :meth:`coefficients`."""
+        flat = {}
+        for name in ("coef", "intercept"):
+            arrays = list(values[name])
+            if len(arrays) != self.n_levels:
+                raise ValueError(f"{name} has {len(arrays)} levels, expected "
+                                 f"{self.n_levels}.")
+            flat.update({f"{name}{s}": a for s, a in enumerate(arrays)})
+        if self.learn_timescales:
+            flat["persistence_logit"] = _timescale_logit(values["timescales"])
+        return super().pack(flat)
+
+    def init(self, rng, scale, permutation=False):
+        """Random networks; learned persistences start at the given time scales.
+
+        With ``permutation``, each network (every parent value, the intercept
+        and each feature's weights) also gets ``3 * scale`` on a random
+        permutation of the level's values, as in
+        :meth:`TransitionFamily.init <skseq._transitions.TransitionFamily.init>`.
+        """
+        theta = rng.normal(scale=scale, size=self.n_params)
+        p = self.unpack(theta)
+        if self.learn_timescales:
+            p["persistence_logit"][:] = np.maximum(
+                _timescale_logit(self.timescales), _MIN_INIT_LOGIT)
+        if permutation:
+            for s, n in enumerate(self.level_states):
+                for block in (p[f"coef{s}"], p[f"intercept{s}"]):
+                    # (..., previous, parent, next) -> one (n, n) slice per
+                    # feature and parent value
+                    slices = np.moveaxis(block, -2, 0)
+                    for index in np.ndindex(slices.shape[:-2]):
+                        slices[index][np.arange(n), rng.permutation(n)] += 3.0 * scale
+        return theta
+
+    def _log_persistence(self, p):
+        """log w_s and log(1 - w_s), computed without cancellation."""
+        if self.learn_timescales:
+            v = p["persistence_logit"]
+            return -np.logaddexp(0.0, -v), -np.logaddexp(0.0, v)
+        with np.errstate(divide="ignore"):  # time scale 1: w_s = 0
+            return np.log1p(-1.0 / self.timescales), -np.log(self.timescales)
+
+    # -- level factors --------------------------------------------------------
+    def _levels(self, theta, U):
+        """Per level: the log-softmax of its network, log S (T, n, m, n), and
+        log F^s on the diagonal i == j, (T, n, m).
+
+        Off the diagonal log F^s = log(1 - w_s) + log S. The last result is kept:
+        the lbfgs objective asks for it twice at the same point (the transition
+        matrices, then the gradient).
+        """
+        key = (theta.tobytes(), U.__array_interface__["data"][0], U.shape)
+        if self._memo is not None and self._memo[0] == key:
+            return self._memo[1]
+        p = self.unpack(theta)
+        log_w, log_move = self._log_persistence(p)
+        out = []
+        for s, (n, m) in enumerate(zip(self.level_states, self._parents(),
+                                       strict=True)):
+            z = U @ p[f"coef{s}"].reshape(self.n_features, -1)
+            z += p[f"intercept{s}"].ravel()
+            log_net = _log_softmax_(z.reshape(-1, n, m, n))
+            # eq. 6: staying is the persistence or the network's own choice
+            log_stay = np.logaddexp(log_w[s], log_move[s] + _diagonal(log_net))
+            out.append((log_net, log_stay))
+        self._memo = (key, out)
+        return out
+
+    def _broadcast_shape(self, s, n_steps):
+        """Shape placing level s's factor (T, j_s, i_{s-1}, i_s) on the product
+        axes (T, j_1..j_L, i_1..i_L); the axes keep their order, so a reshape
+        does it."""
+        L = self.n_levels
+        shape = [n_steps] + [1] * (2 * L)
+        shape[1 + s] = self.level_states[s]
+        if s:
+            shape[L + s] = self.level_states[s - 1]
+        shape[L + s + 1] = self.level_states[s]
+        return shape
+
+    def probs(self, theta, U, mask=None):
+        """Product-state transition matrices (len(U), N, N), eq. 5 by broadcasting.
+
+        Product states are numbered in C order of (x^1, ..., x^L): the first
+        level is the most significant digit. ``mask`` is not used (every
+        product transition is allowed).
+        """
+        T, dims = U.shape[0], self.level_states
+        log_move = self._log_persistence(self.unpack(theta))[1]
+        factors = []
+        for s, (log_net, log_stay) in enumerate(self._levels(theta, U)):
+            F = np.exp(log_net + log_move[s])
+            _diagonal(F)[...] = np.exp(log_stay)
+            factors.append(F.reshape(self._broadcast_shape(s, T)))
+        if len(factors) == 1:
+            return factors[0].reshape(T, self.n_states, self.n_states)
+        out = np.empty((T, self.n_states, self.n_states))
+        view = out.reshape((T,) + dims + dims)
+        np.multiply(factors[0], factors[1], out=view)
+        for factor in factors[2:]:
+            view *= factor
+        return out
+
+    def marginals(self, xi):
+        """Pairwise posteriors per level: xi^s (T, n_s, m_s, n_s) from (T, N, N).
+
+        The previous-state axes are summed first: they are outer axes, each
+        holding N contiguous next states, which numpy reduces fast; the small
+        (T, n_s, N) result then gives the next-state axes.
+        """
+        T, dims, N = xi.shape[0], self.level_states, self.n_states
+        if len(dims) == 1:
+            return [xi.reshape(T, N, 1, N)]
+        out = []
+        for s, (n, m) in enumerate(zip(dims, self._parents(), strict=True)):
+            after = N // int(np.prod(dims[: s + 1]))
+            prev = np.einsum("tajbI->tjI", xi.reshape(T, -1, n, after, N))
+            # next axes: (levels above the parent, parent, own, levels below)
+            out.append(np.einsum("tjqkir->tjki", prev.reshape(T, n, -1, m, n, after)))
+        return out
+
+    def expected_log(self, theta, U, xi, mask=None):
+        """sum_t,J,I xi_t[J, I] log A_t[J, I] and its gradient, level by level.
+
+        With S the network's softmax and R = xi^s (1 - w_s) S / F^s the
+        posterior that a move was the network's (R = xi^s off the diagonal),
+        d/dz = R - S rowsum(R); and d/dw_s = sum xi^s ([i == j] - S_i) / F^s.
+        """
+        log_w, log_move = self._log_persistence(self.unpack(theta))
+        value = 0.0
+        grads = {}
+        g_logit = np.zeros(self.n_levels)
+        for s, (xi_s, (log_net, log_stay)) in enumerate(
+                zip(self.marginals(xi), self._levels(theta, U), strict=True)):
+            xi_d, log_net_d = _diagonal(xi_s), _diagonal(log_net)
+            rows = np.einsum("tjki->tjk", xi_s)
+            value += (np.vdot(xi_s, log_net) + log_move[s] * rows.sum()
+                      + np.vdot(xi_d, log_stay - log_move[s] - log_net_d))
+            # on the diagonal, the share of xi that the network moved
+            by_net = np.exp(log_move[s] + log_net_d - log_stay)
+            net = np.exp(log_net)
+            G = net * -(rows - xi_d * (1.0 - by_net))[..., None]
+            G += xi_s
+            _diagonal(G)[...] -= xi_d * (1.0 - by_net)
+            G2 = G.reshape(G.shape[0], -1)
+            grads[f"coef{s}"] = U.T @ G2
+            grads[f"intercept{s}"] = G2.sum(axis=0)
+            if self.learn_timescales:
+                # d/dv = w (1 - w) d/dw: off the diagonal F = (1 - w) S gives
+                # -w per unit of xi; on it, w (1 - w) (1 - S) / F.
+                stay = np.exp(log_w[s] + log_move[s] - log_stay)
+                off = rows.sum() - xi_d.sum()
+                g_logit[s] = (np.vdot(xi_d, stay * -np.expm1(log_net_d))
+                              - np.exp(log_w[s]) * off)
+        if self.learn_timescales:
+            grads["persistence_logit"] = g_logit
+        grad = np.concatenate([grads[name].ravel() for name, _, _ in self._blocks()])
+        return value, grad
+
+
+def _diagonal(a):
+    """Writable view of a[t, j, k, j], shape (T, n, m): the level's stays."""
+    T, n, m, _ = a.shape
+    s = a.strides
+    return np.lib.stride_tricks.as_strided(a, (T, n, m), (s[0], s[1] + s[3], s[2]))
+
+
+def _log_softmax_(z):
+    """In place: log-softmax over a short last axis (a few states).
+
+    Column by column: numpy's reductions over a tiny contiguous axis are several
+    times slower than these few whole-array operations.
+    """
+    top = z[..., 0].copy()
+    for k in range(1, z.shape[-1]):
+        np.maximum(top, z[..., k], out=top)
+    z -= top[..., None]
+    total = np.exp(z[..., 0])
+    for k in range(1, z.shape[-1]):
+        total += np.exp(z[..., k])
+    z -= np.log(total)[..., None]
+    return z
+
+
+def _timescale_logit(timescales):
+    """logit(w) for w = 1 - 1/timescale: log(timescale - 1), finite."""
+    excess = np.asarray(timescales, dtype=np.float64) - 1.0
+    return np.log(np.maximum(excess, np.finfo(np.float64).tiny))

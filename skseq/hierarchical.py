@@ -1,0 +1,431 @@
+"""HierarchicalIOHMM: an IOHMM whose state has several time scales (paper 001)."""
+
+import numbers
+
+import numpy as np
+from sklearn.utils import ClassifierTags, RegressorTags
+from sklearn.utils._available_if import available_if
+from sklearn.utils._param_validation import StrOptions
+
+from ._hierarchy import HierarchicalTransitions
+from ._iohmm import BaseIOHMM
+from .classifier import _ClassifierOutputs
+from .regressor import _RegressorOutputs
+
+
+def _classifying(estimator):
+    return estimator.task == "classification"
+
+
+class HierarchicalIOHMM(BaseIOHMM):
+    """Input/output HMM with a hierarchical, multi-time-scale state.
+
+    The hidden state is the Cartesian product of levels,
+    x_t = (x^1_t, ..., x^L_t), slowest first (El Hihi & Bengio, 1995, §5). The
+    levels are conditionally independent given the previous state and the
+    slower levels' current values, so the transition factors (paper 001,
+    eq. 5):
+
+        P(x_t | x_{t-1}, u_t) = prod_s P(x^s_t | x^s_{t-1}, x^{s-1}_t, u_t),
+
+    and level s works at its own time scale: it keeps its value with a fixed
+    probability w_s = 1 - 1/timescale_s (eq. 6) and otherwise moves by its own
+    softmax network of the input, which sees the level's previous value j and the
+    current value k of the level above:
+
+        P(x^s_t = i | x^s_{t-1} = j, x^{s-1}_t = k, u_t)
+            = w_s [i == j] + (1 - w_s) softmax_i(W^s_{j,k} u_t + b^s_{j,k}).
+
+    A slow level's value survives many steps whatever the inputs, so context
+    (forward) and credit (backward) travel far through it: the diffusion that
+    makes long-term dependencies hard to learn for a flat IOHMM (paper 001, §2;
+    paper 000, §5) is slowed down there. The outputs are those of
+    :class:`IOHMMClassifier` (``task="classification"``) or
+    :class:`IOHMMRegressor` (``task="regression"``), conditioned on the full
+    product state and the input. Training maximises the conditional likelihood
+    P(y | u), directly (``solver="lbfgs"``, the gradient from the pairwise
+    posteriors by Fisher's identity) or by generalized EM (``solver="em"``).
+
+    The estimator is a classifier or a regressor in every respect according to
+    ``task``: its scikit-learn tags, ``score`` (accuracy or R^2), its targets,
+    and ``predict_proba`` / ``predict_log_proba``, which exist only when
+    classifying.
+
+    Parameters
+    ----------
+    n_states : tuple of int, default=(2, 2)
+        Number of values of each level, slowest level first; the chain has
+        ``prod(n_states)`` product states.
+    timescales : tuple of float, default=(10, 1)
+        Time scale of each level (>= 1, same length as ``n_states``): level s
+        keeps its value with probability at least w_s = 1 - 1/timescale_s at
+        every step. A time scale of 1 gives an ordinary IOHMM level.
+    learn_timescales : bool, default=False
+        Learn the persistences w_s = sigmoid(v_s) by the gradient instead of
+        fixing them, starting from ``timescales`` (a time scale of 1 starts at
+        w_s = 0.01, where the sigmoid still has a gradient).
+    task : {"classification", "regression"}, default="classification"
+        Categorical outputs, P(y_t = c | x_t, u_t) = softmax_c(V_x u_t + c_x), or
+        linear-Gaussian ones, y_t | x_t, u_t ~ N(V_x u_t + c_x, Sigma_x).
+    emission : {"input", "state"}, default="input"
+        Whether the outputs depend on the input as well as the product state.
+    covariance_type : {"diag", "full", "spherical"}, default="diag"
+        Noise covariance of each product state (``task="regression"`` only).
+    min_covar : float, default=1e-6
+        Floor added to the variances, in the units of y squared
+        (``task="regression"`` only).
+    startprob : {"learn", "uniform"} or array-like of shape (prod(n_states),), \
+            default="learn"
+        Distribution of the product state before the first input; product
+        states are numbered in C order of (x^1, ..., x^L), the slowest level
+        the most significant digit.
+    solver : {"lbfgs", "em"}, default="lbfgs"
+        Direct likelihood maximisation with its exact gradient, or GEM.
+    alpha : float, default=1e-2
+        L2 penalty on the input weights (state and output networks), the
+        precision of a Gaussian prior against the summed log-likelihood.
+    n_init : int or "auto", default="auto"
+        Random initialisations, the best training objective kept; ``"auto"`` as
+        in :class:`IOHMMClassifier`.
+    max_iter : int, default=200
+        Maximum L-BFGS or EM iterations.
+    tol : float, default=1e-5
+        Convergence threshold on the change of the objective (mean per-sequence
+        negative log-likelihood plus penalty).
+    init_scale : float, default=1.0
+        Standard deviation of the random initial weights.
+    random_state : int, RandomState instance or None, default=None
+        Controls the initialisations.
+    verbose : int, default=0
+        1 prints a line per initialisation, 2 also one per iteration.
+    n_jobs : int, default=None
+        Threads over sequences in the forward-backward kernels.
+    warm_start : bool, default=False
+        Start from the previous solution (then ``n_init`` is ignored).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        Class labels (``task="classification"``).
+    n_outputs_ : int
+        Number of outputs (``task="regression"``).
+    startprob_ : ndarray of shape (prod(n_states),)
+        Distribution of the initial product state.
+    transition_coef_ : list of ndarray
+        Per level s, the state-network weights W^s, of shape
+        ``(n_features, n_s, n_{s-1}, n_s)`` indexed
+        ``[feature, previous own value, current parent value, next own value]``
+        (``n_{s-1}`` is 1 for the top level).
+    transition_intercept_ : list of ndarray
+        Per level, the biases b^s, of shape ``(n_s, n_{s-1}, n_s)``.
+    transition_timescales_ : ndarray of shape (n_levels,)
+        The time scales 1 / (1 - w_s): ``timescales``, or the learned ones.
+    emission_coef_ : ndarray of shape (n_features, prod(n_states), n_outputs)
+        Output-network weights (``emission="input"``); n_outputs is the number
+        of classes when classifying.
+    emission_intercept_ : ndarray of shape (prod(n_states), n_outputs)
+        Output-network intercepts (class logits, or regression means).
+    emission_covariance_ : ndarray
+        Noise (co)variances (``task="regression"``; see
+        :class:`IOHMMRegressor`).
+    n_features_in_ : int
+        Number of features per step.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features, when X was a DataFrame with string column names.
+    n_iter_ : int
+        Iterations of the best initialisation.
+    converged_ : bool
+        Whether the best initialisation converged.
+    log_likelihood_ : float
+        Weighted training conditional log-likelihood.
+    objective_ : float
+        The minimised objective at the solution.
+    loss_curve_ : list of float
+        The objective at each iteration of the best initialisation.
+    step_level_ : bool
+        Whether the model was fitted on step-level targets.
+
+    See Also
+    --------
+    IOHMMClassifier : The flat model with categorical outputs.
+    IOHMMRegressor : The flat model with Gaussian outputs.
+
+    Notes
+    -----
+    A level reads its input at a rate of at most 1 - w_s per step, and keeps
+    what it read for about ``timescale_s`` steps. With fixed time scales a slow
+    level therefore records the inputs that stand out from the rest (paper 001's
+    experiments, where the noise is small), but not a short pattern that only its
+    position tells from noise of the same range: a fast level must read it and
+    hold it by its own network, which is the flat model's difficulty. Learning
+    the time scales (``learn_timescales=True``) starts a level slow, so that what
+    it reads survives the noise in the state and in the gradient while its
+    networks learn to hold it, and then lets it speed up (see
+    ``benchmarks/bench_hierarchical.py``: on the 2-sequence problem with 150-300
+    steps of noise, one level of 3 states starting at a time scale of 300 learns
+    what a flat 3-state IOHMM does not).
+
+    :meth:`predict_state_proba` and :meth:`decode` give one result per level;
+    :meth:`transition_proba` gives the product-state matrices (N x N, product
+    states in C order), and ``startprob_`` is over product states.
+
+    References
+    ----------
+    S. El Hihi and Y. Bengio, "Hierarchical Recurrent Neural Networks for
+    Long-Term Dependencies", NIPS 8, 1995.
+
+    Examples
+    --------
+    The 2-sequence problem: the class is carried by the first 3 steps only.
+
+    >>> from skseq.hierarchical import HierarchicalIOHMM
+    >>> from skseq.datasets import make_two_sequence
+    >>> X, y = make_two_sequence(40, max_length=20, random_state=3)
+    >>> clf = HierarchicalIOHMM(n_states=(2, 2), timescales=(10, 1), n_init=2,
+    ...                         random_state=0).fit(X, y)
+    >>> clf.predict(X[:3]).shape
+    (3,)
+    >>> slow, fast = clf.predict_state_proba(X[:1])  # one list per level
+    >>> slow[0].shape, fast[0].shape  # (steps, values of the level)
+    ((20, 2), (20, 2))
+    >>> clf.transition_timescales_
+    array([10.,  1.])
+    """
+
+    _parameter_constraints: dict = {
+        **{k: v for k, v in BaseIOHMM._parameter_constraints.items()
+           if k not in ("transition", "topology")},
+        **_RegressorOutputs._output_constraints,
+        "n_states": ["array-like"],
+        "timescales": ["array-like"],
+        "learn_timescales": ["boolean"],
+        "task": [StrOptions({"classification", "regression"})],
+    }
+
+    def __init__(
+        self,
+        n_states=(2, 2),
+        *,
+        timescales=(10, 1),
+        learn_timescales=False,
+        task="classification",
+        emission="input",
+        covariance_type="diag",
+        min_covar=1e-6,
+        startprob="learn",
+        solver="lbfgs",
+        alpha=1e-2,
+        n_init="auto",
+        max_iter=200,
+        tol=1e-5,
+        init_scale=1.0,
+        random_state=None,
+        verbose=0,
+        n_jobs=None,
+        warm_start=False,
+    ):
+        self.n_states = n_states
+        self.timescales = timescales
+        self.learn_timescales = learn_timescales
+        self.task = task
+        self.emission = emission
+        self.covariance_type = covariance_type
+        self.min_covar = min_covar
+        self.startprob = startprob
+        self.solver = solver
+        self.alpha = alpha
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.tol = tol
+        self.init_scale = init_scale
+        self.random_state = random_state
+        self.verbose = verbose
+        self.n_jobs = n_jobs
+        self.warm_start = warm_start
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        if _classifying(self):
+            tags.estimator_type = "classifier"
+            tags.classifier_tags = ClassifierTags()
+        else:
+            tags.estimator_type = "regressor"
+            tags.regressor_tags = RegressorTags()
+            tags.target_tags.multi_output = True  # y may be (n_sequences, n_outputs)
+        return tags
+
+    # -- the hierarchy --------------------------------------------------------
+    def _levels(self):
+        """Validated ``n_states`` and ``timescales`` as tuples."""
+        n_states, timescales = tuple(self.n_states), tuple(self.timescales)
+        if not n_states:
+            raise ValueError("n_states must give the size of at least one level, "
+                             "got an empty sequence.")
+        if len(timescales) != len(n_states):
+            raise ValueError(
+                f"timescales must have one entry per level: n_states has "
+                f"{len(n_states)} levels {n_states} but timescales has "
+                f"{len(timescales)} entries {timescales}."
+            )
+        for n in n_states:
+            if (not isinstance(n, numbers.Integral) or isinstance(n, bool)
+                    or n < 1):
+                raise ValueError(f"n_states must hold integers >= 1, got {n!r} in "
+                                 f"{n_states}.")
+        for tau in timescales:
+            if (not isinstance(tau, numbers.Real) or isinstance(tau, bool)
+                    or not np.isfinite(tau) or tau < 1):
+                raise ValueError(f"timescales must hold finite numbers >= 1, got "
+                                 f"{tau!r} in {timescales}.")
+        return tuple(int(n) for n in n_states), tuple(float(t) for t in timescales)
+
+    def _n_hidden(self):
+        return int(np.prod(self._levels()[0]))
+
+    def _transition_mask(self):
+        return None  # every product transition is allowed
+
+    def _families(self, n_features):
+        n_states, timescales = self._levels()
+        transition = HierarchicalTransitions(n_states, n_features, timescales,
+                                             self.learn_timescales)
+        return transition, self._make_emission(n_features)
+
+    def _split_levels(self, values, fill):
+        """Per-level digits of product-state values (C order), ``fill`` kept."""
+        n_states = self._levels()[0]
+        strides = np.cumprod((1,) + n_states[:0:-1])[::-1]
+        return [np.where(values == fill, fill, values // stride % n)
+                for stride, n in zip(strides, n_states, strict=True)]
+
+    def predict_state_proba(self, X):
+        """Filtered distribution of every level, P(x^s_t | u_1..u_t).
+
+        The marginals of the product state's filtered distribution (paper 000,
+        eq. 6): what each time scale remembers, available causally.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+
+        Returns
+        -------
+        proba : list of length n_levels
+            One entry per level, slowest first, in the form of
+            :meth:`IOHMMClassifier.predict_state_proba`: a list of
+            ``(len_i, n_s)`` arrays for list input, else a padded array
+            ``(n_sequences, max_len, n_s)`` with NaN after each sequence's end.
+        """
+        seqs, _, _, probs = self._model(X)
+        zeta = self._filtered(seqs, probs)
+        n_states = self._levels()[0]
+        full = zeta.reshape((-1,) + n_states)
+        axes = range(1, len(n_states) + 1)
+        return [seqs.unpack(full.sum(axis=tuple(a for a in axes if a != s)))
+                for s in axes]
+
+    def decode(self, X, y=None):
+        """Most likely state path (Viterbi), level by level.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+        y : array-like or list of arrays, default=None
+            If given, the path maximises P(states, y | u); else P(states | u).
+
+        Returns
+        -------
+        states : list of length n_levels
+            One entry per level, slowest first: a list of int arrays for list
+            input, else a padded array (n_sequences, max_len) with -1 after each
+            sequence's end.
+        """
+        paths = super().decode(X, y)
+        if isinstance(paths, list):
+            per_seq = [self._split_levels(p, -1) for p in paths]
+            return [list(level) for level in zip(*per_seq, strict=True)]
+        return self._split_levels(paths, -1)
+
+    # -- outputs: those of IOHMMClassifier or IOHMMRegressor ------------------
+    def _outputs(self):
+        return _ClassifierOutputs if _classifying(self) else _RegressorOutputs
+
+    def _encode_targets(self, y, seqs, reset=True, sample_weight=None):
+        return self._outputs()._encode_targets(self, y, seqs, reset=reset,
+                                               sample_weight=sample_weight)
+
+    def _make_emission(self, n_features):
+        return self._outputs()._make_emission(self, n_features)
+
+    _step_proba = _ClassifierOutputs._step_proba
+
+    def predict(self, X, return_std=False):
+        """Most probable class, or predicted mean (and standard deviation).
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+        return_std : bool, default=False
+            Also return the standard deviation of the predictive mixture
+            (``task="regression"`` only).
+
+        Returns
+        -------
+        y_pred : ndarray or list of ndarray
+            As :meth:`IOHMMClassifier.predict` or :meth:`IOHMMRegressor.predict`.
+        y_std : same form as y_pred
+            Only with ``return_std=True``.
+        """
+        if _classifying(self):
+            if return_std:
+                raise ValueError("return_std=True needs task='regression'.")
+            return _ClassifierOutputs.predict(self, X)
+        return _RegressorOutputs.predict(self, X, return_std=return_std)
+
+    @available_if(_classifying)
+    def predict_proba(self, X):
+        """Class probabilities given the inputs (``task="classification"``).
+
+        See :meth:`IOHMMClassifier.predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+
+        Returns
+        -------
+        proba : ndarray of shape (n_sequences, n_classes), or list of ndarray
+        """
+        return _ClassifierOutputs.predict_proba(self, X)
+
+    @available_if(_classifying)
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba` (``task="classification"``).
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_sequences, n_classes), or list of ndarray
+        """
+        return _ClassifierOutputs.predict_log_proba(self, X)
+
+    def score(self, X, y, sample_weight=None):
+        """Accuracy (classification) or R^2 (regression) of the predictions.
+
+        See :meth:`IOHMMClassifier.score` and :meth:`IOHMMRegressor.score`.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+        y : array-like or list of arrays
+        sample_weight : array-like of shape (n_sequences,), default=None
+
+        Returns
+        -------
+        score : float
+        """
+        return self._outputs().score(self, X, y, sample_weight=sample_weight)
