@@ -243,7 +243,8 @@ class GaussianEmission(ParametricFamily):
             # indefinite: clip its eigenvalues before the Cholesky factor.
             w, V = np.linalg.eigh(0.5 * (excess + excess.swapaxes(1, 2)))
             w = np.maximum(w, 1e-12 * np.maximum(w.max(axis=1, keepdims=True), 1.0))
-            std["covariance"] = np.linalg.cholesky((V * w[:, None, :]) @ V.swapaxes(1, 2))
+            clipped = (V * w[:, None, :]) @ V.swapaxes(1, 2)
+            std["covariance"] = np.linalg.cholesky(clipped)
         else:
             s2 = self.y_scale**2
             if self.covariance_type == "spherical":
