@@ -38,7 +38,12 @@ from threadpoolctl import threadpool_limits
 
 from ._inference import XI_GRAD, XI_STEP, XI_SUM, forward_backward, viterbi
 from ._transitions import TRANSITIONS, logit_gradient_from_sums
-from ._validation import check_sample_weight, validate_sequences
+from ._validation import (
+    check_sample_weight,
+    check_sequences,
+    check_targets,
+    validate_sequences,
+)
 
 # n_init="auto": restarts * steps per fit is about this, within [5, 50] restarts.
 _AUTO_RESTART_STEPS = 100_000
@@ -64,7 +69,13 @@ def topology_mask(topology, n_states):
         # left-right: stay, or move to the next state; the last state absorbs.
         idx = np.arange(n_states)
         return (idx[None, :] == idx[:, None]) | (idx[None, :] == idx[:, None] + 1)
-    mask = np.asarray(topology)
+    try:
+        mask = np.asarray(topology)
+    except ValueError as exc:  # ragged nested lists
+        raise ValueError(
+            f"topology must be 'ergodic', 'left-right' or a boolean array of shape "
+            f"({n_states}, {n_states}); got a ragged nested list."
+        ) from exc
     if mask.shape != (n_states, n_states):
         raise ValueError(
             f"topology mask has shape {mask.shape}, expected ({n_states}, {n_states}) "
@@ -423,6 +434,7 @@ class BaseIOHMM(BaseEstimator):
         self.objective_ = best["objective"]
         self.loss_curve_ = best["curve"]
         self.step_level_ = targets.step_level
+        self._fitted_structure_ = self._structure()
         return self
 
     def _result(self, problem, theta, n_iter, converged, curve):
@@ -477,9 +489,26 @@ class BaseIOHMM(BaseEstimator):
         return self._result(problem, theta, n_iter, converged, curve)
 
     # -- inference -----------------------------------------------------------
+    # Parameters that define the fitted model's structure: predicting after one of
+    # them changed (set_params without refit) would silently use the wrong model.
+    _STRUCTURE_PARAMS = ("n_states", "transition", "emission", "topology",
+                         "covariance_type", "timescales", "learn_timescales", "task")
+
+    def _structure(self):
+        params = self.get_params(deep=False)
+        return {k: v if isinstance(v, str) else np.asarray(v).tolist()
+                for k, v in params.items() if k in self._STRUCTURE_PARAMS}
+
     def _model(self, X):
         """Validated sequences, families, fitted parameters and transitions."""
         check_is_fitted(self)
+        changed = [k for k, v in self._structure().items()
+                   if self._fitted_structure_.get(k) != v]
+        if changed:
+            raise ValueError(
+                f"{', '.join(changed)} changed since fit (set_params without "
+                f"refitting): refit {type(self).__name__} before using it."
+            )
         seqs = self._validate_X(X, reset=False)
         transition, emission = self._families(seqs.n_features)
         theta_t, theta_e = self._fitted_theta(transition, emission)
@@ -531,6 +560,30 @@ class BaseIOHMM(BaseEstimator):
         if probs.shape[0] != seqs.data.shape[0]:  # one matrix shared by all steps
             probs = np.broadcast_to(probs, (seqs.data.shape[0],) + probs.shape[1:])
         return seqs.unpack(probs)
+
+    def _scoring_targets(self, X, y, sample_weight, task):
+        """Targets for ``score`` and per-target weights (None if unweighted).
+
+        The targets must be of the level the model was fitted on: a sequence-level
+        model has no per-step prediction to compare with, and the reverse.
+        """
+        check_is_fitted(self)
+        seqs = check_sequences(X)
+        targets = check_targets(y, seqs, task=task)
+        if targets.step_level != self.step_level_:
+            fitted = "per step" if self.step_level_ else "one per sequence"
+            given = "per step" if targets.step_level else "one per sequence"
+            raise ValueError(
+                f"This model was fitted on targets {fitted} but y gives them "
+                f"{given}; score it with targets of the level it was fitted on."
+            )
+        if sample_weight is None:
+            return targets, None
+        weight = check_sample_weight(sample_weight, seqs.n_sequences)
+        if not targets.step_level:
+            return targets, weight
+        seq_of = np.searchsorted(seqs.offsets, targets.steps, side="right") - 1
+        return targets, weight[seq_of]
 
     def _log_emissions(self, seqs, emission, theta_e, targets):
         log_emit = np.zeros((seqs.data.shape[0], self._n_hidden()))

@@ -8,7 +8,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._emissions import SoftmaxEmission
 from ._iohmm import BaseIOHMM
-from ._validation import Targets, check_sequences, check_targets
+from ._validation import Targets, check_targets
 
 
 class _ClassifierOutputs:
@@ -26,7 +26,7 @@ class _ClassifierOutputs:
             if classes.shape[0] < 2:
                 raise ValueError(
                     f"{type(self).__name__} needs samples of at least 2 classes in "
-                    f"the data, but the data contains only one class: {classes[0]!r}."
+                    f"the data, but the data contains only one class: {classes[:1].tolist()[0]!r}."
                 )
             self.classes_ = classes
         else:
@@ -119,20 +119,11 @@ class _ClassifierOutputs:
         -------
         score : float
         """
-        seqs = check_sequences(X)
-        targets = check_targets(y, seqs, task="classification")
+        targets, weight = self._scoring_targets(X, y, sample_weight,
+                                                "classification")
         if not targets.step_level:
-            return accuracy_score(y, self.predict(X), sample_weight=sample_weight)
-        if not self.step_level_:
-            raise ValueError(
-                "This model was fitted on one label per sequence; score it with "
-                "sequence-level y."
-            )
+            return accuracy_score(y, self.predict(X), sample_weight=weight)
         pred = np.concatenate(self.predict(X))[targets.steps]
-        weight = None
-        if sample_weight is not None:
-            per_step = np.repeat(np.asarray(sample_weight, float), seqs.lengths)
-            weight = per_step[targets.steps]
         return accuracy_score(targets.values.astype(pred.dtype), pred,
                               sample_weight=weight)
 

@@ -130,23 +130,14 @@ class _RegressorOutputs:
         -------
         score : float
         """
-        seqs = check_sequences(X)
-        targets = check_targets(y, seqs, task="regression")
+        targets, weight = self._scoring_targets(X, y, sample_weight, "regression")
         if not targets.step_level:
-            return r2_score(y, self.predict(X), sample_weight=sample_weight)
-        if not self.step_level_:
-            raise ValueError(
-                "This model was fitted on one target per sequence; score it with "
-                "sequence-level y."
-            )
+            return r2_score(y, self.predict(X), sample_weight=weight)
+        seqs = check_sequences(X)
         pred = self.predict(X)
         pred = np.concatenate(pred) if isinstance(pred, list) else pred[
             np.arange(pred.shape[1]) < seqs.lengths[:, None]]
         pred = pred.reshape(pred.shape[0], -1)[targets.steps]
-        weight = None
-        if sample_weight is not None:
-            weight = np.repeat(np.asarray(sample_weight, float),
-                               seqs.lengths)[targets.steps]
         values = np.asarray(targets.values, float).reshape(len(targets.steps), -1)
         return r2_score(values, pred, sample_weight=weight)
 

@@ -317,3 +317,31 @@ def test_gradient_from_pairwise_posteriors_equals_softmax_gradient(
     value2, grad2 = problem.value_and_grad(theta)
     assert_allclose(value2, value, rtol=1e-13)
     assert_allclose(grad2, grad, rtol=1e-8, atol=1e-12)
+
+
+def test_structure_changed_after_fit_is_refused():
+    X, y = make_tomita(4, 30, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf = IOHMMClassifier(n_states=2, n_init=1, max_iter=5, random_state=0)
+        clf.fit(X, y)
+    before = clf.predict_proba(X)
+    clf.set_params(topology="left-right")
+    with pytest.raises(ValueError, match="topology changed since fit"):
+        clf.predict_proba(X)
+    clf.set_params(topology="ergodic", tol=1e-3)  # not structural: fine
+    assert_array_equal(clf.predict_proba(X), before)
+
+
+def test_score_validates_weights_and_target_level():
+    X, y = make_tomita(4, 30, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf = IOHMMClassifier(n_states=2, n_init=1, max_iter=5, random_state=0)
+        clf.fit(X, y)
+    with pytest.raises(ValueError, match="sample_weight"):
+        clf.score(X, y, sample_weight=np.ones(3))
+    with pytest.raises(ValueError, match="fitted on targets one per sequence"):
+        clf.score(X, [np.zeros(len(x)) for x in X])
+    with pytest.raises(ValueError, match="ragged"):
+        IOHMMClassifier(n_states=2, topology=[[True, False], [True]]).fit(X, y)
