@@ -26,7 +26,8 @@ class _ClassifierOutputs:
             if classes.shape[0] < 2:
                 raise ValueError(
                     f"{type(self).__name__} needs samples of at least 2 classes in "
-                    f"the data, but the data contains only one class: {classes[:1].tolist()[0]!r}."
+                    "the data, but the data contains only one class: "
+                    f"{classes[:1].tolist()[0]!r}."
                 )
             self.classes_ = classes
         else:
