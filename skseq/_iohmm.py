@@ -42,6 +42,7 @@ from ._validation import (
     check_sample_weight,
     check_sequences,
     check_targets,
+    restore_on_failure,
     validate_sequences,
 )
 
@@ -364,17 +365,11 @@ class BaseIOHMM(BaseEstimator):
         self : object
             The fitted estimator.
         """
-        saved = dict(self.__dict__)
-        try:
+        with restore_on_failure(self):
             self._validate_params()
             seqs = self._validate_X(X, reset=True)
             with _blas_limits(seqs.data.shape[0], self._n_hidden(), seqs.n_features):
                 return self._fit(seqs, y, sample_weight)
-        except BaseException:
-            # A failed fit leaves a fitted model exactly as it was.
-            self.__dict__.clear()
-            self.__dict__.update(saved)
-            raise
 
     def _fit(self, seqs, y, sample_weight):
         weight = check_sample_weight(sample_weight, seqs.n_sequences)

@@ -42,6 +42,7 @@ step-level (one array per sequence, NaN/None meaning "no target at this step");
 import numbers
 import warnings
 from collections.abc import Iterator, Mapping, Set
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -417,6 +418,23 @@ def check_sequences(X, *, name="X"):
             "padding rows of a 3-D array."
         )
     return seqs
+
+
+@contextmanager
+def restore_on_failure(estimator):
+    """A call that raises leaves the estimator exactly as it was.
+
+    ``fit`` records ``n_features_in_`` and the like while validating; if a later
+    check (or the fit itself) fails, every attribute is put back. Attributes are
+    only ever rebound, never mutated in place, so a shallow copy suffices.
+    """
+    saved = dict(estimator.__dict__)
+    try:
+        yield
+    except BaseException:
+        estimator.__dict__.clear()
+        estimator.__dict__.update(saved)
+        raise
 
 
 def validate_sequences(estimator, X, *, reset):

@@ -5,7 +5,7 @@ from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import validate_sequences
+from ._validation import restore_on_failure, validate_sequences
 
 __all__ = ["Stepwise"]
 
@@ -65,15 +65,10 @@ class Stepwise(TransformerMixin, BaseEstimator):
         -------
         self : object
         """
-        saved = dict(self.__dict__)
-        try:
+        with restore_on_failure(self):
             self._validate_params()
             seqs = validate_sequences(self, X, reset=True)
             self.transformer_ = clone(self.transformer).fit(seqs.data)
-        except BaseException:
-            self.__dict__.clear()
-            self.__dict__.update(saved)
-            raise
         return self
 
     def transform(self, X):

@@ -25,7 +25,12 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_sample_weight, check_targets, validate_sequences
+from ._validation import (
+    check_sample_weight,
+    check_targets,
+    restore_on_failure,
+    validate_sequences,
+)
 from .automata import DFA
 
 __all__ = ["DiscretizedRNNClassifier"]
@@ -355,8 +360,7 @@ class DiscretizedRNNClassifier(ClassifierMixin, BaseEstimator):
         self : object
             The fitted estimator.
         """
-        saved = dict(self.__dict__)
-        try:
+        with restore_on_failure(self):
             self._validate_params()
             if self.low >= self.high:
                 raise ValueError(
@@ -365,11 +369,6 @@ class DiscretizedRNNClassifier(ClassifierMixin, BaseEstimator):
                 )
             seqs = self._validate_X(X, reset=True)
             return self._fit(seqs, y, sample_weight)
-        except BaseException:
-            # A failed fit leaves a fitted model exactly as it was.
-            self.__dict__.clear()
-            self.__dict__.update(saved)
-            raise
 
     def _fit(self, seqs, y, sample_weight):
         weight = check_sample_weight(sample_weight, seqs.n_sequences)
