@@ -1,0 +1,33 @@
+"""Shared helpers for the benchmark scripts: output folder, versions, tables."""
+
+import platform
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+RESULTS = Path(__file__).resolve().parents[1] / "doc" / "results"
+
+
+def versions(*packages):
+    """One line naming Python and the given packages' versions."""
+    parts = [f"Python {platform.python_version()}"]
+    for name in ("skseq", "numpy", "scipy", "scikit-learn", *packages):
+        try:
+            parts.append(f"{name} {version(name)}")
+        except PackageNotFoundError:
+            parts.append(f"{name} (not installed)")
+    return ", ".join(parts) + f"; {platform.machine()}, 2-core machine"
+
+
+def table(header, rows):
+    """A Markdown table from a header and rows of already formatted cells."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def write(name, text):
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path = RESULTS / name
+    path.write_text(text, encoding="utf-8")
+    print(f"wrote {path}")
+    return path

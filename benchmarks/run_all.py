@@ -1,0 +1,41 @@
+"""Regenerate every result of issue #6 in doc/results/ (about 45 min on 2 cores).
+
+    python benchmarks/run_all.py [--quick]
+
+Runs, each in its own process (each also runs alone, with its own flags):
+``bench_tomita_table6.py`` (paper 000, Table 6 and Figure 5),
+``bench_long_term.py`` (paper 000, Tables 1-4) and ``bench_real_data.py``
+(four UCR/UEA data sets). Needs the ``[bench]`` extra (hmmlearn, torch,
+sktime, matplotlib).
+"""
+
+import argparse
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+SCRIPTS = ("bench_tomita_table6.py", "bench_long_term.py", "bench_real_data.py")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true",
+                        help="pass --quick to every experiment (a few minutes)")
+    parser.add_argument("--only", nargs="+", choices=SCRIPTS, default=SCRIPTS)
+    args = parser.parse_args()
+    here = Path(__file__).resolve().parent
+    failed = []
+    for script in args.only:
+        start = time.perf_counter()
+        cmd = [sys.executable, str(here / script)] + (["--quick"] if args.quick else [])
+        print(f"== {script}", flush=True)
+        if subprocess.run(cmd, cwd=here).returncode:
+            failed.append(script)
+        print(f"== {script}: {(time.perf_counter() - start) / 60:.1f} min", flush=True)
+    if failed:
+        sys.exit(f"failed: {', '.join(failed)}")
+
+
+if __name__ == "__main__":
+    main()
