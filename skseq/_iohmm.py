@@ -525,6 +525,7 @@ class BaseIOHMM(BaseEstimator):
         Parameters
         ----------
         X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
 
         Returns
         -------
@@ -544,6 +545,7 @@ class BaseIOHMM(BaseEstimator):
         Parameters
         ----------
         X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
 
         Returns
         -------
@@ -593,6 +595,7 @@ class BaseIOHMM(BaseEstimator):
         Parameters
         ----------
         X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
         y : array-like or list of arrays, default=None
             Targets in any form accepted by ``fit``. If None, the model's own
             predictions are scored: log P(predict(X) | u), a confidence score.
@@ -615,6 +618,7 @@ class BaseIOHMM(BaseEstimator):
         Parameters
         ----------
         X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
         y : array-like or list of arrays, default=None
             If given, the path maximises P(states, y | u); else P(states | u).
 

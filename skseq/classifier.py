@@ -64,6 +64,7 @@ class _ClassifierOutputs:
         Parameters
         ----------
         X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
 
         Returns
         -------
@@ -92,6 +93,7 @@ class _ClassifierOutputs:
         Parameters
         ----------
         X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
 
         Returns
         -------
@@ -113,6 +115,7 @@ class _ClassifierOutputs:
         Parameters
         ----------
         X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
         y : array-like or list of arrays
         sample_weight : array-like of shape (n_sequences,), default=None
 

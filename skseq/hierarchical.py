@@ -308,6 +308,7 @@ class HierarchicalIOHMM(BaseIOHMM):
         Parameters
         ----------
         X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
 
         Returns
         -------
@@ -331,6 +332,7 @@ class HierarchicalIOHMM(BaseIOHMM):
         Parameters
         ----------
         X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
         y : array-like or list of arrays, default=None
             If given, the path maximises P(states, y | u); else P(states | u).
 
@@ -366,6 +368,7 @@ class HierarchicalIOHMM(BaseIOHMM):
         Parameters
         ----------
         X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
         return_std : bool, default=False
             Also return the standard deviation of the predictive mixture
             (``task="regression"`` only).
@@ -392,6 +395,7 @@ class HierarchicalIOHMM(BaseIOHMM):
         Parameters
         ----------
         X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
 
         Returns
         -------
@@ -406,6 +410,7 @@ class HierarchicalIOHMM(BaseIOHMM):
         Parameters
         ----------
         X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
 
         Returns
         -------
@@ -421,6 +426,7 @@ class HierarchicalIOHMM(BaseIOHMM):
         Parameters
         ----------
         X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
         y : array-like or list of arrays
         sample_weight : array-like of shape (n_sequences,), default=None
 

@@ -79,6 +79,7 @@ class _RegressorOutputs:
         Parameters
         ----------
         X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
         return_std : bool, default=False
             Also return the standard deviation of the predictive mixture.
 
@@ -123,6 +124,7 @@ class _RegressorOutputs:
         Parameters
         ----------
         X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
         y : array-like or list of arrays
         sample_weight : array-like of shape (n_sequences,), default=None
 
