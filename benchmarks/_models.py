@@ -1,11 +1,12 @@
 """Estimators and transformers used by the benchmarks (not part of skseq).
 
-``EveryStepClassifier`` supervises every step with the sequence's label and
-classifies a sequence by the mean of its per-step log-probabilities;
-``SequenceFeatures`` adds per-step features (differences, time, running mean);
-``Downsample`` averages non-overlapping windows; ``SummaryFeatures`` turns a
-sequence into one row for the tabular baselines; ``HMMPerClass`` fits one
-hmmlearn ``GaussianHMM`` per class.
+Sequence read-outs and ensembles around ``IOHMMClassifier``:
+``EveryStepClassifier`` (every step labelled with the sequence's class),
+``PrefixAverageClassifier`` (prefix training, mean per-step log-probability),
+``SeedEnsemble`` (soft vote of single starts). Inputs: ``SequenceFeatures``
+(differences, time, running mean), ``Downsample`` (window means),
+``SummaryFeatures`` (one row per sequence). Peers: ``HMMPerClass`` (hmmlearn),
+``TorchRNNClassifier`` (Elman RNN / LSTM), ``nn1_accuracy`` (1-NN ED / DTW).
 """
 
 import numpy as np
