@@ -3,7 +3,8 @@
 Bengio, Simard & Frasconi (1994) built both so that the span of the dependency is
 controlled by the sequence length; paper 000 (§5.3, Tables 1-4) uses them to
 compare IOHMMs with recurrent networks. Lengths are drawn uniformly in
-``[max_length // 2, max_length]`` as in the paper, unless ``min_length`` is given.
+``[max_length // 2, max_length]`` as in the paper (for the 2-sequence problem at
+least ``n_informative``), unless ``min_length`` is given.
 """
 
 import numbers
@@ -16,16 +17,36 @@ from ._tomita import _check_int, _check_lengths
 __all__ = ["make_parity", "make_two_sequence"]
 
 
-def _lengths(rng, n_samples, min_length, max_length):
+def _lengths(rng, n_samples, min_length, max_length, floor=1):
+    """Lengths uniform in [min_length, max_length]; by default
+    ``max(floor, max_length // 2)`` is the minimum."""
     n_samples = _check_int(n_samples, "n_samples", 1)
+    max_length = _check_int(max_length, "max_length", floor)
     if min_length is None:
-        min_length = max(1, _check_int(max_length, "max_length", 1) // 2)
+        min_length = max(floor, max_length // 2)
     min_length, max_length = _check_lengths(min_length, max_length)
     return rng.randint(min_length, max_length + 1, size=n_samples)
 
 
+def _check_prototypes(prototypes, n_informative):
+    """None (draw from random_state), an int seed, or a (2, n_informative) array."""
+    if prototypes is None or (isinstance(prototypes, numbers.Integral)
+                              and not isinstance(prototypes, bool)):
+        return prototypes
+    proto = np.asarray(prototypes, dtype=np.float64)
+    if proto.shape != (2, n_informative):
+        raise ValueError(
+            f"prototypes must have shape (2, n_informative) = (2, {n_informative}); "
+            f"got {proto.shape}."
+        )
+    if not np.isfinite(proto).all():
+        raise ValueError("prototypes must be finite.")
+    return proto
+
+
 def make_two_sequence(n_samples=100, *, max_length=100, min_length=None,
-                      n_informative=3, noise=0.2, random_state=None):
+                      n_informative=3, noise=0.2, prototypes=None,
+                      random_state=None):
     """The 2-sequence problem: the class is carried by the first steps only.
 
     Each class has a prototype of ``n_informative`` values drawn uniformly in
@@ -34,21 +55,33 @@ def make_two_sequence(n_samples=100, *, max_length=100, min_length=None,
     last step is supervised, so the model must remember the beginning for up to
     ``max_length`` steps.
 
+    The prototypes define the task. By default they are drawn from
+    ``random_state``, so two calls with different seeds pose two *different*
+    problems: draw a training and a test set from one call (and split it), or
+    pass the same ``prototypes`` (an int seed or the array itself) to both calls.
+
     Parameters
     ----------
     n_samples : int, default=100
         Number of sequences.
     max_length : int, default=100
-        Longest sequence (T in the paper's tables).
+        Longest sequence (T in the paper's tables). At least ``n_informative``.
     min_length : int, default=None
-        Shortest sequence; default ``max_length // 2``. At least ``n_informative``.
+        Shortest sequence. Default ``max(n_informative, max_length // 2)``
+        (the paper draws lengths between T/2 and T); an explicit value must be at
+        least ``n_informative``.
     n_informative : int, default=3
         Number of informative first steps (N = 3 in the paper).
     noise : float, default=0.2
         Amplitude of the uniform noise on the informative steps.
+    prototypes : None, int or array-like of shape (2, n_informative), default=None
+        The two classes' initial patterns. None: drawn from ``random_state``.
+        An int: drawn from their own generator seeded with it, independently of
+        ``random_state`` (calls sharing this int share the task). An array:
+        row k is class k's pattern.
     random_state : int, RandomState instance or None, default=None
-        Draws the prototypes, the classes (balanced in expectation), the lengths
-        and the noise.
+        Draws the lengths, the classes (balanced in expectation) and the noise,
+        and the prototypes when ``prototypes`` is None.
 
     Returns
     -------
@@ -62,18 +95,29 @@ def make_two_sequence(n_samples=100, *, max_length=100, min_length=None,
     >>> X, y = make_two_sequence(4, max_length=10, random_state=0)
     >>> [x.shape[0] >= 5 for x in X], sorted(set(y.tolist())) <= [0, 1]
     ([True, True, True, True], True)
+
+    A test set for the same task from a second call:
+
+    >>> X_train, y_train = make_two_sequence(50, max_length=20, prototypes=7,
+    ...                                      random_state=0)
+    >>> X_test, y_test = make_two_sequence(20, max_length=20, prototypes=7,
+    ...                                    random_state=1)
     """
     n_informative = _check_int(n_informative, "n_informative", 1)
-    if not isinstance(noise, numbers.Real) or noise < 0:
+    if isinstance(noise, bool) or not isinstance(noise, numbers.Real) or noise < 0:
         raise ValueError(f"noise must be a non-negative number, got {noise!r}.")
+    prototypes = _check_prototypes(prototypes, n_informative)
+    if min_length is not None:
+        _check_int(min_length, "min_length", n_informative)
     rng = check_random_state(random_state)
-    lengths = _lengths(rng, n_samples, min_length, max_length)
-    if lengths.min() < n_informative:
-        raise ValueError(
-            f"Sequences must be at least n_informative={n_informative} steps long; "
-            f"got a minimum length of {lengths.min()}."
-        )
-    prototypes = rng.uniform(-1, 1, size=(2, n_informative))
+    lengths = _lengths(rng, n_samples, min_length, max_length, floor=n_informative)
+    # Drawn after the lengths whatever the source, so that prototypes=None keeps
+    # the stream of earlier versions.
+    if prototypes is None:
+        prototypes = rng.uniform(-1, 1, size=(2, n_informative))
+    elif not isinstance(prototypes, np.ndarray):
+        prototypes = np.random.RandomState(prototypes).uniform(
+            -1, 1, size=(2, n_informative))
     y = rng.randint(2, size=len(lengths))
     X = []
     for label, length in zip(y, lengths, strict=True):
