@@ -1,14 +1,75 @@
 """IOHMMClassifier: sequence classification with an input/output HMM."""
 
+import numbers
+
 import numpy as np
-from scipy.special import softmax
+from scipy.special import logsumexp, softmax
 from sklearn.base import ClassifierMixin
 from sklearn.metrics import accuracy_score
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ._emissions import SoftmaxEmission
 from ._iohmm import BaseIOHMM
-from ._validation import Targets, check_targets
+from ._validation import (
+    Sequences,
+    Targets,
+    check_sample_weight,
+    check_targets,
+)
+
+
+def _readout(estimator):
+    """``(readout, readout_start)`` of an estimator; models without the
+    parameters (HierarchicalIOHMM) read the class at the last step."""
+    return (getattr(estimator, "readout", "last"),
+            getattr(estimator, "readout_start", 1.0))
+
+
+def _readout_rows(seqs, readout_start):
+    """Packed rows averaged by the mean read-out, and each sequence's count.
+
+    Sequence s of length T contributes its steps t >= floor(readout_start *
+    (T - 1)) (0-based): always at least its last step.
+    """
+    lengths = seqs.lengths
+    first = np.floor(readout_start * (lengths - 1)).astype(np.intp)
+    counts = lengths - first
+    starts = seqs.offsets[:-1] + first
+    # rows = concatenation of arange(starts[s], starts[s] + counts[s])
+    seg = np.repeat(np.arange(seqs.n_sequences), counts)
+    within = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+    return starts[seg] + within, counts
+
+
+def _prefix_sequences(seqs, n_prefixes):
+    """Prefixes of every sequence: lengths ceil(j T / n_prefixes), j = 1..n_prefixes.
+
+    Prefixes of equal length (short sequences) are merged. Returns the packed
+    prefixes, the sequence each comes from, and its share of that sequence's
+    weight (the number of j giving that length, over n_prefixes).
+    """
+    lengths = seqs.lengths
+    j = np.arange(1, n_prefixes + 1)
+    # exact integer ceil(j * T / k)
+    plen = -(-(lengths[:, None] * j[None, :]) // n_prefixes)
+    keep = np.ones_like(plen, dtype=bool)
+    keep[:, 1:] = plen[:, 1:] != plen[:, :-1]  # plen is non-decreasing in j
+    parent = np.repeat(np.arange(seqs.n_sequences), keep.sum(axis=1))
+    # multiplicity of each kept length = gap to the next kept j
+    idx = np.flatnonzero(keep.ravel())
+    nxt = np.append(idx[1:], plen.size)
+    row_end = (np.arange(seqs.n_sequences) + 1) * n_prefixes
+    mult = np.minimum(nxt, row_end[parent]) - idx
+    new_len = plen.ravel()[idx]
+    offsets = np.zeros(new_len.shape[0] + 1, dtype=np.intp)
+    np.cumsum(new_len, out=offsets[1:])
+    seg = np.repeat(np.arange(new_len.shape[0]), new_len)
+    within = np.arange(offsets[-1]) - offsets[seg]
+    rows = seqs.offsets[parent][seg] + within
+    prefixes = Sequences(data=np.ascontiguousarray(seqs.data[rows]),
+                         offsets=offsets, form="list")
+    return prefixes, parent, mult / n_prefixes
 
 
 class _ClassifierOutputs:
@@ -47,16 +108,41 @@ class _ClassifierOutputs:
                                use_input=self.emission == "input")
 
     def _step_proba(self, X):
-        """Class probabilities at every step and the validated sequences."""
+        """Class probabilities at the steps the read-out uses.
+
+        Returns the validated sequences, the packed rows used (all steps for a
+        step-level model, each sequence's last step for the last-step read-out,
+        the averaged steps for the mean read-out) and P(y_t | u_1..t) there.
+        """
+        check_is_fitted(self)
+        readout, readout_start = _readout(self)
+        if self.step_level_ and readout != "last":
+            raise ValueError(
+                f"readout={readout!r} needs a model fitted on sequence-level "
+                "labels; this one was fitted on step-level labels, whose "
+                "predictions are per step (use readout='last')."
+            )
         seqs, emission, theta_e, probs = self._model(X)
         zeta = self._filtered(seqs, probs)
         if self.step_level_:
-            rows = slice(None)
-        else:
+            rows = np.arange(seqs.data.shape[0])
+        elif readout == "last":
             rows = seqs.last_steps
+        else:
+            rows = _readout_rows(seqs, readout_start)[0]
         # P(y_t | u_1..t) = sum_i zeta_t,i P(y_t | x_t = i, u_t)  (paper 000, eq. 10)
         per_state = emission.predict_proba(theta_e, seqs.data[rows])
-        return seqs, np.einsum("ti,tik->tk", zeta[rows], per_state)
+        return seqs, rows, np.einsum("ti,tik->tk", zeta[rows], per_state)
+
+    def _mean_log_proba(self, seqs, rows, proba):
+        """Mean read-out: per sequence, the mean over its averaged steps of
+        log P(y_t | u_1..t), renormalised over the classes."""
+        counts = _readout_rows(seqs, _readout(self)[1])[1]
+        tiny = np.finfo(np.float64).tiny  # a probability that underflowed to 0
+        log_p = np.log(np.maximum(proba, tiny))
+        bounds = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        mean = np.add.reduceat(log_p, bounds, axis=0) / counts[:, None]
+        return mean - logsumexp(mean, axis=1, keepdims=True)
 
     def predict_proba(self, X):
         """Class probabilities given the inputs.
@@ -69,18 +155,36 @@ class _ClassifierOutputs:
         Returns
         -------
         proba : ndarray of shape (n_sequences, n_classes), or list of ndarray
-            For a model fitted on sequence-level labels: the class distribution at
-            each sequence's end. For step-level labels: a list with one
-            ``(len_i, n_classes)`` array per sequence.
+            For a model fitted on sequence-level labels, the class distribution
+            of each sequence given by the read-out: P(y | u_1..T) at the last
+            step (``readout="last"``), or the normalised geometric mean of
+            P(y | u_1..t) over the averaged steps (``readout="mean"``). For
+            step-level labels: a list with one ``(len_i, n_classes)`` array per
+            sequence.
         """
-        seqs, proba = self._step_proba(X)
+        seqs, rows, proba = self._step_proba(X)
         if self.step_level_:
             return [proba[a:b] for a, b in zip(seqs.offsets[:-1], seqs.offsets[1:],
                                                strict=True)]
+        if _readout(self)[0] == "mean":
+            return np.exp(self._mean_log_proba(seqs, rows, proba))
         return proba
 
     def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`."""
+        """Logarithm of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_sequences, n_classes), or list of ndarray
+        """
+        check_is_fitted(self)
+        if not self.step_level_ and _readout(self)[0] == "mean":
+            return self._mean_log_proba(*self._step_proba(X))
         proba = self.predict_proba(X)
         with np.errstate(divide="ignore"):
             if self.step_level_:
@@ -145,6 +249,14 @@ class IOHMMClassifier(_ClassifierOutputs, ClassifierMixin, BaseIOHMM):
     Sequence-level labels (one per sequence) supervise the sequence's last step;
     step-level labels (a list of per-step arrays) supervise every labelled step.
 
+    How a sequence's class is read off the model is an option. The paper's
+    read-out (``readout="last"``) is the output at the last step. The filtered
+    state mixes evidence rather than multiplying it, so that output mostly
+    reflects the last inputs; when the class shows all along a sequence,
+    ``readout="mean"`` averages the log-probabilities of the outputs over the
+    last part of the sequence, and ``n_prefixes`` trains the model to give the
+    class at those intermediate steps too (see the User Guide).
+
     Parameters
     ----------
     n_states : int, default=4
@@ -196,6 +308,30 @@ class IOHMMClassifier(_ClassifierOutputs, ClassifierMixin, BaseIOHMM):
         Threads over sequences in the forward-backward kernels.
     warm_start : bool, default=False
         Start from the previous solution (then ``n_init`` is ignored).
+    readout : {"last", "mean"}, default="last"
+        How :meth:`predict`, :meth:`predict_proba`, :meth:`predict_log_proba` and
+        :meth:`score` turn the model's per-step outputs into one class
+        distribution per sequence (sequence-level labels only). ``"last"``: the
+        output at the last step, P(y | u_1..T) (the paper's). ``"mean"``: the
+        mean of log P(y | u_1..t) over the steps t from ``readout_start`` on,
+        renormalised over the classes (a normalised geometric mean): every
+        averaged step adds its own evidence. It only changes the prediction,
+        not the fit, so it can be switched with ``set_params`` after ``fit``.
+    readout_start : float in [0, 1], default=0.5
+        Where the mean read-out starts, as a fraction of each sequence: a
+        sequence of T steps averages its steps t >= floor(readout_start *
+        (T - 1)) (0-based), so 0 averages every step and 1 the last step alone.
+        Ignored with ``readout="last"``.
+    n_prefixes : int, default=1
+        Train on ``n_prefixes`` prefixes of every sequence, of lengths
+        ceil(j T / n_prefixes) for j = 1..n_prefixes, each labelled with the
+        sequence's class (1: the sequences themselves, the paper's training).
+        Each prefix carries ``sample_weight / n_prefixes`` of its sequence, so
+        a sequence weighs the same in all and ``alpha`` keeps its strength;
+        prefixes of equal length (short sequences) are merged and their weights
+        added. Pairs with ``readout="mean"``: the model is then trained to give
+        the class at the intermediate steps it is averaged over. Sequence-level
+        labels only.
 
     Attributes
     ----------
@@ -222,7 +358,8 @@ class IOHMMClassifier(_ClassifierOutputs, ClassifierMixin, BaseIOHMM):
     converged_ : bool
         Whether the best initialisation converged.
     log_likelihood_ : float
-        Weighted training conditional log-likelihood, sum_s w_s log P(y_s | u_s).
+        Weighted training conditional log-likelihood, sum_s w_s log P(y_s | u_s)
+        (with ``n_prefixes`` > 1: summed over the prefixes with their weights).
     objective_ : float
         The minimised objective at the solution.
     loss_curve_ : list of float
@@ -234,6 +371,9 @@ class IOHMMClassifier(_ClassifierOutputs, ClassifierMixin, BaseIOHMM):
     See Also
     --------
     IOHMMRegressor : The same model with Gaussian outputs.
+    skseq.preprocessing.WindowMean : Shorter sequences by window means.
+    skseq.preprocessing.SequenceFeatures : Differences and relative time as
+        extra inputs.
 
     References
     ----------
@@ -248,9 +388,21 @@ class IOHMMClassifier(_ClassifierOutputs, ClassifierMixin, BaseIOHMM):
     >>> clf = IOHMMClassifier(n_states=4, emission="state", random_state=0).fit(X, y)
     >>> clf.predict(X[:3]).shape
     (3,)
+
+    The mean read-out, trained on 4 prefixes of every sequence:
+
+    >>> clf = IOHMMClassifier(n_states=4, n_init=2, readout="mean", n_prefixes=4,
+    ...                       random_state=0).fit(X, y)
+    >>> clf.predict_proba(X[:2]).shape
+    (2, 2)
     """
 
-    _parameter_constraints: dict = {**BaseIOHMM._parameter_constraints}
+    _parameter_constraints: dict = {
+        **BaseIOHMM._parameter_constraints,
+        "readout": [StrOptions({"last", "mean"})],
+        "readout_start": [Interval(numbers.Real, 0, 1, closed="both")],
+        "n_prefixes": [Interval(numbers.Integral, 1, None, closed="left")],
+    }
 
     def __init__(
         self,
@@ -270,7 +422,13 @@ class IOHMMClassifier(_ClassifierOutputs, ClassifierMixin, BaseIOHMM):
         verbose=0,
         n_jobs=None,
         warm_start=False,
+        readout="last",
+        readout_start=0.5,
+        n_prefixes=1,
     ):
+        self.readout = readout
+        self.readout_start = readout_start
+        self.n_prefixes = n_prefixes
         super().__init__(
             n_states,
             transition=transition,
@@ -288,6 +446,22 @@ class IOHMMClassifier(_ClassifierOutputs, ClassifierMixin, BaseIOHMM):
             n_jobs=n_jobs,
             warm_start=warm_start,
         )
+
+    def _fit(self, seqs, y, sample_weight):
+        if self.n_prefixes == 1 and self.readout == "last":
+            return super()._fit(seqs, y, sample_weight)
+        weight = check_sample_weight(sample_weight, seqs.n_sequences)
+        targets = check_targets(y, seqs, task="classification")
+        if targets.step_level:
+            raise ValueError(
+                f"readout={self.readout!r} and n_prefixes={self.n_prefixes} need "
+                "sequence-level labels (one per sequence); y gives labels per "
+                "step. Use readout='last' and n_prefixes=1 with step-level labels."
+            )
+        if self.n_prefixes == 1:
+            return super()._fit(seqs, targets.values, weight)
+        prefixes, parent, share = _prefix_sequences(seqs, self.n_prefixes)
+        return super()._fit(prefixes, targets.values[parent], weight[parent] * share)
 
     def to_automaton(self, alphabet=None, min_proba=0.9):
         """Read the learned machine off a near-deterministic model.

@@ -12,6 +12,8 @@ import warnings
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.base import clone
+from sklearn.ensemble import VotingClassifier
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.pipeline import make_pipeline
@@ -25,6 +27,7 @@ from skseq._validation import Targets, check_sequences
 from skseq.automata import DFA
 from skseq.datasets import make_tomita, make_tomita_exhaustive
 from skseq.preprocessing import Stepwise
+from skseq.utils import to_padded
 
 
 def _hand_model():
@@ -345,3 +348,143 @@ def test_score_validates_weights_and_target_level():
         clf.score(X, [np.zeros(len(x)) for x in X])
     with pytest.raises(ValueError, match="ragged"):
         IOHMMClassifier(n_states=2, topology=[[True, False], [True]]).fit(X, y)
+
+
+# -- read-outs and prefix training ---------------------------------------------
+def _signal_data(seed=0, n=24):
+    """Two classes of noisy 2-D signals (mean shifted), lengths 2-9."""
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % 2
+    X = [rng.normal(loc=0.7 * (2 * c - 1), size=(rng.integers(2, 10), 2)) for c in y]
+    return X, y
+
+
+def _fit_quiet(clf, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return clf.fit(*args, **kwargs)
+
+
+def test_mean_readout_on_the_hand_worked_example():
+    clf, X = _hand_model()
+    # P(y = 1 | u_1) = 0.5 * 0.9 + 0.5 * 0.2 = 0.55, P(y = 1 | u_1, u_2) = 0.515
+    score = np.array([np.log(0.45) + np.log(0.485), np.log(0.55) + np.log(0.515)]) / 2
+    expected = np.exp(score) / np.exp(score).sum()
+    clf.set_params(readout="mean", readout_start=0.0)
+    assert_allclose(clf.predict_proba(X), [expected], rtol=1e-12)
+    assert_allclose(clf.predict_log_proba(X), [np.log(expected)], rtol=1e-12)
+    clf.set_params(readout_start=0.99)  # floor(0.99 * 1) = 0: still both steps
+    assert_allclose(clf.predict_proba(X), [expected], rtol=1e-12)
+    clf.set_params(readout_start=1.0)  # the last step alone
+    assert_allclose(clf.predict_proba(X), [[0.485, 0.515]], rtol=1e-12)
+
+
+@pytest.mark.parametrize("readout_start", [0.0, 0.5, 0.8])
+def test_mean_readout_equals_mean_of_prefix_predictions(readout_start):
+    """The reference: P(y | u_1..t) is the last-step prediction of the prefix
+    u_1..t (filtering is causal), averaged in log by hand."""
+    X, y = _signal_data()
+    clf = _fit_quiet(IOHMMClassifier(n_states=3, n_init=1, max_iter=30,
+                                     random_state=0), X, y)
+    expected = []
+    for x in X:
+        T = len(x)
+        first = int(np.floor(readout_start * (T - 1)))
+        steps = clf.predict_proba([x[:t] for t in range(first + 1, T + 1)])
+        score = np.log(steps).mean(axis=0)
+        expected.append(np.exp(score - np.log(np.exp(score).sum())))
+    expected = np.array(expected)
+    clf.set_params(readout="mean", readout_start=readout_start)  # no refit needed
+    for form in (X, to_padded(X)):
+        proba = clf.predict_proba(form)
+        assert_allclose(proba, expected, rtol=1e-10)
+        assert_allclose(clf.predict_log_proba(form), np.log(expected), rtol=1e-10)
+        pred = clf.predict(form)
+        assert_array_equal(pred, clf.classes_[np.argmax(expected, axis=1)])
+        assert clf.score(form, y) == np.mean(pred == y)
+    w = np.arange(len(X)) % 3
+    assert_allclose(clf.score(X, y, sample_weight=w),
+                    np.average(clf.predict(X) == y, weights=w))
+
+
+def _explicit_prefixes(X, y, w, k):
+    """Every prefix of length ceil(j T / k), j = 1..k, with weight w / k."""
+    Xp, yp, wp = [], [], []
+    for x, label, weight in zip(X, y, w, strict=True):
+        for j in range(1, k + 1):
+            Xp.append(x[: int(np.ceil(j * len(x) / k))])
+            yp.append(label)
+            wp.append(weight / k)
+    return Xp, np.array(yp), np.array(wp)
+
+
+def test_prefix_training_equals_fitting_explicit_prefixes():
+    X, y = _signal_data(1)
+    X = [x for x in X if len(x) >= 3]  # three distinct prefixes each
+    y = np.arange(len(X)) % 2
+    w = np.random.default_rng(0).uniform(0.5, 2.0, size=len(X))
+    kw = dict(n_states=3, n_init=2, max_iter=40, random_state=3)
+    ours = _fit_quiet(IOHMMClassifier(n_prefixes=3, **kw), X, y, sample_weight=w)
+    ref = _fit_quiet(IOHMMClassifier(**kw), *_explicit_prefixes(X, y, w, 3)[:2],
+                     sample_weight=_explicit_prefixes(X, y, w, 3)[2])
+    # The same problem from the same start (w / 3 and w * (1 / 3) may differ in
+    # the last bit, hence not bit for bit).
+    assert_allclose(ours.transition_coef_, ref.transition_coef_, rtol=1e-8)
+    assert_allclose(ours.emission_coef_, ref.emission_coef_, rtol=1e-8)
+    assert_allclose(ours.log_likelihood_, ref.log_likelihood_, rtol=1e-10)
+
+
+def test_prefix_training_merges_equal_prefixes_of_short_sequences():
+    """Length 1 and 2 sequences with 4 prefixes: equal prefixes merged, their
+    weights added; the same optimum as the duplicated explicit prefixes."""
+    X, y = _signal_data(2)
+    X = [x[:2] if s % 3 else x[:1] for s, x in enumerate(X)]
+    w = np.ones(len(X))
+    kw = dict(n_states=2, n_init=1, max_iter=200, tol=1e-10, random_state=0)
+    ours = _fit_quiet(IOHMMClassifier(n_prefixes=4, **kw), X, y)
+    Xp, yp, wp = _explicit_prefixes(X, y, w, 4)
+    # The objective is that of the duplicated prefixes: exactly, at the solution,
+    assert_allclose(ours.log_likelihood_, wp @ ours.score_samples(Xp, yp),
+                    rtol=1e-12)
+    # and fitting them from the same start reaches the same optimum (to the
+    # precision of the optimiser: the sums are taken in another order).
+    ref = _fit_quiet(IOHMMClassifier(**kw), Xp, yp, sample_weight=wp)
+    assert_allclose(ours.objective_, ref.objective_, rtol=1e-4)
+    assert_allclose(ours.predict_proba(X), ref.predict_proba(X), atol=1e-3)
+
+
+def test_readout_options_need_sequence_level_labels():
+    X, y = _signal_data()
+    y_steps = [np.full(len(x), label) for x, label in zip(X, y, strict=True)]
+    clf = _fit_quiet(IOHMMClassifier(n_states=2, n_init=1, max_iter=10,
+                                     random_state=0), X, y_steps)
+    before = clf.transition_coef_.copy()
+    for params in ({"readout": "mean"}, {"n_prefixes": 2}):
+        with pytest.raises(ValueError, match="sequence-level labels"):
+            clf.set_params(**params).fit(X, y_steps)
+        assert_array_equal(clf.transition_coef_, before)  # the failed fit left it
+        clf.set_params(readout="last", n_prefixes=1)
+    clf.set_params(readout="mean")
+    with pytest.raises(ValueError, match="fitted on step-level labels"):
+        clf.predict(X)
+    for params, match in (({"readout": "first"}, "readout"),
+                          ({"readout_start": 1.5}, "readout_start"),
+                          ({"n_prefixes": 0}, "n_prefixes")):
+        with pytest.raises(ValueError, match=match):
+            IOHMMClassifier(**params).fit(X, y)
+
+
+def test_soft_voting_classifier_over_restarts():
+    """The documented recipe: sklearn's VotingClassifier takes sequences as they
+    are, and its soft vote is the mean of the members' probabilities."""
+    X, y = _signal_data(3)
+    y = np.where(y == 1, "up", "down")
+    members = [(f"seed{k}", IOHMMClassifier(n_states=2, n_init=1, max_iter=30,
+                                            readout="mean", random_state=k))
+               for k in range(3)]
+    vote = _fit_quiet(VotingClassifier(members, voting="soft"), X, y)
+    alone = [_fit_quiet(clone(m), X, y) for _, m in members]
+    for form in (X, to_padded(X)):
+        mean = np.mean([m.predict_proba(form) for m in alone], axis=0)
+        assert_allclose(vote.predict_proba(form), mean, rtol=1e-12)
+        assert_array_equal(vote.predict(form), alone[0].classes_[mean.argmax(1)])

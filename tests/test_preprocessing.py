@@ -9,12 +9,13 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.decomposition import PCA
 from sklearn.exceptions import NotFittedError
-from sklearn.model_selection import KFold, cross_val_score
+from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer, OneHotEncoder, StandardScaler
 
 from skseq import IOHMMClassifier
-from skseq.preprocessing import Stepwise
+from skseq.preprocessing import SequenceFeatures, Stepwise, WindowMean
+from skseq.utils import to_padded
 
 nan = np.nan
 
@@ -137,3 +138,93 @@ def test_a_failed_fit_leaves_the_fitted_stepwise_as_it_was(bad_fit):
     assert_array_equal(step.transformer_.components_, state["transformer_"].components_)
     step.set_params(transformer=PCA(n_components=2))
     assert_array_equal(step.transform(X), out)
+
+
+# -- WindowMean and SequenceFeatures ---------------------------------------------
+def _ragged(seed=0, lengths=(7, 1, 4, 12, 3)):
+    rng = np.random.default_rng(seed)
+    return [rng.normal(size=(k, 2)) for k in lengths]
+
+
+def _window_means_by_hand(x, w):
+    return np.array([x[a : a + w].mean(axis=0) for a in range(0, len(x), w)])
+
+
+@pytest.mark.parametrize("max_length, window", [(None, None), (None, 3), (4, None),
+                                                (3, 2), (100, None)])
+def test_window_mean_equals_hand_loop(max_length, window):
+    X = _ragged()
+    out = WindowMean(max_length=max_length, window=window).fit_transform(X)
+    assert isinstance(out, list)
+    for x, got in zip(X, out, strict=True):
+        w = max(window or 1, int(np.ceil(len(x) / max_length)) if max_length else 1)
+        assert_allclose(got, _window_means_by_hand(x, w), rtol=1e-13)
+        if max_length:
+            assert len(got) <= max_length
+    padded = WindowMean(max_length=max_length, window=window).fit_transform(
+        to_padded(X))
+    assert_allclose(padded, to_padded(out), rtol=1e-13)
+
+
+def test_window_mean_keeps_rows_and_feature_names():
+    df = pd.DataFrame({"a": [1.0, 2.0], "b": [3.0, 4.0]})
+    wm = WindowMean(window=3).fit(df)
+    assert_array_equal(wm.transform(df), df.to_numpy())  # one-step sequences
+    assert_array_equal(wm.get_feature_names_out(), ["a", "b"])
+
+
+def test_sequence_features_equal_hand_computation():
+    X = _ragged(1)
+    out = SequenceFeatures(diff=True, time=True).fit_transform(X)
+    for x, got in zip(X, out, strict=True):
+        diff = np.vstack([np.zeros((1, 2)), np.diff(x, axis=0)])
+        time = np.linspace(0.0, 1.0, len(x)) if len(x) > 1 else np.zeros(1)
+        assert_allclose(got, np.column_stack([x, diff, time]), rtol=1e-13,
+                        atol=1e-15)
+    only_time = SequenceFeatures(diff=False, time=True, keep_input=False)
+    padded = only_time.fit_transform(to_padded(X))
+    assert padded.shape == (5, 12, 1)
+    assert_allclose(padded[3, :, 0], np.arange(12) / 11)
+    assert np.isnan(padded[0, 7:]).all()  # padding stays padding
+
+
+def test_sequence_features_names_and_errors():
+    df = pd.DataFrame({"speed": [1.0, 2.0], "load": [3.0, 4.0]})
+    sf = SequenceFeatures(time=True).fit(df)
+    assert_array_equal(sf.get_feature_names_out(),
+                       ["speed", "load", "diff_speed", "diff_load", "time"])
+    assert_array_equal(sf.transform(df)[:, 2:], 0.0)  # one-step: no change yet
+    with pytest.raises(ValueError, match="no feature"):
+        SequenceFeatures(diff=False, keep_input=False).fit(df)
+    with pytest.raises(ValueError, match="sequence 1 contains NaN at step 2"):
+        sf.fit([np.ones((3, 2)), np.array([[0.0, 1.0], [1.0, 1.0], [np.nan, 1.0]])])
+    assert sf.n_features_in_ == 2 and hasattr(sf, "feature_names_in_")  # unchanged
+    with pytest.raises(ValueError, match="3 features"):
+        sf.transform([np.ones((2, 3))])
+    with pytest.raises(NotFittedError):
+        WindowMean(window=2).transform([np.ones((2, 3))])
+    with pytest.raises(ValueError, match="max_length"):
+        WindowMean(max_length=0).fit([np.ones((2, 3))])
+
+
+def test_sequence_pipeline_with_readout_options_in_grid_search():
+    """The tuned pipeline of the real-data benchmark, on a toy problem: the class
+    is the sign of a level shift that happens at a random time."""
+    rng = np.random.default_rng(0)
+    X, y = [], []
+    for s in range(40):
+        T = rng.integers(20, 40)
+        x = rng.normal(size=(T, 1))
+        x[rng.integers(2, T - 5):] += 2.0 if s % 2 else -2.0
+        X.append(x)
+        y.append(s % 2)
+    pipe = make_pipeline(WindowMean(max_length=10), SequenceFeatures(),
+                         Stepwise(StandardScaler()),
+                         IOHMMClassifier(n_states=2, n_init=1, max_iter=50,
+                                         random_state=0))
+    grid = {"iohmmclassifier__readout": ["last", "mean"],
+            "iohmmclassifier__n_prefixes": [1, 2]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        search = GridSearchCV(pipe, grid, cv=KFold(2)).fit(X, y)
+    assert search.best_score_ >= 0.9
