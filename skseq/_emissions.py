@@ -10,8 +10,8 @@ conditional log-likelihood.
 import numpy as np
 from scipy.special import softmax
 
-from ._inference import log_softmax_, log_softmax_gradient_
-from ._params import ParametricFamily
+from ._inference import log_softmax_, log_softmax_gradient_categorical_
+from ._params import ParametricFamily, column_sums
 
 
 class SoftmaxEmission(ParametricFamily):
@@ -40,7 +40,8 @@ class SoftmaxEmission(ParametricFamily):
         if not self.use_input:
             return np.broadcast_to(p["intercept"], (U.shape[0], n, k))
         z = (U @ p["coef"].reshape(self.n_features, n * k)).reshape(-1, n, k)
-        return z + p["intercept"]
+        z += p["intercept"]  # in place: a fresh array from the product
+        return z
 
     def _fresh_logits(self, theta, U):
         """Logits in a new C-contiguous array, for the in-place kernels.
@@ -70,12 +71,10 @@ class SoftmaxEmission(ParametricFamily):
         The output-network part of the EM auxiliary function (paper 000, eq. 37).
         """
         n, k = self.n_states, self.n_classes
-        target = np.zeros((len(y), n, k))
-        target[np.arange(len(y)), :, y] = weights
         # resid = weights * (onehot(y) - P), in one cache-blocked kernel
         resid = self._fresh_logits(theta, U)
-        value = log_softmax_gradient_(resid, target)
-        g_intercept = resid.reshape(-1, n * k).sum(axis=0)
+        value = log_softmax_gradient_categorical_(resid, y, weights)
+        g_intercept = column_sums(resid)
         if not self.use_input:
             return value, g_intercept
         g_coef = U.T @ resid.reshape(-1, n * k)

@@ -485,8 +485,62 @@ def softmax_normalize_rows(
                 for i in range(m):
                     rs += w[i]
                 rows[b, j] = rs
+                rs /= s  # one division per row: the gradient needs no exact rounding
                 for i in range(m):
-                    r[i] = w[i] - rs * (r[i] / s)
+                    r[i] = w[i] - rs * r[i]
+
+
+def categorical_shift_rows(
+    double[:, :, ::1] z,                     # IN logits (B, n, k); OUT z - row max
+    const intp[::1] y,                       # IN (B,) class index per step
+    const double[:, ::1] weight,             # IN (B, n) weight of row (b, j)
+):
+    """Subtract each row's maximum; return sum_b,j weight[b, j] * shifted z[b, j, y_b].
+
+    The first half of sum weight log softmax(z)[y] for categorical targets (the
+    output networks' objective), without a one-hot (B, n, k) weight array."""
+    cdef Py_ssize_t B = z.shape[0], n = z.shape[1], k = z.shape[2]
+    cdef Py_ssize_t b, j, i
+    cdef double* r
+    cdef double top, total = 0.0
+    with nogil:
+        for b in range(B):
+            for j in range(n):
+                r = &z[b, j, 0]
+                top = r[0]
+                for i in range(1, k):
+                    top = r[i] if r[i] > top else top
+                for i in range(k):
+                    r[i] -= top
+                total += weight[b, j] * r[y[b]]
+    return total
+
+
+def categorical_gradient_rows(
+    double[:, :, ::1] e,                     # IN exp(shifted z) (B, n, k); OUT grad
+    const intp[::1] y,                       # IN (B,)
+    const double[:, ::1] weight,             # IN (B, n)
+    double[:, ::1] norm,                     # OUT (B, n): row sums of exp(shifted z)
+):
+    """e becomes the gradient of sum weight log softmax(z)[y] with respect to z,
+    weight[b, j] (onehot(y_b) - softmax(z[b, j])); the rest of the value after
+    ``categorical_shift_rows`` is -sum(weight * log(norm)), left to NumPy."""
+    cdef Py_ssize_t B = e.shape[0], n = e.shape[1], k = e.shape[2]
+    cdef Py_ssize_t b, j, i
+    cdef double* r
+    cdef double s, c
+    with nogil:
+        for b in range(B):
+            for j in range(n):
+                r = &e[b, j, 0]
+                s = 0.0
+                for i in range(k):
+                    s += r[i]
+                norm[b, j] = s
+                c = -weight[b, j] / s
+                for i in range(k):
+                    r[i] *= c
+                r[y[b]] += weight[b, j]
 
 
 def subtract_rows(

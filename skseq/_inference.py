@@ -11,6 +11,8 @@ import numpy as np
 from joblib import effective_n_jobs
 
 from ._forward_backward import (
+    categorical_gradient_rows,
+    categorical_shift_rows,
     forward_backward_fill,
     softmax_normalize_rows,
     softmax_shift_rows,
@@ -22,6 +24,9 @@ XI_NONE, XI_STEP, XI_GRAD, XI_SUM = 0, 1, 2, 3
 
 # Entries per block of the row softmax: its three passes then stay in the L2 cache.
 _SOFTMAX_BLOCK = 1 << 15
+# Logits within +-this need no shift by their row maximum: exp stays within
+# 1e-300..1e300, so a row sum neither overflows nor leaves the normal range.
+_EXP_SAFE = 690.0
 
 # Below this many steps per thread (with 2 states; fewer with more states, in
 # proportion to the work per step, about n (n + 4) entries), starting a thread
@@ -167,6 +172,7 @@ def _softmax_blocks(z, mask, weight):
     n, m = z.shape[1:]
     allowed = np.ones((n, m), np.uint8) if mask is None else (
         np.ascontiguousarray(mask, dtype=np.uint8))
+    dense = bool(allowed.all())
     no_weight = np.empty((0, 0, 0))
     block = max(1, _SOFTMAX_BLOCK // (n * m))
     norm = np.empty((min(block, z.shape[0]), n))
@@ -177,7 +183,13 @@ def _softmax_blocks(z, mask, weight):
             zb = z[b0 : b0 + block]
             wb = no_weight if weight is None else weight[b0 : b0 + block]
             nb, rb = norm[: zb.shape[0]], rows[: zb.shape[0]]
-            total += softmax_shift_rows(zb, allowed, wb)
+            if dense and -_EXP_SAFE < zb.min() and zb.max() < _EXP_SAFE:
+                # No row can overflow or vanish: exp without the max shift (two
+                # vectorised reductions instead of a pass over short rows).
+                if weight is not None:
+                    total += np.vdot(wb, zb)
+            else:
+                total += softmax_shift_rows(zb, allowed, wb)
             np.exp(zb, out=zb)
             softmax_normalize_rows(zb, wb, nb, rb)
             if weight is not None:
@@ -219,3 +231,27 @@ def log_softmax_gradient_(z, weight, mask=None):
     the logits, ``weight - rowsum(weight) * softmax(z)`` (masked as in
     :func:`softmax_`, where ``weight`` must be 0 on forbidden entries)."""
     return _softmax_blocks(z, mask, np.ascontiguousarray(weight, dtype=np.float64))
+
+
+def log_softmax_gradient_categorical_(z, y, weight):
+    """sum_b,j weight[b, j] log softmax(z[b, j])[y_b] and, in place of z, its
+    gradient with respect to the logits, weight[b, j] (onehot(y_b) - softmax(z[b, j])).
+
+    :func:`log_softmax_gradient_` with the one-hot weights implied by class
+    indices ``y`` (B,) and row weights ``weight`` (B, n), never materialised.
+    """
+    n, k = z.shape[1:]
+    y = np.ascontiguousarray(y, dtype=np.intp)
+    weight = np.ascontiguousarray(weight, dtype=np.float64)
+    block = max(1, _SOFTMAX_BLOCK // (n * k))
+    norm = np.empty((min(block, z.shape[0]), n))
+    total = 0.0
+    with np.errstate(under="ignore"):
+        for b0 in range(0, z.shape[0], block):
+            zb, yb, wb = (a[b0 : b0 + block] for a in (z, y, weight))
+            nb = norm[: zb.shape[0]]
+            total += categorical_shift_rows(zb, yb, wb)
+            np.exp(zb, out=zb)
+            categorical_gradient_rows(zb, yb, wb, nb)
+            total -= np.vdot(wb, np.log(nb, out=nb))
+    return total

@@ -23,6 +23,7 @@ directly; its gradient comes from the same forward-backward, because the backwar
 pass is the gradient of the forward pass (paper 002, §2.2; paper 000, after eq. 29).
 """
 
+import functools
 import numbers
 import time
 import warnings
@@ -34,7 +35,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from ._inference import XI_GRAD, XI_STEP, XI_SUM, forward_backward, viterbi
 from ._transitions import TRANSITIONS, logit_gradient_from_sums
@@ -54,10 +55,16 @@ _AUTO_RESTART_STEPS = 100_000
 _BLAS_THREADING_MIN_WORK = 1 << 22
 
 
+@functools.cache
+def _threadpool_controller():
+    # Built once: finding the loaded BLAS libraries takes ~2 ms, a small fit ~20 ms.
+    return ThreadpoolController()
+
+
 def _blas_limits(n_steps, n_states, n_features):
     """Single-threaded BLAS for small problems."""
     work = n_steps * n_states * max(n_states, n_features)
-    return threadpool_limits(
+    return _threadpool_controller().limit(
         limits=1 if work < _BLAS_THREADING_MIN_WORK else None, user_api="blas"
     )
 

@@ -10,10 +10,12 @@ with respect to them (``backward``); softmax, masking and the objectives are sha
 import numpy as np
 
 from ._inference import log_softmax_gradient_, softmax_
-from ._params import ParametricFamily
+from ._params import ParametricFamily, column_sums
 
 # Steps per block when the M-step evaluates logits block-wise (bounds memory).
 _BLOCK_ENTRIES = 1 << 18
+# ... but not below this many (0.5 MB), where the Python work per block would show.
+_MIN_BLOCK_ENTRIES = 1 << 16
 
 
 class TransitionFamily(ParametricFamily):
@@ -96,7 +98,7 @@ class InputTransitions(TransitionFamily):
     def backward(self, theta, U, G):
         n = self.n_states
         G2 = G.reshape(-1, n * n)
-        return np.concatenate([(U.T @ G2).ravel(), G2.sum(axis=0)])
+        return np.concatenate([(U.T @ G2).ravel(), column_sums(G2)])
 
 
 class AdditiveTransitions(TransitionFamily):
@@ -115,7 +117,10 @@ class AdditiveTransitions(TransitionFamily):
         return p["intercept"][None, :, :] + (U @ p["coef"])[:, None, :]
 
     def backward(self, theta, U, G):
-        return np.concatenate([(U.T @ G.sum(axis=1)).ravel(), G.sum(axis=0).ravel()])
+        n = self.n_states
+        # sum_j of U^T G[:, j, :] after the product: no (T, n) temporary
+        g_coef = (U.T @ G.reshape(-1, n * n)).reshape(-1, n, n).sum(axis=1)
+        return np.concatenate([g_coef.ravel(), column_sums(G)])
 
 
 class GatedTransitions(TransitionFamily):
@@ -145,7 +150,7 @@ class GatedTransitions(TransitionFamily):
         g_intercept = np.einsum("tji,ti->ji", G, f)
         g_pre = np.einsum("tji,ji->ti", G, p["intercept"]) * f * (1.0 - f)
         return np.concatenate(
-            [g_intercept.ravel(), (U.T @ g_pre).ravel(), g_pre.sum(axis=0)]
+            [g_intercept.ravel(), (U.T @ g_pre).ravel(), column_sums(g_pre)]
         )
 
 
@@ -161,7 +166,7 @@ class HomogeneousTransitions(TransitionFamily):
         return np.repeat(self.unpack(theta)["intercept"][None], len(U), axis=0)
 
     def backward(self, theta, U, G):
-        return G.sum(axis=0).ravel()
+        return column_sums(G)
 
 
 TRANSITIONS = {
@@ -203,9 +208,10 @@ def expected_log_transitions(family, theta, U, xi, mask):
     (n_steps, n, n) array is ever allocated.
     """
     n = family.n_states
-    # Blocks of at most ~2 MB, and at most 1/8 of xi, so the temporaries stay a
-    # small fraction of the (n_steps, n, n) array at any size.
-    block = max(1, min(_BLOCK_ENTRIES // (n * n), -(-xi.shape[0] // 8)))
+    # Blocks of at most ~2 MB, and at most 1/8 of xi (but not below 0.5 MB), so
+    # the temporaries stay a small fraction of the (n_steps, n, n) array.
+    block = max(1, min(_BLOCK_ENTRIES // (n * n),
+                       max(-(-xi.shape[0] // 8), _MIN_BLOCK_ENTRIES // (n * n))))
     value = 0.0
     grad = np.zeros(family.n_params)
     for t0 in range(0, xi.shape[0], block):
@@ -252,8 +258,8 @@ class MLPTransitions(TransitionFamily):
         H = self._hidden(p, U)
         G2 = G.reshape(-1, n * n)
         g_pre = (G2 @ p["coef"].reshape(self.n_hidden, n * n).T) * (1.0 - H * H)
-        return np.concatenate([(U.T @ g_pre).ravel(), g_pre.sum(axis=0),
-                               (H.T @ G2).ravel(), G2.sum(axis=0)])
+        return np.concatenate([(U.T @ g_pre).ravel(), column_sums(g_pre),
+                               (H.T @ G2).ravel(), column_sums(G2)])
 
 
 TRANSITIONS["mlp"] = MLPTransitions
