@@ -29,9 +29,11 @@ class _RegressorOutputs:
         targets = check_targets(y, seqs, task="regression")
         values = np.asarray(targets.values, dtype=np.float64)
         # Predictions drop the output axis when y had none: a 1-D y, or step-level
-        # targets given as 1-D per-sequence arrays.
+        # targets given as 1-D per-sequence arrays. (Not np.ndim(y): a list of
+        # per-sequence arrays of different lengths is no array; a 3-D padded y
+        # iterates as 2-D items.)
         if targets.step_level:
-            squeeze = np.ndim(y) != 3 and all(np.ndim(item) == 1 for item in y)
+            squeeze = all(np.ndim(item) == 1 for item in y)
         else:
             squeeze = values.ndim == 1
         values = values.reshape(values.shape[0], -1)
@@ -114,6 +116,38 @@ class _RegressorOutputs:
         if self.step_level_:
             out = [seqs.unpack(o) for o in out]
         return (out[0], out[1]) if return_std else out[0]
+
+    def _predicted_targets(self, X):
+        """The model's own predictions, in a form ``score_samples`` reads as y.
+
+        Step-level predictions for array input come padded; with one output
+        they are 2-D, which as y would mean multi-output sequence-level targets,
+        so they are cut back to a list of per-sequence arrays.
+        """
+        pred = self.predict(X)
+        if self.step_level_ and not isinstance(pred, list):
+            lengths = check_sequences(X).lengths
+            pred = [p[:k] for p, k in zip(pred, lengths, strict=True)]
+        return pred
+
+    def score_samples(self, X, y=None):
+        """Conditional log-likelihood log P(y | u) of every sequence.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
+        y : array-like or list of arrays, default=None
+            Targets in any form accepted by ``fit``. If None, the model's own
+            predictions are scored: log P(predict(X) | u), a confidence score.
+
+        Returns
+        -------
+        log_likelihood : ndarray of shape (n_sequences,)
+        """
+        if y is None:
+            y = self._predicted_targets(X)
+        return super().score_samples(X, y)
 
     def score(self, X, y, sample_weight=None):
         """R^2 of the prediction (averaged uniformly over outputs).
