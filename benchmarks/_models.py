@@ -1,12 +1,12 @@
 """Estimators and transformers used by the benchmarks (not part of skseq).
 
-Sequence read-outs and ensembles around ``IOHMMClassifier``:
-``EveryStepClassifier`` (every step labelled with the sequence's class),
-``PrefixAverageClassifier`` (prefix training, mean per-step log-probability),
-``SeedEnsemble`` (soft vote of single starts). Inputs: ``SequenceFeatures``
-(differences, time, running mean), ``Downsample`` (window means),
-``SummaryFeatures`` (one row per sequence). Peers: ``HMMPerClass`` (hmmlearn),
-``TorchRNNClassifier`` (Elman RNN / LSTM), ``nn1_accuracy`` (1-NN ED / DTW).
+``EveryStepClassifier`` (every step labelled with the sequence's class: an
+idea the real-data ablation measured and rejected), ``SummaryFeatures`` (one
+row per sequence). Peers: ``HMMPerClass`` (hmmlearn), ``TorchRNNClassifier``
+(Elman RNN / LSTM), ``nn1_accuracy`` (1-NN ED / DTW). What paid in the
+ablation moved into skseq: ``IOHMMClassifier(readout="mean", n_prefixes=...)``,
+``skseq.preprocessing.WindowMean`` and ``SequenceFeatures``; the soft vote of
+single starts is scikit-learn's ``VotingClassifier(voting="soft")``.
 """
 
 import numpy as np
@@ -49,59 +49,6 @@ class EveryStepClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         return self.classes_[np.argmax(self.predict_log_proba(X), axis=1)]
-
-
-class SequenceFeatures(TransformerMixin, BaseEstimator):
-    """Append per-step features: first difference, relative time, running mean.
-
-    Parameters
-    ----------
-    diff, time, running_mean : bool
-        ``diff``: u_t - u_{t-1} (0 at t = 0); ``time``: t / (len - 1);
-        ``running_mean``: the mean of u_1..u_t (what a state would have to
-        integrate).
-    """
-
-    def __init__(self, diff=True, time=False, running_mean=False):
-        self.diff = diff
-        self.time = time
-        self.running_mean = running_mean
-
-    def fit(self, X, y=None):
-        return self
-
-    def transform(self, X):
-        out = []
-        for x in to_list(X):
-            cols = [x]
-            if self.diff:
-                cols.append(np.diff(x, axis=0, prepend=x[:1]))
-            if self.time:
-                cols.append(np.linspace(0.0, 1.0, len(x))[:, None])
-            if self.running_mean:
-                cols.append(np.cumsum(x, axis=0) / np.arange(1, len(x) + 1)[:, None])
-            out.append(np.hstack(cols))
-        return out
-
-
-class Downsample(TransformerMixin, BaseEstimator):
-    """Average non-overlapping windows so that no sequence exceeds ``max_length``."""
-
-    def __init__(self, max_length=100):
-        self.max_length = max_length
-
-    def fit(self, X, y=None):
-        return self
-
-    def transform(self, X):
-        out = []
-        for x in to_list(X):
-            w = -(-len(x) // self.max_length)  # ceil
-            n = len(x) // w
-            head = x[: n * w].reshape(n, w, -1).mean(axis=1)
-            out.append(head if n * w == len(x)
-                       else np.vstack([head, x[n * w:].mean(axis=0)]))
-        return out
 
 
 class SummaryFeatures(TransformerMixin, BaseEstimator):
@@ -152,60 +99,6 @@ class HMMPerClass(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
-
-
-class PrefixAverageClassifier(ClassifierMixin, BaseEstimator):
-    """Classify by the mean over steps of log P(y | u_1..t), not only at the end.
-
-    An IOHMM's state mixes rather than multiplies evidence (zeta_t = A(u_t)' zeta_{t-1}
-    has no Bayes-rule renormalisation), so at the last step it mostly reflects the
-    recent inputs. Averaging the per-step log-probabilities of the filtered
-    predictions over the second half of the sequence multiplies the evidence of
-    every step instead. ``n_prefixes`` > 1 also trains on that many prefixes of
-    every sequence (lengths T/k, 2T/k, ..., T), so that the model is asked for the
-    class at the intermediate steps it is averaged over.
-    """
-
-    def __init__(self, estimator, n_prefixes=1, start=0.5):
-        self.estimator = estimator
-        self.n_prefixes = n_prefixes
-        self.start = start
-
-    def fit(self, X, y):
-        X, y = to_list(X), np.asarray(y)
-        Xp, yp = [], []
-        for x, label in zip(X, y, strict=True):
-            for j in range(1, self.n_prefixes + 1):
-                Xp.append(x[: max(1, round(len(x) * j / self.n_prefixes))])
-                yp.append(label)
-        self.estimator_ = clone(self.estimator).fit(Xp, np.asarray(yp))
-        self.classes_ = self.estimator_.classes_
-        return self
-
-    def _step_log_proba(self, x, zeta):
-        est = self.estimator_
-        logits = np.broadcast_to(est.emission_intercept_, (len(x),)
-                                 + est.emission_intercept_.shape)
-        if est.emission == "input":
-            logits = logits + np.einsum("td,dnk->tnk", x, est.emission_coef_)
-        proba = np.einsum("tn,tnk->tk", zeta, softmax(logits, axis=2))
-        return np.log(np.maximum(proba, 1e-300))
-
-    def predict_log_proba(self, X):
-        check_is_fitted(self)
-        X = to_list(X)
-        zetas = self.estimator_.predict_state_proba(X)
-        score = np.array([
-            self._step_log_proba(x, z)[int(self.start * (len(x) - 1)):].mean(axis=0)
-            for x, z in zip(X, zetas, strict=True)
-        ])
-        return score - logsumexp(score, axis=1, keepdims=True)
-
-    def predict_proba(self, X):
-        return np.exp(self.predict_log_proba(X))
-
-    def predict(self, X):
-        return self.classes_[np.argmax(self.predict_log_proba(X), axis=1)]
 
 
 class TorchRNNClassifier(ClassifierMixin, BaseEstimator):
@@ -316,34 +209,3 @@ def nn1_accuracy(X_train, y_train, X_test, y_test, dtw=False):
             prev = cur
         d = prev[:, :, -1]
     return float(np.mean(np.asarray(y_train)[np.argmin(d, axis=1)] == y_test))
-
-
-class SeedEnsemble(ClassifierMixin, BaseEstimator):
-    """Soft vote of ``n_members`` fits of ``estimator`` from different seeds.
-
-    Member k has every ``random_state`` parameter (nested ones included) set to
-    k. With a single-start IOHMM as the member, this replaces "keep the restart
-    of best training likelihood" by "average the restarts".
-    """
-
-    def __init__(self, estimator, n_members=5):
-        self.estimator = estimator
-        self.n_members = n_members
-
-    def fit(self, X, y):
-        X = to_list(X)
-        keys = [k for k in self.estimator.get_params() if k.endswith("random_state")]
-        self.estimators_ = [
-            clone(self.estimator).set_params(**dict.fromkeys(keys, k)).fit(X, y)
-            for k in range(self.n_members)
-        ]
-        self.classes_ = self.estimators_[0].classes_
-        return self
-
-    def predict_proba(self, X):
-        check_is_fitted(self)
-        X = to_list(X)
-        return np.mean([est.predict_proba(X) for est in self.estimators_], axis=0)
-
-    def predict(self, X):
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]

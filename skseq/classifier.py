@@ -330,8 +330,9 @@ class IOHMMClassifier(_ClassifierOutputs, ClassifierMixin, BaseIOHMM):
         a sequence weighs the same in all and ``alpha`` keeps its strength;
         prefixes of equal length (short sequences) are merged and their weights
         added. Pairs with ``readout="mean"``: the model is then trained to give
-        the class at the intermediate steps it is averaged over. Sequence-level
-        labels only.
+        the class at the intermediate steps it is averaged over. Fitting costs
+        about (n_prefixes + 1) / 2 times more steps, and ``n_init="auto"``
+        counts those steps. Sequence-level labels only.
 
     Attributes
     ----------
