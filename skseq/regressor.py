@@ -106,10 +106,18 @@ class _RegressorOutputs:
         mean[:, modelled] = np.einsum("ti,tik->tk", weights, means)
         out = [mean]
         if return_std:
-            second = np.einsum("ti,tik->tk", weights,
-                               means**2 + np.diagonal(cov, axis1=1, axis2=2))
+            # The law of total variance, sum_i w_i (Sigma_i + (m_i - mean)^2),
+            # not E[y^2] - E[y]^2: that difference cancels every digit when the
+            # mean is large against the spread (y ~ 1e9 gave std 0 or 11.3).
+            # Each output is divided by a scale >= every term's root, so that
+            # the squares neither overflow nor underflow.
+            var = np.diagonal(cov, axis1=1, axis2=2)  # (n_states, k)
+            dev = means - mean[:, None, modelled]  # (steps, n_states, k)
+            scale = np.maximum(np.abs(dev).max(axis=1), np.sqrt(var.max(axis=0)))
+            total = (np.einsum("ti,tik->tk", weights, (dev / scale[:, None]) ** 2)
+                     + np.einsum("ti,tik->tk", weights, var / scale[:, None] ** 2))
             std = np.zeros_like(mean)
-            std[:, modelled] = np.sqrt(np.maximum(second - mean[:, modelled]**2, 0))
+            std[:, modelled] = scale * np.sqrt(total)
             out.append(std)
         if self._squeeze_output_:
             out = [o[:, 0] for o in out]
