@@ -10,7 +10,11 @@ conditional log-likelihood.
 import numpy as np
 from scipy.special import softmax
 
-from ._inference import log_softmax_, log_softmax_gradient_categorical_
+from ._inference import (
+    add_bias_,
+    log_softmax_categorical,
+    log_softmax_gradient_categorical_,
+)
 from ._params import ParametricFamily, column_sums
 
 
@@ -40,8 +44,7 @@ class SoftmaxEmission(ParametricFamily):
         if not self.use_input:
             return np.broadcast_to(p["intercept"], (U.shape[0], n, k))
         z = (U @ p["coef"].reshape(self.n_features, n * k)).reshape(-1, n, k)
-        z += p["intercept"]  # in place: a fresh array from the product
-        return z
+        return add_bias_(z, p["intercept"])  # in place: a fresh product
 
     def _fresh_logits(self, theta, U):
         """Logits in a new C-contiguous array, for the in-place kernels.
@@ -58,8 +61,7 @@ class SoftmaxEmission(ParametricFamily):
 
     def log_prob(self, theta, U, y):
         """log P(y_t | x_t = i, u_t), shape (len(U), n_states)."""
-        logp = log_softmax_(self._fresh_logits(theta, U))
-        return np.take_along_axis(logp, y[:, None, None], axis=2)[:, :, 0]
+        return log_softmax_categorical(self._fresh_logits(theta, U), y)
 
     def grad(self, theta, U, y, weights):
         """Gradient of sum_t,i weights[t, i] log P(y_t | x_t = i, u_t)."""
@@ -134,7 +136,7 @@ class GaussianEmission(ParametricFamily):
         if not self.use_input:
             return np.broadcast_to(p["intercept"], (U.shape[0], n, k))
         z = (U @ p["coef"].reshape(self.n_features, n * k)).reshape(-1, n, k)
-        return z + p["intercept"]
+        return add_bias_(z, p["intercept"])
 
     def _variances(self, p):
         """Standardized variances, shape (n_states, n_outputs) (not full)."""

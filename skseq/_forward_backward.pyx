@@ -493,13 +493,17 @@ def softmax_normalize_rows(
 def categorical_shift_rows(
     double[:, :, ::1] z,                     # IN logits (B, n, k); OUT z - row max
     const intp[::1] y,                       # IN (B,) class index per step
-    const double[:, ::1] weight,             # IN (B, n) weight of row (b, j)
+    const double[:, ::1] weight,             # IN (B, n) weight of row (b, j), or (0, 0)
+    double[:, ::1] picked,                   # OUT (B, n) shifted z[b, j, y_b], or (0, 0)
 ):
-    """Subtract each row's maximum; return sum_b,j weight[b, j] * shifted z[b, j, y_b].
+    """Subtract each row's maximum; return sum_b,j weight[b, j] * shifted z[b, j, y_b]
+    and, if ``picked`` is given, store the shifted z[b, j, y_b].
 
     The first half of sum weight log softmax(z)[y] for categorical targets (the
     output networks' objective), without a one-hot (B, n, k) weight array."""
     cdef Py_ssize_t B = z.shape[0], n = z.shape[1], k = z.shape[2]
+    cdef bint weighted = weight.shape[0] != 0
+    cdef bint pick = picked.shape[0] != 0
     cdef Py_ssize_t b, j, i
     cdef double* r
     cdef double top, total = 0.0
@@ -512,8 +516,30 @@ def categorical_shift_rows(
                     top = r[i] if r[i] > top else top
                 for i in range(k):
                     r[i] -= top
-                total += weight[b, j] * r[y[b]]
+                if weighted:
+                    total += weight[b, j] * r[y[b]]
+                if pick:
+                    picked[b, j] = r[y[b]]
     return total
+
+
+def row_sums(
+    const double[:, :, ::1] e,               # IN (B, n, k)
+    double[:, ::1] out,                      # OUT (B, n)
+):
+    """out[b, j] = sum_i e[b, j, i] (short rows: no NumPy loop call per row)."""
+    cdef Py_ssize_t B = e.shape[0], n = e.shape[1], k = e.shape[2]
+    cdef Py_ssize_t b, j, i
+    cdef const double* r
+    cdef double s
+    with nogil:
+        for b in range(B):
+            for j in range(n):
+                r = &e[b, j, 0]
+                s = 0.0
+                for i in range(k):
+                    s += r[i]
+                out[b, j] = s
 
 
 def categorical_gradient_rows(
@@ -543,20 +569,47 @@ def categorical_gradient_rows(
                 r[y[b]] += weight[b, j]
 
 
-def subtract_rows(
-    double[:, :, ::1] z,                     # IN (B, n, m); OUT z - c[:, :, None]
-    const double[:, ::1] c,                  # IN (B, n)
+def add_bias(
+    double[:, :, ::1] z,                     # IN (B, n, m); OUT z + bias[None]
+    const double[:, ::1] bias,               # IN (n, m)
 ):
-    """z -= c per row (NumPy's broadcasting pays a loop call per short row)."""
+    """z[b] += bias for every b (NumPy's broadcasting pays a loop call per short
+    row: ~5x slower for the logits of a few states)."""
     cdef Py_ssize_t B = z.shape[0], n = z.shape[1], m = z.shape[2]
-    cdef Py_ssize_t b, j, i
-    cdef double cj
+    cdef Py_ssize_t b, i
+    cdef Py_ssize_t nm = n * m
+    cdef double* r
+    cdef const double* c = &bias[0, 0]
+    if B == 0 or nm == 0:
+        return
     with nogil:
         for b in range(B):
+            r = &z[b, 0, 0]
+            for i in range(nm):
+                r[i] += c[i]
+
+
+def add_outer(
+    double[:, :, ::1] z,                     # OUT (B, n, m): a[b, None, :] + bias
+    const double[:, ::1] a,                  # IN (B, m)
+    const double[:, ::1] bias,               # IN (n, m)
+):
+    """z[b, j, i] = a[b, i] + bias[j, i] (additive state networks' logits)."""
+    cdef Py_ssize_t B = z.shape[0], n = z.shape[1], m = z.shape[2]
+    cdef Py_ssize_t b, j, i
+    cdef double* r
+    cdef const double* ab
+    cdef const double* c
+    if B == 0 or n == 0 or m == 0:
+        return
+    with nogil:
+        for b in range(B):
+            ab = &a[b, 0]
             for j in range(n):
-                cj = c[b, j]
+                r = &z[b, j, 0]
+                c = &bias[j, 0]
                 for i in range(m):
-                    z[b, j, i] -= cj
+                    r[i] = ab[i] + c[i]
 
 
 def viterbi_fill(

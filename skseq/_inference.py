@@ -11,16 +11,20 @@ import numpy as np
 from joblib import effective_n_jobs
 
 from ._forward_backward import (
+    add_bias,
+    add_outer,
     categorical_gradient_rows,
     categorical_shift_rows,
     forward_backward_fill,
+    row_sums,
     softmax_normalize_rows,
     softmax_shift_rows,
-    subtract_rows,
     viterbi_fill,
 )
 
 XI_NONE, XI_STEP, XI_GRAD, XI_SUM = 0, 1, 2, 3
+
+_NO_PICK = np.empty((0, 0))
 
 # Entries per block of the row softmax: its three passes then stay in the L2 cache.
 _SOFTMAX_BLOCK = 1 << 15
@@ -207,25 +211,6 @@ def softmax_(z, mask=None):
     return z
 
 
-def log_softmax_(z):
-    """In place: log-softmax over the last axis of a C-contiguous (B, n, m) array."""
-    n, m = z.shape[1:]
-    allowed = np.ones((n, m), np.uint8)
-    no_weight = np.empty((0, 0, 0))
-    block = max(1, _SOFTMAX_BLOCK // (n * m))
-    e = np.empty((min(block, z.shape[0]), n, m))
-    norm = np.empty((e.shape[0], n))
-    with np.errstate(under="ignore"):
-        for b0 in range(0, z.shape[0], block):
-            zb = z[b0 : b0 + block]
-            eb, nb = e[: zb.shape[0]], norm[: zb.shape[0]]
-            softmax_shift_rows(zb, allowed, no_weight)
-            np.exp(zb, out=eb)
-            softmax_normalize_rows(eb, no_weight, nb, nb)
-            subtract_rows(zb, np.log(nb, out=nb))
-    return z
-
-
 def log_softmax_gradient_(z, weight, mask=None):
     """sum(weight * log softmax(z)) and, in place of z, its gradient with respect to
     the logits, ``weight - rowsum(weight) * softmax(z)`` (masked as in
@@ -250,8 +235,41 @@ def log_softmax_gradient_categorical_(z, y, weight):
         for b0 in range(0, z.shape[0], block):
             zb, yb, wb = (a[b0 : b0 + block] for a in (z, y, weight))
             nb = norm[: zb.shape[0]]
-            total += categorical_shift_rows(zb, yb, wb)
+            total += categorical_shift_rows(zb, yb, wb, _NO_PICK)
             np.exp(zb, out=zb)
             categorical_gradient_rows(zb, yb, wb, nb)
             total -= np.vdot(wb, np.log(nb, out=nb))
     return total
+
+
+def add_bias_(z, bias):
+    """In place: z[b] += bias for a C-contiguous (B, n, m) z and bias (n, m)."""
+    add_bias(z, np.ascontiguousarray(bias, dtype=np.float64))
+    return z
+
+
+def outer_sum(a, bias):
+    """z[b, j, i] = a[b, i] + bias[j, i], a new (B, n, m) array."""
+    a = np.ascontiguousarray(a, dtype=np.float64)
+    bias = np.ascontiguousarray(bias, dtype=np.float64)
+    z = np.empty((a.shape[0], *bias.shape))
+    add_outer(z, a, bias)
+    return z
+
+
+def log_softmax_categorical(z, y):
+    """log softmax(z[b, j])[y_b], shape (B, n); z (B, n, k) is overwritten.
+
+    The output networks' log-likelihoods of class indices ``y`` without the full
+    (B, n, k) log-softmax.
+    """
+    B, n, k = z.shape
+    y = np.ascontiguousarray(y, dtype=np.intp)
+    out = np.empty((B, n))
+    norm = np.empty((B, n))
+    categorical_shift_rows(z, y, _NO_PICK, out)
+    with np.errstate(under="ignore"):
+        np.exp(z, out=z)
+    row_sums(z, norm)
+    out -= np.log(norm, out=norm)
+    return out

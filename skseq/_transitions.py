@@ -9,7 +9,7 @@ with respect to them (``backward``); softmax, masking and the objectives are sha
 
 import numpy as np
 
-from ._inference import log_softmax_gradient_, softmax_
+from ._inference import add_bias_, log_softmax_gradient_, outer_sum, softmax_
 from ._params import ParametricFamily, column_sums
 
 # Steps per block when the M-step evaluates logits block-wise (bounds memory).
@@ -92,8 +92,7 @@ class InputTransitions(TransitionFamily):
         p = self.unpack(theta)
         n = self.n_states
         z = U @ p["coef"].reshape(self.n_features, n * n)
-        z += p["intercept"].ravel()
-        return z.reshape(-1, n, n)
+        return add_bias_(z.reshape(-1, n, n), p["intercept"])
 
     def backward(self, theta, U, G):
         n = self.n_states
@@ -114,7 +113,7 @@ class AdditiveTransitions(TransitionFamily):
 
     def logits(self, theta, U):
         p = self.unpack(theta)
-        return p["intercept"][None, :, :] + (U @ p["coef"])[:, None, :]
+        return outer_sum(U @ p["coef"], p["intercept"])
 
     def backward(self, theta, U, G):
         n = self.n_states
@@ -249,8 +248,7 @@ class MLPTransitions(TransitionFamily):
         p = self.unpack(theta)
         n = self.n_states
         z = self._hidden(p, U) @ p["coef"].reshape(self.n_hidden, n * n)
-        z += p["intercept"].ravel()
-        return z.reshape(-1, n, n)
+        return add_bias_(z.reshape(-1, n, n), p["intercept"])
 
     def backward(self, theta, U, G):
         p = self.unpack(theta)

@@ -261,11 +261,37 @@ def test_softmax_kernels_match_numpy(masked):
                     rtol=1e-10, atol=1e-12)
 
 
-def test_log_softmax_kernel_matches_scipy():
+@pytest.mark.parametrize("scale", [3.0, 300.0])
+def test_categorical_kernels_match_scipy(scale):
+    # scale 3: every block takes the unshifted path; 300: the shifted one.
     from scipy.special import log_softmax
 
-    from skseq._inference import log_softmax_
+    from skseq._inference import (
+        log_softmax_categorical,
+        log_softmax_gradient_categorical_,
+    )
 
-    z = np.random.default_rng(12).normal(scale=300, size=(20000, 2, 3))
-    assert_allclose(log_softmax_(z.copy()), log_softmax(z, axis=2), rtol=1e-12,
+    rng = np.random.default_rng(12)
+    z = rng.normal(scale=scale, size=(20000, 2, 3))
+    y = rng.integers(0, 3, size=20000)
+    w = rng.random((20000, 2))
+    logp = log_softmax(z, axis=2)
+    picked = np.take_along_axis(logp, y[:, None, None], axis=2)[:, :, 0]
+    assert_allclose(log_softmax_categorical(z.copy(), y), picked, rtol=1e-12,
                     atol=1e-12)
+    onehot = np.eye(3)[y][:, None, :]
+    grad = z.copy()
+    value = log_softmax_gradient_categorical_(grad, y, w)
+    assert_allclose(value, np.sum(w * picked), rtol=1e-12)
+    assert_allclose(grad, w[:, :, None] * (onehot - np.exp(logp)), rtol=1e-10,
+                    atol=1e-12)
+
+
+def test_bias_kernels_match_broadcasting():
+    from skseq._inference import add_bias_, outer_sum
+
+    rng = np.random.default_rng(13)
+    z, bias, a = (rng.normal(size=s) for s in [(50, 3, 4), (3, 4), (50, 4)])
+    assert_allclose(add_bias_(z.copy(), bias), z + bias, rtol=0, atol=0)
+    assert_allclose(outer_sum(a, bias), a[:, None, :] + bias, rtol=0, atol=0)
+    assert outer_sum(a[:0], bias).shape == (0, 3, 4)
