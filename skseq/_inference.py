@@ -5,21 +5,54 @@ release the GIL; here sequences are split into contiguous chunks of about equal
 total length and run on ``n_jobs`` threads.
 """
 
+import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from joblib import effective_n_jobs
 
-from ._forward_backward import (
-    add_bias,
-    add_outer,
-    categorical_gradient_rows,
-    categorical_shift_rows,
-    forward_backward_fill,
-    row_sums,
-    softmax_normalize_rows,
-    softmax_shift_rows,
-    viterbi_fill,
+from . import _forward_backward
+
+
+def _kernel_module():
+    """The AVX2 + FMA build of the kernels when the CPU has both, else the portable
+    one (``SKSEQ_KERNELS=portable`` forces the latter)."""
+    if os.environ.get("SKSEQ_KERNELS", "") == "portable":
+        return _forward_backward
+    try:
+        from numpy._core._multiarray_umath import __cpu_features__
+    except ImportError:  # NumPy < 2
+        from numpy.core._multiarray_umath import __cpu_features__
+    if __cpu_features__.get("AVX2") and __cpu_features__.get("FMA3"):
+        try:
+            from . import _forward_backward_avx2
+        except ImportError:  # not built on this platform
+            return _forward_backward
+        return _forward_backward_avx2
+    return _forward_backward
+
+
+_kernels = _kernel_module()
+# The kernels used below (tests swap them for another build's).
+add_bias = _kernels.add_bias
+add_outer = _kernels.add_outer
+categorical_gradient_rows = _kernels.categorical_gradient_rows
+categorical_shift_rows = _kernels.categorical_shift_rows
+forward_backward_fill = _kernels.forward_backward_fill
+row_sums = _kernels.row_sums
+softmax_normalize_rows = _kernels.softmax_normalize_rows
+softmax_shift_rows = _kernels.softmax_shift_rows
+viterbi_fill = _kernels.viterbi_fill
+_KERNEL_NAMES = (
+    "add_bias",
+    "add_outer",
+    "categorical_gradient_rows",
+    "categorical_shift_rows",
+    "forward_backward_fill",
+    "row_sums",
+    "softmax_normalize_rows",
+    "softmax_shift_rows",
+    "viterbi_fill",
 )
 
 XI_NONE, XI_STEP, XI_GRAD, XI_SUM = 0, 1, 2, 3

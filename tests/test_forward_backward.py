@@ -1,12 +1,27 @@
 """The kernels against brute-force enumeration of every state path."""
 
+import importlib
 import itertools
 
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
+import skseq._inference as _inference
 from skseq._inference import XI_GRAD, XI_STEP, XI_SUM, forward_backward, viterbi
+
+_BUILDS = ["_forward_backward"]
+if importlib.util.find_spec("skseq._forward_backward_avx2") is not None:
+    _BUILDS.append("_forward_backward_avx2")
+
+
+@pytest.fixture(autouse=True, params=_BUILDS)
+def kernel_build(request, monkeypatch):
+    """Every test here runs on each build of the kernels (portable, AVX2 + FMA)."""
+    module = importlib.import_module(f"skseq.{request.param}")
+    for name in _inference._KERNEL_NAMES:
+        monkeypatch.setattr(_inference, name, getattr(module, name))
+    return request.param
 
 
 def _random_problem(rng, lengths, n, emit_scale=1.0, mask=None):
