@@ -16,11 +16,10 @@ from skseq.preprocessing import SequenceFeatures, Stepwise, WindowMean
                         readout_start=0.0, n_prefixes=3, random_state=0),
         IOHMMRegressor(n_states=2, transition="additive", n_init=1, max_iter=50,
                        random_state=0),
-        # solver="em" is left out of the regressors here: on sklearn's 15-row
-        # checks its iterations amplify rounding (on a 15-row problem, weight 2 and a
-        # duplicated row agree to 1e-16 after one iteration, 1e-12 after 10 and
-        # 1e-7 after 30: a
-        # flat likelihood), so check_sample_weight_equivalence cannot hold to
+        # solver="em" is left out of the regressors here: its iterations amplify
+        # rounding on tiny data (on a 15-row problem, weight 2 and a duplicated
+        # row agree to 1e-16 after one iteration, 1e-12 after 10 and 1e-7 after
+        # 30: a flat likelihood), so sklearn's sample-weight check cannot hold to
         # 1e-7. The classifier's EM configuration above and
         # tests/test_invariants.py (weights at fixed parameters) cover EM.
         IOHMMRegressor(n_states=2, covariance_type="full", emission="state",
