@@ -152,21 +152,24 @@ class GaussianEmission(ParametricFamily):
         return L, np.linalg.cholesky(cov)
 
     def log_prob(self, theta, U, y):
-        """log N(y_t; mean_i(u_t), Sigma_i) in the units of y, (len(U), n)."""
+        """log N(y_t; mean_i(u_t), Sigma_i) in the units of y, (len(U), n).
+
+        A residual that overflows gives -inf (the honest density), silently."""
         p = self.unpack(theta)
-        r = ((y - self.y_mean) / self.y_scale)[:, None, :] - self._means(p, U)
         k = self.n_outputs
         jacobian = np.sum(np.log(self.y_scale))
-        if self.covariance_type == "full":
-            _, C = self._cholesky(p)
-            z = np.einsum("nqp,mnp->mnq", np.linalg.inv(C), r)
-            logdet = 2.0 * np.log(np.diagonal(C, axis1=1, axis2=2)).sum(axis=1)
-            maha = np.einsum("mnq,mnq->mn", z, z)
-        else:
-            var = self._variances(p)
-            maha = np.einsum("mnk,nk->mn", r * r, 1.0 / var)
-            logdet = np.log(var).sum(axis=1)
-        return -0.5 * (maha + logdet + k * np.log(2 * np.pi)) - jacobian
+        with np.errstate(over="ignore", invalid="ignore"):
+            r = ((y - self.y_mean) / self.y_scale)[:, None, :] - self._means(p, U)
+            if self.covariance_type == "full":
+                _, C = self._cholesky(p)
+                z = np.einsum("nqp,mnp->mnq", np.linalg.inv(C), r)
+                logdet = 2.0 * np.log(np.diagonal(C, axis1=1, axis2=2)).sum(axis=1)
+                maha = np.einsum("mnq,mnq->mn", z, z)
+            else:
+                var = self._variances(p)
+                maha = np.einsum("mnk,nk->mn", r * r, 1.0 / var)
+                logdet = np.log(var).sum(axis=1)
+            return -0.5 * (maha + logdet + k * np.log(2 * np.pi)) - jacobian
 
     def grad(self, theta, U, y, weights):
         """Gradient of sum_t,i weights[t, i] log N(y_t; mean_i(u_t), Sigma_i)."""

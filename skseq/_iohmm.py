@@ -413,9 +413,20 @@ class BaseIOHMM(BaseEstimator):
                 status = "converged" if result["converged"] else "did not converge"
                 print(f"Initialization {init} {status}: objective "
                       f"{result['objective']:.6g} after {result['n_iter']} iterations")
-            if best is None or result["objective"] < best["objective"]:
+            # A restart that overflowed (NaN/inf objective or parameters) is
+            # dropped: a NaN would otherwise win and block every later restart.
+            finite = (np.isfinite(result["objective"])
+                      and np.isfinite(result["theta"]).all())
+            if finite and (best is None or result["objective"] < best["objective"]):
                 best = result
 
+        if best is None:
+            raise ValueError(
+                f"{type(self).__name__}: every initialization diverged (the objective "
+                "or the parameters overflowed); the inputs reach "
+                f"{np.abs(seqs.data).max():.3g} in magnitude. Scale the features, "
+                "e.g. with skseq.preprocessing.Stepwise(StandardScaler())."
+            )
         if not best["converged"]:
             warnings.warn(
                 f"Best initialization of {type(self).__name__} did not converge "

@@ -8,6 +8,7 @@ with respect to them (``backward``); softmax, masking and the objectives are sha
 """
 
 import numpy as np
+from scipy.special import expit
 
 from ._inference import add_bias_, log_softmax_gradient_, outer_sum, softmax_
 from ._params import ParametricFamily, column_sums
@@ -137,7 +138,7 @@ class GatedTransitions(TransitionFamily):
         ]
 
     def _gate(self, p, U):
-        return 1.0 / (1.0 + np.exp(-(U @ p["gate_coef"] + p["gate_intercept"])))
+        return expit(U @ p["gate_coef"] + p["gate_intercept"])
 
     def logits(self, theta, U):
         p = self.unpack(theta)
