@@ -8,7 +8,8 @@ from skseq.datasets import make_parity, make_two_sequence
 
 def _class_patterns(X, y, n_informative):
     """Per-class first steps, stacked: {class: (n_k, n_informative)}."""
-    return {k: np.array([x[:n_informative, 0] for x, c in zip(X, y) if c == k])
+    return {k: np.array([x[:n_informative, 0]
+                         for x, c in zip(X, y, strict=True) if c == k])
             for k in (0, 1)}
 
 
@@ -45,7 +46,7 @@ def test_two_sequence_given_prototypes():
     proto = np.array([[0.5, -0.5, 0.25], [-0.75, 0.0, 1.0]])
     X, y = make_two_sequence(50, max_length=8, noise=0.0, prototypes=proto,
                              random_state=0)
-    for x, label in zip(X, y):
+    for x, label in zip(X, y, strict=True):
         np.testing.assert_array_equal(x[:3, 0], proto[label])
 
 
@@ -70,7 +71,7 @@ def test_two_sequence_deterministic():
     a = make_two_sequence(20, max_length=15, random_state=3)
     b = make_two_sequence(20, max_length=15, random_state=3)
     np.testing.assert_array_equal(a[1], b[1])
-    for xa, xb in zip(a[0], b[0]):
+    for xa, xb in zip(a[0], b[0], strict=True):
         np.testing.assert_array_equal(xa, xb)
 
 
@@ -92,7 +93,7 @@ def test_parity_labels_and_lengths():
     X, y = make_parity(200, max_length=9, random_state=0)
     lengths = np.array([len(x) for x in X])
     assert lengths.min() == 4 and lengths.max() == 9
-    for x, label in zip(X, y):
+    for x, label in zip(X, y, strict=True):
         assert set(np.unique(x)) <= {-1.0, 1.0}
         ones = sum(1 for v in x[:, 0] if v > 0)
         assert label == ones % 2
