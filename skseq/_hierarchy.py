@@ -148,8 +148,9 @@ class HierarchicalTransitions(TransitionFamily):
         out = []
         for s, (n, m) in enumerate(zip(self.level_states, self._parents(),
                                        strict=True)):
-            z = U @ p[f"coef{s}"].reshape(self.n_features, -1)
-            z += p[f"intercept{s}"].ravel()
+            with np.errstate(over="ignore", invalid="ignore"):  # see _log_softmax_
+                z = U @ p[f"coef{s}"].reshape(self.n_features, -1)
+                z += p[f"intercept{s}"].ravel()
             log_net = _log_softmax_(z.reshape(-1, n, m, n))
             # eq. 6: staying is the persistence or the network's own choice
             log_stay = np.logaddexp(log_w[s], log_move[s] + _diagonal(log_net))
@@ -262,6 +263,11 @@ def _log_softmax_(z):
     Column by column: numpy's reductions over a tiny contiguous axis are several
     times slower than these few whole-array operations.
     """
+    # Logits beyond +-1e300 (inputs near the float64 limit, where U @ coef may
+    # even overflow to inf, or to NaN as inf - inf) are one-hot anyway: clipped
+    # to a finite range, their differences below cannot overflow.
+    np.nan_to_num(z, copy=False, nan=0.0, posinf=1e300, neginf=-1e300)
+    np.clip(z, -1e300, 1e300, out=z)
     top = z[..., 0].copy()
     for k in range(1, z.shape[-1]):
         np.maximum(top, z[..., k], out=top)

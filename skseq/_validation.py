@@ -514,7 +514,10 @@ def _check_labels(values, name, where):
                 f"{name} mixes string and non-string labels: {values[i]!r} at "
                 f"{where(i)}, {values[j]!r} at {where(j)}."
             )
-    check_classification_targets(values)
+    # type_of_target casts float labels to int to see if they are integral:
+    # labels beyond the int64 range would warn "invalid value encountered in cast".
+    with np.errstate(invalid="ignore", over="ignore"):
+        check_classification_targets(values)
 
 
 def _as_float_targets(arr, name, where):
@@ -705,15 +708,22 @@ def check_sample_weight(sample_weight, n_sequences):
     if sample_weight is None:
         return np.ones(n_sequences)
     _check_container(sample_weight, "sample_weight", "one weight per sequence")
-    raw = np.asarray(sample_weight)
+    try:
+        raw = np.asarray(sample_weight)
+    except ValueError as exc:  # ragged nested lists
+        raise ValueError(
+            "sample_weight must be one number per sequence, got a ragged nested "
+            "list."
+        ) from exc
     if raw.dtype.kind not in "biufO":
         raise ValueError(
             f"sample_weight must be numeric, got an array of dtype {raw.dtype}."
         )
-    try:
+    if raw.dtype.kind == "O":  # strings are never numbers, as in X
+        weight = _object_as_float(raw, "sample_weight", None,
+                                  hint="weights must be numbers.")
+    else:
         weight = raw.astype(np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"sample_weight must be numeric ({exc}).") from exc
     if weight.ndim == 0:
         weight = np.full(n_sequences, float(weight))
     if weight.shape != (n_sequences,):
@@ -728,6 +738,13 @@ def check_sample_weight(sample_weight, n_sequences):
             f"sample_weight must be finite and non-negative, got {weight[s]} for "
             f"sequence {s}."
         )
-    if weight.sum() <= 0:
+    with np.errstate(over="ignore"):
+        total = weight.sum()
+    if total <= 0:
         raise ValueError("sample_weight sums to zero: nothing to fit.")
+    if not np.isfinite(total):
+        raise ValueError(
+            f"sample_weight sums to more than the largest float64 ({weight.max():.3g} "
+            "for one sequence); use smaller weights."
+        )
     return weight

@@ -12,6 +12,26 @@ from ._iohmm import BaseIOHMM
 from ._validation import Targets, check_sequences, check_targets
 
 
+def _weighted_mean_std(values, weights):
+    """Weighted mean and standard deviation of each column, without overflow.
+
+    The direct formula, unless a sum or a square overflows (targets or weights
+    near the float64 limits); then the same in units of the largest magnitude.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean = np.average(values, axis=0, weights=weights)
+        scale = np.sqrt(np.average((values - mean) ** 2, axis=0, weights=weights))
+    if np.isfinite(mean).all() and np.isfinite(scale).all():
+        return mean, scale
+    top = np.abs(values).max(axis=0)
+    top[top == 0] = 1.0
+    v = values / top
+    w = weights / weights.max()
+    mean_v = np.average(v, axis=0, weights=w)
+    scale_v = np.sqrt(np.average((v - mean_v) ** 2, axis=0, weights=w))
+    return mean_v * top, scale_v * top
+
+
 class _RegressorOutputs:
     """Linear-Gaussian outputs: target standardization, mixture predictions, R^2.
 
@@ -41,8 +61,13 @@ class _RegressorOutputs:
             seq_of = np.searchsorted(seqs.offsets, targets.steps, side="right") - 1
             w = (np.ones(seqs.n_sequences) if sample_weight is None
                  else sample_weight)[seq_of]
-            mean = np.average(values, axis=0, weights=w)
-            scale = np.sqrt(np.average((values - mean) ** 2, axis=0, weights=w))
+            mean, scale = _weighted_mean_std(values, w)
+            if np.any(scale > 1e150):
+                raise ValueError(
+                    f"y: the targets' standard deviation ({scale.max():.3g}) is too "
+                    "large, their variance overflows float64; rescale y (e.g. divide "
+                    "it by a constant)."
+                )
             # A constant output says nothing about the states, and a state with a
             # floor variance on it would gain ~log(1/min_covar) per step: such
             # outputs are predicted exactly and left out of the likelihood.
@@ -51,8 +76,13 @@ class _RegressorOutputs:
                 constant[:] = False
             scale[scale == 0] = 1.0
             scale = scale[~constant]
-            if self.covariance_type == "spherical":
-                scale[:] = np.sqrt(np.mean(scale**2))
+            if self.covariance_type == "spherical" and scale.size:
+                with np.errstate(over="ignore"):
+                    pooled = np.sqrt(np.mean(scale**2))
+                if not np.isfinite(pooled):  # squares beyond float64
+                    top = scale.max()
+                    pooled = top * np.sqrt(np.mean((scale / top) ** 2))
+                scale[:] = pooled
             self.n_outputs_ = values.shape[1]
             self._constant_outputs_ = constant
             self._y_mean_, self._y_scale_ = mean, scale

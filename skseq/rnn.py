@@ -512,6 +512,41 @@ class DiscretizedRNNClassifier(ClassifierMixin, BaseEstimator):
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 
+    def score(self, X, y, sample_weight=None):
+        """Mean accuracy on the given data (one label per sequence).
+
+        y and sample_weight are validated like in ``fit``, so malformed labels
+        get the same clear errors.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
+        y : array-like of shape (n_sequences,)
+            One label per sequence.
+        sample_weight : array-like of shape (n_sequences,), default=None
+
+        Returns
+        -------
+        score : float
+            The (weighted) fraction of sequences classified correctly.
+        """
+        check_is_fitted(self)
+        seqs = self._validate_X(X, reset=False)
+        targets = check_targets(y, seqs, task="classification")
+        if targets.step_level:
+            raise ValueError(
+                f"{type(self).__name__} does not support step-level labels: give "
+                "one label per sequence."
+            )
+        weight = (None if sample_weight is None
+                  else check_sample_weight(sample_weight, seqs.n_sequences))
+        pred = self.predict(X)
+        truth = targets.values
+        if truth.dtype != pred.dtype:  # e.g. int labels against string classes
+            truth, pred = truth.astype(object), pred.astype(object)
+        return float(np.average(truth == pred, weights=weight))
+
     def extract_automaton(self, alphabet=None, max_states=10_000):
         """The finite-state machine the discretized net implements.
 

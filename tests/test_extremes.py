@@ -10,13 +10,11 @@ or raises a clear ValueError; never NaN output, never a numpy RuntimeWarning.
 * targets with a large offset (the predictive standard deviation).
 """
 
-import warnings
 
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import is_classifier
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import StandardScaler
 
 from skseq import (
