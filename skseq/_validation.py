@@ -742,6 +742,11 @@ def check_sample_weight(sample_weight, n_sequences):
         total = weight.sum()
     if total <= 0:
         raise ValueError("sample_weight sums to zero: nothing to fit.")
+    if total < np.finfo(np.float64).tiny:
+        raise ValueError(
+            f"sample_weight sums to {total:.3g}, below the smallest normal float64: "
+            "the objective's 1 / sum(sample_weight) overflows; use larger weights."
+        )
     if not np.isfinite(total):
         raise ValueError(
             f"sample_weight sums to more than the largest float64 ({weight.max():.3g} "

@@ -206,14 +206,17 @@ class _RegressorOutputs:
         """
         targets, weight = self._scoring_targets(X, y, sample_weight, "regression")
         if not targets.step_level:
-            return r2_score(y, self.predict(X), sample_weight=weight)
+            # predictions of extreme inputs may square to inf: R^2 is then -inf
+            with np.errstate(over="ignore"):
+                return r2_score(y, self.predict(X), sample_weight=weight)
         seqs = check_sequences(X)
         pred = self.predict(X)
         pred = np.concatenate(pred) if isinstance(pred, list) else pred[
             np.arange(pred.shape[1]) < seqs.lengths[:, None]]
         pred = pred.reshape(pred.shape[0], -1)[targets.steps]
         values = np.asarray(targets.values, float).reshape(len(targets.steps), -1)
-        return r2_score(values, pred, sample_weight=weight)
+        with np.errstate(over="ignore"):
+            return r2_score(values, pred, sample_weight=weight)
 
 
 class IOHMMRegressor(_RegressorOutputs, RegressorMixin, BaseIOHMM):

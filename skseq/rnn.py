@@ -102,7 +102,11 @@ class _Net:
     @staticmethod
     def step(W, b, S, U):
         """Activations h (n, n_hidden) after inputs U (n, k) in states S."""
-        return expit(_products(S, U) @ W.reshape(W.shape[0], -1).T + b)
+        # Inputs near the float64 limit may overflow the product (expit(+-inf)
+        # saturates correctly; an inf - inf NaN counts as 0, undecided).
+        with np.errstate(over="ignore", invalid="ignore"):
+            z = _products(S, U) @ W.reshape(W.shape[0], -1).T + b
+        return expit(np.nan_to_num(z, copy=False, nan=0.0))
 
     def forward(self, W, b, batch):
         """Analog activations h at every step, rows as in ``batch.U``."""
