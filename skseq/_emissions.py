@@ -15,7 +15,7 @@ from ._inference import (
     log_softmax_categorical,
     log_softmax_gradient_categorical_,
 )
-from ._params import ParametricFamily, column_sums
+from ._params import ParametricFamily, column_sums, linear_map
 
 
 class SoftmaxEmission(ParametricFamily):
@@ -43,7 +43,7 @@ class SoftmaxEmission(ParametricFamily):
         n, k = self.n_states, self.n_classes
         if not self.use_input:
             return np.broadcast_to(p["intercept"], (U.shape[0], n, k))
-        z = (U @ p["coef"].reshape(self.n_features, n * k)).reshape(-1, n, k)
+        z = linear_map(U, p["coef"].reshape(self.n_features, n * k)).reshape(-1, n, k)
         return add_bias_(z, p["intercept"])  # in place: a fresh product
 
     def _fresh_logits(self, theta, U):
@@ -135,7 +135,7 @@ class GaussianEmission(ParametricFamily):
         n, k = self.n_states, self.n_outputs
         if not self.use_input:
             return np.broadcast_to(p["intercept"], (U.shape[0], n, k))
-        z = (U @ p["coef"].reshape(self.n_features, n * k)).reshape(-1, n, k)
+        z = linear_map(U, p["coef"].reshape(self.n_features, n * k)).reshape(-1, n, k)
         return add_bias_(z, p["intercept"])
 
     def _variances(self, p):
@@ -210,7 +210,8 @@ class GaussianEmission(ParametricFamily):
     def moments(self, theta, U):
         """Per-state means (len(U), n, k) and covariances (n, k, k), units of y."""
         p = self.unpack(theta)
-        means = self._means(p, U) * self.y_scale + self.y_mean
+        with np.errstate(over="ignore", invalid="ignore"):  # checked by the caller
+            means = self._means(p, U) * self.y_scale + self.y_mean
         if self.covariance_type == "full":
             L, _ = self._cholesky(p)
             cov = L @ np.swapaxes(L, 1, 2) + self.floor * np.eye(self.n_outputs)

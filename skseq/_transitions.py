@@ -11,7 +11,7 @@ import numpy as np
 from scipy.special import expit
 
 from ._inference import add_bias_, log_softmax_gradient_, outer_sum, softmax_
-from ._params import ParametricFamily, column_sums
+from ._params import ParametricFamily, column_sums, linear_map
 
 # Steps per block when the M-step evaluates logits block-wise (bounds memory).
 _BLOCK_ENTRIES = 1 << 18
@@ -92,7 +92,7 @@ class InputTransitions(TransitionFamily):
     def logits(self, theta, U):
         p = self.unpack(theta)
         n = self.n_states
-        z = U @ p["coef"].reshape(self.n_features, n * n)
+        z = linear_map(U, p["coef"].reshape(self.n_features, n * n))
         return add_bias_(z.reshape(-1, n, n), p["intercept"])
 
     def backward(self, theta, U, G):
@@ -114,7 +114,7 @@ class AdditiveTransitions(TransitionFamily):
 
     def logits(self, theta, U):
         p = self.unpack(theta)
-        return outer_sum(U @ p["coef"], p["intercept"])
+        return outer_sum(linear_map(U, p["coef"]), p["intercept"])
 
     def backward(self, theta, U, G):
         n = self.n_states
@@ -138,7 +138,7 @@ class GatedTransitions(TransitionFamily):
         ]
 
     def _gate(self, p, U):
-        return expit(U @ p["gate_coef"] + p["gate_intercept"])
+        return expit(linear_map(U, p["gate_coef"]) + p["gate_intercept"])
 
     def logits(self, theta, U):
         p = self.unpack(theta)
@@ -243,7 +243,7 @@ class MLPTransitions(TransitionFamily):
                 ("coef", (h, n, n), True), ("intercept", (n, n), False)]
 
     def _hidden(self, p, U):
-        return np.tanh(U @ p["hidden_coef"] + p["hidden_intercept"])
+        return np.tanh(linear_map(U, p["hidden_coef"]) + p["hidden_intercept"])
 
     def logits(self, theta, U):
         p = self.unpack(theta)

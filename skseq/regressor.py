@@ -129,6 +129,14 @@ class _RegressorOutputs:
         zeta = self._filtered(seqs, probs)
         rows = slice(None) if self.step_level_ else seqs.last_steps
         means, cov = emission.moments(theta_e, seqs.data[rows])
+        if not np.isfinite(means).all():
+            bad = np.flatnonzero(~np.isfinite(means).all(axis=(1, 2)))[0]
+            seq, step = seqs.locate(np.arange(seqs.data.shape[0])[rows][bad])
+            raise ValueError(
+                f"X: the predicted mean overflows float64 at sequence {seq}, step "
+                f"{step} (inputs up to {np.abs(seqs.data).max():.3g}); scale the "
+                "features, e.g. with skseq.preprocessing.Stepwise(StandardScaler())."
+            )
         weights = zeta[rows]
         # mixture moments (paper 000, eq. 10): E[y] and E[y^2] - E[y]^2
         modelled = ~self._constant_outputs_
@@ -145,7 +153,7 @@ class _RegressorOutputs:
             dev = means - mean[:, None, modelled]  # (steps, n_states, k)
             scale = np.maximum(np.abs(dev).max(axis=1), np.sqrt(var.max(axis=0)))
             total = (np.einsum("ti,tik->tk", weights, (dev / scale[:, None]) ** 2)
-                     + np.einsum("ti,tik->tk", weights, var / scale[:, None] ** 2))
+                     + np.einsum("ti,tik->tk", weights, var / scale[:, None] / scale[:, None]))
             std = np.zeros_like(mean)
             std[:, modelled] = scale * np.sqrt(total)
             out.append(std)

@@ -145,6 +145,23 @@ def test_a_fitted_model_predicts_extreme_features_finitely(name, scale):
     _check_outputs(est, [x * scale for x in X], y)
 
 
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_features_near_the_float64_limit_predict_finitely_or_raise_clearly(name):
+    """At 1.79e308 an input-driven logit overflows: it must saturate (finite
+    probabilities), and a regression mean beyond float64 must be a ValueError
+    that names the sequence and step, never inf, NaN or a RuntimeWarning."""
+    est = ESTIMATORS[name]()
+    X, y = _data(est)
+    est.fit(X, y)
+    X_big = [np.full_like(x, 1.79e308) * np.where(np.arange(x.shape[1]) % 2, -1, 1)
+             for x in X]
+    try:
+        _check_outputs(est, X_big, None)
+    except ValueError as exc:
+        assert not is_classifier(est), exc
+        assert "sequence 0, step 0" in str(exc) and "scale" in str(exc), exc
+
+
 def test_stepwise_scales_extreme_features_into_a_fittable_range():
     """The documented remedy: Stepwise(StandardScaler()) before the model."""
     rng = np.random.default_rng(0)
