@@ -17,20 +17,17 @@ _LOGIT_LIMIT = 1e300
 def linear_map(U, W):
     """U @ W, kept finite: entries that would overflow saturate at +-1e300.
 
-    The bound max|U| * max_column sum|W| decides, in a pass over the small
-    factors, whether the product can overflow at all; only then is it computed
-    under ``np.errstate`` and cleaned.
+    The product is taken with floating-point errors raised, so the common case
+    costs no extra pass; only a product that overflowed is redone and cleaned.
     """
-    if U.size == 0 or W.size == 0:
-        return U @ W
-    with np.errstate(over="ignore"):
-        bound = np.abs(U).max() * np.abs(W).sum(axis=0).max()
-    if bound < _LOGIT_LIMIT:
-        return U @ W
-    with np.errstate(over="ignore", invalid="ignore"):
-        z = U @ W
-    return np.nan_to_num(z, copy=False, nan=0.0, posinf=_LOGIT_LIMIT,
-                         neginf=-_LOGIT_LIMIT)
+    try:
+        with np.errstate(over="raise", invalid="raise"):
+            return U @ W
+    except FloatingPointError:
+        with np.errstate(over="ignore", invalid="ignore"):
+            z = U @ W
+        return np.nan_to_num(z, copy=False, nan=0.0, posinf=_LOGIT_LIMIT,
+                             neginf=-_LOGIT_LIMIT)
 
 
 def column_sums(a):
