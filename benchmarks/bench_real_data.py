@@ -93,8 +93,10 @@ READOUTS = {"last": {"readout": "last", "n_prefixes": 1},
 def voters(n_members, **iohmm):
     """Soft vote of single-start IOHMMs with seeds 0..n_members-1 (the
     documented recipe instead of keeping the best of n_init restarts)."""
+    first = iohmm.pop("random_state", 0) * n_members  # seeds of seed study s
     return VotingClassifier(
-        [(f"seed{k}", IOHMMClassifier(**{**iohmm, "n_init": 1, "random_state": k}))
+        [(f"seed{k}", IOHMMClassifier(**{**iohmm, "n_init": 1,
+                                          "random_state": first + k}))
          for k in range(n_members)], voting="soft")
 
 
@@ -211,6 +213,25 @@ def ablation_model(name, idea):
     return iohmm_pipeline(max_length=length, **{"n_states": 4, "n_init": 3, **idea})
 
 
+# The ablation runs one seed; on 36-40 training sequences the restarts alone
+# move test accuracy by up to 0.3, so the ideas that matter are rerun with
+# seeds 0-4 (for the soft vote: members 5s..5s+4).
+SEED_STUDY = ["+ window means", "+ window means + differences & time",
+              "+ window means, n_prefixes=4, readout='mean'",
+              "+ window means, soft vote of 5 single starts"]
+SEEDS = range(5)
+
+
+def seed_study(name, data):
+    out = {}
+    for idea in SEED_STUDY:
+        out[idea] = [fit_score(ablation_model(name, {**ABLATION[idea],
+                                                     "random_state": s}), data)[0]
+                     for s in SEEDS]
+        print(name, idea, out[idea], flush=True)
+    return out
+
+
 def fit_score(model, data):
     X_train, y_train, X_test, y_test = data
     start = time.perf_counter()
@@ -223,9 +244,84 @@ def fit_score(model, data):
 
 # Where skseq stands on each data set and why: written from the measured
 # numbers of the last full run (update when they change).
-ANALYSIS = {}
+ANALYSIS = {
+    "BasicMotions": (
+        "Tied with LogisticRegression on summary features (both 1.000; "
+        "hmmlearn 0.975, LSTM 0.950). Cross-validation chose the mean read-out "
+        "with 4 prefixes. This is the idea that pays here: over five seeds "
+        "it lifts a single model from 0.800 (window means, last step) to 0.965. "
+        "The four activities differ in the level of movement all along the "
+        "10 s recording, so every step carries evidence, and the mean read-out "
+        "adds it up. No published value for this data set could be checked, "
+        "so none is quoted."),
+    "PLAID": (
+        "Far behind: 0.315 against 0.868 for HistGradientBoosting on summary "
+        "features (a gap of 0.553), 0.836 for the archive's full-window 1-NN "
+        "DTW and 0.903 for ROCKET. The eleven appliance classes differ in the "
+        "amplitude of the current over a cycle, and they are separated by "
+        "nonlinear functions of it. On the same summary features, a linear "
+        "model (LogisticRegression) reaches only 0.413, while a tree ensemble "
+        "reaches 0.868. skseq's state and output networks are linear softmax "
+        "regressions of one step's input. No read-out, restart scheme or "
+        "linear input feature moved it above 0.32 (ablation and seed study). "
+        "The most that anything did was a per-step spline basis (0.320) and "
+        "multilayer state networks (0.307), because the output networks "
+        "stayed linear. The LSTM, trained end to end on the same 200-step "
+        "inputs, also fails (0.266). What would close it is not in skseq: "
+        "nonlinear output networks (a small MLP per state), or a richer "
+        "learned input map. Both are untested. Until then, summary features "
+        "with a tree model are the better tool for this data."),
+    "ItalyPowerDemand": (
+        "Close: 0.956, behind the LSTM (0.967) by 0.011, 11 of 1,029 test "
+        "days, and behind ROCKET (0.970) by 0.013. It is level with the "
+        "archive's 1-NN ED (0.955) and ahead of its 1-NN DTW (0.950). "
+        "Cross-validation chose the last-step read-out with differences and "
+        "the relative time as inputs. The class (the season) is the shape of "
+        "the 24-hour load curve, and the relative time tells the state "
+        "network the hour. These inputs lift a single model from 0.863 to "
+        "0.925 over five seeds. The mean read-out is harmful here (0.574): a "
+        "partial day does not show the season. The remaining gap is smaller "
+        "than the spread between seeds of a single model (0.885-0.955). A "
+        "larger vote is the cheapest thing to try, but it was not measured."),
+    "ArrowHead": (
+        "Ahead of every peer run here (0.669 against 0.417 for hmmlearn, the "
+        "best of them), but behind the published values: 1-NN ED 0.800 (by "
+        "0.131) and ROCKET 0.814 (by 0.146). With 36 training outlines of "
+        "three arrowhead types, the fit is decided by the local optimum each "
+        "start finds. Over five seeds, the same configuration scores between "
+        "0.42 and 0.62 (window means) or 0.36 and 0.69 (with differences and "
+        "time). No idea of the ablation is distinguishable from that noise. "
+        "1-NN compares whole outlines point by point, which needs no fitting. "
+        "An IOHMM must carry the shape through a few discrete states from 36 "
+        "examples. What might close the gap is lower variance: more members "
+        "in the vote, or a prior that ties the states to positions along the "
+        "outline (topology='left-right' with the relative time). Neither was "
+        "measured."),
+}
 
-READING = """**Reading the ablation.** (to be written from the run)"""
+READING = """**Reading the ablation and the seed study.** An IOHMM's filtered \
+state mixes evidence rather than multiplying it: zeta_t = A(u_t)' zeta_(t-1) \
+has no Bayes-rule renormalisation. With the paper's last-step read-out, the \
+class therefore mostly reflects the last few inputs. Where the class is spread \
+over the whole sequence (BasicMotions), training on prefixes and averaging the \
+per-step log-probabilities pays, in every seed (0.965 against 0.800). Where it \
+is a shape at fixed times (ItalyPowerDemand), the differences and the relative \
+time as inputs pay (0.925 against 0.863), and averaging hurts (0.574). Hence \
+both are options (`readout`, `n_prefixes`, `SequenceFeatures`) and not \
+defaults, and the tuned grid lets cross-validation choose. On ArrowHead the \
+seed-to-seed spread (up to 0.33) swamps every difference in the one-seed \
+table, which is therefore not evidence either way for that data set. A soft \
+vote of five single starts beats the best of three restarts on \
+ItalyPowerDemand (0.897 against 0.863 over seeds). It matches it on \
+BasicMotions and PLAID and loses on ArrowHead (0.422 against 0.499), so it \
+is a documented recipe (`VotingClassifier`), not a default. Labelling every \
+step with the sequence label does not work with the joint likelihood \
+P(y_1..T | u). Once the first label is seen, the state copies it and the \
+later labels cost nothing, so the filtered predictions used at test time are \
+never trained. The paper's GEM is worse than L-BFGS on three data sets of \
+four. Multilayer state networks (`transition="mlp"`) beat the linear ones \
+under GEM on three of four, but not the linear ones trained by L-BFGS. A \
+larger penalty (`alpha=1`) hurts on three of four."""
 
 OURS = "skseq IOHMM (tuned)"
 
@@ -237,9 +333,12 @@ def verdicts(main, names):
         peer_acc, peer = max((v[0], m) for m, v in main[n].items()
                              if not m.startswith(("skseq", "1-NN")))
         gap = acc - peer_acc
-        side = "ahead of" if gap > 0 else "tied with" if gap == 0 else "behind"
-        line = (f"- **{n}**: skseq {acc:.3f}, {side} the best peer ({peer}, "
-                f"{peer_acc:.3f}) by {abs(gap):.3f}")
+        line = f"- **{n}**: skseq {acc:.3f}, "
+        if gap == 0:
+            line += f"tied with the best peer ({peer}, {peer_acc:.3f})"
+        else:
+            line += (f"{'ahead of' if gap > 0 else 'behind'} the best peer "
+                     f"({peer}, {peer_acc:.3f}) by {abs(gap):.3f}")
         if PUBLISHED[n]:
             best = max((v, k) for k, v in PUBLISHED[n].items())
             line += (f"; {'above' if acc > best[0] else 'below'} the best "
@@ -265,7 +364,22 @@ def published_table(main, names):
                   "ROCKET", "1-NN ED / DTW computed here", "skseq (tuned)"], rows)
 
 
-def markdown(main, ablation, best_params, quick, elapsed, versions_line):
+def seed_table(seeds, names):
+    if not seeds:
+        return ""
+    rows = [[idea] + [f"{np.mean(seeds[n][idea]):.3f} ({min(seeds[n][idea]):.3f}-"
+                      f"{max(seeds[n][idea]):.3f})" for n in names]
+            for idea in SEED_STUDY]
+    return ("The same ideas with seeds 0-4 (the soft vote: members 5s to 5s + 4): "
+            "mean test accuracy (lowest-highest).\n\n"
+            + table(["idea"] + names, rows))
+
+
+def markdown(main, ablation, best_params, quick, elapsed, versions_line,
+             seeds=None, seed_minutes=None):
+    seed_note = ("" if seed_minutes is None else
+                 f"; the seed study was added afterwards with `--seed-study-only` "
+                 f"({seed_minutes:.1f} min)")
     names = list(main)
     header = ["model"] + [f"{n} acc" for n in names] + [f"{n} fit (s)" for n in names]
     models = list(next(iter(main.values())))
@@ -284,7 +398,8 @@ def markdown(main, ablation, best_params, quick, elapsed, versions_line):
 
 Generated by `benchmarks/bench_real_data.py{' --quick' if quick else ''}` in
 {elapsed / 60:.1f} min (2 cores shared with other work, so the fit times are
-upper bounds); {versions_line}.
+upper bounds){seed_note}; {versions_line}. The full grid was run as
+written in the script; nothing was shrunk for time.
 
 **Data.** Official train/test splits (`<Name>_TRAIN.ts` / `_TEST.ts` from
 sktime's wheel, parsed by `benchmarks/_ucr.py`). Accuracy on the test split;
@@ -348,6 +463,8 @@ options now: `WindowMean`, `SequenceFeatures`, `readout="mean"` with
 
 {table(["idea"] + names, abl_rows)}
 
+{seed_table(seeds, names)}
+
 {READING}
 """
 
@@ -377,7 +494,8 @@ def report(saved):
     """real_data.md and real_data.png from the saved raw results."""
     write("real_data.md", markdown(saved["main"], saved["ablation"], saved["best"],
                                    saved["quick"], saved["elapsed"],
-                                   saved["versions"]))
+                                   saved["versions"], saved.get("seeds"),
+                                   saved.get("seed_minutes")))
     figure(saved["main"]).savefig(RESULTS / "real_data.png", dpi=110)
     print(f"wrote {RESULTS / 'real_data.png'}")
 
@@ -392,10 +510,21 @@ def main():
     parser.add_argument("--no-ablation", action="store_true")
     parser.add_argument("--report-only", action="store_true",
                         help="rewrite the report from real_data.json, no fitting")
+    parser.add_argument("--seed-study-only", action="store_true",
+                        help="run only the seed study and add it to real_data.json")
     args = parser.parse_args()
     raw = RESULTS / "real_data.json"
     if args.report_only:
         report(json.loads(raw.read_text(encoding="utf-8")))
+        return
+    if args.seed_study_only:  # add the seed study to a finished run
+        saved = json.loads(raw.read_text(encoding="utf-8"))
+        start = time.perf_counter()
+        saved["seeds"] = {name: seed_study(name, _ucr.load(name, args.source))
+                          for name in saved["main"]}
+        saved["seed_minutes"] = (time.perf_counter() - start) / 60
+        raw.write_text(json.dumps(saved, indent=1), encoding="utf-8")
+        report(saved)
         return
     names = args.datasets or [n for n in DATASETS if not (args.quick and n == "PLAID")]
     start = time.perf_counter()
@@ -426,6 +555,7 @@ def main():
                 saved["ablation"][name][idea] = fit_score(
                     ablation_model(name, params), data)
                 print(name, idea, saved["ablation"][name][idea], flush=True)
+            saved.setdefault("seeds", {})[name] = seed_study(name, data)
         saved["elapsed"] = time.perf_counter() - start
         raw.write_text(json.dumps(saved, indent=1), encoding="utf-8")  # so far
     report(saved)
