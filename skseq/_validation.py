@@ -290,6 +290,24 @@ def _collection_items(X):
     return None
 
 
+def _packed_from_plain_arrays(X):
+    """Fast path: a list or tuple of plain numeric 2-D arrays of one width, none
+    empty, is packed by one concatenation; anything else returns None and takes
+    the general path (which names whatever is wrong)."""
+    if not isinstance(X, (list, tuple)) or not X:
+        return None
+    first = X[0]
+    if type(first) is not np.ndarray or first.ndim != 2:
+        return None
+    width = first.shape[1]
+    for a in X:
+        if (type(a) is not np.ndarray or a.ndim != 2 or a.shape[1] != width
+                or a.shape[0] == 0 or a.dtype.kind not in "fiub"):
+            return None
+    lengths = np.fromiter((a.shape[0] for a in X), dtype=np.intp, count=len(X))
+    return np.concatenate(X, axis=0, dtype=np.float64), lengths
+
+
 def _packed_from_list(items, name):
     arrays, ndims = [], []
     for s, item in enumerate(items):
@@ -358,8 +376,12 @@ def check_sequences(X, *, name="X"):
         For None, sparse matrices, generators, dicts, sets and strings.
     """
     _check_container(X, name)
-    items = _collection_items(X)
-    if items is not None:
+    plain = _packed_from_plain_arrays(X)
+    items = None if plain is not None else _collection_items(X)
+    if plain is not None:
+        form = "list"
+        data, lengths = plain
+    elif items is not None:
         form = "list"
         data, lengths = _packed_from_list(items, name)
     else:
@@ -591,6 +613,22 @@ def _concatenate_labels(arrays, name):
     return np.concatenate(arrays)
 
 
+def _plain_step_labels(y, lengths):
+    """Fast path: step-level class labels given as a list or tuple of plain 1-D
+    integer (or bool) arrays of the right lengths: nothing can be missing or
+    malformed, so one concatenation packs them. Anything else returns None and
+    takes the general path."""
+    if not isinstance(y, (list, tuple)) or len(y) != lengths.shape[0]:
+        return None
+    for a, n in zip(y, lengths.tolist(), strict=True):
+        if (type(a) is not np.ndarray or a.ndim != 1 or a.shape[0] != n
+                or a.dtype.kind not in "iub"):
+            return None
+    values = np.concatenate(y)
+    return Targets(steps=np.arange(values.shape[0], dtype=np.intp), values=values,
+                   step_level=True)
+
+
 def check_targets(y, seqs, *, task, name="y"):
     """Validate targets against packed sequences.
 
@@ -619,6 +657,10 @@ def check_targets(y, seqs, *, task, name="y"):
                      "target arrays")
     n_seq = seqs.n_sequences
     lengths = seqs.lengths
+    if task == "classification":
+        fast = _plain_step_labels(y, lengths)
+        if fast is not None:
+            return fast
     items = _step_level_items(y, name)
     arr = np.asarray(y) if items is None and task == "regression" else None
     if arr is not None and arr.ndim == 3:
