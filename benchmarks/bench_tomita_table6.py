@@ -13,6 +13,11 @@ training string correctly; converged trials are tested on all strings of length
 * ``default``: ``IOHMMClassifier(n*, emission="state")`` as shipped
   (``n_init="auto"``: 50 restarts here), one fit per seed.
 
+Also reported: a diagnostic "confident" convergence (every training label given
+a probability of at least 0.9) and a few variations of ``gem`` (initial weight
+scale, prior, stopping, start distribution, state networks) tried against the
+gaps to the paper.
+
 Model size (the paper's §6): GridSearchCV over n = 2..8 and ``--size-seeds``
 single-initialisation GEM seeds, trained on Tomita's set and validated on 20 random
 strings of length <= 12 (a ``PredefinedSplit``); the size with the best mean
@@ -23,6 +28,7 @@ validation accuracy over seeds is n*. The same grid gives the Figure 5 analogue
 """
 
 import argparse
+import json
 import time
 import warnings
 
@@ -52,6 +58,24 @@ ESTIMATORS = {
     "default": {},
 }
 SIZES = range(2, 9)
+# Variations of `gem` tried against the gaps (grammar, label, parameters):
+# initial weight scale, prior, stopping, start distribution, state networks.
+GEM = ESTIMATORS["gem"]
+ABLATIONS = [
+    (7, "init_scale=0.1", {**GEM, "init_scale": 0.1}),
+    (7, "init_scale=3", {**GEM, "init_scale": 3.0}),
+    (7, "alpha=0", {**GEM, "alpha": 0.0}),
+    (7, "max_iter=1000, tol=1e-8", {**GEM, "max_iter": 1000, "tol": 1e-8}),
+    (7, "startprob fixed on state 0", {**GEM, "startprob": [1.0, 0.0, 0.0]}),
+    (7, 'transition="additive"', {**GEM, "transition": "additive"}),
+    (5, "alpha=1e-2", {**GEM, "alpha": 1e-2}),
+    (5, "alpha=1e-1", {**GEM, "alpha": 1e-1}),
+    (3, "alpha=1e-2", {**GEM, "alpha": 1e-2}),
+    (2, "alpha=1e-2", {**GEM, "alpha": 1e-2}),
+]
+# Diagnostic only: a converged trial is "confident" when every training label
+# gets a probability of at least MARGIN.
+MARGIN = 0.9
 
 
 def trial(grammar, n_states, seed, params):
@@ -62,17 +86,23 @@ def trial(grammar, n_states, seed, params):
     clf.fit(X, y)
     seconds = time.perf_counter() - start
     if clf.score(X, y) < 1.0:
-        return False, None, seconds
+        return False, None, seconds, 0.0
+    # The smallest probability given to a training label: close to 1/2 when a
+    # string is only just on the right side of the decision threshold.
+    margin = float(np.exp(clf.score_samples(X, y)).min())
     X_test, y_test = make_tomita_exhaustive(grammar, 12)
-    return True, clf.score(X_test, y_test), seconds
+    return True, clf.score(X_test, y_test), seconds, margin
 
 
 def summarize(results):
-    accs = [acc for ok, acc, _ in results if ok]
+    accs = [acc for ok, acc, *_ in results if ok]
+    confident = [acc for ok, acc, _, margin in results if ok and margin >= MARGIN]
     return {
         "convergence": len(accs) / len(results),
         "accs": accs,
-        "seconds": float(np.mean([s for *_, s in results])),
+        "confident": len(confident) / len(results),
+        "confident_accs": confident,
+        "seconds": float(np.mean([r[2] for r in results])),
     }
 
 
@@ -100,10 +130,11 @@ def fmt(x):
     return "–" if x is None else f"{x:.3f}"
 
 
-def markdown(rows, sizes, args, elapsed):
+def markdown(rows, sizes, ablations, args, elapsed):
     header = ["grammar", "n*", "estimator", "convergence", "average", "worst",
               "best", "fit (s)", "paper: convergence", "paper: average",
-              "paper: worst / best", "W&K best"]
+              "paper: worst / best", "W&K best",
+              f"confident (P ≥ {MARGIN}): convergence / average"]
     body = []
     for g in PAPER:
         n, _, conv, avg, worst, best, wk = PAPER[g]
@@ -117,6 +148,8 @@ def markdown(rows, sizes, args, elapsed):
                 fmt(min(accs) if accs else None), fmt(max(accs) if accs else None),
                 f"{s['seconds']:.2f}", f"{conv:.2f}", f"{avg:.3f}",
                 f"{worst:.3f} / {best:.3f}", f"{wk:.3f}",
+                f"{s['confident']:.2f} / "
+                + fmt(np.mean(s["confident_accs"]) if s["confident_accs"] else None),
             ])
     size_rows = [[f"#{g}", PAPER[g][0], PAPER[g][1], sizes[g][0]]
                  + [f"{v:.2f} ({p:.1f})" for v, p in zip(sizes[g][1], sizes[g][2],
@@ -143,8 +176,31 @@ of length 1-12. Estimators: `gem` = the paper's generalized EM
 restarts on these small sets, {args.default_seeds} seeds; the "convergence" column is
 then the fraction of seeds whose best restart fits the training set).
 ✓: convergence and average accuracy both at least the paper's. Fit time is per trial.
+The paper does not give its initial weight distribution, M-step learning rate or
+stopping rule (§6 gives the model, the encoding, 20 trials and the success
+criterion); ours are the estimator's defaults except `alpha`.
 
 {table(header, body)}
+
+**Reading the table.** `solver="em"` (the `gem` rows) is what we recommend for
+small symbolic data sets such as these: on this table it converges at least as
+often as single-start L-BFGS on every grammar and generalizes at least as well
+wherever both converge, while the shipped default (L-BFGS with `n_init="auto"`,
+the restart with the best training likelihood kept) reaches a perfect training
+fit more often but can pick a restart that generalizes far worse (grammar #2).
+The "confident" column is a diagnostic, not the paper's criterion: among all
+trials, the fraction whose fit gives every training label a probability of at
+least {MARGIN}, and their average test accuracy. Where it is much lower than the
+convergence column, most "converged" trials classify some training strings only
+just on the right side of 1/2, and those are the trials that generalize badly.
+
+**Variations of `gem` tried against the gaps** ({args.trials} seeds each, same
+protocol; the `gem` row above is the reference):
+
+{table(["grammar", "n*", "variation", "convergence", "average", "worst", "best",
+        "paper: convergence / average"], ablations)}
+
+{gap_analysis(rows, ablations, args.trials, sizes)}
 
 **Model size by cross-validation** (paper §6; Figure 5's bars). GridSearchCV over
 `n_states` = 2..8 × `random_state` = 0..{args.size_seeds - 1}
@@ -158,6 +214,59 @@ n has the best mean validation accuracy (ties: the smallest).
 
 ![Figure 5 analogue](tomita_table6.png)
 """
+
+
+def gap_analysis(rows, ablations, trials, sizes):
+    """Which targets the `gem` rows meet, and the measured size of each gap."""
+    met, gaps = [], []
+    for g, (_, _, conv, avg, *_) in PAPER.items():
+        s = rows[g]["gem"]
+        ours = np.mean(s["accs"]) if s["accs"] else None
+        short = []
+        if s["convergence"] < conv:
+            short.append(f"convergence {s['convergence']:.2f} vs {conv:.2f}")
+        if ours is None or ours < avg - 5e-4:
+            short.append(f"average {fmt(ours)} vs {avg:.3f}")
+        (gaps if short else met).append(f"#{g}" + (f" ({', '.join(short)})"
+                                                    if short else ""))
+    g7 = [float(r[3]) for r in ablations if r[0] == "#7"]
+    same = [f"#{g}" for g in PAPER if sizes[g][0] == PAPER[g][0]]
+    g5 = rows[5]["gem"]
+    lines = [
+        f"* `gem` meets both targets on {', '.join(met) or 'no grammar'}; "
+        f"it falls short on {', '.join(gaps) or 'none'}.",
+        "* **Grammar #7** (n* = 3, minimal FSA 5 states): a perfect training fit "
+        "is rare for every solver; the paper's 3-state solution is not "
+        "deterministic (its Figure 7). "
+        + (f"None of the variations of `gem` above brings convergence above "
+           f"{max(g7):.2f}. " if g7 else "")
+        + "The shipped default (L-BFGS, 50 restarts, best likelihood kept) fits "
+        f"the training set for {rows[7]['default']['convergence']:.2f} of its "
+        "seeds.",
+        f"* **Grammar #5**: {len(g5['accs'])} of {trials} `gem` trials "
+        f"fit the training set, but only {round(g5['confident'] * trials)}"
+        " of them with every training label at probability "
+        f">= {MARGIN}; the others sit just above 1/2 on some strings and "
+        "generalize at the level of the worst column. The paper's converged "
+        "trials all generalized perfectly, with a lower convergence rate: its "
+        "optimizer ends in fewer, sharper fits than ours.",
+        "* **Grammars #2 and #3** (n* = 8 and 7, minimal FSA 3 and 5): many more "
+        "states than needed and 10-20 training strings: several machines fit the "
+        "set, and which one the fit ends in decides the test accuracy (the "
+        "worst columns). A stronger prior (`alpha=1e-2`, variations above) is "
+        "no cure.",
+        "* **Model size**: our cross-validation (below) selects the paper's n* "
+        f"on {', '.join(same) or 'none'} of the seven grammars. With 20 "
+        "validation strings, one string is 0.05 of accuracy, and neighbouring "
+        "sizes are often closer than that. The paper averages 20 trials per size "
+        "(Figure 5), we average the --size-seeds given (see below); it does not "
+        "say how it broke near-ties.",
+        "* The paper does not state its initial weights, its M-step learning "
+        "rate or its stopping rule; these are the free choices that remain, and "
+        "we have not found values that close the gaps.",
+    ]
+    return "**Gap analysis (the `gem` rows against the paper).**\n\n" + "\n".join(
+        lines)
 
 
 def figure(sizes):
@@ -186,10 +295,27 @@ def main():
     parser.add_argument("--size-seeds", type=int, default=10)
     parser.add_argument("--quick", action="store_true",
                         help="5 trials, 1 default seed, 2 size-selection seeds")
+    parser.add_argument("--no-ablation", action="store_true",
+                        help="skip the variations of gem")
     parser.add_argument("--n-jobs", type=int, default=-1)
+    parser.add_argument("--render", action="store_true",
+                        help="only rewrite the page and figure from tomita_table6.json")
     args = parser.parse_args()
     if args.quick:
         args.trials, args.default_seeds, args.size_seeds = 5, 1, 2
+    from _report import RESULTS
+
+    raw = RESULTS / "tomita_table6.json"
+    if args.render:
+        saved = json.loads(raw.read_text())
+        vars(args).update(saved["args"])
+        rows = {int(g): v for g, v in saved["rows"].items()}
+        sizes = {int(g): (v[0], np.array(v[1]), np.array(v[2]))
+                 for g, v in saved["sizes"].items()}
+        write("tomita_table6.md", markdown(rows, sizes, saved["ablations"], args,
+                                           saved["elapsed"]))
+        figure(sizes).savefig(RESULTS / "tomita_table6.png", dpi=110)
+        return
     start = time.perf_counter()
     rows, sizes = {}, {}
     for g in PAPER:
@@ -206,10 +332,29 @@ def main():
                   flush=True)
         sizes[g] = select_size(g, args.size_seeds, args.n_jobs)
         print(f"grammar {g}: selected n = {sizes[g][0]}", flush=True)
+    ablations = []
+    for g, label, params in ([] if args.no_ablation else ABLATIONS):
+        n = PAPER[g][0]
+        s = summarize(Parallel(n_jobs=args.n_jobs)(
+            delayed(trial)(g, n, seed, params) for seed in range(args.trials)))
+        accs = s["accs"]
+        ablations.append([f"#{g}", n, label, f"{s['convergence']:.2f}",
+                          fmt(np.mean(accs) if accs else None),
+                          fmt(min(accs) if accs else None),
+                          fmt(max(accs) if accs else None),
+                          f"{PAPER[g][2]:.2f} / {PAPER[g][3]:.3f}"])
+        print(f"ablation grammar {g} {label}: convergence {s['convergence']:.2f}",
+              flush=True)
     elapsed = time.perf_counter() - start
-    write("tomita_table6.md", markdown(rows, sizes, args, elapsed))
+    raw.write_text(json.dumps({
+        "args": {k: getattr(args, k) for k in ("trials", "default_seeds",
+                                               "size_seeds", "quick")},
+        "elapsed": elapsed, "rows": rows, "ablations": ablations,
+        "sizes": {g: [int(n), list(map(float, v)), list(map(float, f))]
+                  for g, (n, v, f) in sizes.items()},
+    }, indent=0, default=float))
+    write("tomita_table6.md", markdown(rows, sizes, ablations, args, elapsed))
     fig = figure(sizes)
-    from _report import RESULTS
 
     fig.savefig(RESULTS / "tomita_table6.png", dpi=110)
     print(f"wrote {RESULTS / 'tomita_table6.png'}")
