@@ -14,6 +14,7 @@ from ._inference import (
     add_bias_,
     log_softmax_categorical,
     log_softmax_gradient_categorical_,
+    weighted_log_normalizer_,
 )
 from ._params import ParametricFamily, column_sums, linear_map
 
@@ -72,15 +73,42 @@ class SoftmaxEmission(ParametricFamily):
 
         The output-network part of the EM auxiliary function (paper 000, eq. 37).
         """
-        n, k = self.n_states, self.n_classes
         # resid = weights * (onehot(y) - P), in one cache-blocked kernel
         resid = self._fresh_logits(theta, U)
         value = log_softmax_gradient_categorical_(resid, y, weights)
-        g_intercept = column_sums(resid)
+        return value, self._backward(U, resid)
+
+    def _backward(self, U, G):
+        """Gradient (flat) of sum(G * z(theta, U)); the logits are linear in theta,
+        so it does not depend on theta."""
+        g_intercept = column_sums(G)
         if not self.use_input:
-            return value, g_intercept
-        g_coef = U.T @ resid.reshape(-1, n * k)
-        return value, np.concatenate([g_coef.ravel(), g_intercept])
+            return g_intercept
+        n, k = self.n_states, self.n_classes
+        g_coef = U.T @ G.reshape(-1, n * k)
+        return np.concatenate([g_coef.ravel(), g_intercept])
+
+    def m_step_objective(self, U, y, weights):
+        """theta -> :meth:`expected_log` for one M-step's fixed U, y and weights.
+
+        The logits are linear in theta, so sum_t,i weights z_t,i[y_t] and its
+        gradient are the same at every evaluation and computed once here; each
+        evaluation then only needs the weighted log-normaliser (as for the state
+        networks, ``skseq._transitions._LinearSoftmaxObjective``).
+        """
+        weights = np.ascontiguousarray(weights, dtype=np.float64)
+        # The one-hot weights, once (the size of one evaluation's logits).
+        target = np.zeros((len(y), self.n_states, self.n_classes))
+        target[np.arange(len(y)), :, y] = weights
+        g_linear = self._backward(U, target)
+        del target
+
+        def objective(theta):
+            z = self._fresh_logits(theta, U)
+            value = float(theta @ g_linear) - weighted_log_normalizer_(z, weights)
+            return value, g_linear - self._backward(U, z)  # z: weights * softmax
+
+        return objective
 
 
 class GaussianEmission(ParametricFamily):
@@ -206,6 +234,10 @@ class GaussianEmission(ParametricFamily):
         """sum_t,i weights[t, i] log P(y_t | x_t = i, u_t) and its gradient."""
         return (np.vdot(weights, self.log_prob(theta, U, y)),
                 self.grad(theta, U, y, weights))
+
+    def m_step_objective(self, U, y, weights):
+        """theta -> :meth:`expected_log` for one M-step's fixed U, y and weights."""
+        return lambda theta: self.expected_log(theta, U, y, weights)
 
     def moments(self, theta, U):
         """Per-state means (len(U), n, k) and covariances (n, k, k), units of y."""

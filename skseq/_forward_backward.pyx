@@ -465,9 +465,8 @@ def softmax_normalize_rows(
     cdef double* r
     cdef const double* w
     cdef double s, rs
-    # Divisions rather than products with 1 / s: the same rounding as NumPy's
-    # e / e.sum(), so results do not move by an ulp (s >= 1: the row maximum
-    # contributes exp(0)).
+    # One division per row, then products (s is a sum of exps, never 0 for a row
+    # with an allowed entry).
     with nogil:
         for b in range(B):
             for j in range(n):
@@ -477,8 +476,9 @@ def softmax_normalize_rows(
                     s += r[i]
                 norm[b, j] = s
                 if not weighted:
+                    rs = 1.0 / s
                     for i in range(m):
-                        r[i] /= s
+                        r[i] *= rs
                     continue
                 w = &weight[b, j, 0]
                 rs = 0.0
@@ -567,6 +567,29 @@ def categorical_gradient_rows(
                 for i in range(k):
                     r[i] *= c
                 r[y[b]] += weight[b, j]
+
+
+def softmax_scale_rows(
+    double[:, :, ::1] e,                     # IN exp(z) (B, n, m); OUT rows * softmax
+    const double[:, ::1] rows,               # IN (B, n) weight of each row
+    double[:, ::1] norm,                     # OUT (B, n): row sums of exp(z)
+):
+    """e[b, j] <- rows[b, j] * e[b, j] / sum(e[b, j]) (one division per row)."""
+    cdef Py_ssize_t B = e.shape[0], n = e.shape[1], m = e.shape[2]
+    cdef Py_ssize_t b, j, i
+    cdef double* r
+    cdef double s, c
+    with nogil:
+        for b in range(B):
+            for j in range(n):
+                r = &e[b, j, 0]
+                s = 0.0
+                for i in range(m):
+                    s += r[i]
+                norm[b, j] = s
+                c = rows[b, j] / s
+                for i in range(m):
+                    r[i] *= c
 
 
 def add_bias(

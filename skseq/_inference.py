@@ -41,6 +41,7 @@ categorical_shift_rows = _kernels.categorical_shift_rows
 forward_backward_fill = _kernels.forward_backward_fill
 row_sums = _kernels.row_sums
 softmax_normalize_rows = _kernels.softmax_normalize_rows
+softmax_scale_rows = _kernels.softmax_scale_rows
 softmax_shift_rows = _kernels.softmax_shift_rows
 viterbi_fill = _kernels.viterbi_fill
 _KERNEL_NAMES = (
@@ -51,6 +52,7 @@ _KERNEL_NAMES = (
     "forward_backward_fill",
     "row_sums",
     "softmax_normalize_rows",
+    "softmax_scale_rows",
     "softmax_shift_rows",
     "viterbi_fill",
 )
@@ -306,3 +308,37 @@ def log_softmax_categorical(z, y):
     row_sums(z, norm)
     out -= np.log(norm, out=norm)
     return out
+
+
+def row_sums_(a):
+    """Sums over the last axis of a C-contiguous (B, n, m) array, (B, n)."""
+    out = np.empty(a.shape[:2])
+    row_sums(np.ascontiguousarray(a, dtype=np.float64), out)
+    return out
+
+
+def weighted_log_normalizer_(z, rows):
+    """sum_b,j rows[b, j] log sum_i exp z[b, j, i] and, in place of z, its
+    gradient with respect to z, rows[b, j] softmax(z[b, j]) (every entry allowed).
+
+    With sum xi z computed apart, this is :func:`log_softmax_gradient_` for
+    weights xi whose row sums are ``rows`` (the M-step's split, see
+    ``skseq._transitions.transition_objective``).
+    """
+    n, m = z.shape[1:]
+    rows = np.ascontiguousarray(rows, dtype=np.float64)
+    block = max(1, _SOFTMAX_BLOCK // (n * m))
+    norm = np.empty((min(block, z.shape[0]), n))
+    total = 0.0
+    with np.errstate(under="ignore"):
+        for b0 in range(0, z.shape[0], block):
+            zb, rb = z[b0 : b0 + block], rows[b0 : b0 + block]
+            nb = norm[: zb.shape[0]]
+            if not (-_EXP_SAFE < zb.min() and zb.max() < _EXP_SAFE):
+                top = zb.max(axis=2)  # rare: logits beyond +-690
+                zb -= top[:, :, None]
+                total += np.vdot(rb, top)
+            np.exp(zb, out=zb)
+            softmax_scale_rows(zb, rb, nb)
+            total += np.vdot(rb, np.log(nb, out=nb))
+    return total

@@ -226,15 +226,19 @@ class _Problem:
 
         a = self.alpha
 
+        q_trans = self.transition.m_step_objective(U_xi, xi, self.mask)
+
         def f_trans(th):
-            q, g = self.transition.expected_log(th, U_xi, xi, self.mask)
+            q, g = q_trans(th)
             return ((-q + 0.5 * a * np.dot(th[pen_t], th[pen_t])) / W,
                     (-g + a * th * pen_t) / W)
 
         gamma_t = gamma[self.steps]
 
+        q_emit = self.emission.m_step_objective(self.U_targets, self.y, gamma_t)
+
         def f_emit(th):
-            q, g = self.emission.expected_log(th, self.U_targets, self.y, gamma_t)
+            q, g = q_emit(th)
             return ((-q + 0.5 * a * np.dot(th[pen_e], th[pen_e])) / W,
                     (-g + a * th * pen_e) / W)
 

@@ -10,7 +10,14 @@ with respect to them (``backward``); softmax, masking and the objectives are sha
 import numpy as np
 from scipy.special import expit
 
-from ._inference import add_bias_, log_softmax_gradient_, outer_sum, softmax_
+from ._inference import (
+    add_bias_,
+    log_softmax_gradient_,
+    outer_sum,
+    row_sums_,
+    softmax_,
+    weighted_log_normalizer_,
+)
 from ._params import ParametricFamily, column_sums, linear_map
 
 # Steps per block when the M-step evaluates logits block-wise (bounds memory).
@@ -35,6 +42,9 @@ class TransitionFamily(ParametricFamily):
 
     per_step = True
     softmax = True
+    # Logits linear in theta (z = A(U) theta), so that ``backward`` does not
+    # depend on theta: the M-step then shares work between its evaluations.
+    linear = False
 
     def probs(self, theta, U, mask):
         """Transition matrices, (len(U), n, n) or (1, n, n) if not per_step."""
@@ -43,6 +53,13 @@ class TransitionFamily(ParametricFamily):
     def expected_log(self, theta, U, xi, mask):
         """sum xi log A(theta) and its gradient (see expected_log_transitions)."""
         return expected_log_transitions(self, theta, U, xi, mask)
+
+    def m_step_objective(self, U, xi, mask):
+        """theta -> (Q_trans, gradient) for one M-step's fixed U, xi and mask."""
+        if (self.softmax and self.linear and self.per_step
+                and (mask is None or np.all(mask))):
+            return _LinearSoftmaxObjective(self, U, xi)
+        return lambda theta: self.expected_log(theta, U, xi, mask)
 
     def __init__(self, n_states, n_features):
         self.n_states = n_states
@@ -85,6 +102,8 @@ class InputTransitions(TransitionFamily):
     of all steps are one matrix product.
     """
 
+    linear = True
+
     def _blocks(self):
         n, d = self.n_states, self.n_features
         return [("coef", (d, n, n), True), ("intercept", (n, n), False)]
@@ -107,6 +126,8 @@ class AdditiveTransitions(TransitionFamily):
     Addition-based feeding (paper 002, eq. 23): n_features * n + n^2 parameters
     instead of n_features * n^2 + n^2.
     """
+
+    linear = True
 
     def _blocks(self):
         n, d = self.n_states, self.n_features
@@ -207,11 +228,7 @@ def expected_log_transitions(family, theta, U, xi, mask):
     gradient is eq. 36). Evaluated in blocks of steps so that no second
     (n_steps, n, n) array is ever allocated.
     """
-    n = family.n_states
-    # Blocks of at most ~2 MB, and at most 1/8 of xi (but not below 0.5 MB), so
-    # the temporaries stay a small fraction of the (n_steps, n, n) array.
-    block = max(1, min(_BLOCK_ENTRIES // (n * n),
-                       max(-(-xi.shape[0] // 8), _MIN_BLOCK_ENTRIES // (n * n))))
+    block = _block_steps(xi.shape[0], family.n_states)
     value = 0.0
     grad = np.zeros(family.n_params)
     for t0 in range(0, xi.shape[0], block):
@@ -223,6 +240,42 @@ def expected_log_transitions(family, theta, U, xi, mask):
         value += log_softmax_gradient_(z, xi_b, mask)
         grad += family.backward(theta, U_b, z)
     return value, grad
+
+
+def _block_steps(n_steps, n):
+    """Steps per block of the M-step's evaluations: at most ~2 MB, and at most
+    1/8 of the steps (but not below 0.5 MB), so the temporaries stay a small
+    fraction of the (n_steps, n, n) pairwise posteriors."""
+    return max(1, min(_BLOCK_ENTRIES // (n * n),
+                      max(-(-n_steps // 8), _MIN_BLOCK_ENTRIES // (n * n))))
+
+
+class _LinearSoftmaxObjective:
+    """Q_trans(theta) for a family whose logits are linear in theta, sharing work
+    between the evaluations of one M-step.
+
+    Q = sum xi z - sum_t,j rows_t,j logsumexp_i z_t[j, i], with rows the row sums
+    of xi (gamma_{t-1}). For z = A theta the first term is theta . A'xi and its
+    gradient A'xi, the same at every evaluation: computed once here (as
+    ``backward`` of xi), each evaluation then only needs the log-normaliser.
+    """
+
+    def __init__(self, family, U, xi):
+        self.family, self.U = family, U
+        self.g_linear = family.backward(None, U, xi)
+        self.rows = row_sums_(xi)
+        self.block = _block_steps(xi.shape[0], family.n_states)
+
+    def __call__(self, theta):
+        family, U, rows = self.family, self.U, self.rows
+        value = float(theta @ self.g_linear)
+        grad = self.g_linear.copy()
+        for t0 in range(0, rows.shape[0], self.block):
+            U_b = U[t0 : t0 + self.block]
+            z = family.logits(theta, U_b)
+            value -= weighted_log_normalizer_(z, rows[t0 : t0 + self.block])
+            grad -= family.backward(theta, U_b, z)  # z holds rows * softmax
+        return value, grad
 
 
 class MLPTransitions(TransitionFamily):
