@@ -627,12 +627,16 @@ class BaseIOHMM(BaseEstimator):
         log_likelihood : ndarray of shape (n_sequences,)
         """
         if y is None:
-            y = self.predict(X)
+            y = self._predicted_targets(X)
         seqs, emission, theta_e, probs = self._model(X)
         targets = self._encode_targets(y, seqs, reset=False)
         log_emit = self._log_emissions(seqs, emission, theta_e, targets)
         return forward_backward(self.startprob_, probs, log_emit, seqs.offsets,
                                 backward=False, n_jobs=self.n_jobs)[0]
+
+    def _predicted_targets(self, X):
+        """The model's own predictions, as ``score_samples(X)`` scores them."""
+        return self.predict(X)
 
     def decode(self, X, y=None):
         """Most likely state path (Viterbi).

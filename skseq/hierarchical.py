@@ -386,26 +386,10 @@ class HierarchicalIOHMM(BaseIOHMM):
             return _ClassifierOutputs.predict(self, X)
         return _RegressorOutputs.predict(self, X, return_std=return_std)
 
-    def score_samples(self, X, y=None):
-        """Conditional log-likelihood log P(y | u) of every sequence.
-
-        See :meth:`IOHMMClassifier.score_samples`.
-
-        Parameters
-        ----------
-        X : array-like or list of sequences
-            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
-        y : array-like or list of arrays, default=None
-            Targets in any form accepted by ``fit``. If None, the model's own
-            predictions are scored: log P(predict(X) | u), a confidence score.
-
-        Returns
-        -------
-        log_likelihood : ndarray of shape (n_sequences,)
-        """
-        if y is None and not _classifying(self):
-            y = _RegressorOutputs._predicted_targets(self, X)
-        return super().score_samples(X, y)
+    def _predicted_targets(self, X):
+        if _classifying(self):
+            return self.predict(X)
+        return _RegressorOutputs._predicted_targets(self, X)
 
     @available_if(_classifying)
     def predict_proba(self, X):

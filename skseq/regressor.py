@@ -176,25 +176,6 @@ class _RegressorOutputs:
             pred = [p[:k] for p, k in zip(pred, lengths, strict=True)]
         return pred
 
-    def score_samples(self, X, y=None):
-        """Conditional log-likelihood log P(y | u) of every sequence.
-
-        Parameters
-        ----------
-        X : array-like or list of sequences
-            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
-        y : array-like or list of arrays, default=None
-            Targets in any form accepted by ``fit``. If None, the model's own
-            predictions are scored: log P(predict(X) | u), a confidence score.
-
-        Returns
-        -------
-        log_likelihood : ndarray of shape (n_sequences,)
-        """
-        if y is None:
-            y = self._predicted_targets(X)
-        return super().score_samples(X, y)
-
     def score(self, X, y, sample_weight=None):
         """R^2 of the prediction (averaged uniformly over outputs).
 
