@@ -125,7 +125,7 @@ class _Problem:
     """
 
     def __init__(self, seqs, targets, weight, transition, emission, mask,
-                 fixed_start, alpha, n_jobs):
+                 fixed_start, alpha, n_jobs, det_penalty=0.0):
         self.U = seqs.data
         self.offsets = seqs.offsets
         self.steps = targets.steps
@@ -138,6 +138,7 @@ class _Problem:
         self.mask = mask
         self.fixed_start = fixed_start
         self.alpha = alpha
+        self.det_penalty = det_penalty
         self.n_jobs = n_jobs
         n = transition.n_states
         self.n_start = 0 if fixed_start is not None else n
@@ -179,6 +180,35 @@ class _Problem:
         )
         return loglik, gamma, start_post, xi, probs
 
+    def det_reward(self, theta_t):
+        """Weighted mean over the training steps of |det A_t|, and its gradient.
+
+        Paper 000, §5.2: rewarding |det A_t| pushes the transition matrices'
+        eigenvalues toward the unit circle, against the diffusion that erases
+        temporal credit (eq. 40, here a mean over steps so that one weight suits
+        every length, each step weighted by its sequence's sample weight).
+        d|det A| / dA = sign(det A) cof(A) (eq. 41), back-propagated through the
+        row softmax to the logits.
+        """
+        A = self.transition.probs(theta_t, self.U, self.mask)
+        det = np.linalg.det(A)
+        n = A.shape[-1]
+        if n == 2:
+            cof = np.stack([A[:, 1, 1], -A[:, 1, 0], -A[:, 0, 1], A[:, 0, 0]],
+                           axis=1).reshape(-1, 2, 2)
+        else:
+            inv = np.linalg.inv(A + 1e-12 * np.eye(n))
+            cof = det[:, None, None] * np.swapaxes(inv, 1, 2)
+        if A.shape[0] == 1:  # one matrix shared by every step
+            w = np.ones(1)
+        else:
+            w = np.repeat(self.weight, np.diff(self.offsets)) / (
+                self.weight @ np.diff(self.offsets))
+        G = (w * np.sign(det))[:, None, None] * cof
+        G = A * (G - (G * A).sum(axis=2, keepdims=True))  # through the softmax
+        U = self.U if self.transition.per_step else self.U[:1]
+        return float(w @ np.abs(det)), self.transition.backward(theta_t, U, G)
+
     def objective(self, loglik, theta):
         return -np.dot(self.weight, loglik) / self.total_weight + self.penalty(theta)
 
@@ -213,6 +243,11 @@ class _Problem:
             grad = -np.concatenate(grad[1:] if self.n_start == 0 else grad)
             grad[self.penalised] += self.alpha * theta[self.penalised]
             grad /= self.total_weight
+            if self.det_penalty:
+                reward, reward_grad = self.det_reward(theta_t)
+                value -= self.det_penalty * reward
+                grad[self.n_start : self.n_start + self.n_trans] -= (
+                    self.det_penalty * reward_grad)
         if not np.isfinite(grad).all():
             return np.inf, np.zeros_like(theta)
         return value, grad
@@ -275,6 +310,7 @@ class BaseIOHMM(BaseEstimator):
         "startprob": [StrOptions({"learn", "uniform"}), "array-like"],
         "solver": [StrOptions({"lbfgs", "em"})],
         "alpha": [Interval(numbers.Real, 0, None, closed="left")],
+        "det_penalty": [Interval(numbers.Real, 0, None, closed="left")],
         "n_init": [Interval(numbers.Integral, 1, None, closed="left"),
                    StrOptions({"auto"})],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
@@ -389,8 +425,16 @@ class BaseIOHMM(BaseEstimator):
         mask = self._transition_mask()
         fixed_start = _fixed_startprob(self.startprob, n)
         transition, emission = self._families(seqs.n_features)
+        det_penalty = getattr(self, "det_penalty", 0.0)
+        if det_penalty and (self.solver != "lbfgs" or not transition.softmax):
+            raise ValueError(
+                f"det_penalty={det_penalty} needs solver='lbfgs' and softmax state "
+                f"networks (got solver={self.solver!r}); inside the EM M-step the "
+                "reward was measured not to help (the posteriors are already "
+                "diffuse)."
+            )
         problem = _Problem(seqs, targets, weight, transition, emission, mask,
-                           fixed_start, self.alpha, self.n_jobs)
+                           fixed_start, self.alpha, self.n_jobs, det_penalty)
 
         do_init = not (self.warm_start and hasattr(self, "converged_"))
         n_init = self._n_init(seqs.data.shape[0]) if do_init else 1

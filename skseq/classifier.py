@@ -287,6 +287,16 @@ class IOHMMClassifier(_ClassifierOutputs, ClassifierMixin, BaseIOHMM):
         Gaussian prior, against the summed log-likelihood (like ``1 / C`` of
         ``LogisticRegression``), so it fades as data grows. Kept small by default
         because near-deterministic transitions need large weights.
+    det_penalty : float, default=0.0
+        Reward for |det A_t|, the determinant of each step's transition matrix
+        (paper 000, §5.2): it pulls the transitions toward permutations, whose
+        determinant is +-1, so that early inputs stay visible at the end of long
+        sequences. The weighted mean of |det A_t| over the training steps,
+        times ``det_penalty``, is subtracted from the objective. 0 turns it off.
+        Needs ``solver="lbfgs"``. On the parity problem it is what learns
+        sequences of 100-500 steps (see the long-term results); a start may
+        still settle on a wrong near-permutation machine, so keep several
+        restarts.
     n_init : int or "auto", default="auto"
         Number of random initialisations; the best training objective is kept.
         Restarts alternate small random weights and near-permutation transitions.
@@ -415,6 +425,7 @@ class IOHMMClassifier(_ClassifierOutputs, ClassifierMixin, BaseIOHMM):
         startprob="learn",
         solver="lbfgs",
         alpha=1e-2,
+        det_penalty=0.0,
         n_init="auto",
         max_iter=200,
         tol=1e-5,
@@ -430,6 +441,7 @@ class IOHMMClassifier(_ClassifierOutputs, ClassifierMixin, BaseIOHMM):
         self.readout = readout
         self.readout_start = readout_start
         self.n_prefixes = n_prefixes
+        self.det_penalty = det_penalty
         super().__init__(
             n_states,
             transition=transition,
