@@ -1,4 +1,4 @@
-"""Regenerate every result of issue #6 in doc/results/ (about 45 min on 2 cores).
+"""Regenerate every result of issue #6 in doc/results/ (about an hour on 2 cores).
 
     python benchmarks/run_all.py [--quick]
 
@@ -6,7 +6,9 @@ Runs, each in its own process (each also runs alone, with its own flags):
 ``bench_tomita_table6.py`` (paper 000, Table 6 and Figure 5),
 ``bench_long_term.py`` (paper 000, Tables 1-4) and ``bench_real_data.py``
 (four UCR/UEA data sets). Needs the ``[bench]`` extra (hmmlearn, torch,
-sktime, matplotlib).
+sktime, matplotlib). The Table 6 and Tables 1-4 scripts also save their raw
+per-trial results as JSON next to the page; ``--render`` on either rewrites
+its page and figure from that JSON without rerunning.
 """
 
 import argparse
