@@ -144,7 +144,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--per-class", type=int, default=100)
+    parser.add_argument("--quick", action="store_true",
+                        help="2 seeds, 20 strings per class (a smoke test)")
     args = parser.parse_args()
+    if args.quick:
+        args.seeds, args.per_class = 2, 20
     print(" | ".join(header()))
     rows = run(args.seeds, args.per_class)
     OUTPUT.parent.mkdir(parents=True, exist_ok=True)
