@@ -251,7 +251,7 @@ def gap_analysis(rows, ablations, trials, sizes):
         "trials all generalized perfectly, with a lower convergence rate: its "
         "optimizer ends in fewer, sharper fits than ours.",
         "* **Grammars #2 and #3** (n* = 8 and 7, minimal FSA 3 and 5): many more "
-        "states than needed and 10-20 training strings: several machines fit the "
+        "states than needed and 16-24 training strings: several machines fit the "
         "set, and which one the fit ends in decides the test accuracy (the "
         "worst columns). A stronger prior (`alpha=1e-2`, variations above) is "
         "no cure.",
