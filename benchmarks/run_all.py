@@ -1,11 +1,14 @@
-"""Regenerate every result of issue #6 in doc/results/ (about an hour on 2 cores).
+"""Regenerate every result of issue #6 in doc/results/ (about 1-1.5 hours on 2 cores).
 
     python benchmarks/run_all.py [--quick]
 
 Runs, each in its own process (each also runs alone, with its own flags):
 ``bench_tomita_table6.py`` (paper 000, Table 6 and Figure 5),
-``bench_long_term.py`` (paper 000, Tables 1-4) and ``bench_real_data.py``
-(four UCR/UEA data sets). Needs the ``[bench]`` extra (hmmlearn, torch,
+``bench_long_term.py`` (paper 000, Tables 1-4), ``bench_rnn_stability.py``
+(paper 003, analog vs discretized nets on long strings),
+``bench_hierarchical.py`` (paper 001, Figure 2) and ``bench_real_data.py``
+(four UCR/UEA data sets). The speed and memory figures (issue #7) come from
+``bench_speed.py``, which wants a quiet machine and is run on its own. Needs the ``[bench]`` extra (hmmlearn, torch,
 sktime, matplotlib). The Table 6 and Tables 1-4 scripts also save their raw
 per-trial results as JSON next to the page; ``--render`` on either rewrites
 its page and figure from that JSON without rerunning.
@@ -17,7 +20,8 @@ import sys
 import time
 from pathlib import Path
 
-SCRIPTS = ("bench_tomita_table6.py", "bench_long_term.py", "bench_real_data.py")
+SCRIPTS = ("bench_tomita_table6.py", "bench_long_term.py", "bench_rnn_stability.py",
+           "bench_hierarchical.py", "bench_real_data.py")
 
 
 def main():
