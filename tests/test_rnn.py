@@ -1,3 +1,4 @@
+import itertools
 import math
 import pickle
 import re
@@ -382,10 +383,9 @@ CONTAINS_AB = DFA(3, ["a", "b"], [[1, 0], [1, 2], [2, 2]], 0, [2])
 
 
 def _all_strings(alphabet, max_length):
-    strings = [""]
-    for _ in range(max_length):
-        strings += [s + c for s in strings if len(s) == _ for c in alphabet]
-    return strings[1:]
+    """Every non-empty string up to ``max_length``, shortest first."""
+    return ["".join(chars) for n in range(1, max_length + 1)
+            for chars in itertools.product(alphabet, repeat=n)]
 
 
 def test_start_state_acceptance_is_inferred_contains_ab():
