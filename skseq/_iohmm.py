@@ -50,8 +50,10 @@ from ._layers import LAYERS
 from ._restarts import run_restarts, warn_not_converged
 from ._transitions import TRANSITIONS
 from ._validation import (
+    check_fitted_params,
     check_sample_weight,
     check_targets,
+    record_fitted_params,
     restore_on_failure,
     validate_sequences,
 )
@@ -411,7 +413,7 @@ class BaseIOHMM(BaseEstimator):
                 return self._fit(seqs, y, sample_weight)
 
     def _fit(self, seqs, y, sample_weight):
-        weight = check_sample_weight(sample_weight, seqs.n_sequences)
+        weight = check_sample_weight(sample_weight, seqs.n_sequences, alpha=self.alpha)
         targets = self._outputs.encode_targets(self, y, seqs, sample_weight=weight)
         n = self._n_chain_states()
         mask = self._transition_mask()
@@ -485,7 +487,7 @@ class BaseIOHMM(BaseEstimator):
         self.n_init_ = len(objectives)
         self.init_objectives_ = objectives
         self.step_level_ = targets.step_level
-        self._fitted_structure_ = self._structure()
+        record_fitted_params(self, self._structure_params)
         self._families_ = (transition, emission, mask)
         # Inference works on the parameters as the fitted attributes hold them,
         # packed once here (again only if an attribute is changed by hand).
@@ -545,22 +547,11 @@ class BaseIOHMM(BaseEstimator):
         return self._result(problem, theta, n_iter, converged, curve)
 
     # -- inference -----------------------------------------------------------
-    def _structure(self):
-        params = self.get_params(deep=False)
-        return {k: v if isinstance(v, str) else np.asarray(v).tolist()
-                for k, v in params.items() if k in self._structure_params}
-
     def _checked(self, X):
         """Validated sequences for a public inference method: the one validation
         of the call, after checking that the model is fitted and unchanged."""
         check_is_fitted(self)
-        changed = [k for k, v in self._structure().items()
-                   if self._fitted_structure_.get(k) != v]
-        if changed:
-            raise ValueError(
-                f"{', '.join(changed)} changed since fit (set_params without "
-                f"refitting): refit {type(self).__name__} before using it."
-            )
+        check_fitted_params(self)
         return self._validate_X(X, reset=False)
 
     def _fitted_model(self):

@@ -190,6 +190,11 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         The minimised objective at the solution.
     loss_curve_ : list of float
         The objective at each iteration of the best initialisation.
+    n_init_ : int
+        Number of initialisations run.
+    init_objectives_ : ndarray of shape (n_init_,)
+        The final objective of every initialisation, in order (NaN where one
+        diverged and was dropped).
     step_level_ : bool
         Whether the model was fitted on step-level labels (``predict`` then
         returns a label for every step).
@@ -409,7 +414,8 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         if alphabet is None:
             names = getattr(self, "feature_names_in_", range(n_symbols))
             alphabet = [str(name) for name in names]
-        trans = self.transition_proba(np.eye(n_symbols))[:, 0]  # (symbol, from, to)
+        # one one-step sequence per symbol: (symbol, from, to)
+        trans = self.transition_proba(np.eye(n_symbols)[:, None, :])[:, 0]
         start = int(np.argmax(self.startprob_))
         if self.startprob_[start] < min_proba:
             raise ValueError(

@@ -116,6 +116,11 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         The minimised objective at the solution.
     loss_curve_ : list of float
         The objective at each iteration of the best initialisation.
+    n_init_ : int
+        Number of initialisations run.
+    init_objectives_ : ndarray of shape (n_init_,)
+        The final objective of every initialisation, in order (NaN where one
+        diverged and was dropped).
     step_level_ : bool
         Whether the model was fitted on step-level targets.
 

@@ -14,17 +14,16 @@ copy of the data (:class:`_Lockstep`).
 
 import numbers
 import time
-import warnings
 from collections import deque
 
 import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
+from ._restarts import run_restarts, warn_not_converged
 from ._validation import (
     check_fitted_params,
     check_sample_weight,
@@ -249,6 +248,13 @@ class DiscretizedRNNClassifier(ClassifierMixin, BaseEstimator):
     loss_curve_ : list of float
         The training error E before each epoch of the kept initialization, and
         after its last one.
+    n_init_ : int
+        Number of initialisations run (the search stops at the first that fits
+        the training set).
+    init_objectives_ : ndarray of shape (n_init_,)
+        Whether each initialisation failed to fit the training set (1.0) or
+        fitted it (0.0): the first key by which they are ranked (then the
+        training error and the loss).
 
     See Also
     --------
@@ -391,34 +397,35 @@ class DiscretizedRNNClassifier(ClassifierMixin, BaseEstimator):
         batch = _Lockstep(seqs)
         rng = check_random_state(self.random_state)
         shape = (self.n_hidden, self.n_hidden, seqs.n_features)
-        best = None
-        for init in range(self.n_init):
-            W = rng.uniform(-1.0, 1.0, size=shape)
-            result = self._descend(net, batch, W, target, encoded, weight)
-            if self.verbose:
-                status = "converged" if result["converged"] else "did not converge"
-                print(f"Initialization {init} {status}: training error "
-                      f"{result['error']:.4g}, loss {result['loss']:.6g} after "
-                      f"{result['n_iter']} epochs")
-            if best is None or result["key"] < best["key"]:
-                best = result
-            if result["converged"]:
-                break
-        if not best["converged"]:
-            warnings.warn(
-                f"{type(self).__name__} did not converge in {self.n_init} "
-                f"initialization(s) of max_iter={self.max_iter} epochs (best "
-                f"training error {best['error']:.4g}); try a larger max_iter, "
-                "n_init or n_hidden.",
-                ConvergenceWarning,
-                stacklevel=3,
+
+        def attempts():
+            for _ in range(self.n_init):
+                W = rng.uniform(-1.0, 1.0, size=shape)
+                yield self._descend(net, batch, W, target, encoded, weight)
+
+        # Starts are ranked by (not converged, training error, loss), and the
+        # first that fits the training set ends the search.
+        best, objectives = run_restarts(attempts(), self.n_init, verbose=self.verbose,
+                                        stop=lambda result: result["converged"])
+        if best is None:
+            raise ValueError(
+                f"{type(self).__name__}: every initialization diverged (the loss "
+                "overflowed); scale the features, e.g. with "
+                "skseq.preprocessing.Stepwise(StandardScaler())."
             )
+        if not best["converged"]:
+            warn_not_converged(
+                self, f"did not converge in {len(objectives)} initialization(s) of "
+                f"max_iter={self.max_iter} epochs (best training error "
+                f"{best['error']:.4g}); try a larger max_iter, n_init or n_hidden.")
         self.classes_ = classes
         self.coef_ = best["coef"]
         self.intercept_ = best["intercept"]
         self.n_iter_ = best["n_iter"]
         self.converged_ = best["converged"]
         self.loss_curve_ = best["curve"]
+        self.n_init_ = len(objectives)
+        self.init_objectives_ = objectives
         record_fitted_params(self, _NET_PARAMS)
         return self
 
@@ -429,7 +436,7 @@ class DiscretizedRNNClassifier(ClassifierMixin, BaseEstimator):
         fitted = weight > 0
         b = np.zeros(self.n_hidden)
         curve = []
-        best = {"key": (True, np.inf, np.inf)}
+        best = {"objective": (True, np.inf, np.inf)}
         start = time.perf_counter()
         for epoch in range(self.max_iter + 1):
             H = net.forward(W, b, batch)
@@ -446,8 +453,8 @@ class DiscretizedRNNClassifier(ClassifierMixin, BaseEstimator):
                 print(f"  Epoch {epoch}\t time lapse {time.perf_counter() - start:.3f}s"
                       f"\t loss {loss:.6g}\t training error {error:.4g}")
             key = (not converged, error, loss)
-            if key < best["key"]:
-                best = {"key": key,
+            if key < best["objective"]:
+                best = {"objective": key,
                         "coef": W.copy(), "intercept": b.copy(), "error": error,
                         "loss": loss, "converged": converged}
             if converged or epoch == self.max_iter:

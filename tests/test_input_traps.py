@@ -209,3 +209,16 @@ def test_tiny_weights_against_alpha_name_the_real_cause():
     with pytest.raises(ValueError, match=re.escape(
             "sums to 20 (1 per sequence, the default) while alpha=1e+102")):
         check_sample_weight(None, 20, alpha=1e102)
+
+
+@pytest.mark.parametrize("Estimator", [IOHMMClassifier, IOHMMRegressor,
+                                       HierarchicalIOHMM])
+def test_tiny_weights_are_refused_by_every_iohmm_with_the_real_cause(Estimator):
+    rng = np.random.default_rng(0)
+    X = [rng.normal(size=(4, 2)) for _ in range(12)]
+    y = (np.arange(12) % 2 if Estimator is not IOHMMRegressor
+         else rng.normal(size=12))
+    est = Estimator(n_init=1, max_iter=5)
+    with pytest.raises(ValueError, match="outweighs the data by a factor"):
+        est.fit(X, y, sample_weight=np.full(12, 1e-200))
+    assert not hasattr(est, "n_features_in_")  # nothing recorded by a failed fit

@@ -359,7 +359,7 @@ def test_verbose_prints_progress(capsys):
         DiscretizedRNNClassifier(max_iter=2, n_init=2, verbose=2,
                                  random_state=0).fit(X, y)
     out = capsys.readouterr().out
-    assert out.count("Initialization") == 2
+    assert out.count("Restart 1/2:") == 1 and out.count("Restart 2/2:") == 1
     assert out.count("Epoch") == 6
 
 
