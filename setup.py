@@ -31,7 +31,7 @@ def kernel_extension(name, flags=()):
 # The portable kernels, and on x86-64 the same source built for AVX2 + FMA, which
 # skseq/_inference.py picks at import time when the CPU has them (20% faster at 32
 # states, benchmarks/bench_speed.py). A binary built here thus runs anywhere.
-extensions = [kernel_extension("_forward_backward")]
+extensions = [kernel_extension("_forward_backward"), kernel_extension("_convolution")]
 if platform.machine().lower() in {"x86_64", "amd64"} and sys.platform != "win32":
     extensions.append(kernel_extension("_forward_backward_avx2", ["-mavx2", "-mfma"]))
 
