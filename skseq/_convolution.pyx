@@ -161,6 +161,12 @@ def running_mean_fill(
     cdef Py_ssize_t n_features = data.shape[1]
     cdef Py_ssize_t s, a, z, t, u, f, k
     cdef double n, y, acc
+    # Raw pointers to rows (see dilated_convolution_fill).
+    cdef const double* x = &data[0, 0]
+    cdef const double* x_t
+    cdef const double* x_old
+    cdef double* o = &out[0, 0]
+    cdef double* o_t
     cdef double* total
     cdef double* comp
     with nogil:
@@ -179,30 +185,34 @@ def running_mean_fill(
                 comp[f] = 0.0
             for t in range(a, z):
                 k = t - a  # step within the sequence
+                x_t = x + t * n_features
+                o_t = o + t * n_features
                 if window == 0:
                     n = <double> (k + 1)
                     for f in range(n_features):
-                        y = data[t, f] - comp[f]
+                        y = x_t[f] - comp[f]
                         acc = total[f] + y
                         comp[f] = (acc - total[f]) - y
                         total[f] = acc
-                        out[t, f] = total[f] / n
+                        o_t[f] = acc / n
                     continue
                 if k % window == 0:  # sum the window afresh
                     for f in range(n_features):
                         total[f] = 0.0
                     for u in range(max(a, t - window + 1), t + 1):
+                        x_old = x + u * n_features
                         for f in range(n_features):
-                            total[f] = total[f] + data[u, f]
+                            total[f] = total[f] + x_old[f]
                 elif k >= window:
+                    x_old = x + (t - window) * n_features
                     for f in range(n_features):
-                        total[f] = total[f] + (data[t, f] - data[t - window, f])
+                        total[f] = total[f] + (x_t[f] - x_old[f])
                 else:
                     for f in range(n_features):
-                        total[f] = total[f] + data[t, f]
+                        total[f] = total[f] + x_t[f]
                 n = <double> (k + 1 if k < window else window)
                 for f in range(n_features):
-                    out[t, f] = total[f] / n
+                    o_t[f] = total[f] / n
         free(total)
         free(comp)
 

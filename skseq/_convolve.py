@@ -119,7 +119,7 @@ def dilated_convolution(data, offsets, rows, *, dilations, combination_ptr,
     return out
 
 
-def running_pool(data, offsets, window, statistic, n_jobs=None):
+def running_pool(data, offsets, window, statistic, n_jobs=None, out=None):
     """Running mean or maximum of every feature along each sequence.
 
     Parameters
@@ -131,6 +131,9 @@ def running_pool(data, offsets, window, statistic, n_jobs=None):
         Steps per trailing window; None: the whole prefix.
     statistic : {"mean", "max"}
     n_jobs : int or None
+    out : ndarray of shape (n_steps, n_features) or None
+        Where to write; may be ``data`` itself for the whole prefix
+        (``window=None``), whose kernels read each value before writing it.
 
     Returns
     -------
@@ -146,7 +149,13 @@ def running_pool(data, offsets, window, statistic, n_jobs=None):
         raise ValueError(f"window must be at least 1, got {window}.")
     func = {"mean": _convolution.running_mean_fill,
             "max": _convolution.running_max_fill}[statistic]
-    out = np.empty_like(data)
+    if out is None:
+        out = np.empty_like(data)
+    elif (out.shape != data.shape or out.dtype != np.float64
+          or not out.flags.c_contiguous):
+        raise ValueError("out must be a C-contiguous float64 array like data.")
+    elif window is not None and np.shares_memory(out, data):
+        raise ValueError("a trailing window cannot be pooled in place.")
     n_seq = offsets.shape[0] - 1
     n_chunks = _n_chunks(n_seq, data.size, n_jobs)
     # Contiguous ranges of sequences holding about equal numbers of steps.

@@ -576,10 +576,12 @@ class DilatedConvolution(_SequenceTransformer):
         What a tap outside the sequence reads: the nearest end value, or 0.
     channels : {"combine", "each"}, default="combine"
         How kernels meet several input channels (see above).
-    pooling : int or None, default=None
+    pooling : int, "prefix" or None, default=None
         If set, every output is averaged over the trailing ``pooling`` steps
-        (fewer at the start), like ``RunningPooling(window=pooling)`` after
-        this transformer.
+        (fewer at the start), or over the whole prefix (``"prefix"``: the
+        running PPV), like ``RunningPooling(window=pooling)`` or
+        ``RunningPooling()`` after this transformer, but without a second copy
+        of the output (``"prefix"`` is pooled in place) or its validation.
     subsample : int, default=10_000
         Training steps (drawn at random) whose convolution values give the
         bias quantiles; all steps when there are fewer.
@@ -634,7 +636,8 @@ class DilatedConvolution(_SequenceTransformer):
         "causal": ["boolean"],
         "padding": [StrOptions({"edge", "zero"})],
         "channels": [StrOptions({"combine", "each"})],
-        "pooling": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "pooling": [Interval(numbers.Integral, 1, None, closed="left"),
+                    StrOptions({"prefix"}), None],
         "subsample": [Interval(numbers.Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
         "n_jobs": [numbers.Integral, None],
@@ -774,7 +777,10 @@ class DilatedConvolution(_SequenceTransformer):
                 "refitting): refit DilatedConvolution before using it."
             )
         out = self._convolve(seqs, np.arange(seqs.data.shape[0]), self.biases_)
-        if self.pooling is not None:
+        if self.pooling == "prefix":
+            _convolve.running_pool(out, seqs.offsets, None, "mean", self.n_jobs,
+                                   out=out)
+        elif self.pooling is not None:
             out = _convolve.running_pool(out, seqs.offsets, self.pooling, "mean",
                                          self.n_jobs)
         return _output(seqs, out)

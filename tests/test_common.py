@@ -40,6 +40,7 @@ from skseq.preprocessing import (
         DilatedConvolution(n_dilations=2, n_biases=1, output="value", causal=False,
                            padding="zero", channels="each", pooling=3, subsample=5,
                            random_state=0),
+        DilatedConvolution(n_dilations=1, pooling="prefix", random_state=0),
         RunningPooling(),
         RunningPooling(window=2, statistic="max"),
         SequenceUnion([("shape", DilatedConvolution(n_dilations=1, random_state=0)),

@@ -23,7 +23,7 @@ from sklearn.preprocessing import (
     StandardScaler,
 )
 
-from skseq import IOHMMClassifier
+from skseq import IOHMMClassifier, _convolve
 from skseq.preprocessing import (
     DilatedConvolution,
     RunningPooling,
@@ -244,9 +244,11 @@ def test_threads_pooling_pickle_and_determinism():
     restored = pickle.loads(pickle.dumps(conv))
     for a, b in zip(out, restored.transform(X), strict=True):
         assert_array_equal(a, b)
-    pooled = DilatedConvolution(random_state=0, pooling=5).fit(X).transform(X)
-    for a, b in zip(RunningPooling(5).fit_transform(out), pooled, strict=True):
-        assert_array_equal(a, b)
+    for pooling, window in ((5, 5), ("prefix", None)):
+        pooled = DilatedConvolution(random_state=0, pooling=pooling).fit(X).transform(X)
+        for a, b in zip(RunningPooling(window).fit_transform(out), pooled,
+                        strict=True):
+            assert_array_equal(a, b)
 
 
 def test_convolution_rejects_bad_input():
@@ -302,6 +304,16 @@ def test_running_mean_is_exact_on_long_sequences():
         assert_allclose(window[t], math.fsum(x[t - 999 : t + 1]) / 1000, rtol=1e-15)
     naive = np.cumsum(x)[-1] / x.size  # what the compensation buys
     assert abs(naive - math.fsum(x) / x.size) > abs(prefix[-1] - math.fsum(x) / x.size)
+
+
+def test_only_the_prefix_is_pooled_in_place():
+    x = np.arange(12.0).reshape(6, 2)
+    offsets = np.array([0, 4, 6])
+    expected = _convolve.running_pool(x, offsets, None, "mean")
+    assert _convolve.running_pool(x, offsets, None, "mean", out=x) is x
+    assert_array_equal(x, expected)
+    with pytest.raises(ValueError, match="cannot be pooled in place"):
+        _convolve.running_pool(x, offsets, 2, "mean", out=x)
 
 
 def test_running_pooling_is_causal_and_keeps_forms():
