@@ -90,6 +90,9 @@ def dilated_convolution(data, offsets, rows, *, dilations, combination_ptr,
         raise ValueError("offsets do not partition the steps into sequences.")
     if rows.size and (rows.min() < 0 or rows.max() >= n_steps):
         raise ValueError("rows outside the packed steps.")
+    if dilations.size and dilations.max() > np.iinfo(np.intp).max // (4 * N_TAPS):
+        raise ValueError(f"dilation {dilations.max()} is too large: the kernel's "
+                         "step indices would overflow.")
     if (dilations.ndim != 1 or np.any(dilations < 1)
             or combination_ptr.shape != (dilations.shape[0] + 1,)
             or combination_ptr[0] != 0 or combination_ptr[-1] != n_comb

@@ -546,7 +546,9 @@ class DilatedConvolution(_SequenceTransformer):
 
     Number of output features: ``84 * len(dilations_)`` combinations (times
     ``n_features_in_`` with ``channels="each"``), times ``n_biases`` for
-    indicators. The defaults give 84 x 4 x 2 = 672 per step. The cost of a
+    indicators. The defaults give 84 x 4 x 2 = 672 per step (fewer distinct
+    dilations, so fewer features, when the median training sequence has
+    fewer than 65 steps: 336 for 24 steps). The cost of a
     transform is a few nanoseconds per output value on one core (see
     ``benchmarks/bench_representations.py``), and its memory is that of the
     output, ``n_steps x n_features_out x 8`` bytes.
