@@ -19,6 +19,10 @@
 # the value at the anchor step t, so that a flat window gives exactly 0 (not
 # rounding noise that an indicator at a bias near 0 would turn into random bits)
 # and a large offset in the series costs no precision.
+#
+# Speed: the convolution writes one row of n_combinations * n_biases values per
+# step, and that writing bounds it; an AVX2 + FMA build measured no faster, so
+# unlike _forward_backward this module has no AVX2 twin.
 
 from libc.stdlib cimport free, malloc
 
