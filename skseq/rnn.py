@@ -26,14 +26,21 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from ._validation import (
+    check_fitted_params,
     check_sample_weight,
     check_targets,
+    record_fitted_params,
     restore_on_failure,
     validate_sequences,
 )
 from .automata import DFA
 
 __all__ = ["DiscretizedRNNClassifier"]
+
+# The parameters that shape the fitted net's dynamics: changed by set_params
+# without refitting, they would no longer match coef_ (a matmul error for
+# n_hidden, silently other predictions for the others).
+_NET_PARAMS = ("n_hidden", "discretize", "high", "low")
 
 
 class _Lockstep:
@@ -412,6 +419,7 @@ class DiscretizedRNNClassifier(ClassifierMixin, BaseEstimator):
         self.n_iter_ = best["n_iter"]
         self.converged_ = best["converged"]
         self.loss_curve_ = best["curve"]
+        record_fitted_params(self, _NET_PARAMS)
         return self
 
     def _descend(self, net, batch, W, target, encoded, weight):
@@ -455,6 +463,7 @@ class DiscretizedRNNClassifier(ClassifierMixin, BaseEstimator):
     def _indicators(self, X):
         """Analog indicator activations at each sequence's end."""
         check_is_fitted(self)
+        check_fitted_params(self)
         seqs = self._validate_X(X, reset=False)
         batch = _Lockstep(seqs)
         H = self._net().forward(self.coef_, self.intercept_, batch)
@@ -549,16 +558,28 @@ class DiscretizedRNNClassifier(ClassifierMixin, BaseEstimator):
             truth, pred = truth.astype(object), pred.astype(object)
         return float(np.average(truth == pred, weights=weight))
 
-    def extract_automaton(self, alphabet=None, max_states=10_000):
+    def extract_automaton(self, alphabet=None, max_states=10_000, *,
+                          accept_empty=None):
         """The finite-state machine the discretized net implements.
 
         Breadth-first search over the discrete states reachable from the start
         state S_0, each symbol k being the one-hot input e_k (paper 003, §5: every
-        point of the discrete state space is a state). A state accepts iff its
-        indicator unit is on, i.e. a string ending there is of class
-        ``classes_[1]``; the start state accepts (the paper's legal null
-        string). The result predicts exactly like the net on one-hot inputs;
-        :meth:`~skseq.automata.DFA.minimize` gives the minimal machine.
+        point of the discrete state space is a state). A state reached by a
+        string accepts iff its indicator unit is on, i.e. the string is of class
+        ``classes_[1]``. The result predicts exactly like the net on one-hot
+        inputs; :meth:`~skseq.automata.DFA.minimize` gives the minimal machine.
+
+        The empty string is the one input the net never classifies (every
+        sequence has a step), so whether the start state accepts is not the
+        net's to say: S_0's indicator unit is on only by the paper's convention
+        "the null string is legal" (§2). By default it is inferred by Occam's
+        razor: of the two machines that agree with the net on every non-empty
+        string, the one whose minimal machine is smaller (on a tie, the
+        accepting one, the paper's convention). For "contains 'ab'" that is the
+        rejecting start state, which merges with "no 'a' pending": the true
+        3-state machine instead of 4 states. When a string leads back to S_0,
+        the start state is split in two so that the choice concerns the empty
+        string alone.
 
         Parameters
         ----------
@@ -568,6 +589,9 @@ class DiscretizedRNNClassifier(ClassifierMixin, BaseEstimator):
         max_states : int, default=10_000
             Give up (ValueError) beyond this many states; a net has at most
             ``2 ** n_hidden``.
+        accept_empty : bool or None, default=None
+            Whether the machine accepts the empty string; None infers it as
+            above.
 
         Returns
         -------
@@ -575,6 +599,7 @@ class DiscretizedRNNClassifier(ClassifierMixin, BaseEstimator):
             States numbered in breadth-first order, start state 0.
         """
         check_is_fitted(self)
+        check_fitted_params(self)
         if not self.discretize:
             raise ValueError(
                 "extract_automaton needs discretize=True: the analog net's states "
@@ -585,10 +610,25 @@ class DiscretizedRNNClassifier(ClassifierMixin, BaseEstimator):
                 "extract_automaton needs a binary classifier (accept = "
                 f"classes_[1]); this one has {self.classes_.shape[0]} classes."
             )
+        if accept_empty not in (None, True, False):
+            raise ValueError(
+                f"accept_empty must be None, True or False, got {accept_empty!r}."
+            )
         n_symbols = self.n_features_in_
         if alphabet is None:
             names = getattr(self, "feature_names_in_", range(n_symbols))
             alphabet = [str(name) for name in names]
+        transitions, accepting = self._reachable_states(n_symbols, max_states)
+        if accept_empty is not None:
+            return self._with_start(alphabet, transitions, accepting, accept_empty)
+        machines = [self._with_start(alphabet, transitions, accepting, accept)
+                    for accept in (True, False)]
+        sizes = [dfa.minimize().n_states for dfa in machines]
+        return machines[int(sizes[1] < sizes[0])]
+
+    def _reachable_states(self, n_symbols, max_states):
+        """Breadth-first search from S_0: transitions and indicator of each state
+        (state 0 is S_0)."""
         net = self._net()
         symbols = np.eye(n_symbols)
         # A discrete state is identified by which of its units are on (= high).
@@ -614,5 +654,22 @@ class DiscretizedRNNClassifier(ClassifierMixin, BaseEstimator):
                     queue.append(ids[key])
                 row.append(ids[key])
             transitions.append(row)
-        accepting = np.array([key[0] for key in ids])
-        return DFA(len(states), alphabet, transitions, start=0, accepting=accepting)
+        return transitions, [key[0] for key in ids]
+
+    @staticmethod
+    def _with_start(alphabet, transitions, accepting, accept_empty):
+        """The machine whose start state accepts iff ``accept_empty``.
+
+        S_0 is relabelled if no string returns to it; otherwise a new start
+        state, with S_0's transitions, goes in front (state 0).
+        """
+        if accepting[0] == accept_empty:
+            pass
+        elif not any(0 in row for row in transitions):
+            accepting = [accept_empty] + accepting[1:]
+        else:
+            shifted = [[target + 1 for target in row] for row in transitions]
+            transitions = [shifted[0]] + shifted
+            accepting = [accept_empty] + accepting
+        return DFA(len(transitions), alphabet, transitions, start=0,
+                   accepting=np.array(accepting, dtype=bool))

@@ -4,11 +4,11 @@ import numpy as np
 import pytest
 
 from skseq import IOHMMClassifier
-from skseq._transitions import TRANSITIONS, MLPTransitions
+from skseq._transitions import TRANSITIONS
 
 
 def test_mlp_backward_matches_finite_differences():
-    family = MLPTransitions(3, 2)
+    family = TRANSITIONS["mlp"](3, 2, 8)
     rng = np.random.default_rng(0)
     theta = family.init(rng, 1.0, permutation=True)
     U, G = rng.normal(size=(7, 2)), rng.normal(size=(7, 3, 3))
@@ -43,7 +43,7 @@ def test_mlp_learns_what_linear_state_networks_cannot():
     assert "mlp" in TRANSITIONS
     assert mlp.score(X_test, y_test) >= 0.95
     assert mlp.score(X_test, y_test) > linear.score(X_test, y_test) + 0.1
-    assert mlp.transition_hidden_coef_.shape == (1, MLPTransitions.n_hidden)
+    assert mlp.transition_hidden_coef_.shape == (1, mlp.n_hidden)
 
 
 @pytest.mark.parametrize("solver", ["lbfgs", "em"])
