@@ -32,7 +32,9 @@ from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
 from . import _convolve
 from ._validation import (
     Sequences,
+    check_fitted_params,
     check_sequences,
+    record_fitted_params,
     restore_on_failure,
     validate_sequences,
 )
@@ -707,17 +709,12 @@ class DilatedConvolution(_SequenceTransformer):
             self.biases_ = np.empty((len(combinations), 0))
             if self.output == "indicator":
                 self.biases_ = self._fit_biases(seqs, rng)
-            self._fitted_params_ = self._structure()
+            # Transforming after one of these changed (set_params without
+            # refit) would silently mix two settings.
+            record_fitted_params(self, ("n_dilations", "max_dilation", "n_biases",
+                                        "output", "causal", "padding", "channels",
+                                        "subsample", "random_state"))
         return self
-
-    # Parameters the fitted attributes depend on: transforming after one of them
-    # changed (set_params without refit) would silently mix two settings.
-    _STRUCTURE_PARAMS = ("n_dilations", "max_dilation", "n_biases", "output",
-                         "causal", "padding", "channels", "subsample",
-                         "random_state")
-
-    def _structure(self):
-        return {k: getattr(self, k) for k in self._STRUCTURE_PARAMS}
 
     def _fit_biases(self, seqs, rng):
         """Quantiles of each combination's convolution on (a subsample of) the
@@ -771,13 +768,7 @@ class DilatedConvolution(_SequenceTransformer):
             With the features listed by :meth:`get_feature_names_out`.
         """
         seqs = self._validated(X)
-        changed = [k for k, v in self._structure().items()
-                   if self._fitted_params_[k] is not v and self._fitted_params_[k] != v]
-        if changed:
-            raise ValueError(
-                f"{', '.join(changed)} changed since fit (set_params without "
-                "refitting): refit DilatedConvolution before using it."
-            )
+        check_fitted_params(self)
         out = self._convolve(seqs, np.arange(seqs.data.shape[0]), self.biases_)
         if self.pooling == "prefix":
             _convolve.running_pool(out, seqs.offsets, None, "mean", self.n_jobs,

@@ -176,7 +176,8 @@ def test_forms_lengths_and_padding():
     assert padded.shape == (3, 30, 84 * 2 * 2)
     assert_array_equal(padded, to_padded(out))  # NaN padding after each end
     rows = np.concatenate(X)
-    out_rows = conv.transform(rows)
+    with pytest.warns(UserWarning, match="2-D table"):  # rows after sequences
+        out_rows = conv.transform(rows)
     assert out_rows.shape == (38, 84 * 2 * 2)
     # A one-step sequence is a flat window: every convolution is exactly 0.
     assert_array_equal(out_rows, np.broadcast_to(_indicators(
@@ -272,7 +273,7 @@ def test_convolution_rejects_bad_input():
         conv.set_params(output="ppv").fit(X)
     assert conv.biases_ is before  # a failed fit leaves the fitted state
     conv.set_params(output="value", causal=False)
-    with pytest.raises(ValueError, match="output, causal changed since fit"):
+    with pytest.raises(ValueError, match="causal, output changed since fit"):
         conv.transform(X)
     conv.set_params(output="indicator", causal=True, n_jobs=2, pooling=3)
     assert conv.transform(X)[0].shape == (10, 84 * 2)  # not structural
@@ -355,7 +356,8 @@ def test_union_concatenates_per_step_in_every_form():
     assert_array_equal(union.transform(to_padded(X)), to_padded(out))
     rows = np.concatenate(X)  # 2-D rows: one-step sequences, 2-D out
     one_step = union.transform([row[None] for row in rows])
-    assert_array_equal(union.transform(rows), np.concatenate(one_step))
+    with pytest.warns(UserWarning, match="2-D table"):
+        assert_array_equal(union.transform(rows), np.concatenate(one_step))
     names = union.get_feature_names_out()
     assert len(names) == out[0].shape[1]
     assert list(names[-4:]) == ["raw__x0", "raw__x1", "change__diff_x0",
