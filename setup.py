@@ -39,4 +39,8 @@ if platform.machine().lower() in {"x86_64", "amd64"} and sys.platform != "win32"
     extensions += [kernel_extension(f"{name}_avx2", ["-mavx2", "-mfma"])
                    for name in MODULES]
 
+# The convolutions of the per-step representations (skseq/_convolution.pyx): bound
+# by writing their output, an AVX2 build of them is no faster, so portable only.
+extensions.append(kernel_extension("_convolution"))
+
 setup(ext_modules=cythonize(extensions, compiler_directives=DIRECTIVES))
