@@ -88,6 +88,9 @@ class EmissionFamily(ParametricFamily):
             grads.update(self.layer.backward(p, U, H, dH))
         return grads
 
+    def _layer_params(self):
+        return sum(int(np.prod(shape)) for _, shape, _ in self.layer.blocks())
+
     def _flat(self, grads):
         return np.concatenate([grads[name].ravel() for name in self.names])
 
@@ -106,6 +109,10 @@ class EmissionFamily(ParametricFamily):
     def m_step_objective(self, U, y, weights):
         """theta -> :meth:`expected_log` for one M-step's fixed U, y and weights."""
         return lambda theta: self.expected_log(theta, U, y, weights)
+
+    def sample(self, theta, U, states, rng):
+        """One draw of y_t | x_t = states[t], u_t for every row of U."""
+        raise NotImplementedError
 
 
 class SoftmaxEmission(EmissionFamily):
@@ -137,6 +144,16 @@ class SoftmaxEmission(EmissionFamily):
     def predict_proba(self, theta, U):
         """Class probabilities per state, shape (len(U), n_states, n_classes)."""
         return softmax(self._affine(self.unpack(theta), U), axis=2)
+
+    def n_free_params(self, mask=None):
+        # each state's softmax has n_classes - 1 free logits
+        h = self.layer.n_out
+        return self._layer_params() + (h + 1) * self.n_states * (self.n_classes - 1)
+
+    def sample(self, theta, U, states, rng):
+        """Class indices drawn from each row's state, shape (len(U),)."""
+        proba = self.predict_proba(theta, U)[np.arange(len(U)), states]
+        return inverse_cdf(proba, rng.random(len(U)))
 
     def log_prob(self, theta, U, y):
         return log_softmax_categorical_(self._fresh_logits(theta, U), y)
@@ -223,6 +240,20 @@ class GaussianEmission(EmissionFamily):
         else:
             p["covariance"][:] = 0.0  # log of a unit variance
         return theta
+
+    def n_free_params(self, mask=None):
+        n, k, h = self.n_states, self.n_outputs, self.layer.n_out
+        cov = {"spherical": n, "diag": n * k, "full": n * k * (k + 1) // 2}
+        return self._layer_params() + n * k * (h + 1) + cov[self.covariance_type]
+
+    def sample(self, theta, U, states, rng):
+        """Outputs drawn from each row's state, shape (len(U), n_outputs), in the
+        units of y."""
+        means, cov = self.moments(theta, U)
+        rows = np.arange(len(U))
+        chol = np.linalg.cholesky(cov)[states]  # (rows, k, k)
+        noise = rng.standard_normal((len(U), self.n_outputs))
+        return means[rows, states] + np.einsum("rkq,rq->rk", chol, noise)
 
     def _variances(self, p):
         """Standardized variances, shape (n_states, n_outputs) (not full)."""
@@ -341,3 +372,11 @@ class GaussianEmission(EmissionFamily):
             std["covariance"] = np.log(np.maximum(cov / s2 - self.floor,
                                                   np.finfo(np.float64).tiny))
         return super().pack(std)
+
+
+def inverse_cdf(proba, u):
+    """Index drawn from each row of ``proba`` (rows, k) with uniforms ``u`` (rows,):
+    the first index whose cumulative probability exceeds u (clipped to the last,
+    against rounding)."""
+    cdf = np.cumsum(proba, axis=1)
+    return np.minimum((cdf < u[:, None] * cdf[:, -1:]).sum(axis=1), proba.shape[1] - 1)

@@ -72,6 +72,14 @@ class HierarchicalTransitions(TransitionFamily):
             blocks.append(("persistence_logit", (self.n_levels,), False))
         return blocks
 
+    def n_free_params(self, mask=None):
+        """Each level's softmax rows (one per previous own value and parent value)
+        have n_s - 1 free logits, each with an intercept and a weight per
+        feature; plus the learned persistences."""
+        free = sum((self.n_features + 1) * n * m * (n - 1)
+                   for n, m in zip(self.level_states, self._parents(), strict=True))
+        return free + (self.n_levels if self.learn_timescales else 0)
+
     # -- parameters -----------------------------------------------------------
     @property
     def names(self):

@@ -45,6 +45,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import ThreadpoolController
 
+from ._emissions import inverse_cdf
 from ._inference import Chain, viterbi
 from ._layers import LAYERS
 from ._restarts import run_restarts, warn_not_converged
@@ -136,7 +137,7 @@ class _Problem:
     """
 
     def __init__(self, seqs, targets, weight, transition, emission, mask,
-                 fixed_start, alpha, n_jobs, det_penalty=0.0):
+                 fixed_start, alpha, n_jobs, det_penalty=0.0, target_weight=None):
         self.U = seqs.data
         self.offsets = seqs.offsets
         self.steps = targets.steps
@@ -144,6 +145,10 @@ class _Problem:
         self.U_targets = seqs.data[targets.steps]
         self.weight = weight
         self.total_weight = weight.sum()
+        # Per-target exponents of the output likelihoods (class weights of
+        # step-level labels), None for 1.
+        self.target_weight = (None if target_weight is None
+                              else np.asarray(target_weight, dtype=np.float64))
         self.transition = transition
         self.emission = emission
         self.mask = mask
@@ -182,12 +187,17 @@ class _Problem:
     def objective(self, loglik, theta):
         return -np.dot(self.weight, loglik) / self.total_weight + self.penalty(theta)
 
+    def _weighted(self, per_target):
+        """Rows of a per-target array times the target weights, if any."""
+        if self.target_weight is None:
+            return per_target
+        return per_target * self.target_weight.reshape(-1, *[1] * (per_target.ndim - 1))
+
     def chain(self, theta_s, theta_e):
         """The chain at these parameters: x_0's distribution and the emission
         log-likelihoods at the supervised steps (0 elsewhere)."""
-        self.log_emit[self.steps] = self.emission.log_prob(
-            theta_e, self.U_targets, self.y
-        )
+        self.log_emit[self.steps] = self._weighted(self.emission.log_prob(
+            theta_e, self.U_targets, self.y))
         return Chain(self.startprob(theta_s), self.log_emit, self.offsets,
                      self.weight, self.n_jobs)
 
@@ -215,7 +225,7 @@ class _Problem:
                 - self.total_weight * self.startprob(theta_s),
                 grad_t,
                 self.emission.grad(theta_e, self.U_targets, self.y,
-                                   post.gamma[self.steps]),
+                                   self._weighted(post.gamma[self.steps])),
             ]
             grad = -np.concatenate(grad[1:] if self.n_start == 0 else grad)
             grad[self.penalised] += self.alpha * theta[self.penalised]
@@ -247,7 +257,7 @@ class _Problem:
         f_trans = penalised(
             self.transition.m_step_objective(self.U, post.xi, self.mask), pen_t)
         f_emit = penalised(self.emission.m_step_objective(
-            self.U_targets, self.y, post.gamma[self.steps]), pen_e)
+            self.U_targets, self.y, self._weighted(post.gamma[self.steps])), pen_e)
         options = {"maxiter": max_iter}
         theta_t = minimize(f_trans, theta_t, jac=True, method="L-BFGS-B",
                            options=options).x
@@ -287,6 +297,60 @@ def _digest(values):
             h.update(repr(arr.shape).encode())
             h.update(arr.tobytes())
     return h.hexdigest()
+
+
+def _available_memory():
+    """Bytes of memory available to this process, or None if unknown (the
+    kernel's MemAvailable, capped by a cgroup v2 limit)."""
+    try:
+        with open("/proc/meminfo") as f:
+            info = dict(line.split(":", 1) for line in f)
+        available = int(info["MemAvailable"].split()[0]) * 1024
+    except (OSError, KeyError, ValueError):
+        return None
+    try:
+        with open("/sys/fs/cgroup/memory.max") as f:
+            limit = f.read().strip()
+        with open("/sys/fs/cgroup/memory.current") as f:
+            used = int(f.read().strip())
+        if limit != "max":
+            available = min(available, int(limit) - used)
+    except (OSError, ValueError):
+        pass
+    return available
+
+
+def check_memory(estimator, n_steps, n_states, n_params=0):
+    """ValueError, before allocating, if a fit (or prediction) of this size cannot
+    fit in memory: about 3 arrays of n_steps x n_states^2 float64 (the per-step
+    transition matrices and their statistics) and, for a fit, L-BFGS's history
+    of ~25 parameter vectors."""
+    needed = 8 * (3 * n_steps * n_states**2 + 25 * n_params)
+    available = _available_memory()
+    if available is not None and needed > available:
+        raise ValueError(
+            f"{type(estimator).__name__} with {n_states} states on {n_steps} steps "
+            f"({n_params} parameters) needs about {needed / 2**30:.3g} GiB (per-step "
+            f"{n_states}x{n_states} transition matrices and their statistics), but "
+            f"only {available / 2**30:.3g} GiB are available: use fewer states, "
+            "shorter or fewer sequences (e.g. skseq.preprocessing.WindowMean), or "
+            "more memory."
+        )
+
+
+def _sample_paths(seqs, startprob, trans, rng):
+    """State paths x_1..x_T drawn from the chain, all sequences in lockstep:
+    one vectorised draw per step index (packed, as Sequences.data)."""
+    starts, lengths = seqs.offsets[:-1], seqs.lengths
+    prev = inverse_cdf(np.broadcast_to(startprob, (seqs.n_sequences, startprob.size)),
+                       rng.random(seqs.n_sequences))
+    states = np.empty(seqs.data.shape[0], dtype=np.intp)
+    for t in range(int(lengths.max())):
+        alive = lengths > t
+        rows = starts[alive] + t
+        prev[alive] = states[rows] = inverse_cdf(trans[rows, prev[alive]],
+                                                 rng.random(rows.size))
+    return states
 
 
 def _looks_scaled(U):
@@ -365,6 +429,12 @@ class BaseIOHMM(BaseEstimator):
         model; the output at the last step unless the estimator says otherwise."""
         return "last", 1.0
 
+    def _target_weights(self, seqs, targets, weight):
+        """The per-sequence weights of the fit and the per-target exponents of the
+        output likelihoods (None: all 1); an estimator with class weights
+        changes them."""
+        return weight, None
+
     def _n_init(self, n_steps):
         """Restarts; "auto" spends more of them where they are cheap.
 
@@ -420,6 +490,8 @@ class BaseIOHMM(BaseEstimator):
         fixed_start = _fixed_startprob(self.startprob, n)
         transition = self._make_transition(seqs.n_features)
         emission = self._outputs.make_emission(self, n, seqs.n_features)
+        check_memory(self, seqs.data.shape[0], n, transition.n_params + emission.n_params)
+        weight, target_weight = self._target_weights(seqs, targets, weight)
         if self.det_penalty and self.solver != "lbfgs":
             raise ValueError(
                 f"det_penalty={self.det_penalty} needs solver='lbfgs' (got "
@@ -427,7 +499,8 @@ class BaseIOHMM(BaseEstimator):
                 "measured not to help (the posteriors are already diffuse)."
             )
         problem = _Problem(seqs, targets, weight, transition, emission, mask,
-                           fixed_start, self.alpha, self.n_jobs, self.det_penalty)
+                           fixed_start, self.alpha, self.n_jobs, self.det_penalty,
+                           target_weight)
 
         do_init = not (self.warm_start and hasattr(self, "converged_"))
         n_init = self._n_init(seqs.data.shape[0]) if do_init else 1
@@ -489,6 +562,9 @@ class BaseIOHMM(BaseEstimator):
         self.step_level_ = targets.step_level
         record_fitted_params(self, self._structure_params)
         self._families_ = (transition, emission, mask)
+        self._n_free_params_ = (transition.n_free_params(mask)
+                                + emission.n_free_params() + problem.n_start
+                                - (problem.n_start > 0))
         # Inference works on the parameters as the fitted attributes hold them,
         # packed once here (again only if an attribute is changed by hand).
         values_t, values_e = self._attribute_values(transition, emission)
@@ -566,6 +642,7 @@ class BaseIOHMM(BaseEstimator):
                             self.startprob_)
 
     def _transitions(self, seqs, model):
+        check_memory(self, seqs.data.shape[0], self._n_chain_states())
         return model.transition.probs(model.theta_t, seqs.data, model.mask)
 
     def _forward(self, seqs, model, log_emit=None):
@@ -675,10 +752,94 @@ class BaseIOHMM(BaseEstimator):
         seqs = self._checked(X)
         if y is None:
             y = self._outputs.predicted_targets(self, seqs)
+        return self._loglik(seqs, y)[0]
+
+    def _loglik(self, seqs, y):
+        """Per-sequence log P(y | u) and the number of targets."""
         targets = self._outputs.encode_targets(self, y, seqs, reset=False)
         model = self._fitted_model()
-        return self._forward(seqs, model,
-                             self._log_emissions(seqs, model, targets)).loglik
+        loglik = self._forward(seqs, model,
+                               self._log_emissions(seqs, model, targets)).loglik
+        return loglik, len(targets.steps)
+
+    def aic(self, X, y):
+        """Akaike information criterion, -2 log P(y | u) + 2 p.
+
+        p is the number of free parameters of the fitted model: the state and
+        output networks' weights and intercepts (less the one redundant logit of
+        every softmax, which adding a constant to all its logits leaves
+        unchanged, and the weights of forbidden transitions), the variances of
+        Gaussian outputs, and the start distribution if it is learned
+        (``n_states - 1``). Lower is better: compare models of different
+        ``n_states`` without cross-validation.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
+        y : array-like or list of arrays
+            Targets in any form accepted by ``fit``.
+
+        Returns
+        -------
+        aic : float
+        """
+        loglik = self._loglik(self._checked(X), y)[0]
+        return float(-2.0 * loglik.sum() + 2.0 * self._n_free_params_)
+
+    def bic(self, X, y):
+        """Bayesian information criterion, -2 log P(y | u) + p log(n).
+
+        p as for :meth:`aic`; n is the number of targets (sequences for
+        sequence-level targets, labelled steps for step-level ones). Lower is
+        better.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
+        y : array-like or list of arrays
+            Targets in any form accepted by ``fit``.
+
+        Returns
+        -------
+        bic : float
+        """
+        loglik, n_targets = self._loglik(self._checked(X), y)
+        return float(-2.0 * loglik.sum() + self._n_free_params_ * np.log(n_targets))
+
+    def sample(self, X, random_state=None):
+        """Draw state paths and outputs given the inputs.
+
+        For every sequence, x_0 ~ startprob, then at each step x_t from the
+        transition the input chose and y_t from the output network of x_t
+        (paper 000, eqs. 2 and 9): simulated scenarios, e.g. of a regressor's
+        regimes under given inputs.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
+        random_state : int, RandomState instance or None, default=None
+            Controls the draws.
+
+        Returns
+        -------
+        y : list of ndarray, or ndarray
+            An output at every step: class labels (a list of per-sequence arrays)
+            or values (in the form of X, as a step-level ``predict``).
+        states : list of ndarray of int, or ndarray
+            The drawn state path, in the form of :meth:`decode`'s.
+        """
+        seqs = self._checked(X)
+        model = self._fitted_model()
+        rng = check_random_state(random_state)
+        n = self._n_chain_states()
+        trans = np.broadcast_to(self._transitions(seqs, model),
+                                (seqs.data.shape[0], n, n))
+        states = _sample_paths(seqs, model.startprob, trans, rng)
+        y = self._outputs.sample(self, seqs, model, states, rng)
+        return y, seqs.unpack(states, fill=-1)
 
     def decode(self, X, y=None):
         """Most likely state path (Viterbi).

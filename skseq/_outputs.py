@@ -145,6 +145,12 @@ class CategoricalOutputs:
 
     predicted_targets = predict
 
+    def sample(self, est, seqs, model, states, rng):
+        """A label drawn at every step: a list of per-sequence arrays."""
+        labels = est.classes_[model.emission.sample(model.theta_e, seqs.data, states,
+                                                    rng)]
+        return replace(seqs, form="list").unpack(labels)
+
     def score(self, est, seqs, y, targets, weight):
         """Accuracy: of sequences, or of labelled steps (each weighted by its
         sequence's weight)."""
@@ -294,6 +300,15 @@ class GaussianOutputs:
         if est.step_level_:
             out = [seqs.unpack(o) for o in out]
         return (out[0], out[1]) if return_std else out[0]
+
+    def sample(self, est, seqs, model, states, rng):
+        """Outputs drawn at every step, in the form of a step-level ``predict``."""
+        values = np.tile(est._y_mean_, (seqs.data.shape[0], 1))
+        values[:, ~est._constant_outputs_] = model.emission.sample(
+            model.theta_e, seqs.data, states, rng)
+        if est._squeeze_output_:
+            values = values[:, 0]
+        return seqs.unpack(values)
 
     def predicted_targets(self, est, seqs):
         """The model's own predictions, in a form ``score_samples`` reads as y:

@@ -172,6 +172,12 @@ class SoftmaxTransitions(TransitionFamily):
         """Gradient (flat) of sum(G * z(theta, U)) with respect to theta."""
         raise NotImplementedError
 
+    @staticmethod
+    def _free_logits(mask, n):
+        """Free logits of the row softmaxes: each row j has (allowed_j - 1)."""
+        allowed = np.full(n, n) if mask is None else np.asarray(mask).sum(axis=1)
+        return int(np.sum(allowed - 1))
+
     def probs(self, theta, U, mask):
         z = self.logits(theta, U)
         softmax_(z, mask)
@@ -265,6 +271,11 @@ class InputTransitions(SoftmaxTransitions):
     def linear(self):
         return self.layer.linear
 
+    def n_free_params(self, mask=None):
+        # every free logit has an intercept and a weight per layer output
+        layer = sum(int(np.prod(shape)) for _, shape, _ in self.layer.blocks())
+        return layer + (self.layer.n_out + 1) * self._free_logits(mask, self.n_states)
+
     def _blocks(self):
         n, h = self.n_states, self.layer.n_out
         return self.layer.blocks() + [("coef", (h, n, n), True),
@@ -299,6 +310,12 @@ class AdditiveTransitions(SoftmaxTransitions):
 
     linear = True
 
+    def n_free_params(self, mask=None):
+        # a constant added to a row of B, or to one feature's weights of every
+        # next state, shifts whole rows of logits
+        n = self.n_states
+        return self._free_logits(mask, n) + self.n_features * (n - 1)
+
     def _blocks(self):
         n, d = self.n_states, self.n_features
         return [("coef", (d, n), True), ("intercept", (n, n), False)]
@@ -327,6 +344,13 @@ class GatedTransitions(SoftmaxTransitions):
             ("gate_coef", (d, n), True),
             ("gate_intercept", (n,), False),
         ]
+
+    def n_free_params(self, mask=None):
+        # the gates multiply the logits: no constant shift leaves them unchanged,
+        # but forbidden transitions' intercepts have no effect
+        if mask is None:
+            return self.n_params
+        return self.n_params - int(np.sum(~np.asarray(mask, dtype=bool)))
 
     def _gate(self, p, U):
         return expit(linear_map(U, p["gate_coef"]) + p["gate_intercept"])
@@ -357,6 +381,9 @@ class HomogeneousTransitions(SoftmaxTransitions):
 
     def _blocks(self):
         return [("intercept", (self.n_states, self.n_states), False)]
+
+    def n_free_params(self, mask=None):
+        return self._free_logits(mask, self.n_states)
 
     def logits(self, theta, U):
         return np.repeat(self.unpack(theta)["intercept"][None], len(U), axis=0)

@@ -6,6 +6,7 @@ import numpy as np
 from scipy.special import softmax
 from sklearn.base import ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted
 
 from ._iohmm import FlatIOHMM
@@ -159,6 +160,14 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         about (n_prefixes + 1) / 2 times more steps, and ``n_init="auto"``
         counts those steps. Sequence-level labels only.
 
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, as in scikit-learn's classifiers: a dict
+        ``{label: weight}``, ``"balanced"`` (n_targets / (n_classes * count of
+        the class), counted with ``sample_weight``) or None (all 1). With
+        sequence-level labels a class weight multiplies its sequences' weights;
+        with step-level labels it is the exponent of the output likelihood of
+        every step labelled with that class.
+
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
@@ -236,6 +245,7 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         "readout": [StrOptions({"last", "mean"})],
         "readout_start": [Interval(numbers.Real, 0, 1, closed="both")],
         "n_prefixes": [Interval(numbers.Integral, 1, None, closed="left")],
+        "class_weight": [StrOptions({"balanced"}), dict, None],
     }
 
     def __init__(
@@ -261,10 +271,12 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         readout="last",
         readout_start=0.5,
         n_prefixes=1,
+        class_weight=None,
     ):
         self.readout = readout
         self.readout_start = readout_start
         self.n_prefixes = n_prefixes
+        self.class_weight = class_weight
         super().__init__(
             n_states,
             transition=transition,
@@ -303,6 +315,20 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
 
     def _readout(self):
         return self.readout, self.readout_start
+
+    def _target_weights(self, seqs, targets, weight):
+        """Class weights: sequence-level labels multiply their sequence's weight
+        (as in scikit-learn); step-level labels raise their step's output
+        likelihood to the weight of its class."""
+        if self.class_weight is None:
+            return weight, None
+        labels = self.classes_[targets.values]
+        seq_of = np.searchsorted(seqs.offsets, targets.steps, side="right") - 1
+        per_class = compute_class_weight(self.class_weight, classes=self.classes_,
+                                         y=labels, sample_weight=weight[seq_of])
+        if targets.step_level:
+            return weight, per_class[targets.values]
+        return weight * per_class[targets.values], None
 
     def predict_proba(self, X):
         """Class probabilities given the inputs.

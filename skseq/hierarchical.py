@@ -325,6 +325,13 @@ class HierarchicalIOHMM(BaseIOHMM):
         return [np.where(values == fill, fill, values // stride % n)
                 for stride, n in zip(strides, n_states, strict=True)]
 
+    def _paths_per_level(self, paths):
+        """Product-state paths (a list, or padded with -1) as one entry per level."""
+        if isinstance(paths, list):
+            per_seq = [self._split_levels(p, -1) for p in paths]
+            return [list(level) for level in zip(*per_seq, strict=True)]
+        return self._split_levels(paths, -1)
+
     def predict_state_proba(self, X):
         """Filtered distribution of every level, P(x^s_t | u_1..u_t).
 
@@ -369,11 +376,30 @@ class HierarchicalIOHMM(BaseIOHMM):
             input, else a padded array (n_sequences, max_len) with -1 after each
             sequence's end.
         """
-        paths = super().decode(X, y)
-        if isinstance(paths, list):
-            per_seq = [self._split_levels(p, -1) for p in paths]
-            return [list(level) for level in zip(*per_seq, strict=True)]
-        return self._split_levels(paths, -1)
+        return self._paths_per_level(super().decode(X, y))
+
+    def sample(self, X, random_state=None):
+        """Draw state paths and outputs given the inputs.
+
+        See :meth:`IOHMMClassifier.sample`; the states come level by level, in
+        the form of :meth:`decode`.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
+        random_state : int, RandomState instance or None, default=None
+            Controls the draws.
+
+        Returns
+        -------
+        y : list of ndarray, or ndarray
+            An output at every step.
+        states : list of length n_levels
+            The drawn path of every level, slowest first.
+        """
+        y, paths = super().sample(X, random_state)
+        return y, self._paths_per_level(paths)
 
     # -- outputs: those of IOHMMClassifier or IOHMMRegressor ------------------
     def predict(self, X, return_std=False):
