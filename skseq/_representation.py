@@ -7,7 +7,8 @@ the sequence did so far; ``features="shape"`` gives it both:
 
 1. the local shape around every step: MiniRocket's dilated kernels (Dempster,
    Schmidt & Webb 2021; :class:`~skseq.preprocessing.DilatedConvolution`),
-   causal, thresholded at quantiles of the training convolutions;
+   causal, thresholded at quantiles of the training convolutions; and its
+   level: every channel thresholded at quantiles of its training values;
 2. summarized over the sequence so far: the running mean of every indicator
    over the prefix (at the last step, MiniRocket's "proportion of positive
    values" of a causal convolution);
@@ -74,12 +75,20 @@ class ShapeFeatures:
     n_dilations : int, default=16
         Dilations, exponentially spaced up to the longest training sequence.
     quantile_range : tuple, default=(0.1, 0.9)
-        Thresholds at quantiles within this range of the training
-        convolutions: the tails give indicators nearly constant over the
-        pooled steps (on ArrowHead, 0.74-0.81 test accuracy with MiniRocket's
-        full range, 0.80-0.89 with this).
+        Thresholds at quantiles drawn at random within this range of the
+        training convolutions: the tails give indicators nearly constant over
+        the pooled steps (on ArrowHead, mean test accuracy over 6 seeds 0.85
+        against 0.81 for MiniRocket's low-discrepancy levels in the same range,
+        and about 0.75 over the full range).
+    n_levels : int, default=16
+        Amplitude indicators per channel, u_t > q at the quantiles
+        (l + 0.5) / n_levels of the channel's training values: the kernels'
+        weights sum to zero, so they see shape but not level (their prefix
+        means are the distribution of the levels seen so far).
     n_components : int, default=128
-        Whitened principal components the output networks see.
+        Whitened principal components the output networks see, at most (and
+        at most ``max(32, n_sequences)``: with few training sequences, many
+        components overfit the output networks).
     n_state_components : int, default=8
         Leading components the state networks see.
     sample_steps : int, default=4000
@@ -90,6 +99,8 @@ class ShapeFeatures:
     ----------
     convolution_ : skseq.preprocessing.DilatedConvolution
         The fitted kernels, dilations and thresholds.
+    levels_ : ndarray of shape (n_channels, n_levels)
+        The amplitude thresholds.
     projection_ : ndarray of shape (n_indicators, n_components_)
         Maps a step's prefix-mean indicators to its features (standardization
         and whitening folded in), after subtracting ``offset_``.
@@ -99,10 +110,12 @@ class ShapeFeatures:
     name = "shape"
 
     def __init__(self, n_indicators=2688, n_dilations=16, quantile_range=(0.1, 0.9),
-                 n_components=128, n_state_components=8, sample_steps=4000):
+                 n_levels=16, n_components=128, n_state_components=8,
+                 sample_steps=4000):
         self.n_indicators = n_indicators
         self.n_dilations = n_dilations
         self.quantile_range = quantile_range
+        self.n_levels = n_levels
         self.n_components = n_components
         self.n_state_components = n_state_components
         self.sample_steps = sample_steps
@@ -120,19 +133,23 @@ class ShapeFeatures:
         n_biases = max(1, self.n_indicators // (84 * len(probe.dilations_)))
         self.convolution_ = DilatedConvolution(
             self.n_dilations, max_dilation=max_dilation, n_biases=n_biases,
-            quantile_range=self.quantile_range,
+            quantile_levels="random", quantile_range=self.quantile_range,
             random_state=rng.randint(2**31)).fit(_as_list(seqs))
         # prefix means at steps drawn from all training sequences
         n_steps = seqs.data.shape[0]
         rows = np.arange(n_steps)
         if n_steps > self.sample_steps:
             rows = np.sort(rng.choice(n_steps, self.sample_steps, replace=False))
+        self.levels_ = np.quantile(
+            seqs.data[rows], (np.arange(self.n_levels) + 0.5) / self.n_levels,
+            axis=0).T  # (n_channels, n_levels)
         pooled = self._walk(seqs, rows, None)[1]
         mean, std = pooled.mean(axis=0), pooled.std(axis=0)
         # Indicators constant on the sample say nothing: left out (a constant
         # series leaves none, and the networks then see a single zero feature).
         varying = np.flatnonzero(std > 1e-12)
-        n_comp = min(self.n_components, varying.size, pooled.shape[0] - 1)
+        n_comp = min(self.n_components, max(32, seqs.n_sequences), varying.size,
+                     pooled.shape[0] - 1)
         self.projection_ = np.zeros((pooled.shape[1], max(n_comp, 1)))
         self.offset_ = np.zeros(max(n_comp, 1))
         if n_comp < 1:
@@ -179,7 +196,7 @@ class ShapeFeatures:
         rows = np.asarray(rows, dtype=np.intp)
         if k is None:
             W_steps, W_rows, c_steps, c_rows = None, None, 0.0, 0.0
-            n_out = conv.biases_.size
+            n_out = conv.biases_.size + self.levels_.size
         else:
             W_steps, c_steps = self.projection_[:, :k], self.offset_[:k]
             W_rows, c_rows = self.projection_, self.offset_
@@ -195,7 +212,9 @@ class ShapeFeatures:
             sum_steps, sum_rows = 0.0, 0.0
             for c0 in range(t0, t1, _CHUNK_STEPS):
                 c1 = min(c0 + _CHUNK_STEPS, t1)
-                indicators = conv._convolve(seqs, np.arange(c0, c1), conv.biases_)
+                indicators = np.hstack([
+                    conv._convolve(seqs, np.arange(c0, c1), conv.biases_),
+                    (seqs.data[c0:c1, :, None] > self.levels_).reshape(c1 - c0, -1)])
                 count = np.arange(c0 - t0 + 1, c1 - t0 + 1)[:, None]
                 if steps is not None:
                     running = np.cumsum(indicators @ W_steps, axis=0) + sum_steps

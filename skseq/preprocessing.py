@@ -586,12 +586,17 @@ class DilatedConvolution(_SequenceTransformer):
         running PPV), like ``RunningPooling(window=pooling)`` or
         ``RunningPooling()`` after this transformer, but without a second copy
         of the output (``"prefix"`` is pooled in place) or its validation.
+    quantile_levels : {"golden", "random"}, default="golden"
+        The quantile levels of the biases: MiniRocket's low-discrepancy
+        sequence frac(j * golden ratio), j = 1, 2, ... over all combinations and
+        biases, or levels drawn uniformly at random for each (with
+        ``random_state``).
     quantile_range : tuple of float, default=(0.0, 1.0)
-        The levels of the bias quantiles, frac(j * golden ratio), are mapped
-        into this range: ``(0.0, 1.0)`` is MiniRocket's; a narrower range such
-        as ``(0.1, 0.9)`` leaves out thresholds in the tails, whose indicators
-        are nearly constant over many steps (on pooled training steps, unlike
-        MiniRocket's one training series per kernel, the tails are long).
+        The levels are mapped into this range: ``(0.0, 1.0)`` is MiniRocket's;
+        a narrower range such as ``(0.1, 0.9)`` leaves out thresholds in the
+        tails, whose indicators are nearly constant over many steps (on pooled
+        training steps, unlike MiniRocket's one training series per kernel, the
+        tails are long).
     subsample : int, default=10_000
         Training steps (drawn at random) whose convolution values give the
         bias quantiles; all steps when there are fewer.
@@ -648,6 +653,7 @@ class DilatedConvolution(_SequenceTransformer):
         "channels": [StrOptions({"combine", "each"})],
         "pooling": [Interval(numbers.Integral, 1, None, closed="left"),
                     StrOptions({"prefix"}), None],
+        "quantile_levels": [StrOptions({"golden", "random"})],
         "quantile_range": [tuple],
         "subsample": [Interval(numbers.Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
@@ -656,8 +662,9 @@ class DilatedConvolution(_SequenceTransformer):
 
     def __init__(self, n_dilations=4, *, max_dilation=None, n_biases=2,
                  output="indicator", causal=True, padding="edge",
-                 channels="combine", pooling=None, quantile_range=(0.0, 1.0),
-                 subsample=10_000, random_state=None, n_jobs=None):
+                 channels="combine", pooling=None, quantile_levels="golden",
+                 quantile_range=(0.0, 1.0), subsample=10_000, random_state=None,
+                 n_jobs=None):
         self.n_dilations = n_dilations
         self.max_dilation = max_dilation
         self.n_biases = n_biases
@@ -666,6 +673,7 @@ class DilatedConvolution(_SequenceTransformer):
         self.padding = padding
         self.channels = channels
         self.pooling = pooling
+        self.quantile_levels = quantile_levels
         self.quantile_range = quantile_range
         self.subsample = subsample
         self.random_state = random_state
@@ -728,13 +736,13 @@ class DilatedConvolution(_SequenceTransformer):
             # refit) would silently mix two settings.
             record_fitted_params(self, ("n_dilations", "max_dilation", "n_biases",
                                         "output", "causal", "padding", "channels",
-                                        "quantile_range", "subsample",
-                                        "random_state"))
+                                        "quantile_levels", "quantile_range",
+                                        "subsample", "random_state"))
         return self
 
     def _fit_biases(self, seqs, rng):
         """Quantiles of each combination's convolution on (a subsample of) the
-        training steps, at the levels frac(j * golden ratio), j = 1, 2, ..."""
+        training steps, at the levels of ``quantile_levels``."""
         n_steps = seqs.data.shape[0]
         rows = np.arange(n_steps)
         if n_steps > self.subsample:
@@ -743,7 +751,10 @@ class DilatedConvolution(_SequenceTransformer):
         values.sort(axis=0)
         n_comb, n_rows = values.shape[1], values.shape[0]
         lo, hi = self.quantile_range
-        levels = np.modf(np.arange(1, n_comb * self.n_biases + 1) * _GOLDEN)[0]
+        if self.quantile_levels == "random":
+            levels = rng.uniform(size=(n_comb, self.n_biases))
+        else:
+            levels = np.modf(np.arange(1, n_comb * self.n_biases + 1) * _GOLDEN)[0]
         levels = lo + (hi - lo) * levels.reshape(n_comb, self.n_biases)
         # Linear interpolation between order statistics (NumPy's default
         # quantile method), for all combinations at once.

@@ -45,16 +45,19 @@ def test_auto_chooses_raw_for_symbols_and_rows_shape_for_series():
 
 
 def test_the_shape_inputs_are_the_projected_prefix_means_of_the_indicators():
-    """Against the public pieces: DilatedConvolution pooled over the prefix, then
-    the projection."""
+    """Against the public pieces: DilatedConvolution pooled over the prefix, and
+    the amplitude indicators' running means by hand, then the projection."""
     X, _ = _series(12)
     seqs = check_sequences(X)
     rep = ShapeFeatures(n_components=16, n_state_components=4).fit(seqs, 0)
     conv = rep.convolution_
     ref_conv = DilatedConvolution(**{**conv.get_params(), "pooling": "prefix"})
     ref_conv.fit(X)
-    pooled = np.concatenate(ref_conv.transform(X))
-    reference = pooled @ rep.projection_ - rep.offset_
+    shape = np.concatenate(ref_conv.transform(X))
+    level = np.concatenate([
+        np.cumsum((x[:, :, None] > rep.levels_).reshape(len(x), -1), axis=0)
+        / np.arange(1, len(x) + 1)[:, None] for x in X])
+    reference = np.hstack([shape, level]) @ rep.projection_ - rep.offset_
     rows = np.array([0, seqs.offsets[3] + 5, seqs.last_steps[-1], seqs.last_steps[2]])
     steps, at_rows = rep.inputs(seqs, rows)
     assert_allclose(steps, reference[:, :4], atol=1e-10)
