@@ -343,18 +343,18 @@ def figure(results):
 
     names = list(results)
     models = [m for m in next(iter(results.values())) if not m.startswith("1-NN")]
-    fig, ax = plt.subplots(figsize=(11, 3.8))
+    fig, ax = plt.subplots(figsize=(12, 3.8))
     width = 0.8 / len(models)
     for k, m in enumerate(models):
         stats = [_stats(results[n].get(m, []), "acc") for n in names]
         mean = [s[0] if s else 0 for s in stats]
-        err = [[s[0] - s[1] if s else 0 for s in stats],
-               [s[2] - s[0] if s else 0 for s in stats]]
+        err = [[max(s[0] - s[1], 0) if s else 0 for s in stats],
+               [max(s[2] - s[0], 0) if s else 0 for s in stats]]
         ax.bar(np.arange(len(names)) + k * width, mean, width, yerr=err, label=m)
     ax.set_xticks(np.arange(len(names)) + 0.4 - width / 2, names)
     ax.set_ylabel("test accuracy (seed range)")
     ax.set_ylim(0, 1)
-    ax.legend(fontsize=6, ncol=2, loc="lower left")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     return fig
 
