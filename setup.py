@@ -17,7 +17,6 @@ DIRECTIVES = {
 }
 
 
-
 def kernel_extension(name, flags=()):
     return Extension(
         f"skseq.{name}",
@@ -28,11 +27,20 @@ def kernel_extension(name, flags=()):
     )
 
 
-# The portable kernels, and on x86-64 the same source built for AVX2 + FMA, which
-# skseq/_inference.py picks at import time when the CPU has them (20% faster at 32
+# The compiled modules: the recursions (forward-backward, Viterbi) and the row
+# operations of the networks (softmax and its gradients).
+MODULES = ("_recursions", "_rows")
+
+# The portable kernels, and on x86-64 the same sources built for AVX2 + FMA, which
+# skseq/_compiled.py picks at import time when the CPU has them (20% faster at 32
 # states, benchmarks/bench_speed.py). A binary built here thus runs anywhere.
-extensions = [kernel_extension("_forward_backward")]
+extensions = [kernel_extension(name) for name in MODULES]
 if platform.machine().lower() in {"x86_64", "amd64"} and sys.platform != "win32":
-    extensions.append(kernel_extension("_forward_backward_avx2", ["-mavx2", "-mfma"]))
+    extensions += [kernel_extension(f"{name}_avx2", ["-mavx2", "-mfma"])
+                   for name in MODULES]
+
+# The convolutions of the per-step representations (skseq/_convolution.pyx): bound
+# by writing their output, an AVX2 build of them is no faster, so portable only.
+extensions.append(kernel_extension("_convolution"))
 
 setup(ext_modules=cythonize(extensions, compiler_directives=DIRECTIVES))
