@@ -35,6 +35,7 @@ from sklearn.decomposition import PCA
 from sklearn.utils.validation import check_is_fitted
 
 from skseq import IOHMMClassifier
+from skseq._layers import InputLayer
 from skseq._transitions import InputTransitions
 from skseq.utils import to_list
 
@@ -217,26 +218,20 @@ class RocketPrefixPCA(TransformerMixin, BaseEstimator):
 
 
 
-class _LeadingInputTransitions(InputTransitions):
-    """The paper's state networks on the first TRANSITION_INPUTS columns only."""
+class _Leading(InputLayer):
+    """h_t = the first TRANSITION_INPUTS columns of u_t (no parameters)."""
 
-    def __init__(self, n_states, n_features):
-        super().__init__(n_states, min(TRANSITION_INPUTS, n_features))
+    @property
+    def n_out(self):
+        return min(TRANSITION_INPUTS, self.n_features)
 
-    def _leading(self, U):
-        return np.ascontiguousarray(U[:, : self.n_features])
-
-    def logits(self, theta, U):
-        return super().logits(theta, self._leading(U))
-
-    def backward(self, theta, U, G):
-        return super().backward(theta, self._leading(U), G)
+    def forward(self, p, U):
+        return np.ascontiguousarray(U[:, : self.n_out])
 
 
 class NarrowIOHMMClassifier(IOHMMClassifier):
     """IOHMMClassifier (transition="input") whose state networks see only the
     first ``TRANSITION_INPUTS`` input columns; the output networks see all."""
 
-    def _families(self, n_features):
-        return (_LeadingInputTransitions(self.n_states, n_features),
-                self._make_emission(n_features))
+    def _make_transition(self, n_features):
+        return InputTransitions(self.n_states, n_features, _Leading(n_features))
