@@ -229,7 +229,8 @@ class MiniRocketClassifier(ClassifierMixin, BaseEstimator):
     ``RidgeClassifierCV(alphas=logspace(-3, 3, 10))``. The transformer is
     sktime's MiniRocket (univariate), MiniRocketMultivariate (several channels)
     or MiniRocketMultivariateVariable (unequal lengths; dilations from the
-    longest training series). Call :func:`warm_up_minirocket` once first so
+    longest training series; series shorter than its kernels, 9 steps, are
+    padded with 0 as sktime offers). Call :func:`warm_up_minirocket` once first so
     that numba's compilation is not timed.
     """
 
@@ -245,7 +246,8 @@ class MiniRocketClassifier(ClassifierMixin, BaseEstimator):
         )
 
         if len({len(x) for x in X}) > 1:
-            return MiniRocketMultivariateVariable(random_state=random_state)
+            return MiniRocketMultivariateVariable(random_state=random_state,
+                                                  pad_value_short_series=0.0)
         if X[0].shape[1] > 1:
             return MiniRocketMultivariate(random_state=random_state)
         return MiniRocket(random_state=random_state)

@@ -63,6 +63,12 @@ class RocketPrefixPCA(TransformerMixin, BaseEstimator):
         short sequences (few dilations) get more of them.
     n_components : int, default=128
         Whitened principal components kept (at most the sample size - 1).
+    levels : int, default=0
+        Amplitude indicators per channel: [u_t,c > q] at ``levels`` evenly
+        spaced quantiles q of the channel's training values (their running mean
+        is the empirical distribution of the levels seen so far). The kernels'
+        weights sum to zero, so without these the representation sees shape,
+        not level.
     window : int or None, default=None
         None: mean over the whole prefix; an int: over the last ``window`` steps.
     n_fit_steps : int, default=4096
@@ -71,8 +77,9 @@ class RocketPrefixPCA(TransformerMixin, BaseEstimator):
     """
 
     def __init__(self, n_dilations=16, n_indicators=2688, n_components=128,
-                 window=None, n_fit_steps=4096, random_state=0):
+                 levels=0, window=None, n_fit_steps=4096, random_state=0):
         self.n_dilations = n_dilations
+        self.levels = levels
         self.n_indicators = n_indicators
         self.n_components = n_components
         self.window = window
@@ -89,6 +96,18 @@ class RocketPrefixPCA(TransformerMixin, BaseEstimator):
         n_ch = data.shape[1]
         # (n, 9 * channels) @ (9 * channels, 84): each kernel's channel subset
         return S.reshape(len(rows), 9 * n_ch) @ self.mixing_[k]
+
+    def _level_indicators(self, data, rows):
+        """(len(rows), n_channels * levels) amplitude indicators."""
+        return (data[rows][:, :, None] > self.level_biases_[None]).reshape(
+            len(rows), -1)
+
+    def _all_indicators(self, data, starts, pos, rows):
+        blocks = [self._indicators(data, starts, pos, rows, k)
+                  for k in range(len(self.dilations_))]
+        if self.levels:
+            blocks.append(self._level_indicators(data, rows))
+        return np.hstack(blocks).astype(np.float32)
 
     def _indicators(self, data, starts, pos, rows, k):
         C = self._conv(data, starts, pos, rows, k)
@@ -160,16 +179,18 @@ class RocketPrefixPCA(TransformerMixin, BaseEstimator):
             q = rng.uniform(0.1, 0.9, size=(len(_KERNELS), self.n_biases_))
             self.biases_.append(np.stack(
                 [np.quantile(C[:, j], q[j]) for j in range(len(_KERNELS))]))
+        levels = (np.arange(self.levels) + 0.5) / max(self.levels, 1)
+        self.level_biases_ = np.quantile(data[sample], levels, axis=0).T
         # Running means of the indicators at the sampled steps, to fit the
         # scaling and the PCA (one pass over the training chunks).
-        n_ind = len(self.dilations_) * len(_KERNELS) * self.n_biases_
+        n_ind = (len(self.dilations_) * len(_KERNELS) * self.n_biases_
+                 + n_ch * self.levels)
         P = np.empty((len(sample), n_ind), dtype=np.float32)
         cached = []
         keep = n_steps * n_ind * 4 <= 1 << 28  # cache the indicators below 256 MB
         for s0, s1 in self._chunks(offsets):
             rows = np.arange(offsets[s0], offsets[s1])
-            I = np.hstack([self._indicators(data, starts, pos, rows, k)
-                           for k in range(len(self.dilations_))]).astype(np.float32)
+            I = self._all_indicators(data, starts, pos, rows)
             if keep:
                 cached.append(I)
             hit = (sample >= rows[0]) & (sample <= rows[-1])
@@ -203,6 +224,10 @@ class RocketPrefixPCA(TransformerMixin, BaseEstimator):
             for k in range(len(self.dilations_)):
                 I = self._indicators(data, starts, pos, rows, k).astype(np.float32)
                 Z += I @ self.projection_[k * n_per:(k + 1) * n_per]
+            if self.levels:
+                end = len(self.dilations_) * n_per
+                Z += (self._level_indicators(data, rows).astype(np.float32)
+                      @ self.projection_[end:])
             out += self._project(Z, offsets[s0:s1 + 1] - offsets[s0])
         return out
 
