@@ -108,7 +108,10 @@ class CategoricalOutputs:
         U, U_rows = est._inputs(seqs, rows)
         zeta = est._filtered(seqs, U, model)
         per_state = model.emission.predict_proba(model.theta_e, U_rows)
-        return rows, np.einsum("ti,tik->tk", zeta[rows], per_state)
+        proba = np.einsum("ti,tik->tk", zeta[rows], per_state)
+        # The mixture sums to 1 up to rounding; divided by its sum, no
+        # probability exceeds 1 by an ulp.
+        return rows, proba / proba.sum(axis=1, keepdims=True)
 
     def _mean_log_proba(self, est, seqs, proba):
         """Mean read-out: per sequence, the mean over its averaged steps of
