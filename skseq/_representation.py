@@ -144,6 +144,12 @@ class ShapeFeatures:
             seqs.data[rows], (np.arange(self.n_levels) + 0.5) / self.n_levels,
             axis=0).T  # (n_channels, n_levels)
         pooled = self._walk(seqs, rows, None)[1]
+        # In an order of their own (by a fixed random projection), so that the
+        # fit does not depend on the order of the sequences, not even through
+        # the rounding of the SVD (whose basis, where eigenvalues repeat, it
+        # would otherwise inherit).
+        key = pooled @ np.random.RandomState(0).standard_normal(pooled.shape[1])
+        pooled = pooled[np.argsort(key, kind="stable")]
         mean, std = pooled.mean(axis=0), pooled.std(axis=0)
         # Indicators constant on the sample say nothing: left out (a constant
         # series leaves none, and the networks then see a single zero feature).
