@@ -416,6 +416,10 @@ class BaseIOHMM(BaseEstimator):
         model; the output at the last step unless the estimator says otherwise."""
         return "last", 1.0
 
+    def _make_representation(self, features):
+        """The (unfitted) input representation named ``features``."""
+        return REPRESENTATIONS[features]()
+
     def _target_weights(self, seqs, targets, weight):
         """The per-sequence weights of the fit and the per-target exponents of the
         output likelihoods (None: all 1); an estimator with class weights
@@ -484,7 +488,7 @@ class BaseIOHMM(BaseEstimator):
         # What the networks see (a warm start keeps the fitted representation)
         if do_init:
             features = resolve(self.features, seqs)
-            representation = REPRESENTATIONS[features]().fit(seqs, rng)
+            representation = self._make_representation(features).fit(seqs, rng)
         else:
             features, representation = self.features_, self.representation_
         inputs = representation.inputs(seqs, targets.steps)
