@@ -4,7 +4,7 @@
 #
 # The kernels only fill the arrays they are given (skseq/_convolve.py is the thin
 # wrapper that checks shapes, allocates and spreads rows or sequences over
-# threads) and release the GIL. Layout as in _forward_backward.pyx: time is the
+# threads) and release the GIL. Layout as in _recursions.pyx: time is the
 # first axis, C-contiguous, all sequences packed one after the other, and
 # `offsets[s]:offsets[s + 1]` are the rows of sequence s.
 #
@@ -20,10 +20,13 @@
 # rounding noise that an indicator at a bias near 0 would turn into random bits)
 # and a large offset in the series costs no precision.
 #
-# Speed: the convolution writes one row of n_combinations * n_biases values per
-# step, and that writing bounds it; an AVX2 + FMA build measured no faster, so
-# unlike _forward_backward this module has no AVX2 twin.
+# Speed: dilated_convolution_fill writes one row of n_combinations * n_biases
+# values per step, and that writing bounds it; an AVX2 + FMA build measured no
+# faster, so unlike _recursions this module has no AVX2 twin.
+# prefix_indicator_fill writes no indicators: it keeps their counts and sums the
+# projections of those that are on (benchmarks/bench_representations.py).
 
+from libc.math cimport fabs
 from libc.stdlib cimport free, malloc
 
 cimport numpy as cnp
@@ -34,10 +37,74 @@ ctypedef cnp.intp_t intp
 
 cdef enum:
     N_TAPS = 9  # taps of every kernel
+    # Steps per block of prefix_indicator_fill: long enough for vector loops,
+    # short enough that a block's window values stay in the L1/L2 cache.
+    BLOCK = 128
+    # Inputs per block of project_rows_fill: 256 rows of 128 weights, 256 kB,
+    # stay in the L2 cache.
+    PANEL = 256
+
+# Columns summed at once, in registers, by prefix_indicator_fill (LANES) and
+# project_rows_fill (ROW_LANES: 8 SSE2 registers, as many independent chains
+# of additions); the wrapper pads the weights' rows with zeros to a multiple.
+cpdef enum:
+    LANES = 8
+    ROW_LANES = 16
 
 
 cdef inline double _max(double x, double y) noexcept nogil:
     return x if x > y else y
+
+
+cdef inline void _fill_window(
+    const double* x,          # IN packed data, n_channels values per step
+    Py_ssize_t n_channels,
+    Py_ssize_t t,             # anchor step
+    Py_ssize_t lo,            # first and last packed step of t's sequence
+    Py_ssize_t hi,
+    intp dil,
+    Py_ssize_t shift,         # taps before the anchor step
+    bint zero_pad,
+    Py_ssize_t stride,        # between consecutive values in window and sums
+    double* window,           # OUT [(ch * 9 + p) * stride] tap p minus the anchor
+    double* sums,             # OUT [ch * stride] the sum of channel ch's taps
+) noexcept nogil:
+    cdef Py_ssize_t ch, p, s
+    cdef double x_t, v, total
+    for ch in range(n_channels):
+        x_t = x[t * n_channels + ch]
+        total = 0.0
+        for p in range(N_TAPS):
+            s = t + (p - shift) * dil
+            if s < lo:
+                v = 0.0 if zero_pad else x[lo * n_channels + ch]
+            elif s > hi:
+                v = 0.0 if zero_pad else x[hi * n_channels + ch]
+            else:
+                v = x[s * n_channels + ch]
+            v = v - x_t
+            window[(ch * N_TAPS + p) * stride] = v
+            total = total + v
+        sums[ch * stride] = total
+
+
+cdef inline double _combination(
+    Py_ssize_t m,             # the combination
+    const intp* pos,          # IN (n_combinations * 3,) taps of weight 2
+    const intp* cptr,         # IN (n_combinations + 1,) channel_ptr
+    const intp* chans,        # IN channels
+    const double* window,     # IN from _fill_window
+    const double* sums,       # IN from _fill_window
+) noexcept nogil:
+    """c = sum over the combination's channels of 3 (g_i + g_j + g_l) - sum_p g_p."""
+    cdef Py_ssize_t k
+    cdef const double* w
+    cdef double c = 0.0
+    for k in range(cptr[m], cptr[m + 1]):
+        w = window + chans[k] * N_TAPS
+        c = c + (3.0 * (w[pos[3 * m]] + w[pos[3 * m + 1]] + w[pos[3 * m + 2]])
+                 - sums[chans[k]])
+    return c
 
 
 def dilated_convolution_fill(
@@ -75,9 +142,8 @@ def dilated_convolution_fill(
     cdef Py_ssize_t n_channels = data.shape[1]
     cdef Py_ssize_t n_dilations = dilations.shape[0]
     cdef Py_ssize_t n_biases = biases.shape[1]
-    cdef Py_ssize_t r, t, s, lo, hi, ch, p, d, m, k, b, shift
-    cdef intp dil
-    cdef double x_t, v, total, c
+    cdef Py_ssize_t r, t, d, m, k, b
+    cdef double c
     # Raw pointers: stores through a memoryview's char* would oblige the compiler
     # to reload every other memoryview's fields after each one.
     cdef const double* x = &data[0, 0]
@@ -86,12 +152,10 @@ def dilated_convolution_fill(
     cdef const intp* chans = &channels[0] if channels.shape[0] else NULL
     cdef const double* bias = &biases[0, 0] if n_biases else NULL
     cdef Py_ssize_t n_out = positions.shape[0] * n_biases
-    cdef const double* w
+    cdef Py_ssize_t shift = 8 if causal else 4  # taps before the anchor step
     cdef double* row
-    # window[ch * 9 + p]: tap p of channel ch minus the anchor value; sums[ch].
     cdef double* window
     cdef double* sums
-    shift = 8 if causal else 4  # taps before the anchor step
     with nogil:
         window = <double*> malloc(n_channels * N_TAPS * sizeof(double))
         sums = <double*> malloc(n_channels * sizeof(double))
@@ -102,33 +166,12 @@ def dilated_convolution_fill(
                 raise MemoryError()
         for r in range(row_start, row_stop):
             t = rows[r]
-            lo = first[r]
-            hi = last[r]
             row = &out[r, 0]
             for d in range(n_dilations):
-                dil = dilations[d]
-                for ch in range(n_channels):
-                    x_t = x[t * n_channels + ch]
-                    total = 0.0
-                    for p in range(N_TAPS):
-                        s = t + (p - shift) * dil
-                        if s < lo:
-                            v = 0.0 if zero_pad else x[lo * n_channels + ch]
-                        elif s > hi:
-                            v = 0.0 if zero_pad else x[hi * n_channels + ch]
-                        else:
-                            v = x[s * n_channels + ch]
-                        v = v - x_t
-                        window[ch * N_TAPS + p] = v
-                        total = total + v
-                    sums[ch] = total
+                _fill_window(x, n_channels, t, first[r], last[r], dilations[d],
+                             shift, zero_pad, 1, window, sums)
                 for m in range(combination_ptr[d], combination_ptr[d + 1]):
-                    c = 0.0
-                    for k in range(cptr[m], cptr[m + 1]):
-                        ch = chans[k]
-                        w = window + ch * N_TAPS
-                        c = c + (3.0 * (w[pos[3 * m]] + w[pos[3 * m + 1]]
-                                        + w[pos[3 * m + 2]]) - sums[ch])
+                    c = _combination(m, pos, cptr, chans, window, sums)
                     if n_biases == 0:
                         row[m] = c
                     else:
@@ -142,6 +185,333 @@ def dilated_convolution_fill(
                     row[k] = <double> (row[k] > bias[k])
         free(window)
         free(sums)
+
+
+def prefix_indicator_fill(
+    const double[:, ::1] data,         # IN (n_steps, n_channels) packed sequences
+    const intp[::1] offsets,           # IN (n_sequences + 1,)
+    const intp[::1] dilations,         # IN (n_dilations,)
+    const intp[::1] combination_ptr,   # IN (n_dilations + 1,) combinations per dilation
+    const intp[:, ::1] positions,      # IN (n_combinations, 3) taps of weight 2
+    const intp[::1] channel_ptr,       # IN (n_combinations + 1,)
+    const intp[::1] channels,          # IN (channel_ptr[-1],) channels summed
+    const double[:, ::1] sorted_biases,  # IN (n_combinations, n_biases) rows increasing
+    const intp[:, ::1] bias_order,     # IN (n_combinations, n_biases) their columns
+    const double[:, ::1] cum_weights,  # IN (n_combinations * (n_biases + 1), width)
+    const double[::1] offset,          # IN (k,)
+    const intp[::1] rows,              # IN (n_rows,) packed steps, increasing
+    const intp[::1] row_dest,          # IN (n_rows,) output row of each
+    bint causal,
+    bint zero_pad,
+    intp seq,                          # the sequence of step t_begin
+    intp t_begin,
+    intp t_end,
+    intp[::1] counts,                  # IN/OUT (n_indicators,)
+    double[:, ::1] running,            # IN/OUT (2, k) running sum, compensation
+    double[:, ::1] steps_out,          # OUT (n_steps, k)
+    double[:, ::1] rows_out,           # OUT (max(row_dest) + 1, n_indicators)
+):
+    """Prefix means of the indicators of ``dilated_convolution_fill``, projected
+    at the packed steps ``t_begin:t_end`` and kept at ``rows``, without writing
+    any step's indicators.
+
+    Indicator ``i = m * n_biases + b`` is ``c_m > biases[m, b]`` (the
+    convolutions as in ``dilated_convolution_fill``, bit for bit). With weights
+    W (n_indicators, k), step t of a sequence starting at t0 gets
+    ``steps_out[t] = sum_{u=t0..t} sum_i [on_i(u)] W[i] / (t - t0 + 1) - offset``,
+    and step ``t = rows[r]`` (every row in ``t_begin:t_end``) gets the prefix
+    means of the indicators,
+    ``rows_out[row_dest[r], i] = #{u in t0..t: on_i(u)} / (t - t0 + 1)``.
+
+    As MiniRocket counts (Dempster et al. 2021, section 3.3), the work runs
+    combination by combination over a block of up to BLOCK steps of one
+    sequence: the block's window values for a dilation, then each
+    combination's convolutions and their comparisons with its biases, in loops
+    over the block's steps that the compiler vectorizes. The biases of
+    combination m come sorted, ``sorted_biases[m, j] = biases[m,
+    bias_order[m, j]]``, so the indicators on at a step are those of the n
+    lowest biases, and their weights sum to ``cum_weights[m * (n_biases + 1) +
+    n]`` (the sum of the weight rows of the n lowest; rows padded with zeros
+    to ``width``, a multiple of LANES): one k-vector per combination and step,
+    whatever n_biases, added into the block's projected vectors, which are then
+    summed along the sequence. A step's vector is summed in one fixed order
+    (by dilation, then combination), so every output of a sequence is the same,
+    bit for bit, whatever the blocks, the calls and the other sequences.
+
+    ``counts`` (the indicators' counts) and ``running`` hold the state of the
+    sequence in progress: reset at every sequence start, so a call starting
+    mid-sequence continues from the state a call ending there left; the caller
+    gives each thread its own.
+
+    Numerics: the counts are exact integers; the running sum of the projected
+    vectors is compensated (Neumaier), so the prefix means are as accurate on
+    a 10^6-step sequence as on a short one.
+
+    ``k == 0``: no projected output.
+    """
+    cdef Py_ssize_t n_channels = data.shape[1]
+    cdef Py_ssize_t n_dilations = dilations.shape[0]
+    cdef Py_ssize_t n_comb = positions.shape[0]
+    cdef Py_ssize_t n_biases = sorted_biases.shape[1]
+    cdef Py_ssize_t n_bins = n_biases + 1
+    cdef Py_ssize_t n_ind = n_comb * n_biases
+    cdef Py_ssize_t k = offset.shape[0]
+    cdef Py_ssize_t width = cum_weights.shape[1]  # k rounded up to LANES
+    cdef Py_ssize_t n_rows = rows.shape[0]
+    cdef Py_ssize_t shift = 8 if causal else 4  # taps before the anchor step
+    cdef Py_ssize_t most = 0  # combinations of the largest dilation group
+    cdef Py_ssize_t a, z, t, b1, n_block, u, u0, u1, d, m, m0, q, ch, j, col, f, f0
+    cdef Py_ssize_t r, r_end, rr
+    cdef intp tally
+    cdef double bias_j, y, acc, n
+    cdef double lanes[LANES]
+    # Raw pointers (see dilated_convolution_fill).
+    cdef const double* x = &data[0, 0]
+    cdef const intp* pos = &positions[0, 0]
+    cdef const intp* cptr = &channel_ptr[0]
+    cdef const intp* chans = &channels[0] if channels.shape[0] else NULL
+    cdef const double* bias = &sorted_biases[0, 0]
+    cdef const intp* order = &bias_order[0, 0]
+    cdef const double* cum = &cum_weights[0, 0] if k else NULL
+    cdef intp* cnt = &counts[0]
+    cdef double* total = &running[0, 0] if k else NULL
+    cdef double* comp = &running[1, 0] if k else NULL
+    cdef const double* gi
+    cdef const double* gj
+    cdef const double* gl
+    cdef const double* gs
+    cdef const double* w
+    cdef intp* row_of
+    cdef double* o
+    cdef double* p_u
+    # Per call, for one block: the window values [(ch * 9 + p) * BLOCK + u]
+    # and their sums [ch * BLOCK + u]; one combination's convolutions, number
+    # of indicators on at each step and histogram of these numbers; the row of
+    # cum_weights each combination of a dilation adds at each step
+    # [(m - m0) * BLOCK + u]; the projected vectors [u * width + f].
+    cdef double* window
+    cdef double* sums
+    cdef double* conv
+    cdef double* n_on
+    cdef intp* hist
+    cdef intp* chosen
+    cdef double* projected
+    for d in range(n_dilations):
+        most = max(most, combination_ptr[d + 1] - combination_ptr[d])
+    with nogil:
+        window = <double*> malloc(n_channels * N_TAPS * BLOCK * sizeof(double))
+        sums = <double*> malloc(n_channels * BLOCK * sizeof(double))
+        conv = <double*> malloc(BLOCK * sizeof(double))
+        n_on = <double*> malloc(BLOCK * sizeof(double))
+        hist = <intp*> malloc(4 * n_bins * sizeof(intp))
+        chosen = <intp*> malloc((most * BLOCK + 1) * sizeof(intp))
+        projected = <double*> malloc((BLOCK * width + 1) * sizeof(double))
+        if (window == NULL or sums == NULL or conv == NULL or n_on == NULL
+                or hist == NULL or chosen == NULL or projected == NULL):
+            free(window)
+            free(sums)
+            free(conv)
+            free(n_on)
+            free(hist)
+            free(chosen)
+            free(projected)
+            with gil:
+                raise MemoryError()
+        r = 0
+        a = offsets[seq]
+        z = offsets[seq + 1]
+        t = t_begin
+        while t < t_end:
+            if t == z:  # the next sequence
+                seq = seq + 1
+                a = z
+                z = offsets[seq + 1]
+            if t == a:
+                for j in range(n_ind):
+                    cnt[j] = 0
+                for f in range(k):
+                    total[f] = 0.0
+                    comp[f] = 0.0
+            # The block: steps t..b1-1 of one sequence, and its rows r..r_end-1.
+            b1 = min(t + BLOCK, z, t_end)
+            n_block = b1 - t
+            r_end = r
+            while r_end < n_rows and rows[r_end] < b1:
+                r_end = r_end + 1
+            for u in range(n_block * width):
+                projected[u] = 0.0
+            for d in range(n_dilations):
+                for u in range(n_block):
+                    _fill_window(x, n_channels, t + u, a, z - 1, dilations[d], shift,
+                                 zero_pad, BLOCK, window + u, sums + u)
+                m0 = combination_ptr[d]
+                for m in range(m0, combination_ptr[d + 1]):
+                    # conv = sum over m's channels of 3 (g_i + g_j + g_l) - sum_p g_p
+                    for u in range(n_block):
+                        conv[u] = 0.0
+                    for q in range(cptr[m], cptr[m + 1]):
+                        ch = chans[q]
+                        gi = window + (ch * N_TAPS + pos[3 * m]) * BLOCK
+                        gj = window + (ch * N_TAPS + pos[3 * m + 1]) * BLOCK
+                        gl = window + (ch * N_TAPS + pos[3 * m + 2]) * BLOCK
+                        gs = sums + ch * BLOCK
+                        for u in range(n_block):
+                            conv[u] = conv[u] + (3.0 * (gi[u] + gj[u] + gl[u]) - gs[u])
+                    # Indicators on: those of the n_on lowest biases.
+                    # (counted in doubles: the compiler vectorizes this loop,
+                    # not one that adds comparisons to integers)
+                    for u in range(n_block):
+                        n_on[u] = 0.0
+                    for j in range(n_biases):
+                        bias_j = bias[m * n_biases + j]
+                        for u in range(n_block):
+                            n_on[u] = n_on[u] + (1.0 if conv[u] > bias_j else 0.0)
+                    # Counts: the indicator of the j-th lowest bias is on at the
+                    # steps with n_on > j; written out at the rows. Four
+                    # histograms, for steps u % 4 = 0..3, so that consecutive
+                    # increments of one bin do not wait for each other.
+                    for j in range(4 * n_bins):
+                        hist[j] = 0
+                    u0 = 0
+                    for rr in range(r, r_end + 1):
+                        u1 = rows[rr] - t + 1 if rr < r_end else n_block
+                        for u in range(u0, u1):
+                            hist[(u & 3) * n_bins + <intp> n_on[u]] += 1
+                        u0 = u1
+                        tally = 0
+                        n = <double> (rows[rr] - a + 1) if rr < r_end else 0.0
+                        for j in range(n_biases - 1, -1, -1):
+                            tally = tally + (hist[j + 1] + hist[n_bins + j + 1]
+                                             + hist[2 * n_bins + j + 1]
+                                             + hist[3 * n_bins + j + 1])
+                            col = m * n_biases + order[m * n_biases + j]
+                            if rr < r_end:
+                                rows_out[row_dest[rr], col] = (cnt[col] + tally) / n
+                            else:
+                                cnt[col] += tally
+                    if k:
+                        row_of = chosen + (m - m0) * BLOCK
+                        for u in range(n_block):
+                            row_of[u] = (m * n_bins + <intp> n_on[u]) * width
+                # The dilation's share of every step's projected vector, LANES
+                # components at a time in registers.
+                if k:
+                    for u in range(n_block):
+                        p_u = projected + u * width
+                        for f0 in range(0, width // LANES):
+                            f0 = f0 * LANES
+                            for f in range(LANES):
+                                lanes[f] = p_u[f0 + f]
+                            for m in range(combination_ptr[d + 1] - m0):
+                                w = cum + chosen[m * BLOCK + u] + f0
+                                for f in range(LANES):
+                                    lanes[f] = lanes[f] + w[f]
+                            for f in range(LANES):
+                                p_u[f0 + f] = lanes[f]
+            for u in range(n_block):
+                if k == 0:
+                    break
+                o = &steps_out[t + u, 0]
+                p_u = projected + u * width
+                n = <double> (t + u - a + 1)
+                for f in range(k):
+                    # Neumaier: the rounding error of every addition goes to
+                    # comp, whichever of the two terms is the larger.
+                    y = p_u[f]
+                    acc = total[f] + y
+                    if fabs(total[f]) >= fabs(y):
+                        comp[f] = comp[f] + ((total[f] - acc) + y)
+                    else:
+                        comp[f] = comp[f] + ((y - acc) + total[f])
+                    total[f] = acc
+                    o[f] = (acc + comp[f]) / n - offset[f]
+            r = r_end
+            t = b1
+        free(window)
+        free(sums)
+        free(conv)
+        free(n_on)
+        free(hist)
+        free(chosen)
+        free(projected)
+
+
+def project_rows_fill(
+    const double[:, ::1] values,     # IN (n_rows, n_in)
+    const double[:, ::1] weights,    # IN (n_in, width), width a multiple of ROW_LANES
+    const double[::1] offset,        # IN (n_out,), n_out <= width
+    const intp[::1] dest,            # IN (n_rows,) output row of each row
+    intp row_start,
+    intp row_stop,
+    double[:, ::1] out,              # OUT (max(dest) + 1, n_out)
+):
+    """``out[dest[r]] = values[r] @ weights[:, :n_out] - offset`` for rows
+    ``row_start:row_stop``, every output summed over ``i = 0, 1, ...`` in
+    order, so that a row's result depends on that row alone, not on the other
+    rows of the call, their number or its position among them (a BLAS product
+    takes other paths for one or two rows than for many, and rounds
+    differently).
+
+    Only a row's nonzero inputs are added: adding ``0 * w`` to a sum started
+    at +0 leaves it as it was, bit for bit, and prefix means of indicators
+    have many zeros. In blocks of PANEL inputs, whose weights stay in the
+    cache while every row adds their terms, ROW_LANES outputs at a time in
+    registers; between blocks the sums wait in a buffer.
+    """
+    cdef Py_ssize_t n_in = values.shape[1]
+    cdef Py_ssize_t width = weights.shape[1]
+    cdef Py_ssize_t n_out = offset.shape[0]
+    cdef Py_ssize_t n_rows = row_stop - row_start
+    cdef Py_ssize_t r, q, n_nz, i, i0, i1, f, f0
+    cdef double a
+    cdef double lanes[ROW_LANES]
+    cdef const double* v = &values[0, 0]
+    cdef const double* wts = &weights[0, 0]
+    cdef const double* v_r
+    cdef const double* w
+    cdef double* s
+    cdef double* partial  # (n_rows, width) sums so far
+    cdef intp* nonzero  # (PANEL,) the row's nonzero inputs in the block
+    if n_rows <= 0:
+        return
+    with nogil:
+        partial = <double*> malloc(n_rows * width * sizeof(double))
+        nonzero = <intp*> malloc(PANEL * sizeof(intp))
+        if partial == NULL or nonzero == NULL:
+            free(partial)
+            free(nonzero)
+            with gil:
+                raise MemoryError()
+        for r in range(n_rows * width):
+            partial[r] = 0.0
+        for i0 in range(0, (n_in + PANEL - 1) // PANEL):
+            i0 = i0 * PANEL
+            i1 = min(i0 + PANEL, n_in)
+            for r in range(n_rows):
+                v_r = v + (row_start + r) * n_in
+                n_nz = 0
+                for i in range(i0, i1):
+                    if v_r[i] != 0.0:
+                        nonzero[n_nz] = i
+                        n_nz = n_nz + 1
+                for f0 in range(0, width // ROW_LANES):
+                    f0 = f0 * ROW_LANES
+                    s = partial + r * width + f0
+                    for f in range(ROW_LANES):
+                        lanes[f] = s[f]
+                    for q in range(n_nz):
+                        i = nonzero[q]
+                        a = v_r[i]
+                        w = wts + i * width + f0
+                        for f in range(ROW_LANES):
+                            lanes[f] = lanes[f] + a * w[f]
+                    for f in range(ROW_LANES):
+                        s[f] = lanes[f]
+        for r in range(n_rows):
+            for f in range(n_out):
+                out[dest[row_start + r], f] = partial[r * width + f] - offset[f]
+        free(partial)
+        free(nonzero)
 
 
 def running_mean_fill(
