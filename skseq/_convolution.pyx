@@ -52,6 +52,16 @@ cpdef enum:
     ROW_LANES = 16
 
 
+cdef void* _scratch(size_t n_values) except NULL nogil:
+    """One block of n_values doubles (or intp, no wider) for a kernel's
+    working arrays, carved by the caller: one allocation to check and free."""
+    cdef void* block = malloc(max(n_values, 1) * sizeof(double))
+    if block == NULL:
+        with gil:
+            raise MemoryError()
+    return block
+
+
 cdef inline double _max(double x, double y) noexcept nogil:
     return x if x > y else y
 
@@ -157,13 +167,8 @@ def dilated_convolution_fill(
     cdef double* window
     cdef double* sums
     with nogil:
-        window = <double*> malloc(n_channels * N_TAPS * sizeof(double))
-        sums = <double*> malloc(n_channels * sizeof(double))
-        if window == NULL or sums == NULL:
-            free(window)
-            free(sums)
-            with gil:
-                raise MemoryError()
+        window = <double*> _scratch(n_channels * (N_TAPS + 1))
+        sums = window + n_channels * N_TAPS
         for r in range(row_start, row_stop):
             t = rows[r]
             row = &out[r, 0]
@@ -184,7 +189,6 @@ def dilated_convolution_fill(
                 for k in range(n_out):
                     row[k] = <double> (row[k] > bias[k])
         free(window)
-        free(sums)
 
 
 def prefix_indicator_fill(
@@ -299,24 +303,14 @@ def prefix_indicator_fill(
     for d in range(n_dilations):
         most = max(most, combination_ptr[d + 1] - combination_ptr[d])
     with nogil:
-        window = <double*> malloc(n_channels * N_TAPS * BLOCK * sizeof(double))
-        sums = <double*> malloc(n_channels * BLOCK * sizeof(double))
-        conv = <double*> malloc(BLOCK * sizeof(double))
-        n_on = <double*> malloc(BLOCK * sizeof(double))
-        hist = <intp*> malloc(4 * n_bins * sizeof(intp))
-        chosen = <intp*> malloc((most * BLOCK + 1) * sizeof(intp))
-        projected = <double*> malloc((BLOCK * width + 1) * sizeof(double))
-        if (window == NULL or sums == NULL or conv == NULL or n_on == NULL
-                or hist == NULL or chosen == NULL or projected == NULL):
-            free(window)
-            free(sums)
-            free(conv)
-            free(n_on)
-            free(hist)
-            free(chosen)
-            free(projected)
-            with gil:
-                raise MemoryError()
+        window = <double*> _scratch(n_channels * (N_TAPS + 1) * BLOCK
+                                    + (2 + most + width) * BLOCK + 4 * n_bins)
+        sums = window + n_channels * N_TAPS * BLOCK
+        conv = sums + n_channels * BLOCK
+        n_on = conv + BLOCK
+        projected = n_on + BLOCK
+        chosen = <intp*> (projected + width * BLOCK)
+        hist = chosen + most * BLOCK
         r = 0
         a = offsets[seq]
         z = offsets[seq + 1]
@@ -428,12 +422,6 @@ def prefix_indicator_fill(
             r = r_end
             t = b1
         free(window)
-        free(sums)
-        free(conv)
-        free(n_on)
-        free(hist)
-        free(chosen)
-        free(projected)
 
 
 def project_rows_fill(
@@ -475,13 +463,8 @@ def project_rows_fill(
     if n_rows <= 0:
         return
     with nogil:
-        partial = <double*> malloc(n_rows * width * sizeof(double))
-        nonzero = <intp*> malloc(PANEL * sizeof(intp))
-        if partial == NULL or nonzero == NULL:
-            free(partial)
-            free(nonzero)
-            with gil:
-                raise MemoryError()
+        partial = <double*> _scratch(n_rows * width + PANEL)
+        nonzero = <intp*> (partial + n_rows * width)
         for r in range(n_rows * width):
             partial[r] = 0.0
         for i0 in range(0, (n_in + PANEL - 1) // PANEL):
@@ -511,7 +494,6 @@ def project_rows_fill(
             for f in range(n_out):
                 out[dest[row_start + r], f] = partial[r * width + f] - offset[f]
         free(partial)
-        free(nonzero)
 
 
 def running_mean_fill(
@@ -544,13 +526,8 @@ def running_mean_fill(
     cdef double* total
     cdef double* comp
     with nogil:
-        total = <double*> malloc(n_features * sizeof(double))
-        comp = <double*> malloc(n_features * sizeof(double))
-        if total == NULL or comp == NULL:
-            free(total)
-            free(comp)
-            with gil:
-                raise MemoryError()
+        total = <double*> _scratch(2 * n_features)
+        comp = total + n_features
         for s in range(seq_start, seq_stop):
             a = offsets[s]
             z = offsets[s + 1]
@@ -588,7 +565,6 @@ def running_mean_fill(
                 for f in range(n_features):
                     o_t[f] = total[f] / n
         free(total)
-        free(comp)
 
 
 def running_max_fill(
@@ -616,10 +592,7 @@ def running_max_fill(
     cdef Py_ssize_t s, a, z, t, f, block, tail
     cdef double* head
     with nogil:
-        head = <double*> malloc(n_features * sizeof(double))
-        if head == NULL:
-            with gil:
-                raise MemoryError()
+        head = <double*> _scratch(n_features)
         for s in range(seq_start, seq_stop):
             a = offsets[s]
             z = offsets[s + 1]
