@@ -201,7 +201,9 @@ def prefix_indicator_fill(
     const intp[::1] channels,          # IN (channel_ptr[-1],) channels summed
     const double[:, ::1] sorted_biases,  # IN (n_combinations, n_biases) rows increasing
     const intp[:, ::1] bias_order,     # IN (n_combinations, n_biases) their columns
-    const double[:, ::1] cum_weights,  # IN (n_combinations * (n_biases + 1), width)
+    intp group_size,                   # combinations per group (see below)
+    const intp[::1] group_ptr,         # IN (n_dilations + 1,) groups per dilation
+    const double[:, ::1] cum_weights,  # IN (group_ptr[-1] * n_states, width)
     const double[::1] offset,          # IN (k,)
     const intp[::1] rows,              # IN (n_rows,) packed steps, increasing
     const intp[::1] row_dest,          # IN (n_rows,) output row of each
@@ -233,14 +235,19 @@ def prefix_indicator_fill(
     combination's convolutions and their comparisons with its biases, in loops
     over the block's steps that the compiler vectorizes. The biases of
     combination m come sorted, ``sorted_biases[m, j] = biases[m,
-    bias_order[m, j]]``, so the indicators on at a step are those of the n
-    lowest biases, and their weights sum to ``cum_weights[m * (n_biases + 1) +
-    n]`` (the sum of the weight rows of the n lowest; rows padded with zeros
-    to ``width``, a multiple of LANES): one k-vector per combination and step,
-    whatever n_biases, added into the block's projected vectors, which are then
-    summed along the sequence. A step's vector is summed in one fixed order
-    (by dilation, then combination), so every output of a sequence is the same,
-    bit for bit, whatever the blocks, the calls and the other sequences.
+    bias_order[m, j]]``, so the indicators on at a step are those of the
+    ``n_m`` lowest biases: their weights add up to one sum of the weight rows
+    of the lowest biases. The table ``cum_weights`` holds these sums for
+    groups of ``g = group_size`` consecutive combinations of a dilation (group
+    ``group_ptr[d] + l`` of dilation d holds its combinations ``g l .. g l + g
+    - 1``, fewer at the end): its row ``G (n_biases + 1)**g + sum_p n_p
+    (n_biases + 1)**(g - 1 - p)`` sums the weight rows of the ``n_p`` lowest
+    biases of group G's members p (rows padded with zeros to ``width``, a
+    multiple of LANES). So a step costs one k-vector per group, whatever
+    n_biases, added into the block's projected vectors, which are then summed
+    along the sequence. A step's vector is summed in one fixed order (by
+    dilation, then group), so every output of a sequence is the same, bit for
+    bit, whatever the blocks, the calls and the other sequences.
 
     ``counts`` (the indicators' counts) and ``running`` hold the state of the
     sequence in progress: reset at every sequence start, so a call starting
@@ -263,8 +270,11 @@ def prefix_indicator_fill(
     cdef Py_ssize_t width = cum_weights.shape[1]  # k rounded up to LANES
     cdef Py_ssize_t n_rows = rows.shape[0]
     cdef Py_ssize_t shift = 8 if causal else 4  # taps before the anchor step
-    cdef Py_ssize_t most = 0  # combinations of the largest dilation group
-    cdef Py_ssize_t a, z, t, b1, n_block, u, u0, u1, d, m, m0, q, ch, j, col, f, f0
+    cdef Py_ssize_t most = 0  # combinations of the largest dilation
+    cdef Py_ssize_t n_states = 1  # table rows per group, (n_biases + 1)**g
+    cdef Py_ssize_t stride  # (n_biases + 1)**(g - 1): the first member's
+    cdef Py_ssize_t a, z, t, b1, n_block, u, u0, u1, d, m, m0, l, q, ch, j, col
+    cdef Py_ssize_t f, f0
     cdef Py_ssize_t r, r_end, rr
     cdef intp tally
     cdef double bias_j, y, acc, n
@@ -291,8 +301,8 @@ def prefix_indicator_fill(
     # Per call, for one block: the window values [(ch * 9 + p) * BLOCK + u]
     # and their sums [ch * BLOCK + u]; one combination's convolutions, number
     # of indicators on at each step and histogram of these numbers; the row of
-    # cum_weights each combination of a dilation adds at each step
-    # [(m - m0) * BLOCK + u]; the projected vectors [u * width + f].
+    # cum_weights each group of a dilation adds at each step [l * BLOCK + u];
+    # the projected vectors [u * width + f].
     cdef double* window
     cdef double* sums
     cdef double* conv
@@ -302,6 +312,9 @@ def prefix_indicator_fill(
     cdef double* projected
     for d in range(n_dilations):
         most = max(most, combination_ptr[d + 1] - combination_ptr[d])
+    for q in range(group_size):
+        n_states = n_states * n_bins
+    stride = n_states // n_bins
     with nogil:
         window = <double*> _scratch(n_channels * (N_TAPS + 1) * BLOCK
                                     + (2 + most + width) * BLOCK + 4 * n_bins)
@@ -384,9 +397,19 @@ def prefix_indicator_fill(
                             else:
                                 cnt[col] += tally
                     if k:
-                        row_of = chosen + (m - m0) * BLOCK
-                        for u in range(n_block):
-                            row_of[u] = (m * n_bins + <intp> n_on[u]) * width
+                        # the group's table row, member by member
+                        l = m - m0
+                        row_of = chosen + (l // group_size) * BLOCK
+                        if l % group_size == 0:
+                            j = (group_ptr[d] + l // group_size) * n_states
+                            for u in range(n_block):
+                                row_of[u] = j + <intp> n_on[u] * stride
+                        else:
+                            j = stride
+                            for q in range(l % group_size):
+                                j = j // n_bins
+                            for u in range(n_block):
+                                row_of[u] = row_of[u] + <intp> n_on[u] * j
                 # The dilation's share of every step's projected vector, LANES
                 # components at a time in registers.
                 if k:
@@ -396,8 +419,8 @@ def prefix_indicator_fill(
                             f0 = f0 * LANES
                             for f in range(LANES):
                                 lanes[f] = p_u[f0 + f]
-                            for m in range(combination_ptr[d + 1] - m0):
-                                w = cum + chosen[m * BLOCK + u] + f0
+                            for l in range(group_ptr[d + 1] - group_ptr[d]):
+                                w = cum + chosen[l * BLOCK + u] * width + f0
                                 for f in range(LANES):
                                     lanes[f] = lanes[f] + w[f]
                             for f in range(LANES):

@@ -20,6 +20,11 @@ _MIN_VALUES_PER_THREAD = 1 << 20
 # Rows whose prefix-mean indicators prefix_indicators holds at once before
 # projecting them: 1,024 x 2,688 indicators are 22 MB.
 _ROWS_PER_CHUNK = 1024
+# prefix_indicator_fill adds one projected vector per pair of combinations when
+# they have at most 2 biases: a pair's table has (n_biases + 1)**2 rows, few
+# enough to stay in the cache (13% faster on 2 biases, as fast on 3).
+_GROUP_SIZE = 2
+_GROUP_MAX_BIASES = 2
 
 
 def kernel_weights(kernel):
@@ -116,6 +121,35 @@ def _padded(n, multiple):
     """n rounded up to a multiple of ``multiple``: the kernels sum that many
     columns at once, so the weights' rows are padded with zeros to it."""
     return -(-n // multiple) * multiple
+
+
+def _group_table(cum_weights, combination_ptr, group_size):
+    """Consecutive combinations of each dilation in groups of ``group_size``
+    (fewer at the end), and the table of their summed weights:
+    ``table[G * n_states + sum_p n_p * (n_biases + 1)**(g - 1 - p)]`` sums
+    ``cum_weights[m_p, n_p]`` over group G's members ``m_p``.
+
+    ``cum_weights`` is (n_combinations + 1, n_biases + 1, width), its last
+    combination zeros (it stands for the members a last group lacks).
+    Returns ``group_ptr`` (n_dilations + 1,), the groups of each dilation,
+    and the table (n_groups * (n_biases + 1)**group_size, width)."""
+    phantom = cum_weights.shape[0] - 1
+    members = []
+    for c0, c1 in zip(combination_ptr[:-1], combination_ptr[1:], strict=True):
+        n_groups = -(-(c1 - c0) // group_size)
+        padded = np.full(n_groups * group_size, phantom)
+        padded[: c1 - c0] = np.arange(c0, c1)
+        members.append(padded.reshape(n_groups, group_size))
+    members = np.concatenate(members)
+    group_ptr = np.concatenate([[0], np.cumsum(
+        -(-np.diff(combination_ptr) // group_size))]).astype(np.intp)
+    width = cum_weights.shape[2]
+    table = cum_weights[members[:, 0]]
+    for p in range(1, group_size):
+        table = table[:, :, None, :] + cum_weights[members[:, p]][:, None, :, :]
+        table = table.reshape(members.shape[0], -1, width)
+    return group_ptr, np.ascontiguousarray(
+        table.reshape(members.shape[0] * table.shape[1], width))
 
 
 def _split_at_sequences(offsets, c0, c1, values_per_step, n_jobs):
@@ -241,16 +275,20 @@ def prefix_indicators(data, offsets, rows, *, dilations, combination_ptr,
     # The biases of each combination in increasing order, and the sums of the
     # weight rows of the j lowest of them (j = 0..n_biases): the indicators on
     # at a step are those of the lowest biases, so one of these sums is the
-    # combination's share of the step's projected vector.
+    # combination's share of the step's projected vector; and a group's share
+    # is one row of the table of their sums over its members.
     bias_order = np.argsort(biases, axis=1, kind="stable").astype(np.intp)
     sorted_biases = np.take_along_axis(biases, bias_order, axis=1)
     width = _padded(k, _convolution.LANES)
-    cum_weights = np.zeros((n_comb, n_biases + 1, width))
+    cum_weights = np.zeros((n_comb + 1, n_biases + 1, width))  # + a row of 0s
     np.cumsum(step_projection.reshape(n_comb, n_biases, k)[
-        np.arange(n_comb)[:, None], bias_order], axis=1, out=cum_weights[:, 1:, :k])
+        np.arange(n_comb)[:, None], bias_order], axis=1,
+        out=cum_weights[:n_comb, 1:, :k])
+    group_size = _GROUP_SIZE if n_biases <= _GROUP_MAX_BIASES and k else 1
+    group_ptr, table = _group_table(cum_weights, combination_ptr, group_size)
     fixed = (data, offsets, dilations, combination_ptr, positions, channel_ptr,
-             channels, sorted_biases, bias_order,
-             cum_weights.reshape(n_comb * (n_biases + 1), width), step_offset)
+             channels, sorted_biases, bias_order, group_size, group_ptr, table,
+             step_offset)
 
     order = np.argsort(rows, kind="stable")
     rows = rows[order]
