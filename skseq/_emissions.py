@@ -352,7 +352,8 @@ class GaussianEmission(EmissionFamily):
     def pack(self, values):
         """Flat standardized vector from parameters in the units of y."""
         std = {name: values[name] for name, _, _ in self.layer.blocks()}
-        std["intercept"] = (np.asarray(values["intercept"]) - self.y_mean) / self.y_scale
+        std["intercept"] = ((np.asarray(values["intercept"]) - self.y_mean)
+                            / self.y_scale)
         if self.layer.n_out:
             std["coef"] = np.asarray(values["coef"]) / self.y_scale
         cov = np.asarray(values["covariance"], dtype=np.float64)

@@ -5,12 +5,14 @@ are checked, outputs allocated, and sequences split into contiguous chunks of
 about equal total length that run on ``n_jobs`` threads.
 """
 
+import functools
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 from joblib import effective_n_jobs
+from threadpoolctl import ThreadpoolController
 
 from ._compiled import recursions as _recursions
 
@@ -28,6 +30,20 @@ class Posteriors(NamedTuple):
     gamma: np.ndarray
     start_post: np.ndarray
     xi: np.ndarray | None
+
+
+@functools.cache
+def _threadpool_controller():
+    # Built once: finding the loaded BLAS libraries takes ~2 ms, a small fit ~20 ms.
+    return ThreadpoolController()
+
+
+def one_blas_thread():
+    """Context: one BLAS thread. The products of a fit are tall and skinny, and
+    L-BFGS-B's vector operations on long parameter vectors ran 30-50x slower
+    with OpenBLAS threads on a loaded 2-core machine; parallelism comes from
+    ``n_jobs``, over sequences, instead."""
+    return _threadpool_controller().limit(limits=1, user_api="blas")
 
 
 # Below this many steps per thread (with 2 states; fewer with more states, in

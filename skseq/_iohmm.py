@@ -31,7 +31,6 @@ and fills the hooks:
   refit; optionally ``_readout()`` (how a class is read off a sequence).
 """
 
-import functools
 import hashlib
 import numbers
 import time
@@ -43,11 +42,11 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
-from threadpoolctl import ThreadpoolController
 
 from ._emissions import inverse_cdf
-from ._inference import Chain, viterbi
+from ._inference import Chain, one_blas_thread, viterbi
 from ._layers import LAYERS
+from ._representation import REPRESENTATIONS, resolve
 from ._restarts import run_restarts, warn_not_converged
 from ._transitions import TRANSITIONS
 from ._validation import (
@@ -62,23 +61,6 @@ from ._validation import (
 # n_init="auto": restarts * steps per fit is about this, within [5, 50] restarts.
 _AUTO_RESTART_STEPS = 100_000
 
-# Below this many (step x state-pair) entries BLAS threads cost more than they
-# save (OpenBLAS thread wake-ups dominate small products and L-BFGS-B's vector ops).
-_BLAS_THREADING_MIN_WORK = 1 << 22
-
-
-@functools.cache
-def _threadpool_controller():
-    # Built once: finding the loaded BLAS libraries takes ~2 ms, a small fit ~20 ms.
-    return ThreadpoolController()
-
-
-def _blas_limits(n_steps, n_states, n_features):
-    """Single-threaded BLAS for small problems."""
-    work = n_steps * n_states * max(n_states, n_features)
-    return _threadpool_controller().limit(
-        limits=1 if work < _BLAS_THREADING_MIN_WORK else None, user_api="blas"
-    )
 
 
 def topology_mask(topology, n_states):
@@ -137,12 +119,15 @@ class _Problem:
     """
 
     def __init__(self, seqs, targets, weight, transition, emission, mask,
-                 fixed_start, alpha, n_jobs, det_penalty=0.0, target_weight=None):
-        self.U = seqs.data
+                 fixed_start, alpha, n_jobs, det_penalty=0.0, target_weight=None,
+                 inputs=None):
+        # What the networks see: the state networks' inputs at every step and
+        # the output networks' at the supervised steps (default: the features).
+        self.U, self.U_targets = (
+            (seqs.data, seqs.data[targets.steps]) if inputs is None else inputs)
         self.offsets = seqs.offsets
         self.steps = targets.steps
         self.y = targets.values
-        self.U_targets = seqs.data[targets.steps]
         self.weight = weight
         self.total_weight = weight.sum()
         # Per-target exponents of the output likelihoods (class weights of
@@ -367,6 +352,7 @@ class BaseIOHMM(BaseEstimator):
     """Base class of the IOHMM estimators. Not for direct use."""
 
     _parameter_constraints: dict = {
+        "features": [StrOptions({"auto", *REPRESENTATIONS})],
         "emission": [StrOptions(set(LAYERS))],
         "n_hidden": [Interval(numbers.Integral, 1, None, closed="left")],
         "startprob": [StrOptions({"learn", "uniform"}), "array-like"],
@@ -386,14 +372,15 @@ class BaseIOHMM(BaseEstimator):
 
     # Parameters that define the fitted model's structure: predicting after one of
     # them changed (set_params without refit) would silently use the wrong model.
-    _structure_params = ("emission", "n_hidden")
+    _structure_params = ("features", "emission", "n_hidden")
 
     # GEM: L-BFGS iterations per M-step, warm-started from the current networks.
     _m_step_max_iter = 10
 
-    def __init__(self, *, emission, n_hidden, startprob, solver, alpha, det_penalty,
-                 n_init, max_iter, tol, init_scale, random_state, verbose, n_jobs,
-                 warm_start):
+    def __init__(self, *, features, emission, n_hidden, startprob, solver, alpha,
+                 det_penalty, n_init, max_iter, tol, init_scale, random_state, verbose,
+                 n_jobs, warm_start):
+        self.features = features
         self.emission = emission
         self.n_hidden = n_hidden
         self.startprob = startprob
@@ -435,16 +422,21 @@ class BaseIOHMM(BaseEstimator):
         changes them."""
         return weight, None
 
-    def _n_init(self, n_steps):
-        """Restarts; "auto" spends more of them where they are cheap.
+    def _n_init(self, n_steps, features):
+        """Restarts; "auto" spends them where they matter and are cheap.
 
-        IOHMM likelihoods have many local optima (paper 000, §6: 10-45% of random
-        starts reach a perfect fit on the Tomita grammars), and on small data
-        restarts both matter most and cost least: 50 restarts up to 2,000 steps,
-        then about 100,000 / n_steps, and never fewer than 5.
+        On raw inputs IOHMM likelihoods have many local optima (paper 000, §6:
+        10-45% of random starts reach a perfect fit on the Tomita grammars), and
+        on small data restarts both matter most and cost least: 50 restarts up
+        to 2,000 steps, then about 100,000 / n_steps, and never fewer than 5. On
+        the shape representation the output networks read rich, whitened
+        features and the fit is close to convex: one start (more were measured
+        to change nothing, ``doc/results/real_data.md``).
         """
         if self.n_init != "auto":
             return self.n_init
+        if features == "shape":
+            return 1
         return int(np.clip(_AUTO_RESTART_STEPS // max(n_steps, 1), 5, 50))
 
     def _validate_X(self, X, reset):
@@ -478,8 +470,7 @@ class BaseIOHMM(BaseEstimator):
         with restore_on_failure(self):
             self._validate_params()
             seqs = self._validate_X(X, reset=True)
-            with _blas_limits(seqs.data.shape[0], self._n_chain_states(),
-                              seqs.n_features):
+            with one_blas_thread():
                 return self._fit(seqs, y, sample_weight)
 
     def _fit(self, seqs, y, sample_weight):
@@ -488,9 +479,20 @@ class BaseIOHMM(BaseEstimator):
         n = self._n_chain_states()
         mask = self._transition_mask()
         fixed_start = _fixed_startprob(self.startprob, n)
-        transition = self._make_transition(seqs.n_features)
-        emission = self._outputs.make_emission(self, n, seqs.n_features)
-        check_memory(self, seqs.data.shape[0], n, transition.n_params + emission.n_params)
+        do_init = not (self.warm_start and hasattr(self, "converged_"))
+        rng = check_random_state(self.random_state)
+        # What the networks see (a warm start keeps the fitted representation)
+        if do_init:
+            features = resolve(self.features, seqs)
+            representation = REPRESENTATIONS[features]().fit(seqs, rng)
+        else:
+            features, representation = self.features_, self.representation_
+        inputs = representation.inputs(seqs, targets.steps)
+        transition = self._make_transition(representation.n_state_features)
+        emission = self._outputs.make_emission(self, n,
+                                               representation.n_output_features)
+        check_memory(self, seqs.data.shape[0], n,
+                     transition.n_params + emission.n_params)
         weight, target_weight = self._target_weights(seqs, targets, weight)
         if self.det_penalty and self.solver != "lbfgs":
             raise ValueError(
@@ -500,11 +502,8 @@ class BaseIOHMM(BaseEstimator):
             )
         problem = _Problem(seqs, targets, weight, transition, emission, mask,
                            fixed_start, self.alpha, self.n_jobs, self.det_penalty,
-                           target_weight)
-
-        do_init = not (self.warm_start and hasattr(self, "converged_"))
-        n_init = self._n_init(seqs.data.shape[0]) if do_init else 1
-        rng = check_random_state(self.random_state)
+                           target_weight, inputs)
+        n_init = self._n_init(seqs.data.shape[0], features) if do_init else 1
         solve = self._solve_em if self.solver == "em" else self._solve_lbfgs
 
         def attempts():
@@ -540,7 +539,7 @@ class BaseIOHMM(BaseEstimator):
             )
         if not best["converged"]:
             advice = "try a larger max_iter or a larger tol"
-            if not _looks_scaled(seqs.data):
+            if not _looks_scaled(problem.U):
                 advice += (", or standardize the inputs (e.g. with skseq.preprocessing"
                            ".Stepwise(StandardScaler())): their scales differ widely")
             warn_not_converged(
@@ -557,6 +556,8 @@ class BaseIOHMM(BaseEstimator):
         self.log_likelihood_ = best["log_likelihood"]
         self.objective_ = best["objective"]
         self.loss_curve_ = best["curve"]
+        self.features_ = features
+        self.representation_ = representation
         self.n_init_ = len(objectives)
         self.init_objectives_ = objectives
         self.step_level_ = targets.step_level
@@ -641,27 +642,34 @@ class BaseIOHMM(BaseEstimator):
         return _FittedModel(transition, emission, theta_t, theta_e, mask,
                             self.startprob_)
 
-    def _transitions(self, seqs, model):
-        check_memory(self, seqs.data.shape[0], self._n_chain_states())
-        return model.transition.probs(model.theta_t, seqs.data, model.mask)
+    def _inputs(self, seqs, rows=()):
+        """What the fitted networks see of the sequences: the state networks'
+        inputs at every step, and the output networks' at ``rows``."""
+        return self.representation_.inputs(seqs, rows)
 
-    def _forward(self, seqs, model, log_emit=None):
-        """The forward pass of the fitted chain: log-likelihoods and filtered
-        distributions, given the emission log-likelihoods (none by default)."""
+    def _transitions(self, U, model):
+        check_memory(self, U.shape[0], self._n_chain_states())
+        return model.transition.probs(model.theta_t, U, model.mask)
+
+    def _forward(self, seqs, U, model, log_emit=None):
+        """The forward pass of the fitted chain on the state networks' inputs U:
+        log-likelihoods and filtered distributions, given the emission
+        log-likelihoods (none by default)."""
         if log_emit is None:
-            log_emit = np.zeros((seqs.data.shape[0], self._n_chain_states()))
+            log_emit = np.zeros((U.shape[0], self._n_chain_states()))
         chain = Chain(model.startprob, log_emit, seqs.offsets, n_jobs=self.n_jobs)
-        return chain.forward(self._transitions(seqs, model))
+        return chain.forward(self._transitions(U, model))
 
-    def _filtered(self, seqs, model):
+    def _filtered(self, seqs, U, model):
         """zeta_t = P(x_t | u_1..t): the state distribution given the inputs only."""
-        return self._forward(seqs, model).gamma
+        return self._forward(seqs, U, model).gamma
 
-    def _log_emissions(self, seqs, model, targets):
-        log_emit = np.zeros((seqs.data.shape[0], self._n_chain_states()))
+    def _log_emissions(self, n_steps, U_targets, model, targets):
+        """Emission log-likelihoods at the supervised steps (0 elsewhere), from
+        the output networks' inputs there."""
+        log_emit = np.zeros((n_steps, self._n_chain_states()))
         log_emit[targets.steps] = model.emission.log_prob(
-            model.theta_e, seqs.data[targets.steps], targets.values
-        )
+            model.theta_e, U_targets, targets.values)
         return log_emit
 
     def predict_state_proba(self, X):
@@ -682,7 +690,8 @@ class BaseIOHMM(BaseEstimator):
             (n_sequences, max_len, n_states) with NaN after each sequence's end.
         """
         seqs = self._checked(X)
-        return seqs.unpack(self._filtered(seqs, self._fitted_model()))
+        U = self._inputs(seqs)[0]
+        return seqs.unpack(self._filtered(seqs, U, self._fitted_model()))
 
     def transition_proba(self, X):
         """Transition matrices P(x_t = i | x_{t-1} = j, u_t) at every step.
@@ -702,7 +711,7 @@ class BaseIOHMM(BaseEstimator):
             padded array (n_sequences, max_len, n_states, n_states), NaN-padded.
         """
         seqs = self._checked(X)
-        probs = self._transitions(seqs, self._fitted_model())
+        probs = self._transitions(self._inputs(seqs)[0], self._fitted_model())
         # a family may share one matrix between all steps
         n = self._n_chain_states()
         return seqs.unpack(np.broadcast_to(probs, (seqs.data.shape[0], n, n)))
@@ -758,9 +767,9 @@ class BaseIOHMM(BaseEstimator):
         """Per-sequence log P(y | u) and the number of targets."""
         targets = self._outputs.encode_targets(self, y, seqs, reset=False)
         model = self._fitted_model()
-        loglik = self._forward(seqs, model,
-                               self._log_emissions(seqs, model, targets)).loglik
-        return loglik, len(targets.steps)
+        U, U_targets = self._inputs(seqs, targets.steps)
+        log_emit = self._log_emissions(U.shape[0], U_targets, model, targets)
+        return self._forward(seqs, U, model, log_emit).loglik, len(targets.steps)
 
     def aic(self, X, y):
         """Akaike information criterion, -2 log P(y | u) + 2 p.
@@ -835,10 +844,10 @@ class BaseIOHMM(BaseEstimator):
         model = self._fitted_model()
         rng = check_random_state(random_state)
         n = self._n_chain_states()
-        trans = np.broadcast_to(self._transitions(seqs, model),
-                                (seqs.data.shape[0], n, n))
+        U, U_all = self._inputs(seqs, np.arange(seqs.data.shape[0]))
+        trans = np.broadcast_to(self._transitions(U, model), (U.shape[0], n, n))
         states = _sample_paths(seqs, model.startprob, trans, rng)
-        y = self._outputs.sample(self, seqs, model, states, rng)
+        y = self._outputs.sample(self, seqs, U_all, model, states, rng)
         return y, seqs.unpack(states, fill=-1)
 
     def decode(self, X, y=None):
@@ -860,12 +869,14 @@ class BaseIOHMM(BaseEstimator):
         seqs = self._checked(X)
         model = self._fitted_model()
         if y is None:
-            log_emit = np.zeros((seqs.data.shape[0], self._n_chain_states()))
+            U = self._inputs(seqs)[0]
+            log_emit = np.zeros((U.shape[0], self._n_chain_states()))
         else:
             targets = self._outputs.encode_targets(self, y, seqs, reset=False)
-            log_emit = self._log_emissions(seqs, model, targets)
+            U, U_targets = self._inputs(seqs, targets.steps)
+            log_emit = self._log_emissions(U.shape[0], U_targets, model, targets)
         with np.errstate(divide="ignore"):
-            log_trans = np.log(self._transitions(seqs, model))
+            log_trans = np.log(self._transitions(U, model))
             log_start = np.log(model.startprob)
         _, path = viterbi(log_start, np.ascontiguousarray(log_trans), log_emit,
                           seqs.offsets, n_jobs=self.n_jobs)

@@ -98,16 +98,20 @@ class CategoricalOutputs:
                 "labels; this one was fitted on step-level labels, whose "
                 "predictions are per step (use readout='last')."
             )
-        model = est._fitted_model()
-        zeta = est._filtered(seqs, model)
         if est.step_level_:
             rows = np.arange(seqs.data.shape[0])
         elif readout == "last":
             rows = seqs.last_steps
         else:
             rows = readout_rows(seqs, readout_start)[0]
-        per_state = model.emission.predict_proba(model.theta_e, seqs.data[rows])
-        return rows, np.einsum("ti,tik->tk", zeta[rows], per_state)
+        model = est._fitted_model()
+        U, U_rows = est._inputs(seqs, rows)
+        zeta = est._filtered(seqs, U, model)
+        per_state = model.emission.predict_proba(model.theta_e, U_rows)
+        proba = np.einsum("ti,tik->tk", zeta[rows], per_state)
+        # The mixture sums to 1 up to rounding; divided by its sum, no
+        # probability exceeds 1 by an ulp.
+        return rows, proba / proba.sum(axis=1, keepdims=True)
 
     def _mean_log_proba(self, est, seqs, proba):
         """Mean read-out: per sequence, the mean over its averaged steps of
@@ -145,10 +149,10 @@ class CategoricalOutputs:
 
     predicted_targets = predict
 
-    def sample(self, est, seqs, model, states, rng):
-        """A label drawn at every step: a list of per-sequence arrays."""
-        labels = est.classes_[model.emission.sample(model.theta_e, seqs.data, states,
-                                                    rng)]
+    def sample(self, est, seqs, U, model, states, rng):
+        """A label drawn at every step (output networks' inputs U): a list of
+        per-sequence arrays."""
+        labels = est.classes_[model.emission.sample(model.theta_e, U, states, rng)]
         return replace(seqs, form="list").unpack(labels)
 
     def score(self, est, seqs, y, targets, weight):
@@ -260,12 +264,14 @@ class GaussianOutputs:
         every step of a step-level model, else each sequence's last step;
         shape (n_rows, n_outputs)."""
         model = est._fitted_model()
-        zeta = est._filtered(seqs, model)
-        rows = slice(None) if est.step_level_ else seqs.last_steps
-        means, cov = model.emission.moments(model.theta_e, seqs.data[rows])
+        rows = (np.arange(seqs.data.shape[0]) if est.step_level_
+                else seqs.last_steps)
+        U, U_rows = est._inputs(seqs, rows)
+        zeta = est._filtered(seqs, U, model)
+        means, cov = model.emission.moments(model.theta_e, U_rows)
         if not np.isfinite(means).all():
             bad = np.flatnonzero(~np.isfinite(means).all(axis=(1, 2)))[0]
-            seq, step = seqs.locate(np.arange(seqs.data.shape[0])[rows][bad])
+            seq, step = seqs.locate(rows[bad])
             raise ValueError(
                 f"X: the predicted mean overflows float64 at sequence {seq}, step "
                 f"{step} (inputs up to {np.abs(seqs.data).max():.3g}); scale the "
@@ -301,11 +307,12 @@ class GaussianOutputs:
             out = [seqs.unpack(o) for o in out]
         return (out[0], out[1]) if return_std else out[0]
 
-    def sample(self, est, seqs, model, states, rng):
-        """Outputs drawn at every step, in the form of a step-level ``predict``."""
+    def sample(self, est, seqs, U, model, states, rng):
+        """Outputs drawn at every step (output networks' inputs U), in the form
+        of a step-level ``predict``."""
         values = np.tile(est._y_mean_, (seqs.data.shape[0], 1))
         values[:, ~est._constant_outputs_] = model.emission.sample(
-            model.theta_e, seqs.data, states, rng)
+            model.theta_e, U, states, rng)
         if est._squeeze_output_:
             values = values[:, 0]
         return seqs.unpack(values)

@@ -8,7 +8,6 @@ scikit-learn's ``LogisticRegression``).
 
 import numpy as np
 
-
 # |logit| bound: beyond it an input-driven logit saturates (inputs near the float64
 # limit would otherwise overflow the product to inf, and inf - inf to NaN).
 _LOGIT_LIMIT = 1e300

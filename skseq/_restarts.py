@@ -64,7 +64,8 @@ def run_restarts(attempts, n_init, *, verbose=0, stop=None):
         if result is None:
             break
         diverged = _diverged(result)
-        objectives.append(np.nan if diverged else float(np.ravel(result["objective"])[0]))
+        objectives.append(np.nan if diverged
+                          else float(np.ravel(result["objective"])[0]))
         if not diverged and (best is None or result["objective"] < best["objective"]):
             best = result
         if verbose:

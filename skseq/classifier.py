@@ -69,6 +69,19 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
     ----------
     n_states : int, default=4
         Number of hidden states. Tune it with ``GridSearchCV``.
+    features : {"auto", "raw", "shape"}, default="auto"
+        What the networks see of each step (see the User Guide,
+        "Input representations"). ``"raw"``: the input features as they are
+        (the paper's model, linear in one step's input). ``"shape"``: the local
+        shape around every step (MiniRocket's dilated kernels, causal,
+        thresholded), averaged over the sequence so far, standardized and
+        projected on 128 whitened principal components; the state networks see
+        the leading 8 of them, the output networks all 128, so raw sequences of
+        any scale need no preprocessing. ``"auto"``: ``"raw"`` for one-step rows
+        (a tabular model) and for symbols (every feature takes at most two
+        values, e.g. one-hot strings or +-1 codes), ``"shape"`` for real-valued
+        series. The choice is
+        ``features_``.
     transition : {"input", "additive", "gated", "homogeneous", "mlp"}, \
             default="input"
         Family of state networks. ``"input"``: one softmax regression of the input
@@ -199,6 +212,12 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         The minimised objective at the solution.
     loss_curve_ : list of float
         The objective at each iteration of the best initialisation.
+    features_ : str
+        The representation used, ``"raw"`` or ``"shape"`` (``features`` with
+        ``"auto"`` resolved on the training data).
+    representation_ : object
+        The fitted representation (for ``"shape"``: ``convolution_``, the fitted
+        :class:`~skseq.preprocessing.DilatedConvolution`, and ``projection_``).
     n_init_ : int
         Number of initialisations run.
     init_objectives_ : ndarray of shape (n_init_,)
@@ -252,6 +271,7 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         self,
         n_states=4,
         *,
+        features="auto",
         transition="input",
         emission="input",
         n_hidden=8,
@@ -279,6 +299,7 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         self.class_weight = class_weight
         super().__init__(
             n_states,
+            features=features,
             transition=transition,
             emission=emission,
             n_hidden=n_hidden,

@@ -58,6 +58,13 @@ class HierarchicalIOHMM(BaseIOHMM):
     n_states : tuple of int, default=(2, 2)
         Number of values of each level, slowest level first; the chain has
         ``prod(n_states)`` product states.
+    features : {"raw", "shape", "auto"}, default="raw"
+        What the networks see of each step: the input features as they are
+        (``"raw"``), or the shape representation of :class:`IOHMMClassifier`
+        (``"shape"``: local shape averaged over the sequence so far, projected;
+        ``"auto"`` chooses as there). Raw by default: the shape representation
+        summarizes a whole prefix, which paid for classifying sequences, while
+        regimes and slow levels are read from the current inputs.
     timescales : tuple of float, default=(10, 1)
         Time scale of each level (>= 1, same length as ``n_states``): level s
         keeps its value with probability at least w_s = 1 - 1/timescale_s at
@@ -152,6 +159,12 @@ class HierarchicalIOHMM(BaseIOHMM):
         The minimised objective at the solution.
     loss_curve_ : list of float
         The objective at each iteration of the best initialisation.
+    features_ : str
+        The representation used, ``"raw"`` or ``"shape"`` (``features`` with
+        ``"auto"`` resolved on the training data).
+    representation_ : object
+        The fitted representation (for ``"shape"``: ``convolution_``, the fitted
+        :class:`~skseq.preprocessing.DilatedConvolution`, and ``projection_``).
     n_init_ : int
         Number of initialisations run.
     init_objectives_ : ndarray of shape (n_init_,)
@@ -223,6 +236,7 @@ class HierarchicalIOHMM(BaseIOHMM):
         self,
         n_states=(2, 2),
         *,
+        features="raw",
         timescales=(10, 1),
         learn_timescales=False,
         task="classification",
@@ -250,6 +264,7 @@ class HierarchicalIOHMM(BaseIOHMM):
         self.covariance_type = covariance_type
         self.min_covar = min_covar
         super().__init__(
+            features=features,
             emission=emission,
             n_hidden=n_hidden,
             startprob=startprob,
@@ -352,7 +367,7 @@ class HierarchicalIOHMM(BaseIOHMM):
             ``(n_sequences, max_len, n_s)`` with NaN after each sequence's end.
         """
         seqs = self._checked(X)
-        zeta = self._filtered(seqs, self._fitted_model())
+        zeta = self._filtered(seqs, self._inputs(seqs)[0], self._fitted_model())
         n_states = self._levels()[0]
         full = zeta.reshape((-1,) + n_states)
         axes = range(1, len(n_states) + 1)

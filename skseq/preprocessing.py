@@ -16,13 +16,13 @@ posteriors, Viterbi paths) and maps its per-step output back onto the raw steps.
 import numbers
 
 import numpy as np
+from joblib import Parallel, delayed
 from sklearn.base import (
     BaseEstimator,
     OneToOneFeatureMixin,
     TransformerMixin,
     clone,
 )
-from joblib import Parallel, delayed
 from sklearn.pipeline import Pipeline
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
@@ -586,6 +586,17 @@ class DilatedConvolution(_SequenceTransformer):
         running PPV), like ``RunningPooling(window=pooling)`` or
         ``RunningPooling()`` after this transformer, but without a second copy
         of the output (``"prefix"`` is pooled in place) or its validation.
+    quantile_levels : {"golden", "random"}, default="golden"
+        The quantile levels of the biases: MiniRocket's low-discrepancy
+        sequence frac(j * golden ratio), j = 1, 2, ... over all combinations and
+        biases, or levels drawn uniformly at random for each (with
+        ``random_state``).
+    quantile_range : tuple of float, default=(0.0, 1.0)
+        The levels are mapped into this range: ``(0.0, 1.0)`` is MiniRocket's;
+        a narrower range such as ``(0.1, 0.9)`` leaves out thresholds in the
+        tails, whose indicators are nearly constant over many steps (on pooled
+        training steps, unlike MiniRocket's one training series per kernel, the
+        tails are long).
     subsample : int, default=10_000
         Training steps (drawn at random) whose convolution values give the
         bias quantiles; all steps when there are fewer.
@@ -642,6 +653,8 @@ class DilatedConvolution(_SequenceTransformer):
         "channels": [StrOptions({"combine", "each"})],
         "pooling": [Interval(numbers.Integral, 1, None, closed="left"),
                     StrOptions({"prefix"}), None],
+        "quantile_levels": [StrOptions({"golden", "random"})],
+        "quantile_range": [tuple],
         "subsample": [Interval(numbers.Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
         "n_jobs": [numbers.Integral, None],
@@ -649,8 +662,9 @@ class DilatedConvolution(_SequenceTransformer):
 
     def __init__(self, n_dilations=4, *, max_dilation=None, n_biases=2,
                  output="indicator", causal=True, padding="edge",
-                 channels="combine", pooling=None, subsample=10_000,
-                 random_state=None, n_jobs=None):
+                 channels="combine", pooling=None, quantile_levels="golden",
+                 quantile_range=(0.0, 1.0), subsample=10_000, random_state=None,
+                 n_jobs=None):
         self.n_dilations = n_dilations
         self.max_dilation = max_dilation
         self.n_biases = n_biases
@@ -659,6 +673,8 @@ class DilatedConvolution(_SequenceTransformer):
         self.padding = padding
         self.channels = channels
         self.pooling = pooling
+        self.quantile_levels = quantile_levels
+        self.quantile_range = quantile_range
         self.subsample = subsample
         self.random_state = random_state
         self.n_jobs = n_jobs
@@ -681,6 +697,13 @@ class DilatedConvolution(_SequenceTransformer):
         """
         with restore_on_failure(self):
             self._validate_params()
+            lo_hi = self.quantile_range
+            if (len(lo_hi) != 2 or not all(isinstance(v, numbers.Real) for v in lo_hi)
+                    or not 0.0 <= lo_hi[0] < lo_hi[1] <= 1.0):
+                raise ValueError(
+                    f"quantile_range must be (low, high) with 0 <= low < high <= 1, "
+                    f"got {lo_hi!r}."
+                )
             seqs = validate_sequences(self, X, reset=True)
             rng = check_random_state(self.random_state)
             max_d = self.max_dilation
@@ -713,12 +736,13 @@ class DilatedConvolution(_SequenceTransformer):
             # refit) would silently mix two settings.
             record_fitted_params(self, ("n_dilations", "max_dilation", "n_biases",
                                         "output", "causal", "padding", "channels",
+                                        "quantile_levels", "quantile_range",
                                         "subsample", "random_state"))
         return self
 
     def _fit_biases(self, seqs, rng):
         """Quantiles of each combination's convolution on (a subsample of) the
-        training steps, at the levels frac(j * golden ratio), j = 1, 2, ..."""
+        training steps, at the levels of ``quantile_levels``."""
         n_steps = seqs.data.shape[0]
         rows = np.arange(n_steps)
         if n_steps > self.subsample:
@@ -726,8 +750,12 @@ class DilatedConvolution(_SequenceTransformer):
         values = self._convolve(seqs, rows, np.empty((len(self.channels_), 0)))
         values.sort(axis=0)
         n_comb, n_rows = values.shape[1], values.shape[0]
-        levels = np.modf(np.arange(1, n_comb * self.n_biases + 1) * _GOLDEN)[0]
-        levels = levels.reshape(n_comb, self.n_biases)
+        lo, hi = self.quantile_range
+        if self.quantile_levels == "random":
+            levels = rng.uniform(size=(n_comb, self.n_biases))
+        else:
+            levels = np.modf(np.arange(1, n_comb * self.n_biases + 1) * _GOLDEN)[0]
+        levels = lo + (hi - lo) * levels.reshape(n_comb, self.n_biases)
         # Linear interpolation between order statistics (NumPy's default
         # quantile method), for all combinations at once.
         pos = levels * (n_rows - 1)

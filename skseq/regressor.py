@@ -25,6 +25,13 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
     ----------
     n_states : int, default=2
         Number of hidden states (regimes).
+    features : {"raw", "shape", "auto"}, default="raw"
+        What the networks see of each step: the input features as they are
+        (``"raw"``), or the shape representation of :class:`IOHMMClassifier`
+        (``"shape"``: local shape averaged over the sequence so far, projected;
+        ``"auto"`` chooses as there). Raw by default: the shape representation
+        summarizes a whole prefix, which paid for classifying sequences, while
+        regimes and slow levels are read from the current inputs.
     transition : {"input", "additive", "gated", "homogeneous", "mlp"}, \
             default="input"
         Family of state networks; see :class:`IOHMMClassifier`.
@@ -116,6 +123,12 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         The minimised objective at the solution.
     loss_curve_ : list of float
         The objective at each iteration of the best initialisation.
+    features_ : str
+        The representation used, ``"raw"`` or ``"shape"`` (``features`` with
+        ``"auto"`` resolved on the training data).
+    representation_ : object
+        The fitted representation (for ``"shape"``: ``convolution_``, the fitted
+        :class:`~skseq.preprocessing.DilatedConvolution`, and ``projection_``).
     n_init_ : int
         Number of initialisations run.
     init_objectives_ : ndarray of shape (n_init_,)
@@ -153,6 +166,7 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         self,
         n_states=2,
         *,
+        features="raw",
         transition="input",
         emission="input",
         n_hidden=8,
@@ -176,6 +190,7 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         self.min_covar = min_covar
         super().__init__(
             n_states,
+            features=features,
             transition=transition,
             emission=emission,
             n_hidden=n_hidden,

@@ -254,7 +254,7 @@ def test_pipeline_cross_val_score():
         X.append(np.cumsum(drift * 0.5 + rng.normal(size=(n, 2)), axis=0) * 50 + 100)
         y.append(drift)
     pipe = make_pipeline(Stepwise(StandardScaler()),
-                         IOHMMClassifier(n_states=2, random_state=0))
+                         IOHMMClassifier(n_states=2, features="raw", random_state=0))
     scores = cross_val_score(pipe, X, np.array(y), cv=3)
     assert scores.mean() > 0.8
 
@@ -268,7 +268,8 @@ def test_long_sequence_fits_and_predicts_within_memory_bar(solver):
     X = [rng.normal(size=(1_000_000, 1))]
     X_fit = X + [rng.normal(size=(5, 1))]
     n = 2
-    clf = IOHMMClassifier(n_states=n, n_init=1, max_iter=3, solver=solver,
+    clf = IOHMMClassifier(n_states=n, features="raw", n_init=1, max_iter=3,
+                          solver=solver,
                           random_state=0)
     tracemalloc.start()
     with warnings.catch_warnings():
@@ -395,7 +396,8 @@ def test_mean_readout_equals_mean_of_prefix_predictions(readout_start):
     """The reference: P(y | u_1..t) is the last-step prediction of the prefix
     u_1..t (filtering is causal), averaged in log by hand."""
     X, y = _signal_data()
-    clf = _fit_quiet(IOHMMClassifier(n_states=3, n_init=1, max_iter=30,
+    clf = _fit_quiet(IOHMMClassifier(n_states=3, features="raw", n_init=1,
+                                     max_iter=30,
                                      random_state=0), X, y)
     expected = []
     for x in X:
@@ -434,7 +436,7 @@ def test_prefix_training_equals_fitting_explicit_prefixes():
     X = [x for x in X if len(x) >= 3]  # three distinct prefixes each
     y = np.arange(len(X)) % 2
     w = np.random.default_rng(0).uniform(0.5, 2.0, size=len(X))
-    kw = dict(n_states=3, n_init=2, max_iter=40, random_state=3)
+    kw = dict(n_states=3, features="raw", n_init=2, max_iter=40, random_state=3)
     ours = _fit_quiet(IOHMMClassifier(n_prefixes=3, **kw), X, y, sample_weight=w)
     ref = _fit_quiet(IOHMMClassifier(**kw), *_explicit_prefixes(X, y, w, 3)[:2],
                      sample_weight=_explicit_prefixes(X, y, w, 3)[2])
@@ -451,7 +453,8 @@ def test_prefix_training_merges_equal_prefixes_of_short_sequences():
     X, y = _signal_data(2)
     X = [x[:2] if s % 3 else x[:1] for s, x in enumerate(X)]
     w = np.ones(len(X))
-    kw = dict(n_states=2, n_init=1, max_iter=200, tol=1e-10, random_state=0)
+    kw = dict(n_states=2, features="raw", n_init=1, max_iter=200, tol=1e-10,
+              random_state=0)
     ours = _fit_quiet(IOHMMClassifier(n_prefixes=4, **kw), X, y)
     Xp, yp, wp = _explicit_prefixes(X, y, w, 4)
     # The objective is that of the duplicated prefixes: exactly, at the solution,

@@ -218,12 +218,13 @@ def test_the_memory_a_fit_needs_is_checked_before_allocating(monkeypatch):
 
 def test_convergence_advice_follows_from_the_inputs():
     X, y = _data(20)
+    params = dict(features="raw", n_init=1, max_iter=2, random_state=0)
     with pytest.warns(ConvergenceWarning) as record:
-        IOHMMClassifier(2, n_init=1, max_iter=2, random_state=0).fit(X, y)
+        IOHMMClassifier(2, **params).fit(X, y)
     assert "standardize" not in str(record[0].message)
     X_raw = [x * [1e4, 1e-3] + [5e4, 0] for x in X]
     with pytest.warns(ConvergenceWarning) as record:
-        IOHMMClassifier(2, n_init=1, max_iter=2, random_state=0).fit(X_raw, y)
+        IOHMMClassifier(2, **params).fit(X_raw, y)
     assert "standardize the inputs" in str(record[0].message)
 
 

@@ -25,11 +25,12 @@ import warnings
 
 import numpy as np
 import pytest
+from _states import assert_same_state, snapshot
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from numpy.testing import assert_allclose
-from sklearn.base import BaseEstimator, is_classifier
+from sklearn.base import is_classifier
 from sklearn.exceptions import NotFittedError
 from sklearn.preprocessing import StandardScaler
 
@@ -200,30 +201,6 @@ def _fitted_copy(name, _cache={}):  # noqa: B006 - a deliberate per-process cach
     return copy.deepcopy(_cache[name])
 
 
-def state_of(est):
-    """Everything a call could change: the instance dict, deep-copied."""
-    return copy.deepcopy(vars(est))
-
-
-def assert_same_state(a, b, where="state"):
-    if isinstance(a, dict):
-        assert a.keys() == b.keys(), where
-        for k in a:
-            assert_same_state(a[k], b[k], f"{where}.{k}")
-    elif isinstance(a, BaseEstimator) or hasattr(a, "__dict__"):  # or a family
-        assert type(a) is type(b), where
-        assert_same_state(vars(a), vars(b), where)
-    elif isinstance(a, (list, tuple)):
-        assert type(a) is type(b) and len(a) == len(b), where
-        for i, (u, v) in enumerate(zip(a, b, strict=True)):
-            assert_same_state(u, v, f"{where}[{i}]")
-    elif isinstance(a, np.ndarray):
-        assert isinstance(b, np.ndarray) and a.dtype == b.dtype, where
-        np.testing.assert_array_equal(a, b, err_msg=where, strict=True)
-    else:
-        assert a == b or (a != a and b != b), where
-
-
 def check_message(exc):
     message = str(exc)
     assert _NAMES.search(message), f"uninformative {type(exc).__name__}: {message!r}"
@@ -290,7 +267,7 @@ def check_fit(name, X, y, sample_weight):
     """fit on fuzzed input: a clear error and an untouched model, or a model
     whose parameters and predictions are finite."""
     est = _fitted_copy(name)
-    before = state_of(est)
+    before = snapshot(est)
     if name == "stepwise":
         with warnings.catch_warnings():
             _strict_warnings(est)
@@ -303,7 +280,7 @@ def check_fit(name, X, y, sample_weight):
     else:
         outcome = call(est, "fit", X, y, sample_weight)
     if outcome != "ok":
-        assert_same_state(state_of(est), before)
+        assert_same_state(snapshot(est), before)
         return outcome
     fitted = [v for k, v in vars(est).items() if k.endswith("_")
               and not k.startswith("_") and isinstance(v, (np.ndarray, float))
@@ -327,9 +304,9 @@ def check_predict(name, method, X, y):
     est = _fitted_copy(name)
     if not hasattr(est, method):
         return "absent"
-    before = state_of(est)
+    before = snapshot(est)
     outcome = call(est, method, X, y)
-    assert_same_state(state_of(est), before)
+    assert_same_state(snapshot(est), before)
     return outcome
 
 

@@ -188,7 +188,8 @@ def test_state_proba_and_decode_split_the_product_state():
     X, y = make_tomita(4, 30, random_state=0)
     model = _fitted(X, y, n_states=(2, 3), n_init=1, max_iter=20, random_state=0)
     seqs = check_sequences(X)
-    zeta = model._filtered(seqs, model._fitted_model()).reshape(-1, 2, 3)  # (t, slow, fast)
+    # (t, slow, fast)
+    zeta = model._filtered(seqs, seqs.data, model._fitted_model()).reshape(-1, 2, 3)
     slow, fast = model.predict_state_proba(X)
     assert_allclose(np.concatenate(slow), zeta.sum(axis=2))
     assert_allclose(np.concatenate(fast), zeta.sum(axis=1))
@@ -287,7 +288,8 @@ def test_slow_level_learns_the_2_sequence_problem_where_the_flat_model_fails():
     # A slow level (time scale 300) carries the class -- and the gradient --
     # across the noise; learning its time scale lets the start state read the
     # pattern at once when the state networks have learned to hold it.
-    kw = dict(emission="state", n_init=3, tol=1e-8, max_iter=300, random_state=0)
+    kw = dict(features="raw", emission="state", n_init=3, tol=1e-8, max_iter=300,
+              random_state=0)
     slow = _fitted(X_train, y_train, n_states=(3,), timescales=(300,),
                    learn_timescales=True, **kw)
     flat = IOHMMClassifier(3, **kw)

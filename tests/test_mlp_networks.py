@@ -36,8 +36,8 @@ def test_mlp_learns_what_linear_state_networks_cannot():
     rng = np.random.default_rng(0)
     X, y = magnitude_data(200, rng)
     X_test, y_test = magnitude_data(300, rng)
-    params = dict(n_states=2, emission="state", solver="em", n_init=3,
-                  random_state=0)
+    params = dict(n_states=2, features="raw", emission="state", solver="em",
+                  n_init=3, random_state=0)
     mlp = IOHMMClassifier(transition="mlp", **params).fit(X, y)
     linear = IOHMMClassifier(transition="input", **params).fit(X, y)
     assert "mlp" in TRANSITIONS
@@ -51,7 +51,8 @@ def test_mlp_monotonic_objective(solver):
     # One more iteration from a warm start never raises the objective.
     rng = np.random.default_rng(1)
     X, y = magnitude_data(50, rng)
-    clf = IOHMMClassifier(2, transition="mlp", solver=solver, max_iter=1,
+    clf = IOHMMClassifier(2, features="raw", transition="mlp", solver=solver,
+                          max_iter=1,
                           warm_start=True, random_state=0)
     objectives = []
     with pytest.warns(Warning):
@@ -73,8 +74,8 @@ def test_mlp_outputs_learn_what_linear_outputs_cannot(solver):
     rng = np.random.default_rng(2)
     X, y = band_data(200, rng)
     X_test, y_test = band_data(300, rng)
-    params = dict(n_states=2, transition="homogeneous", solver=solver, n_init=2,
-                  random_state=0)
+    params = dict(n_states=2, features="raw", transition="homogeneous",
+                  solver=solver, n_init=2, random_state=0)
     mlp = IOHMMClassifier(emission="mlp", n_hidden=4, **params).fit(X, y)
     linear = IOHMMClassifier(emission="input", **params).fit(X, y)
     assert mlp.score(X_test, y_test) >= 0.95

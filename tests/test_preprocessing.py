@@ -220,7 +220,8 @@ def test_sequence_pipeline_with_readout_options_in_grid_search():
         y.append(s % 2)
     pipe = make_pipeline(WindowMean(max_length=10), SequenceFeatures(),
                          Stepwise(StandardScaler()),
-                         IOHMMClassifier(n_states=2, n_init=1, max_iter=50,
+                         IOHMMClassifier(n_states=2, features="raw", n_init=1,
+                                         max_iter=50,
                                          random_state=0))
     grid = {"iohmmclassifier__readout": ["last", "mean"],
             "iohmmclassifier__n_prefixes": [1, 2]}

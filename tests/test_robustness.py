@@ -6,7 +6,6 @@
   a fitted model exactly as it was, and it still predicts the same.
 """
 
-import copy
 import gc
 import os
 import tracemalloc
@@ -14,8 +13,9 @@ import warnings
 
 import numpy as np
 import pytest
+from _states import assert_same_state, snapshot
 from numpy.testing import assert_array_equal
-from sklearn.base import BaseEstimator, is_classifier
+from sklearn.base import is_classifier
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import StandardScaler
 
@@ -153,28 +153,6 @@ MODELS = {
 }
 
 
-def _state(est):
-    return copy.deepcopy(vars(est))
-
-
-def _assert_same(a, b, where="state"):
-    if isinstance(a, BaseEstimator) or hasattr(a, "__dict__"):  # or a family
-        assert type(a) is type(b), where
-        _assert_same(vars(a), vars(b), where)
-    elif isinstance(a, dict):
-        assert a.keys() == b.keys(), where
-        for k in a:
-            _assert_same(a[k], b[k], f"{where}.{k}")
-    elif isinstance(a, (list, tuple)):
-        assert len(a) == len(b), where
-        for i, (u, v) in enumerate(zip(a, b, strict=True)):
-            _assert_same(u, v, f"{where}[{i}]")
-    elif isinstance(a, np.ndarray):
-        assert_array_equal(a, b, err_msg=where, strict=True)
-    else:
-        assert a == b or (a != a and b != b), where
-
-
 def _bad_fits(name, X, y, bad_params):
     X_nan = [x.copy() for x in X]
     X_nan[2][1, 0] = np.nan
@@ -209,15 +187,15 @@ def test_a_failed_fit_leaves_every_fitted_model_as_it_was(name):
         warnings.simplefilter("ignore", ConvergenceWarning)
         est.fit(X, y)
     method = "transform" if name == "stepwise" else "predict"
-    params, state = est.get_params(), _state(est)
+    params, state = est.get_params(), snapshot(est)
     expected = getattr(est, method)(X)
     for case, bad_fit in _bad_fits(name, X, y, bad_params).items():
         with pytest.raises((ValueError, TypeError)):
             bad_fit(est)
-        _assert_same(_state(est), {**state, **{k: v for k, v in _state(est).items()
-                                               if k in bad_params}}, case)
+        changed = {k: v for k, v in snapshot(est).items() if k in bad_params}
+        assert_same_state(snapshot(est), {**state, **changed}, where=case)
         est.set_params(**params)  # predict reads the constructor parameters again
-        _assert_same(_state(est), state, case)
+        assert_same_state(snapshot(est), state, where=case)
         got = getattr(est, method)(X)
         for a, b in zip(got, expected, strict=True):
             assert_array_equal(a, b, err_msg=case)

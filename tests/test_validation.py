@@ -6,7 +6,6 @@ message says what is wrong and where (sequence, step); never an IndexError, a nu
 internal error, or a silent wrong answer.
 """
 
-import copy
 import decimal
 import fractions
 import re
@@ -15,12 +14,12 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from _states import assert_same_state, fitted_state
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from numpy.testing import assert_array_equal
 from scipy import sparse
-from sklearn.base import BaseEstimator
 from sklearn.exceptions import DataConversionWarning, NotFittedError
 
 from skseq import DiscretizedRNNClassifier, IOHMMClassifier
@@ -250,24 +249,8 @@ def test_accepted_forms_pack_as_documented(case):
 
 
 def _fitted(est):
-    """Deep copy of every fitted attribute (public, ending in an underscore)."""
-    return {k: copy.deepcopy(v) for k, v in vars(est).items()
-            if k.endswith("_") and not k.startswith("_")}
-
-
-def _assert_same(a, b):
-    """Equality of fitted states: arrays exactly, estimators by their state."""
-    if isinstance(a, dict):
-        assert a.keys() == b.keys()
-        for k in a:
-            _assert_same(a[k], b[k])
-    elif isinstance(a, BaseEstimator):
-        assert type(a) is type(b)
-        _assert_same(vars(a), vars(b))
-    elif isinstance(a, (np.ndarray, list, tuple)):
-        assert_array_equal(a, b)
-    else:
-        assert a == b or (a != a and b != b)
+    """Deep copy of every public fitted attribute."""
+    return fitted_state(est, public_only=True, deep=True)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.int64, bool, "object"])
@@ -277,7 +260,7 @@ def test_other_numeric_dtypes_give_identical_fits(dtype):
     y = np.arange(8) % 2
     ref = _iohmm().fit(X, y)
     est = _iohmm().fit(X.astype(dtype), y)
-    _assert_same(_fitted(est), _fitted(ref))
+    assert_same_state(_fitted(est), _fitted(ref))
     assert_array_equal(est.predict_proba(X.astype(dtype)), ref.predict_proba(X))
 
 
@@ -291,7 +274,7 @@ def test_padded_list_and_univariate_forms_give_identical_fits():
     y = np.array([0, 1, 1, 0, 1, 0])
     fits = [_iohmm(n_states=3, max_iter=10).fit(X, y) for X in (X_pad, X_list, X_1d)]
     for est, X in zip(fits[1:], (X_list, X_1d), strict=True):
-        _assert_same(_fitted(est), _fitted(fits[0]))
+        assert_same_state(_fitted(est), _fitted(fits[0]))
         assert_array_equal(est.predict_proba(X), fits[0].predict_proba(X_pad))
         for s, states in enumerate(est.predict_state_proba(X)):
             assert_array_equal(states,
@@ -304,8 +287,9 @@ def test_dataframe_is_a_table_with_feature_names():
     est = _iohmm().fit(X, y)
     assert_array_equal(est.feature_names_in_, ["u", "v"])
     ref = _iohmm().fit(X.to_numpy(), y)
-    _assert_same({k: v for k, v in _fitted(est).items() if k != "feature_names_in_"},
-                 _fitted(ref))
+    assert_same_state(
+        {k: v for k, v in _fitted(est).items() if k != "feature_names_in_"},
+        _fitted(ref))
     with pytest.raises(ValueError, match="feature names"):
         est.predict(X.rename(columns={"u": "w"}))
 
@@ -416,7 +400,7 @@ def test_column_vector_y_warns_and_fits_like_1d():
     X, y = _data()
     with pytest.warns(DataConversionWarning, match="column-vector y"):
         est = _iohmm().fit(X, y[:, None])
-    _assert_same(_fitted(est), _fitted(_iohmm().fit(X, y)))
+    assert_same_state(_fitted(est), _fitted(_iohmm().fit(X, y)))
 
 
 def test_step_labels_with_none_as_missing():
@@ -517,7 +501,7 @@ def test_a_failed_fit_leaves_the_fitted_model_as_it_was(kind, make, bad_params):
     params, state, proba = est.get_params(), _fitted(est), est.predict_proba(X)
     with pytest.raises((ValueError, TypeError)):
         _bad_fits(X, y, bad_params)[kind](est)
-    _assert_same(_fitted(est), state)
+    assert_same_state(_fitted(est), state)
     est.set_params(**params)  # predict reads the constructor parameters again
     assert_array_equal(est.predict_proba(X), proba)
 
@@ -528,7 +512,7 @@ def test_a_failed_warm_start_fit_leaves_the_model_as_it_was():
     state = _fitted(est)
     with pytest.raises(ValueError, match="X has 6 sequences but y has 5"):
         est.fit(X, y[:-1])
-    _assert_same(_fitted(est), state)
+    assert_same_state(_fitted(est), state)
 
 
 # -- fuzzing --------------------------------------------------------------------
