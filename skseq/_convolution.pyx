@@ -191,6 +191,91 @@ def dilated_convolution_fill(
         free(window)
 
 
+cdef inline void _count_block(
+    const double* values,      # IN (n_block,) one thresholded value per step
+    Py_ssize_t n_block,
+    const double* thresholds,  # IN (n_thresholds,) increasing
+    const intp* order,         # IN (n_thresholds,) column of each, from col0
+    Py_ssize_t n_thresholds,
+    Py_ssize_t col0,           # the first output column of these indicators
+    Py_ssize_t t,              # the block's first packed step
+    Py_ssize_t a,              # its sequence's first packed step
+    const intp* rows,          # IN the block's rows (packed steps, increasing)
+    const intp* row_dest,      # IN their output rows
+    Py_ssize_t n_block_rows,
+    intp* cnt,                 # IN/OUT the counts so far, by output column
+    double* n_on,              # OUT (n_block,) indicators on at each step
+    intp* hist,                # scratch (4 * (n_thresholds + 1),)
+    double* rows_out,          # OUT [row_dest[rr] * n_ind + col] prefix means
+    Py_ssize_t n_ind,
+) noexcept nogil:
+    """The indicators ``values[u] > thresholds[j]`` of a block of steps: the
+    number on at each step (those of the lowest thresholds), the counts, and
+    the prefix means at the block's rows."""
+    cdef Py_ssize_t n_bins = n_thresholds + 1
+    cdef Py_ssize_t u, u0, u1, j, col, rr
+    cdef intp tally
+    cdef double level, n
+    # (counted in doubles: the compiler vectorizes this loop, not one that
+    # adds comparisons to integers)
+    for u in range(n_block):
+        n_on[u] = 0.0
+    for j in range(n_thresholds):
+        level = thresholds[j]
+        for u in range(n_block):
+            n_on[u] = n_on[u] + (1.0 if values[u] > level else 0.0)
+    # The indicator of the j-th lowest threshold is on at the steps with
+    # n_on > j. Four histograms of n_on, for steps u % 4 = 0..3, so that
+    # consecutive increments of one bin do not wait for each other; read out
+    # at each row, and at the block's end into the counts.
+    for j in range(4 * n_bins):
+        hist[j] = 0
+    u0 = 0
+    for rr in range(n_block_rows + 1):
+        u1 = rows[rr] - t + 1 if rr < n_block_rows else n_block
+        for u in range(u0, u1):
+            hist[(u & 3) * n_bins + <intp> n_on[u]] += 1
+        u0 = u1
+        tally = 0
+        n = <double> (rows[rr] - a + 1) if rr < n_block_rows else 0.0
+        for j in range(n_thresholds - 1, -1, -1):
+            tally = tally + (hist[j + 1] + hist[n_bins + j + 1]
+                             + hist[2 * n_bins + j + 1] + hist[3 * n_bins + j + 1])
+            col = col0 + order[j]
+            if rr < n_block_rows:
+                rows_out[row_dest[rr] * n_ind + col] = (cnt[col] + tally) / n
+            else:
+                cnt[col] += tally
+
+
+cdef inline void _add_rows(
+    double* projected,         # IN/OUT (n_block * width,) the block's vectors
+    Py_ssize_t n_block,
+    const double* table,       # IN (n_table_rows * width,)
+    Py_ssize_t width,          # a multiple of LANES
+    const intp* chosen,        # IN [l * BLOCK + u] table row of term l at step u
+    Py_ssize_t n_terms,
+) noexcept nogil:
+    """Add to every step's projected vector its n_terms table rows, in order,
+    LANES components at a time in registers."""
+    cdef Py_ssize_t u, l, f, f0
+    cdef double lanes[LANES]
+    cdef const double* w
+    cdef double* p_u
+    for u in range(n_block):
+        p_u = projected + u * width
+        for f0 in range(0, width // LANES):
+            f0 = f0 * LANES
+            for f in range(LANES):
+                lanes[f] = p_u[f0 + f]
+            for l in range(n_terms):
+                w = table + chosen[l * BLOCK + u] * width + f0
+                for f in range(LANES):
+                    lanes[f] = lanes[f] + w[f]
+            for f in range(LANES):
+                p_u[f0 + f] = lanes[f]
+
+
 def prefix_indicator_fill(
     const double[:, ::1] data,         # IN (n_steps, n_channels) packed sequences
     const intp[::1] offsets,           # IN (n_sequences + 1,)
@@ -201,9 +286,11 @@ def prefix_indicator_fill(
     const intp[::1] channels,          # IN (channel_ptr[-1],) channels summed
     const double[:, ::1] sorted_biases,  # IN (n_combinations, n_biases) rows increasing
     const intp[:, ::1] bias_order,     # IN (n_combinations, n_biases) their columns
+    const double[:, ::1] sorted_levels,  # IN (n_channels, n_levels) rows increasing
+    const intp[:, ::1] level_order,    # IN (n_channels, n_levels) their columns
     intp group_size,                   # combinations per group (see below)
     const intp[::1] group_ptr,         # IN (n_dilations + 1,) groups per dilation
-    const double[:, ::1] cum_weights,  # IN (group_ptr[-1] * n_states, width)
+    const double[:, ::1] cum_weights,  # IN (n_table_rows, width) see below
     const double[::1] offset,          # IN (k,)
     const intp[::1] rows,              # IN (n_rows,) packed steps, increasing
     const intp[::1] row_dest,          # IN (n_rows,) output row of each
@@ -217,13 +304,15 @@ def prefix_indicator_fill(
     double[:, ::1] steps_out,          # OUT (n_steps, k)
     double[:, ::1] rows_out,           # OUT (max(row_dest) + 1, n_indicators)
 ):
-    """Prefix means of the indicators of ``dilated_convolution_fill``, projected
-    at the packed steps ``t_begin:t_end`` and kept at ``rows``, without writing
-    any step's indicators.
+    """Prefix means of indicators, projected at the packed steps
+    ``t_begin:t_end`` and kept at ``rows``, without writing any step's
+    indicators.
 
-    Indicator ``i = m * n_biases + b`` is ``c_m > biases[m, b]`` (the
-    convolutions as in ``dilated_convolution_fill``, bit for bit). With weights
-    W (n_indicators, k), step t of a sequence starting at t0 gets
+    The indicators of a step t: first ``c_m > biases[m, b]`` (column
+    ``m * n_biases + b``; the convolutions of ``dilated_convolution_fill``,
+    bit for bit), then the levels ``data[t, ch] > levels[ch, l]`` (column
+    ``n_combinations * n_biases + ch * n_levels + l``). With weights W
+    (n_indicators, k), step t of a sequence starting at t0 gets
     ``steps_out[t] = sum_{u=t0..t} sum_i [on_i(u)] W[i] / (t - t0 + 1) - offset``,
     and step ``t = rows[r]`` (every row in ``t_begin:t_end``) gets the prefix
     means of the indicators,
@@ -233,21 +322,24 @@ def prefix_indicator_fill(
     combination by combination over a block of up to BLOCK steps of one
     sequence: the block's window values for a dilation, then each
     combination's convolutions and their comparisons with its biases, in loops
-    over the block's steps that the compiler vectorizes. The biases of
-    combination m come sorted, ``sorted_biases[m, j] = biases[m,
-    bias_order[m, j]]``, so the indicators on at a step are those of the
-    ``n_m`` lowest biases: their weights add up to one sum of the weight rows
-    of the lowest biases. The table ``cum_weights`` holds these sums for
-    groups of ``g = group_size`` consecutive combinations of a dilation (group
-    ``group_ptr[d] + l`` of dilation d holds its combinations ``g l .. g l + g
-    - 1``, fewer at the end): its row ``G (n_biases + 1)**g + sum_p n_p
-    (n_biases + 1)**(g - 1 - p)`` sums the weight rows of the ``n_p`` lowest
-    biases of group G's members p (rows padded with zeros to ``width``, a
-    multiple of LANES). So a step costs one k-vector per group, whatever
-    n_biases, added into the block's projected vectors, which are then summed
-    along the sequence. A step's vector is summed in one fixed order (by
-    dilation, then group), so every output of a sequence is the same, bit for
-    bit, whatever the blocks, the calls and the other sequences.
+    over the block's steps that the compiler vectorizes; then each channel's
+    values and their levels. The biases of combination m come sorted,
+    ``sorted_biases[m, j] = biases[m, bias_order[m, j]]`` (and the levels
+    likewise), so the indicators on at a step are those of the ``n_m`` lowest
+    biases: their weights add up to one sum of the weight rows of the lowest
+    biases. The table ``cum_weights`` holds these sums (rows padded with zeros
+    to ``width``, a multiple of LANES): for groups of ``g = group_size``
+    consecutive combinations of a dilation (group ``group_ptr[d] + l`` of
+    dilation d holds its combinations ``g l .. g l + g - 1``, fewer at the
+    end), row ``G (n_biases + 1)**g + sum_p n_p (n_biases + 1)**(g - 1 - p)``
+    sums the weight rows of the ``n_p`` lowest biases of group G's members p;
+    after the groups' rows, row ``ch * (n_levels + 1) + n`` sums those of the
+    n lowest levels of channel ch. So a step costs one k-vector per group and
+    channel, whatever the number of thresholds, added into the block's
+    projected vectors, which are then summed along the sequence. A step's
+    vector is summed in one fixed order (by dilation, then group; then
+    channel), so every output of a sequence is the same, bit for bit, whatever
+    the blocks, the calls and the other sequences.
 
     ``counts`` (the indicators' counts) and ``running`` hold the state of the
     sequence in progress: reset at every sequence start, so a call starting
@@ -264,21 +356,20 @@ def prefix_indicator_fill(
     cdef Py_ssize_t n_dilations = dilations.shape[0]
     cdef Py_ssize_t n_comb = positions.shape[0]
     cdef Py_ssize_t n_biases = sorted_biases.shape[1]
+    cdef Py_ssize_t n_levels = sorted_levels.shape[1]
     cdef Py_ssize_t n_bins = n_biases + 1
-    cdef Py_ssize_t n_ind = n_comb * n_biases
+    cdef Py_ssize_t n_conv = n_comb * n_biases  # the convolutions' indicators
+    cdef Py_ssize_t n_ind = n_conv + n_channels * n_levels
     cdef Py_ssize_t k = offset.shape[0]
     cdef Py_ssize_t width = cum_weights.shape[1]  # k rounded up to LANES
     cdef Py_ssize_t n_rows = rows.shape[0]
     cdef Py_ssize_t shift = 8 if causal else 4  # taps before the anchor step
-    cdef Py_ssize_t most = 0  # combinations of the largest dilation
+    cdef Py_ssize_t most = n_channels  # terms of the largest stage
     cdef Py_ssize_t n_states = 1  # table rows per group, (n_biases + 1)**g
     cdef Py_ssize_t stride  # (n_biases + 1)**(g - 1): the first member's
-    cdef Py_ssize_t a, z, t, b1, n_block, u, u0, u1, d, m, m0, l, q, ch, j, col
-    cdef Py_ssize_t f, f0
-    cdef Py_ssize_t r, r_end, rr
-    cdef intp tally
-    cdef double bias_j, y, acc, n
-    cdef double lanes[LANES]
+    cdef Py_ssize_t level_rows  # the first table row of the levels
+    cdef Py_ssize_t a, z, t, b1, n_block, u, d, m, m0, l, q, ch, j, f, r, r_end
+    cdef double y, acc, n
     # Raw pointers (see dilated_convolution_fill).
     cdef const double* x = &data[0, 0]
     cdef const intp* pos = &positions[0, 0]
@@ -286,7 +377,12 @@ def prefix_indicator_fill(
     cdef const intp* chans = &channels[0] if channels.shape[0] else NULL
     cdef const double* bias = &sorted_biases[0, 0]
     cdef const intp* order = &bias_order[0, 0]
+    cdef const double* level = &sorted_levels[0, 0] if n_levels else NULL
+    cdef const intp* lorder = &level_order[0, 0] if n_levels else NULL
     cdef const double* cum = &cum_weights[0, 0] if k else NULL
+    cdef const intp* row_at = &rows[0] if n_rows else NULL
+    cdef const intp* dest_at = &row_dest[0] if n_rows else NULL
+    cdef double* out_rows = &rows_out[0, 0] if rows_out.shape[0] else NULL
     cdef intp* cnt = &counts[0]
     cdef double* total = &running[0, 0] if k else NULL
     cdef double* comp = &running[1, 0] if k else NULL
@@ -294,15 +390,15 @@ def prefix_indicator_fill(
     cdef const double* gj
     cdef const double* gl
     cdef const double* gs
-    cdef const double* w
     cdef intp* row_of
     cdef double* o
     cdef double* p_u
     # Per call, for one block: the window values [(ch * 9 + p) * BLOCK + u]
-    # and their sums [ch * BLOCK + u]; one combination's convolutions, number
-    # of indicators on at each step and histogram of these numbers; the row of
-    # cum_weights each group of a dilation adds at each step [l * BLOCK + u];
-    # the projected vectors [u * width + f].
+    # and their sums [ch * BLOCK + u]; one combination's convolutions (or one
+    # channel's values), the number of its indicators on at each step and
+    # their histogram; the table row each group of a dilation (or each
+    # channel) adds at each step [l * BLOCK + u]; the projected vectors
+    # [u * width + f].
     cdef double* window
     cdef double* sums
     cdef double* conv
@@ -315,9 +411,11 @@ def prefix_indicator_fill(
     for q in range(group_size):
         n_states = n_states * n_bins
     stride = n_states // n_bins
+    level_rows = group_ptr[n_dilations] * n_states
     with nogil:
-        window = <double*> _scratch(n_channels * (N_TAPS + 1) * BLOCK
-                                    + (2 + most + width) * BLOCK + 4 * n_bins)
+        window = <double*> _scratch(
+            n_channels * (N_TAPS + 1) * BLOCK + (2 + most + width) * BLOCK
+            + 4 * (max(n_biases, n_levels) + 1))
         sums = window + n_channels * N_TAPS * BLOCK
         conv = sums + n_channels * BLOCK
         n_on = conv + BLOCK
@@ -364,38 +462,10 @@ def prefix_indicator_fill(
                         gs = sums + ch * BLOCK
                         for u in range(n_block):
                             conv[u] = conv[u] + (3.0 * (gi[u] + gj[u] + gl[u]) - gs[u])
-                    # Indicators on: those of the n_on lowest biases.
-                    # (counted in doubles: the compiler vectorizes this loop,
-                    # not one that adds comparisons to integers)
-                    for u in range(n_block):
-                        n_on[u] = 0.0
-                    for j in range(n_biases):
-                        bias_j = bias[m * n_biases + j]
-                        for u in range(n_block):
-                            n_on[u] = n_on[u] + (1.0 if conv[u] > bias_j else 0.0)
-                    # Counts: the indicator of the j-th lowest bias is on at the
-                    # steps with n_on > j; written out at the rows. Four
-                    # histograms, for steps u % 4 = 0..3, so that consecutive
-                    # increments of one bin do not wait for each other.
-                    for j in range(4 * n_bins):
-                        hist[j] = 0
-                    u0 = 0
-                    for rr in range(r, r_end + 1):
-                        u1 = rows[rr] - t + 1 if rr < r_end else n_block
-                        for u in range(u0, u1):
-                            hist[(u & 3) * n_bins + <intp> n_on[u]] += 1
-                        u0 = u1
-                        tally = 0
-                        n = <double> (rows[rr] - a + 1) if rr < r_end else 0.0
-                        for j in range(n_biases - 1, -1, -1):
-                            tally = tally + (hist[j + 1] + hist[n_bins + j + 1]
-                                             + hist[2 * n_bins + j + 1]
-                                             + hist[3 * n_bins + j + 1])
-                            col = m * n_biases + order[m * n_biases + j]
-                            if rr < r_end:
-                                rows_out[row_dest[rr], col] = (cnt[col] + tally) / n
-                            else:
-                                cnt[col] += tally
+                    _count_block(conv, n_block, bias + m * n_biases,
+                                 order + m * n_biases, n_biases, m * n_biases, t, a,
+                                 row_at + r, dest_at + r, r_end - r, cnt, n_on, hist,
+                                 out_rows, n_ind)
                     if k:
                         # the group's table row, member by member
                         l = m - m0
@@ -410,21 +480,25 @@ def prefix_indicator_fill(
                                 j = j // n_bins
                             for u in range(n_block):
                                 row_of[u] = row_of[u] + <intp> n_on[u] * j
-                # The dilation's share of every step's projected vector, LANES
-                # components at a time in registers.
                 if k:
+                    _add_rows(projected, n_block, cum, width, chosen,
+                              group_ptr[d + 1] - group_ptr[d])
+            if n_levels:
+                for ch in range(n_channels):
                     for u in range(n_block):
-                        p_u = projected + u * width
-                        for f0 in range(0, width // LANES):
-                            f0 = f0 * LANES
-                            for f in range(LANES):
-                                lanes[f] = p_u[f0 + f]
-                            for l in range(group_ptr[d + 1] - group_ptr[d]):
-                                w = cum + chosen[l * BLOCK + u] * width + f0
-                                for f in range(LANES):
-                                    lanes[f] = lanes[f] + w[f]
-                            for f in range(LANES):
-                                p_u[f0 + f] = lanes[f]
+                        conv[u] = x[(t + u) * n_channels + ch]
+                    _count_block(conv, n_block, level + ch * n_levels,
+                                 lorder + ch * n_levels, n_levels,
+                                 n_conv + ch * n_levels, t, a, row_at + r,
+                                 dest_at + r, r_end - r, cnt, n_on, hist, out_rows,
+                                 n_ind)
+                    if k:
+                        row_of = chosen + ch * BLOCK
+                        for u in range(n_block):
+                            row_of[u] = (level_rows + ch * (n_levels + 1)
+                                         + <intp> n_on[u])
+                if k:
+                    _add_rows(projected, n_block, cum, width, chosen, n_channels)
             for u in range(n_block):
                 if k == 0:
                     break

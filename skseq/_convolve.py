@@ -123,6 +123,20 @@ def _padded(n, multiple):
     return -(-n // multiple) * multiple
 
 
+def _sorted_thresholds(thresholds, weights, width):
+    """Each row of thresholds in increasing order, their columns, and the sums
+    of the weight rows of the j lowest (j = 0..n_thresholds) of each row,
+    padded with zeros to ``width`` columns and followed by a row of zeros:
+    (n_rows + 1, n_thresholds + 1, width)."""
+    n_rows, n_thresholds = thresholds.shape
+    k = weights.shape[1]
+    order = np.argsort(thresholds, axis=1, kind="stable").astype(np.intp)
+    cum = np.zeros((n_rows + 1, n_thresholds + 1, width))
+    np.cumsum(weights.reshape(n_rows, n_thresholds, k)[
+        np.arange(n_rows)[:, None], order], axis=1, out=cum[:n_rows, 1:, :k])
+    return order, np.take_along_axis(thresholds, order, axis=1), cum
+
+
 def _group_table(cum_weights, combination_ptr, group_size):
     """Consecutive combinations of each dilation in groups of ``group_size``
     (fewer at the end), and the table of their summed weights:
@@ -213,14 +227,16 @@ def dilated_convolution(data, offsets, rows, *, dilations, combination_ptr,
 
 def prefix_indicators(data, offsets, rows, *, dilations, combination_ptr,
                       positions, channel_ptr, channels, biases, causal, zero_pad,
-                      step_projection=None, step_offset=None, row_projection=None,
-                      row_offset=None, n_jobs=None):
-    """Prefix means of the indicators of :func:`dilated_convolution`, projected
-    at every step and at the packed steps ``rows``, without writing any step's
-    indicators.
+                      levels=None, step_projection=None, step_offset=None,
+                      row_projection=None, row_offset=None, n_jobs=None):
+    """Prefix means of the indicators of :func:`dilated_convolution` (and of
+    amplitude levels), projected at every step and at the packed steps
+    ``rows``, without writing any step's indicators.
 
-    With ``on_i(u)`` the indicators at step u (``i = m * n_biases + b``, as
-    :func:`dilated_convolution` orders them) and
+    With ``on_i(u)`` the indicators at step u (first the convolutions',
+    ``i = m * n_biases + b``, as :func:`dilated_convolution` orders them; then
+    the levels', ``data[u, c] > levels[c, l]`` at
+    ``i = n_combinations * n_biases + c * n_levels + l``) and
     ``p_i(t) = sum_{u=t0..t} on_i(u) / (t - t0 + 1)`` their means over the
     steps ``t0..t`` of t's sequence so far, every step t gets
     ``p(t) @ step_projection - step_offset`` and ``rows[r]`` gets
@@ -235,11 +251,13 @@ def prefix_indicators(data, offsets, rows, *, dilations, combination_ptr,
     biases : ndarray of shape (n_combinations, n_biases)
         At least one bias per combination.
     causal, zero_pad : bool
-    step_projection : ndarray of shape (n_combinations * n_biases, k) or None
+    levels : ndarray of shape (n_channels, n_levels) or None
+        Thresholds of every channel's values; None: no level indicators.
+    step_projection : ndarray of shape (n_indicators, k) or None
         None: k = 0, no output at every step.
     step_offset : ndarray of shape (k,) or None
         None: zeros.
-    row_projection : ndarray of shape (n_combinations * n_biases, n_out) or None
+    row_projection : ndarray of shape (n_indicators, n_out) or None
         None: the prefix means themselves at ``rows``; else they are projected
         ``_ROWS_PER_CHUNK`` rows at a time, so memory stays bounded however
         many rows are asked for, each summed in a fixed order, so that its
@@ -254,41 +272,48 @@ def prefix_indicators(data, offsets, rows, *, dilations, combination_ptr,
     Returns
     -------
     at_steps : ndarray of shape (n_steps, k)
-    at_rows : ndarray of shape (n_rows, n_out or n_combinations * n_biases)
+    at_rows : ndarray of shape (n_rows, n_out or n_indicators)
     """
     (data, offsets, dilations, combination_ptr, positions, channel_ptr, channels,
      biases) = _checked_combinations(data, offsets, dilations, combination_ptr,
                                      positions, channel_ptr, channels, biases)
-    n_steps = data.shape[0]
+    n_steps, n_channels = data.shape
     rows = _checked_rows(rows, n_steps)
     n_comb, n_biases = biases.shape
     if n_biases == 0:
         raise ValueError("prefix_indicators needs at least one bias per "
                          "combination.")
-    n_ind = n_comb * n_biases
+    levels = np.empty((n_channels, 0)) if levels is None else (
+        np.ascontiguousarray(levels, dtype=np.float64))
+    if levels.ndim != 2 or levels.shape[0] != n_channels:
+        raise ValueError(f"levels must be (n_channels={n_channels}, n_levels), got "
+                         f"shape {levels.shape}.")
+    n_conv = n_comb * n_biases
+    n_ind = n_conv + levels.size
     step_projection, step_offset = _checked_projection(
         step_projection, step_offset, n_ind, "step")
     if row_projection is not None:
         row_projection, row_offset = _checked_projection(
             row_projection, row_offset, n_ind, "row")
     k = step_projection.shape[1]
-    # The biases of each combination in increasing order, and the sums of the
-    # weight rows of the j lowest of them (j = 0..n_biases): the indicators on
-    # at a step are those of the lowest biases, so one of these sums is the
-    # combination's share of the step's projected vector; and a group's share
-    # is one row of the table of their sums over its members.
-    bias_order = np.argsort(biases, axis=1, kind="stable").astype(np.intp)
-    sorted_biases = np.take_along_axis(biases, bias_order, axis=1)
     width = _padded(k, _convolution.LANES)
-    cum_weights = np.zeros((n_comb + 1, n_biases + 1, width))  # + a row of 0s
-    np.cumsum(step_projection.reshape(n_comb, n_biases, k)[
-        np.arange(n_comb)[:, None], bias_order], axis=1,
-        out=cum_weights[:n_comb, 1:, :k])
+    # Every combination's biases (and every channel's levels) in increasing
+    # order, and the sums of the weight rows of the j lowest of them: the
+    # indicators on at a step are those of the lowest thresholds, so one of
+    # these sums is the combination's (channel's) share of the step's
+    # projected vector; and a group's share is one row of the table of their
+    # sums over its members.
+    bias_order, sorted_biases, cum_biases = _sorted_thresholds(
+        biases, step_projection[:n_conv], width)
+    level_order, sorted_levels, cum_levels = _sorted_thresholds(
+        levels, step_projection[n_conv:], width)
     group_size = _GROUP_SIZE if n_biases <= _GROUP_MAX_BIASES and k else 1
-    group_ptr, table = _group_table(cum_weights, combination_ptr, group_size)
+    group_ptr, table = _group_table(cum_biases, combination_ptr, group_size)
+    table = np.concatenate([table, cum_levels.reshape(
+        cum_levels.shape[0] * cum_levels.shape[1], width)])
     fixed = (data, offsets, dilations, combination_ptr, positions, channel_ptr,
-             channels, sorted_biases, bias_order, group_size, group_ptr, table,
-             step_offset)
+             channels, sorted_biases, bias_order, sorted_levels, level_order,
+             group_size, group_ptr, table, step_offset)
 
     order = np.argsort(rows, kind="stable")
     rows = rows[order]
