@@ -24,6 +24,15 @@ every feature's indicator at every step and keeps their means, one row per
 sequence; DilatedConvolution evaluates as many indicators but writes all of
 them, one row per step.
 
+It then measures the inputs of ``features="shape"`` (``ShapeFeatures``, fitted
+on the training split with its defaults), on the training splits of all four
+sets of the panel: the fused kernel (``skseq._convolve.prefix_indicators``:
+every step's 8 state components and the 128 output components at the last
+steps) against the NumPy walk it replaced (every step's indicators written,
+then projected and summed; a copy of it is kept below as the reference) and
+against sktime's MiniRocket transform; and where the time of the default
+``IOHMMClassifier(random_state=0).fit`` goes.
+
 Timings are wall-clock, the best of ``--repeat`` runs, interleaved (A, B, C, A,
 B, C, ...) so that load from other processes hits every case alike; the load
 average is recorded.
@@ -41,8 +50,10 @@ import _report
 import _ucr
 import numpy as np
 
+from skseq import IOHMMClassifier
+from skseq._representation import ShapeFeatures
+from skseq._validation import check_sequences
 from skseq.preprocessing import DilatedConvolution, RunningPooling
-
 
 HEADER = ["set", "sequences", "steps", "transform", "features", "seconds",
           "M steps x features / s", "speed / MiniRocket (9,996)", "cores obtained"]
@@ -182,7 +193,7 @@ def bench_set(name, repeat, plaid_steps):
 
     # RunningPooling alone, on precomputed indicators (its input not timed).
     indicators = conv.transform(X_all)
-    (pool_time,), (pool_cores,) = best_times([lambda: pool.transform(indicators)],
+    (pool_time,), (pool_cores,) = best_times([lambda x=indicators: pool.transform(x)],
                                              repeat)
     del indicators
     (fit_ours, fit_rocket), _ = best_times(
@@ -203,6 +214,288 @@ def bench_set(name, repeat, plaid_steps):
     fit_row = [name, len(X_train), sum(len(x) for x in X_train), f"{fit_ours:.3f}",
                f"{fit_rocket:.3f}"]
     return rows, fit_row
+
+
+# -- features="shape": the fused kernel ------------------------------------------
+# ShapeFeatures._walk before the fused kernel (branch arch, cf71791), kept as
+# the reference the kernel is timed against: sequence by sequence, 4,096 steps
+# at a time, every step's indicators written (DilatedConvolution's kernel and
+# the levels), then projected and summed.
+_NUMPY_CHUNK = 4096
+
+
+def numpy_walk(rep, seqs, rows, k):
+    """The state inputs (k components, every step) and the output inputs (all
+    components at ``rows``) of a fitted ShapeFeatures, the NumPy way."""
+    conv = rep.convolution_
+    W_steps, c_steps = rep.projection_[:, :k], rep.offset_[:k]
+    W_rows, c_rows = rep.projection_, rep.offset_
+    steps = np.empty((seqs.data.shape[0], k))
+    at_rows = np.empty((rows.shape[0], W_rows.shape[1]))
+    order = np.argsort(rows, kind="stable")
+    sorted_rows = rows[order]
+    for t0, t1 in zip(seqs.offsets[:-1], seqs.offsets[1:], strict=True):
+        sum_steps, sum_rows = 0.0, 0.0
+        for c0 in range(t0, t1, _NUMPY_CHUNK):
+            c1 = min(c0 + _NUMPY_CHUNK, t1)
+            indicators = np.hstack([
+                conv._convolve(seqs, np.arange(c0, c1), conv.biases_),
+                (seqs.data[c0:c1, :, None] > rep.levels_).reshape(c1 - c0, -1)])
+            count = np.arange(c0 - t0 + 1, c1 - t0 + 1)[:, None]
+            running = np.cumsum(indicators @ W_steps, axis=0) + sum_steps
+            steps[c0:c1] = running / count - c_steps
+            sum_steps = running[-1]
+            a, b = np.searchsorted(sorted_rows, [c0, c1])
+            picked = sorted_rows[a:b] - c0
+            ends = np.unique(np.append(picked + 1, c1 - c0))
+            pieces = np.add.reduceat(indicators, np.append(0, ends[:-1]), axis=0)
+            running = np.cumsum(pieces, axis=0) + sum_rows
+            sum_rows = running[-1]
+            if b > a:
+                means = running[np.searchsorted(ends, picked + 1)] / count[picked]
+                at_rows[order[a:b]] = means @ W_rows - c_rows
+    return steps, at_rows
+
+
+SHAPE_HEADER = ["set", "sequences", "steps", "channels", "indicators / step",
+                "fused (s)", "NumPy walk (s)", "NumPy / fused",
+                "MiniRocket 9,996 (s)", "fused / MiniRocket", "largest difference"]
+
+
+def bench_shape(name, repeat):
+    """The shape inputs of the training split (8 state components at every
+    step, 128 output components at the last steps): fused kernel, NumPy walk,
+    MiniRocket's transform of the same sequences."""
+    from threadpoolctl import threadpool_limits
+
+    X, _, _, _ = _ucr.load(name)
+    seqs = check_sequences(X)
+    rep = ShapeFeatures().fit(seqs, 0)
+    rows, k = seqs.last_steps, rep.n_state_features
+    rocket, convert = _minirocket(X, 10_000)
+    Z = convert(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rocket.fit(Z)
+        rocket.transform(convert(X[:2]))  # numba compilation
+    with threadpool_limits(limits=1):
+        fused, reference = rep._walk(seqs, rows, k), numpy_walk(rep, seqs, rows, k)
+        difference = max(np.abs(a - b).max() for a, b in zip(fused, reference,
+                                                              strict=True))
+
+        def rocket_transform():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                rocket.transform(Z)
+
+        (t_fused, t_numpy, t_rocket), _ = best_times(
+            [lambda: rep._walk(seqs, rows, k), lambda: numpy_walk(rep, seqs, rows, k),
+             rocket_transform], repeat)
+    return [name, seqs.n_sequences, seqs.data.shape[0], seqs.n_features,
+            rep.projection_.shape[0], f"{t_fused:.3f}", f"{t_numpy:.3f}",
+            f"{t_numpy / t_fused:.1f}", f"{t_rocket:.3f}", f"{t_fused / t_rocket:.2f}",
+            f"{difference:.1e}"]
+
+
+# -- where the default fit's time goes -------------------------------------------
+FIT_HEADER = ["set", "training sequences", "steps", "fit (s)",
+              "bias quantiles (s)", "prefix means for the PCA (s)", "PCA (s)",
+              "rest of the representation fit (s)", "inputs (s)",
+              "IOHMM optimisation (s)", "predict test (s)", "of which inputs (s)",
+              "test accuracy"]
+
+
+class _Timers:
+    """Wall time spent in chosen methods, while active (wrapped in place)."""
+
+    def __init__(self, targets):
+        self.targets, self.spent, self.saved = targets, {}, []
+
+    def __enter__(self):
+        for label, (owner, attr) in self.targets.items():
+            method = getattr(owner, attr)
+            self.saved.append((owner, attr, method))
+            self.spent[label] = 0.0
+
+            def timed(*args, _method=method, _label=label, **kwargs):
+                start = time.perf_counter()
+                try:
+                    return _method(*args, **kwargs)
+                finally:
+                    self.spent[_label] += time.perf_counter() - start
+            setattr(owner, attr, timed)
+        return self
+
+    def __exit__(self, *exc):
+        for owner, attr, method in self.saved:
+            setattr(owner, attr, method)
+
+    def reset(self):
+        self.spent = dict.fromkeys(self.spent, 0.0)
+
+
+def fit_breakdown(name):
+    """One default fit of the training split and one prediction of the test
+    split, their time split among the representation's pieces."""
+    from sklearn.decomposition import PCA
+
+    X, y, X_test, y_test = _ucr.load(name)
+    targets = {"shape fit": (ShapeFeatures, "fit"), "inputs": (ShapeFeatures, "inputs"),
+               "walk": (ShapeFeatures, "_walk"), "biases": (DilatedConvolution, "fit"),
+               "pca": (PCA, "fit")}
+    clf = IOHMMClassifier(random_state=0)
+    with warnings.catch_warnings(), _Timers(targets) as timers:
+        warnings.simplefilter("ignore")
+        start = time.perf_counter()
+        clf.fit(X, y)
+        total = time.perf_counter() - start
+        fit = dict(timers.spent)
+        timers.reset()
+        start = time.perf_counter()
+        accuracy = float(np.mean(clf.predict(X_test) == np.asarray(y_test)))
+        predict = time.perf_counter() - start
+        predicted = dict(timers.spent)
+    walk_in_fit = fit["walk"] - fit["inputs"]  # the inputs are walks too
+    rest = fit["shape fit"] - fit["biases"] - walk_in_fit - fit["pca"]
+    optimisation = total - fit["shape fit"] - fit["inputs"]
+    return [name, len(X), sum(len(x) for x in X), f"{total:.2f}",
+            f"{fit['biases']:.3f}", f"{walk_in_fit:.3f}", f"{fit['pca']:.3f}",
+            f"{rest:.3f}", f"{fit['inputs']:.3f}", f"{optimisation:.2f}",
+            f"{predict:.2f}", f"{predicted['inputs']:.3f}", f"{accuracy:.3f}"]
+
+
+# -- what else would cut the fit: measured, not adopted -------------------------
+PCA_HEADER = ["set", "PCA", "seeds", "test accuracy (mean, each seed)",
+              "fit (s, median)", "PCA (s, median)"]
+PCA_VARIANTS = {
+    "current (sklearn's default solver)": {},
+    "randomized, 2 power iterations": dict(svd_solver="randomized", iterated_power=2),
+    "randomized, 1 power iteration": dict(svd_solver="randomized", iterated_power=1),
+}
+
+
+def _pca_variant(options, spent):
+    """sklearn's PCA with ``options`` forced, its fit times appended to
+    ``spent``."""
+    from sklearn.decomposition import PCA
+
+    class Variant(PCA):
+        def __init__(self, n_components=None, **kwargs):
+            super().__init__(n_components, **{**kwargs, **options})
+
+        def fit(self, X, y=None):
+            start = time.perf_counter()
+            try:
+                return super().fit(X, y)
+            finally:
+                spent.append(time.perf_counter() - start)
+
+    return Variant
+
+
+def pca_variants(name, seeds):
+    """The default classifier with the representation's PCA solver swapped (in
+    this process only, through the name skseq._representation looks up)."""
+    import skseq._representation as representation
+
+    X, y, X_test, y_test = _ucr.load(name)
+    rows = []
+    for label, options in PCA_VARIANTS.items():
+        spent, fits, accuracies = [], [], []
+        saved = representation.PCA
+        representation.PCA = _pca_variant(options, spent)
+        try:
+            for seed in range(seeds):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    start = time.perf_counter()
+                    clf = IOHMMClassifier(random_state=seed).fit(X, y)
+                    fits.append(time.perf_counter() - start)
+                    accuracies.append(float(np.mean(clf.predict(X_test)
+                                                    == np.asarray(y_test))))
+        finally:
+            representation.PCA = saved
+        rows.append([name, label, seeds,
+                     f"{np.mean(accuracies):.3f} ("
+                     + ", ".join(f"{a:.3f}" for a in accuracies) + ")",
+                     f"{np.median(fits):.2f}", f"{np.median(spent):.2f}"])
+    return rows
+
+
+THREADS_HEADER = ["set", "matrix", "PCA, 1 BLAS thread (s)", "PCA, 2 BLAS threads (s)"]
+
+
+def pca_threads(name, repeat):
+    """The representation's PCA, as it is, with one BLAS thread and with two,
+    on the matrix ShapeFeatures.fit gives it (captured)."""
+    from sklearn.decomposition import PCA
+    from threadpoolctl import threadpool_limits
+
+    X, _, _, _ = _ucr.load(name)
+    captured = {}
+    fit = PCA.fit
+
+    def capture(self, Z, y=None):
+        captured["Z"], captured["n"] = Z.copy(), self.n_components
+        return fit(self, Z, y)
+
+    PCA.fit = capture
+    try:
+        ShapeFeatures().fit(check_sequences(X), 0)
+    finally:
+        PCA.fit = fit
+    Z, n = captured["Z"], captured["n"]
+
+    def run(threads):
+        def go():
+            with threadpool_limits(limits=threads, user_api="blas"):
+                PCA(n, whiten=True, random_state=0).fit(Z)
+        return go
+
+    (one, two), _ = best_times([run(1), run(2)], repeat)
+    return [name, f"{Z.shape[0]:,} x {Z.shape[1]:,}", f"{one:.2f}", f"{two:.2f}"]
+
+
+QUANTILE_HEADER = ["set", "convolution values", "full sort (s)",
+                   "partition at the needed order statistics (s)", "same biases"]
+
+
+def quantiles_by_partition(name, repeat):
+    """DilatedConvolution's bias quantiles: its full sort of every column of
+    the training convolutions against np.partition at the order statistics
+    the quantile levels need (same interpolation)."""
+    X, _, _, _ = _ucr.load(name)
+    seqs = check_sequences(X)
+    conv = ShapeFeatures().fit(seqs, 0).convolution_
+    n_steps = seqs.data.shape[0]
+    rows = np.arange(n_steps)
+    if n_steps > conv.subsample:
+        rows = np.sort(np.random.default_rng(0).choice(n_steps, conv.subsample,
+                                                       replace=False))
+    values = conv._convolve(seqs, rows, np.empty((len(conv.channels_), 0)))
+    n_comb, n_biases = conv.biases_.shape
+    levels = np.random.default_rng(1).uniform(size=(n_comb, n_biases))
+    pos = levels * (values.shape[0] - 1)
+    lo = np.floor(pos).astype(np.intp)
+    hi = np.minimum(lo + 1, values.shape[0] - 1)
+    col = np.arange(n_comb)[:, None]
+
+    def by_sort():
+        ordered = np.sort(values, axis=0)
+        below, above = ordered[lo, col], ordered[hi, col]
+        return below + (pos - lo) * (above - below)
+
+    def by_partition():
+        out = np.empty((n_comb, n_biases))
+        for m in range(n_comb):
+            part = np.partition(values[:, m], np.union1d(lo[m], hi[m]))
+            out[m] = part[lo[m]] + (pos[m] - lo[m]) * (part[hi[m]] - part[lo[m]])
+        return out
+
+    same = np.array_equal(by_sort(), by_partition())
+    (t_sort, t_part), _ = best_times([by_sort, by_partition], repeat)
+    return [name, f"{values.shape[0]:,} x {values.shape[1]:,}", f"{t_sort:.3f}",
+            f"{t_part:.3f}", str(same)]
 
 
 def main():
@@ -227,6 +520,23 @@ def main():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         n_checked, difference = agreement_with_minirocket()
+    panel = ["ArrowHead"] if args.quick else ["ItalyPowerDemand", "ArrowHead",
+                                              "BasicMotions", "PLAID"]
+    shape_rows = []
+    for name in panel:
+        shape_rows.append(bench_shape(name, repeat))
+        print(_report.table(SHAPE_HEADER, shape_rows[-1:]), flush=True)
+    fit_rows = []
+    for name in panel:
+        fit_rows.append(fit_breakdown(name))
+        print(_report.table(FIT_HEADER, fit_rows[-1:]), flush=True)
+    seeds = 1 if args.quick else 3
+    pca_rows, thread_rows, quantile_rows = [], [], []
+    for name in panel:
+        pca_rows += pca_variants(name, seeds)
+        thread_rows.append(pca_threads(name, repeat))
+        quantile_rows.append(quantiles_by_partition(name, repeat))
+        print(_report.table(PCA_HEADER, pca_rows[-len(PCA_VARIANTS):]), flush=True)
     load_after = os.getloadavg()
     command = "python benchmarks/bench_representations.py" + (
         " --quick" if args.quick else "")
@@ -273,6 +583,66 @@ def main():
         "steps, or the unpadded middle for alternate kernel/dilation pairs): "
         f"largest difference over the {n_checked:,} features "
         f"**{difference:g}**.",
+        "",
+        "## features=\"shape\": the fused kernel",
+        "",
+        "What `IOHMMClassifier(features=\"shape\")` computes for its networks, "
+        "on the training splits of the panel: `ShapeFeatures()` (fitted with "
+        "its defaults: 84 kernels x up to 16 dilations, about 2,688 convolution "
+        "indicators per step, and 16 amplitude levels per channel; up to 128 "
+        "whitened components) gives the state networks 8 "
+        "components at every step and the output networks all of them at each "
+        "sequence's last step. *fused*: `skseq._convolve.prefix_indicators`, "
+        "which counts and projects the indicators without writing them; *NumPy "
+        "walk*: the implementation it replaced (every step's indicators written "
+        "by `DilatedConvolution`'s kernel, then projected and summed; its copy "
+        "is `numpy_walk` in this script); *MiniRocket*: sktime's transform of the "
+        "same sequences (9,996 features, one row per sequence, numba, one "
+        "thread, compilation excluded). One thread everywhere. *largest "
+        "difference*: between the fused and the NumPy outputs (rounding: the "
+        "indicators are the same).",
+        "",
+        _report.table(SHAPE_HEADER, shape_rows),
+        "",
+        "## Where the default fit's time goes",
+        "",
+        "`IOHMMClassifier(random_state=0).fit` on the training split, once, its "
+        "wall time split by timers wrapped around the representation's pieces: "
+        "the bias quantiles (`DilatedConvolution.fit`, twice: a probe for the "
+        "dilations, then the biases), the prefix means at the sampled steps for "
+        "the PCA (the fused kernel, no projection), the PCA, the rest of "
+        "`ShapeFeatures.fit` (standardization, folding the projection), the "
+        "networks' inputs (the fused kernel), and the IOHMM optimisation (all the "
+        "rest). Then `predict` on the test split.",
+        "",
+        _report.table(FIT_HEADER, fit_rows),
+        "",
+        "## What else would cut the fit (measured, not adopted)",
+        "",
+        "Each changes code outside the fused kernel, and the first changes the "
+        "representation (slightly): for the lead to decide.",
+        "",
+        "**A cheaper PCA.** The default classifier with the representation's "
+        "PCA solver swapped in this process only; test accuracy over "
+        f"{seeds} seed(s) (`random_state=0, 1, ...`), fit and PCA wall times "
+        "(medians).",
+        "",
+        _report.table(PCA_HEADER, pca_rows),
+        "",
+        "**One BLAS thread for the representation's fit.** `ShapeFeatures.inputs` "
+        "runs under one BLAS thread, `ShapeFeatures.fit` does not: its PCA on the "
+        "captured matrix, with one BLAS thread and with two, on this shared "
+        "2-core machine (OpenBLAS threads wait for each other when the cores "
+        "are busy).",
+        "",
+        _report.table(THREADS_HEADER, thread_rows),
+        "",
+        "**Bias quantiles by partial sorting.** `DilatedConvolution._fit_biases` "
+        "sorts every combination's training convolutions (up to 10,000 of them) "
+        "to read 2 x n_biases order statistics; `np.partition` at just those "
+        "gives the same biases (checked: `same biases`).",
+        "",
+        _report.table(QUANTILE_HEADER, quantile_rows),
         "",
     ])
     _report.write("representations.md", text)

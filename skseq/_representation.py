@@ -16,13 +16,14 @@ the sequence did so far; ``features="shape"`` gives it both:
    training steps, whitened, so that the features are few, decorrelated and of
    unit scale.
 
-Steps 2 and 3 are linear, so the projection is applied to the indicators of
-every step and only the projected values are averaged and kept. The state
-networks see the leading ``n_state_components`` components at every step; the
-output networks see all ``n_components``, computed only at the steps where
-they are evaluated (the supervised steps in ``fit``, the read-out steps in
-``predict``): that keeps the cost at a few multiply-adds per indicator and
-step.
+Steps 2 and 3 are linear, so no step's indicators need be kept: one compiled
+pass (``skseq._convolve.prefix_indicators``) counts them and adds up the
+projections of those that are on. The state networks see the leading
+``n_state_components`` components at every step; the output networks see all
+``n_components``, computed only at the steps where they are evaluated (the
+supervised steps in ``fit``, the read-out steps in ``predict``). A step costs
+a few operations per (kernel, dilation) pair, as MiniRocket's transform does
+(``benchmarks/bench_representations.py``).
 
 A fitted representation's :meth:`inputs` gives, for validated sequences, the
 state networks' inputs at every step and the output networks' inputs at given
@@ -33,10 +34,8 @@ import numpy as np
 from sklearn.decomposition import PCA
 from sklearn.utils import check_random_state
 
+from . import _convolve
 from ._inference import one_blas_thread
-
-# Steps per chunk of the transform: bounds the (chunk, n_indicators) array.
-_CHUNK_STEPS = 4096
 
 
 class RawFeatures:
@@ -191,55 +190,20 @@ class ShapeFeatures:
     def _walk(self, seqs, rows, k):
         """Prefix means of the projected indicators at every step (leading
         ``k`` components) and at ``rows`` (all components; the raw prefix-mean
-        indicators if ``k`` is None, before a projection exists).
-
-        Sequence by sequence, so that a sequence's values do not depend on the
-        others in the call (not even in their rounding); a long sequence goes
-        in pieces of ``_CHUNK_STEPS`` steps from its start, its running sums
-        carried from piece to piece, so memory stays bounded.
-        """
+        indicators if ``k`` is None, before a projection exists), in one pass
+        of a kernel that writes no step's indicators
+        (``skseq._convolve.prefix_indicators``). A sequence's values are the
+        same, bit for bit, whatever the other sequences in the call."""
         conv = self.convolution_
-        rows = np.asarray(rows, dtype=np.intp)
+        arguments = dict(biases=conv.biases_, levels=self.levels_,
+                         **conv._kernel_arguments())
         if k is None:
-            W_steps, W_rows, c_steps, c_rows = None, None, 0.0, 0.0
-            n_out = conv.biases_.size + self.levels_.size
-        else:
-            W_steps, c_steps = self.projection_[:, :k], self.offset_[:k]
-            W_rows, c_rows = self.projection_, self.offset_
-            n_out = W_rows.shape[1]
-        steps = np.empty((seqs.data.shape[0], k)) if k is not None else None
-        at_rows = np.empty((rows.shape[0], n_out))
-        order = np.argsort(rows, kind="stable")
-        sorted_rows = rows[order]
-        for t0, t1 in zip(seqs.offsets[:-1], seqs.offsets[1:], strict=True):
-            lo, hi = np.searchsorted(sorted_rows, [t0, t1])
-            if steps is None and lo == hi:
-                continue
-            sum_steps, sum_rows = 0.0, 0.0
-            for c0 in range(t0, t1, _CHUNK_STEPS):
-                c1 = min(c0 + _CHUNK_STEPS, t1)
-                indicators = np.hstack([
-                    conv._convolve(seqs, np.arange(c0, c1), conv.biases_),
-                    (seqs.data[c0:c1, :, None] > self.levels_).reshape(c1 - c0, -1)])
-                count = np.arange(c0 - t0 + 1, c1 - t0 + 1)[:, None]
-                if steps is not None:
-                    running = np.cumsum(indicators @ W_steps, axis=0) + sum_steps
-                    steps[c0:c1] = running / count - c_steps
-                    sum_steps = running[-1]
-                a, b = np.searchsorted(sorted_rows, [c0, c1])
-                # running sums of the indicators at the asked rows: piece by
-                # piece between them, without a (piece, n_indicators) cumsum
-                picked = sorted_rows[a:b] - c0
-                ends = np.unique(np.append(picked + 1, c1 - c0))
-                pieces = np.add.reduceat(indicators, np.append(0, ends[:-1]), axis=0)
-                running = np.cumsum(pieces, axis=0) + sum_rows
-                sum_rows = running[-1]
-                if b > a:
-                    running = running[np.searchsorted(ends, picked + 1)]
-                    means = running / count[picked]
-                    at_rows[order[a:b]] = (means if W_rows is None
-                                           else means @ W_rows - c_rows)
-        return steps, at_rows
+            return None, _convolve.prefix_indicators(
+                seqs.data, seqs.offsets, rows, **arguments)[1]
+        return _convolve.prefix_indicators(
+            seqs.data, seqs.offsets, rows,
+            step_projection=self.projection_[:, :k], step_offset=self.offset_[:k],
+            row_projection=self.projection_, row_offset=self.offset_, **arguments)
 
 
 REPRESENTATIONS = {"raw": RawFeatures, "shape": ShapeFeatures}

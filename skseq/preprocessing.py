@@ -765,22 +765,26 @@ class DilatedConvolution(_SequenceTransformer):
         below, above = values[lo, col], values[hi, col]
         return below + (pos - lo) * (above - below)
 
-    def _convolve(self, seqs, rows, biases):
-        """The kernel on packed steps ``rows``, with the fitted combinations."""
+    def _kernel_arguments(self):
+        """The fitted combinations as the arguments of the kernels in
+        ``skseq._convolve`` (all but the data, the rows and the biases)."""
         dilation_of = self.combinations_[:, 1]
         sizes = np.fromiter((c.shape[0] for c in self.channels_), dtype=np.intp,
                             count=len(self.channels_))
-        return _convolve.dilated_convolution(
-            seqs.data, seqs.offsets, rows,
+        return dict(
             dilations=self.dilations_,
             combination_ptr=np.searchsorted(
                 dilation_of, np.append(self.dilations_, dilation_of.max() + 1)),
             positions=_convolve.KERNEL_POSITIONS[self.combinations_[:, 0]],
             channel_ptr=np.concatenate([[0], np.cumsum(sizes)]),
             channels=np.concatenate(self.channels_),
-            biases=biases, causal=self.causal, zero_pad=self.padding == "zero",
-            n_jobs=self.n_jobs,
+            causal=self.causal, zero_pad=self.padding == "zero", n_jobs=self.n_jobs,
         )
+
+    def _convolve(self, seqs, rows, biases):
+        """The kernel on packed steps ``rows``, with the fitted combinations."""
+        return _convolve.dilated_convolution(seqs.data, seqs.offsets, rows,
+                                             biases=biases, **self._kernel_arguments())
 
     def transform(self, X):
         """Convolve every step's window (and threshold it at the biases).

@@ -1,0 +1,294 @@
+"""The fused walk of ``features="shape"`` (``ShapeFeatures._walk`` through
+``skseq._convolve.prefix_indicators``): prefix means of the dilated-convolution
+and amplitude-level indicators, projected at every step and kept at given rows,
+without writing any step's indicators.
+
+References: the unfused public pieces, ``DilatedConvolution(pooling="prefix")``
+(every step's indicators, then their running means) next to the levels'
+indicators cumulated by hand, followed by the projection; exact rational
+arithmetic (``fractions.Fraction``) for long sums.
+"""
+
+import copy
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+
+from skseq import _convolve
+from skseq._representation import ShapeFeatures
+from skseq._validation import check_sequences
+from skseq.preprocessing import DilatedConvolution
+
+LENGTHS = (1, 2, 9, 40, 127, 128, 129, 300, 3)
+
+
+def _series(lengths, n_channels, seed=0):
+    rng = np.random.default_rng(seed)
+    return [np.cumsum(rng.normal(size=(k, n_channels)), axis=0) for k in lengths]
+
+
+def _representation(conv, X, n_components, n_levels=3, seed=0):
+    """A ShapeFeatures around a fitted convolution, with amplitude levels at
+    quantiles of X (in no order) and a random projection."""
+    rng = np.random.default_rng(seed)
+    rep = ShapeFeatures(n_components=n_components)
+    rep.convolution_ = conv
+    quantiles = rng.permutation((np.arange(n_levels) + 0.5) / n_levels)
+    rep.levels_ = np.quantile(np.concatenate(X), quantiles, axis=0).T
+    n_ind = conv.biases_.size + rep.levels_.size
+    rep.projection_ = rng.normal(size=(n_ind, n_components))
+    rep.offset_ = rng.normal(size=n_components)
+    return rep
+
+
+def _level_means(levels, X):
+    """Every step's prefix means of ``x[t, c] > levels[c, l]``, by hand."""
+    means = []
+    for x in X:
+        on = (x[:, :, None] > levels[None]).reshape(len(x), -1)
+        means.append(np.cumsum(on, axis=0) / np.arange(1, len(x) + 1)[:, None])
+    return np.concatenate(means)
+
+
+def _unfused(rep, X):
+    """Every step's prefix-mean indicators: the convolutions' from the public
+    transformer, then the levels'."""
+    pooled = copy.deepcopy(rep.convolution_).set_params(pooling="prefix")
+    return np.hstack([np.concatenate(pooled.transform(X)),
+                      _level_means(rep.levels_, X)])
+
+
+def _rows(seqs):
+    """First steps, middle steps, last steps, block edges (steps 127 and 128 of
+    a sequence), several in one sequence, repeats, in no particular order."""
+    starts, ends = seqs.offsets[:-1], seqs.last_steps
+    long = int(np.argmax(seqs.lengths))
+    picked = [ends[-1], starts[0], ends[1], starts[long] + 127, starts[long] + 128,
+              starts[long] + 5, ends[long], starts[long] + 128, starts[3] + 20,
+              ends[0]]
+    return np.array(picked, dtype=np.intp)
+
+
+@pytest.mark.parametrize("causal", [True, False])
+@pytest.mark.parametrize("padding", ["edge", "zero"])
+@pytest.mark.parametrize("n_channels", [1, 3])
+def test_walk_equals_the_unfused_pieces(causal, padding, n_channels):
+    X = _series(LENGTHS, n_channels)
+    conv = DilatedConvolution(3, max_dilation=12, n_biases=3, causal=causal,
+                              padding=padding, random_state=0).fit(X)
+    if n_channels > 1:  # some kernels sum several channels
+        assert max(len(c) for c in conv.channels_) > 1
+    rep = _representation(conv, X, n_components=6)
+    seqs = check_sequences(X)
+    pooled = _unfused(rep, X)
+    projected = pooled @ rep.projection_ - rep.offset_
+    rows = _rows(seqs)
+    for k in (0, 2, 6):
+        steps, at_rows = rep._walk(seqs, rows, k)
+        assert steps.shape == (seqs.data.shape[0], k)
+        assert_allclose(steps, projected[:, :k], rtol=0, atol=1e-12)
+        assert_allclose(at_rows, projected[rows], rtol=0, atol=1e-12)
+    # before a projection exists: the prefix means themselves, exactly
+    steps, at_rows = rep._walk(seqs, rows, None)
+    assert steps is None
+    assert_array_equal(at_rows, pooled[rows])
+    # no rows at all
+    steps, at_rows = rep._walk(seqs, np.array([], dtype=np.intp), 6)
+    assert at_rows.shape == (0, 6)
+    assert_allclose(steps, projected, rtol=0, atol=1e-12)
+
+
+def test_fitted_representation_inputs_equal_the_unfused_pieces():
+    X = _series((30, 45, 12, 80, 1), n_channels=2, seed=3)
+    seqs = check_sequences(X)
+    rep = ShapeFeatures(n_components=10, n_state_components=4).fit(seqs, 0)
+    projected = _unfused(rep, X) @ rep.projection_ - rep.offset_
+    rows = seqs.last_steps
+    steps, at_rows = rep.inputs(seqs, rows)
+    assert_allclose(steps, projected[:, :4], rtol=0, atol=1e-10)
+    assert_allclose(at_rows, projected[rows], rtol=0, atol=1e-10)
+
+
+def _kernel_call(rep, X, rows, projection, offset, n_jobs):
+    seqs = check_sequences(X)
+    conv = rep.convolution_
+    return _convolve.prefix_indicators(
+        seqs.data, seqs.offsets, rows, biases=conv.biases_, levels=rep.levels_,
+        step_projection=projection[:, :3], step_offset=offset[:3],
+        row_projection=projection, row_offset=offset,
+        **{**conv._kernel_arguments(), "n_jobs": n_jobs})
+
+
+def test_threads_and_row_chunks_give_identical_results(monkeypatch):
+    """Threads over ranges of sequences, and row chunks that cut a sequence
+    (its state carried from one chunk to the next), change nothing."""
+    X = _series((300, 7, 260, 1, 90, 150), n_channels=2, seed=5)
+    conv = DilatedConvolution(2, n_biases=2, random_state=0).fit(X)
+    rep = _representation(conv, X, n_components=5)
+    projection, offset = rep.projection_, rep.offset_
+    seqs = check_sequences(X)
+    rows = np.sort(np.random.default_rng(1).choice(seqs.data.shape[0], 40,
+                                                   replace=False))
+    one = _kernel_call(rep, X, rows, projection, offset, n_jobs=1)
+    monkeypatch.setattr(_convolve, "_MIN_VALUES_PER_THREAD", 1)
+    two = _kernel_call(rep, X, rows, projection, offset, n_jobs=2)
+    for a, b in zip(one, two, strict=True):
+        assert_array_equal(a, b)
+    # 3 rows per chunk: chunks end inside sequences
+    monkeypatch.setattr(_convolve, "_ROWS_PER_CHUNK", 3)
+    chunked = _kernel_call(rep, X, rows, projection, offset, n_jobs=2)
+    assert_array_equal(chunked[0], one[0])
+    pooled = _unfused(rep, X)
+    assert_allclose(chunked[1], pooled[rows] @ projection - offset, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("n_biases", [1, 2, 3])
+def test_kernel_on_any_number_of_combinations_and_biases(n_biases):
+    """Dilations with an odd number of combinations (the kernel adds the
+    projections of pairs of combinations when they have few biases), against
+    every step's indicators from the unfused kernel, cumulated by hand."""
+    X = _series((50, 1, 130, 17), n_channels=2, seed=6)
+    conv = DilatedConvolution(3, n_biases=n_biases, random_state=0).fit(X)
+    args = conv._kernel_arguments()
+    # keep 83 combinations of the first dilation, 1 of the second, 84 of the third
+    keep = np.r_[0:83, 84, 168:252]
+    args["combination_ptr"] = np.array([0, 83, 84, 168])
+    args["positions"] = args["positions"][keep]
+    sizes = np.diff(args["channel_ptr"])[keep]
+    args["channels"] = np.concatenate([conv.channels_[m] for m in keep])
+    args["channel_ptr"] = np.concatenate([[0], np.cumsum(sizes)])
+    biases = conv.biases_[keep]
+    levels = np.array([[0.5, -1.0, 0.0, 2.0], [0.0, 1.0, 0.0, -3.0]])  # a tie
+    seqs = check_sequences(X)
+    indicators = _convolve.dilated_convolution(
+        seqs.data, seqs.offsets, np.arange(seqs.data.shape[0]), biases=biases,
+        **args)
+    means = np.hstack([
+        np.concatenate([np.cumsum(indicators[a:b], axis=0)
+                        / np.arange(1, b - a + 1)[:, None]
+                        for a, b in zip(seqs.offsets[:-1], seqs.offsets[1:],
+                                        strict=True)]),
+        _level_means(levels, X)])
+    rng = np.random.default_rng(0)
+    projection = rng.normal(size=(means.shape[1], 9))
+    offset = rng.normal(size=9)
+    rows = np.array([3, 0, seqs.data.shape[0] - 1, 60, 60])
+    steps, at_rows = _convolve.prefix_indicators(
+        seqs.data, seqs.offsets, rows, biases=biases, levels=levels,
+        step_projection=projection, step_offset=offset, **args)
+    assert_allclose(steps, means @ projection - offset, rtol=0, atol=1e-12)
+    assert_array_equal(at_rows, means[rows])
+
+
+def test_a_sequence_does_not_depend_on_the_others():
+    """Bit for bit: alone, in a batch, in reverse order (the estimators'
+    predictions must not depend on what else is predicted)."""
+    X = _series((300, 7, 260, 1, 90, 2), n_channels=2, seed=4)
+    conv = DilatedConvolution(3, n_biases=2, random_state=0).fit(X)
+    rep = _representation(conv, X, n_components=20)
+    seqs = check_sequences(X)
+    steps, at_rows = rep._walk(seqs, seqs.last_steps, 4)
+    backwards = check_sequences(X[::-1])
+    steps_back, rows_back = rep._walk(backwards, backwards.last_steps, 4)
+    for s, x in enumerate(X):
+        alone = check_sequences([x])
+        one_steps, one_row = rep._walk(alone, alone.last_steps, 4)
+        assert_array_equal(one_steps, steps[seqs.offsets[s] : seqs.offsets[s + 1]])
+        assert_array_equal(one_row[0], at_rows[s])
+        b = len(X) - 1 - s
+        assert_array_equal(one_steps,
+                           steps_back[backwards.offsets[b] : backwards.offsets[b + 1]])
+        assert_array_equal(one_row[0], rows_back[b])
+
+
+def test_long_sequences_keep_their_accuracy():
+    """2 x 10^5 steps: the running sums are compensated. A constant series
+    (every window flat, so the same indicators at every step) has prefix means
+    equal to its step vector at every step, which plain summation misses by
+    ~1e-12 after 10^5 steps; a noisy periodic series is checked against exact
+    rational sums of the counts."""
+    rng = np.random.default_rng(2)
+    n = 200_000
+    noisy = (np.sin(np.arange(n) * (2 * np.pi / 7.3)) + 0.3 * rng.normal(size=n))
+    X = [noisy[:, None], np.full((n, 1), 5.0)]
+    conv = DilatedConvolution(1, max_dilation=1, n_biases=1,
+                              random_state=0).fit([noisy[:5000, None]])
+    rep = ShapeFeatures()
+    rep.convolution_ = conv
+    rep.levels_ = np.array([[0.0, 10.0]])
+    rep.projection_ = 1.0 + 0.3 * rng.normal(size=(86, 3))
+    rep.offset_ = np.zeros(3)
+    seqs = check_sequences(X)
+    steps, _ = rep._walk(seqs, np.array([], dtype=np.intp), 3)
+    assert np.isfinite(steps).all()
+
+    # the constant series: flat windows give convolutions of exactly 0, and
+    # 5 is above the first level only
+    on = np.append(conv.biases_[:, 0] < 0, [True, False])
+    expected = [math.fsum(rep.projection_[on, f]) for f in range(3)]
+    constant = steps[n:]
+    for t in (0, 999, 99_999, n - 1):
+        assert_allclose(constant[t], expected, rtol=1e-14)
+
+    # the noisy one: counts from the public transformer, 10^4 steps at a time
+    # (each piece with the 8 steps before it, so that every window is whole)
+    checked = (999, 99_999, n - 1)
+    counts, total, start = {}, np.zeros(86, dtype=np.int64), 0
+    for stop in range(10_000, n + 1, 10_000):
+        piece = noisy[max(0, start - 8) : stop, None]
+        indicators = np.hstack([
+            conv.transform([piece])[0][start - max(0, start - 8):],
+            noisy[start:stop, None] > rep.levels_])
+        running = total + np.cumsum(indicators.astype(np.int64), axis=0)
+        for t in checked:
+            if start <= t < stop:
+                counts[t] = running[t - start]
+        total, start = running[-1], stop
+    for t in checked:
+        for f in range(3):
+            exact = sum(Fraction(float(w)) * int(c) for w, c in
+                        zip(rep.projection_[:, f], counts[t], strict=True)) / (t + 1)
+            assert abs(steps[t, f] - float(exact)) <= 1e-14 * abs(float(exact))
+
+
+def test_one_step_and_constant_sequences_give_finite_values():
+    X = [np.full((1, 2), 3.0), np.full((50, 2), -7.0), np.zeros((4, 2))]
+    fit_on = _series((60, 40), n_channels=2, seed=9)
+    conv = DilatedConvolution(2, n_biases=2, random_state=0).fit(fit_on)
+    rep = _representation(conv, fit_on, n_components=4)
+    seqs = check_sequences(X)
+    steps, at_rows = rep._walk(seqs, seqs.last_steps, 4)
+    assert np.isfinite(steps).all() and np.isfinite(at_rows).all()
+    assert_allclose(at_rows, _unfused(rep, X)[seqs.last_steps] @ rep.projection_
+                    - rep.offset_, rtol=0, atol=1e-12)
+    # a representation fitted on constant series: every bias 0, every
+    # indicator off, the inputs finite
+    flat = check_sequences([np.full((30, 1), 2.0), np.full((20, 1), -1.0)])
+    fitted = ShapeFeatures(n_components=4, n_state_components=2).fit(flat, 0)
+    steps, at_rows = fitted.inputs(flat, flat.last_steps)
+    assert np.isfinite(steps).all() and np.isfinite(at_rows).all()
+
+
+def test_prefix_indicators_rejects_bad_arguments():
+    X = _series((20, 10), n_channels=1)
+    conv = DilatedConvolution(2, n_biases=2, random_state=0).fit(X)
+    seqs = check_sequences(X)
+    args = (seqs.data, seqs.offsets)
+    kwargs = {**conv._kernel_arguments(), "biases": conv.biases_}
+    n_ind = conv.biases_.size
+    with pytest.raises(ValueError, match="rows outside"):
+        _convolve.prefix_indicators(*args, [30], **kwargs)
+    with pytest.raises(ValueError, match="step_projection must be"):
+        _convolve.prefix_indicators(*args, [0], step_projection=np.ones((3, 2)),
+                                    **kwargs)
+    with pytest.raises(ValueError, match="row_offset must be"):
+        _convolve.prefix_indicators(*args, [0], row_projection=np.ones((n_ind, 2)),
+                                    row_offset=np.ones(3), **kwargs)
+    with pytest.raises(ValueError, match="at least one bias"):
+        _convolve.prefix_indicators(*args, [0], **{
+            **kwargs, "biases": np.empty((conv.biases_.shape[0], 0))})
+    with pytest.raises(ValueError, match="offsets do not partition"):
+        _convolve.prefix_indicators(seqs.data, [0, 5, 5, 30], [0], **kwargs)
