@@ -308,18 +308,18 @@ cdef struct Net:
 
 
 cdef inline double _saturated(double x) noexcept nogil:
-    """A product as skseq._params.linear_map leaves it: +-1e300 if it overflowed,
-    0 if NaN (inf - inf)."""
+    """A product as skseq._params.linear_map leaves it: +-1e300 where it
+    overflowed to +-inf, 0 where NaN (inf - inf)."""
     if x != x:
         return 0.0
-    if x > _LOGIT_LIMIT:
+    if x == INFINITY:
         return _LOGIT_LIMIT
-    if x < -_LOGIT_LIMIT:
+    if x == -INFINITY:
         return -_LOGIT_LIMIT
     return x
 
 
-cdef void _linear_rows(
+cdef bint _linear_rows(
     const Net* net,
     Py_ssize_t t0,
     Py_ssize_t nb,
@@ -328,7 +328,7 @@ cdef void _linear_rows(
 ) noexcept nogil:
     """The logits' linear part; in a block whose inputs may overflow it (near the
     float64 limit), u_t @ coef saturates (as in skseq._params.linear_map) before
-    the bias is added."""
+    the bias is added, and True is returned."""
     cdef Py_ssize_t i, b, width = net.width
     cdef const double* u = net.U + t0 * net.d
     cdef double wide = 0.0
@@ -336,11 +336,12 @@ cdef void _linear_rows(
         wide += 0.0 if fabs(u[i]) <= net.u_limit else 1.0
     if wide == 0.0:
         skseq_matmul(u, nb, net.d, net.coef, width, bias, Z)
-        return
+        return False
     skseq_matmul(u, nb, net.d, net.coef, width, net.zeros, Z)
     for b in range(nb):
         for i in range(width):
             Z[b * width + i] = _saturated(Z[b * width + i]) + bias[i]
+    return True
 
 
 cdef void _softmax_row_shifted(
@@ -412,14 +413,21 @@ cdef void _additive_probs(
     double* ea,                     # scratch (nb * n,): the input part of the logits
 ) noexcept nogil:
     """exp(a_i + B[j, i] - m_j) = exp(a_i - max a) exp(B[j, i] - max_i B[j, i]) up to
-    a row constant: n exponentials per step instead of n^2."""
+    a row constant: n exponentials per step instead of n^2. (Where the inputs
+    saturated the logits, rows are formed directly from a_t + B[j], as the unfused
+    path does: B is then lost in the rounding of the sum.)"""
     cdef Py_ssize_t n = net.n, nn = net.nn
     cdef Py_ssize_t b, j, i
     cdef double* a
     cdef double* z
     cdef const double* eb
     cdef double top, s
-    _linear_rows(net, t0, nb, net.zeros, ea)
+    if _linear_rows(net, t0, nb, net.zeros, ea):
+        for b in range(nb):
+            for j in range(n):
+                _additive_row_direct(net, t0 + b, j, A + (b * n + j) * n)
+        _normalize_rows(nb * n, n, A, rows)
+        return
     for b in range(nb):
         a = ea + b * n
         top = a[0]
