@@ -736,6 +736,59 @@ cdef void _long_sequence(
         q.start_post[s * n + i] = q.weight[s] * q.startprob[i] * beta[i]
 
 
+cdef inline void _lanes(
+    Py_ssize_t n, const Net* net, const Sequences* q, Py_ssize_t g0, Py_ssize_t m,
+    Py_ssize_t tb, Scratch* w
+) noexcept nogil:
+    """Sequences g0..g0+m-1 (m <= LANES) of a block: forward, then backward steps,
+    the sequences' steps interleaved. Inlined with n a constant for the common
+    sizes (see _short_sequences), so the short loops over states unroll."""
+    cdef Py_ssize_t nn = n * n
+    cdef Py_ssize_t i, p, t, step, longest = 0
+    cdef Py_ssize_t t0[LANES]
+    cdef Py_ssize_t length[LANES]
+    cdef Chain chain[LANES]
+    cdef double* lane
+    cdef double weight
+    for p in range(m):
+        t0[p] = q.offsets[g0 + p]
+        length[p] = q.offsets[g0 + p + 1] - t0[p]
+        longest = max(longest, length[p])
+        _chain_start(&chain[p], q.startprob)
+    for t in range(longest):
+        for p in range(m):
+            if t < length[p] and chain[p].possible:
+                step = t0[p] + t
+                _forward_step(n, w.A + (step - tb) * nn, q.log_emit + step * n,
+                              q.gamma + step * n, w.emit + (step - tb) * n,
+                              w.lanes + p * 4 * n, &chain[p])
+    for p in range(m):
+        if chain[p].possible:
+            q.loglik[g0 + p] = chain[p].loglik + log(chain[p].prod)
+            for i in range(n):
+                w.lanes[(p * 4 + 1) * n + i] = 1.0
+        else:
+            _impossible(net, q, g0 + p)
+            # no gradient from it: its matrices' rows become zero G rows
+            for i in range((t0[p] - tb) * nn, (t0[p] + length[p] - tb) * nn):
+                w.A[i] = 0.0
+    for t in range(longest - 1, -1, -1):
+        for p in range(m):
+            if t < length[p] and chain[p].possible:
+                step = t0[p] + t
+                lane = w.lanes + p * 4 * n
+                _backward_step(n, w.A + (step - tb) * nn, w.emit + (step - tb) * n,
+                               q.gamma + (step - 1) * n if t > 0 else q.startprob,
+                               q.gamma + step * n, q.weight[g0 + p],
+                               lane + n, lane + 2 * n, lane + 3 * n)
+    for p in range(m):
+        if chain[p].possible:
+            weight = q.weight[g0 + p]
+            for i in range(n):
+                q.start_post[(g0 + p) * n + i] = (
+                    weight * q.startprob[i] * w.lanes[(p * 4 + 1) * n + i])
+
+
 cdef void _short_sequences(
     const Net* net, const Sequences* q, Py_ssize_t s0, Py_ssize_t s1, Scratch* w
 ) noexcept nogil:
@@ -743,58 +796,25 @@ cdef void _short_sequences(
     formed once, in one pass, then LANES sequences at a time run their forward
     and backward steps interleaved (independent chains, which the CPU overlaps:
     alone, each step would wait on the previous one)."""
-    cdef Py_ssize_t n = net.n, nn = net.nn
+    cdef Py_ssize_t n = net.n
     cdef Py_ssize_t tb = q.offsets[s0], te = q.offsets[s1]
-    cdef Py_ssize_t i, p, g0, m, t, step, longest
-    cdef Py_ssize_t t0[LANES]
-    cdef Py_ssize_t length[LANES]
-    cdef Chain chain[LANES]
-    cdef double* lane
-    cdef double weight
+    cdef Py_ssize_t i, g0, m
     _block_probs(net, tb, te - tb, w.A, w.rows)
     for i in range(0, (te - tb) * n):
         w.emit[i] = skseq_exp(q.log_emit[tb * n + i])
     g0 = s0
     while g0 < s1:
         m = min(LANES, s1 - g0)
-        longest = 0
-        for p in range(m):
-            t0[p] = q.offsets[g0 + p]
-            length[p] = q.offsets[g0 + p + 1] - t0[p]
-            longest = max(longest, length[p])
-            _chain_start(&chain[p], q.startprob)
-        for t in range(longest):
-            for p in range(m):
-                if t < length[p] and chain[p].possible:
-                    step = t0[p] + t
-                    _forward_step(n, w.A + (step - tb) * nn, q.log_emit + step * n,
-                                  q.gamma + step * n, w.emit + (step - tb) * n,
-                                  w.lanes + p * 4 * n, &chain[p])
-        for p in range(m):
-            if chain[p].possible:
-                q.loglik[g0 + p] = chain[p].loglik + log(chain[p].prod)
-                for i in range(n):
-                    w.lanes[(p * 4 + 1) * n + i] = 1.0
-            else:
-                _impossible(net, q, g0 + p)
-                # no gradient from it: its matrices' rows become zero G rows
-                for i in range((t0[p] - tb) * nn, (t0[p] + length[p] - tb) * nn):
-                    w.A[i] = 0.0
-        for t in range(longest - 1, -1, -1):
-            for p in range(m):
-                if t < length[p] and chain[p].possible:
-                    step = t0[p] + t
-                    lane = w.lanes + p * 4 * n
-                    _backward_step(n, w.A + (step - tb) * nn, w.emit + (step - tb) * n,
-                                   q.gamma + (step - 1) * n if t > 0 else q.startprob,
-                                   q.gamma + step * n, q.weight[g0 + p],
-                                   lane + n, lane + 2 * n, lane + 3 * n)
-        for p in range(m):
-            if chain[p].possible:
-                weight = q.weight[g0 + p]
-                for i in range(n):
-                    q.start_post[(g0 + p) * n + i] = (
-                        weight * q.startprob[i] * w.lanes[(p * 4 + 1) * n + i])
+        if n == 2:
+            _lanes(2, net, q, g0, m, tb, w)
+        elif n == 3:
+            _lanes(3, net, q, g0, m, tb, w)
+        elif n == 4:
+            _lanes(4, net, q, g0, m, tb, w)
+        elif n == 8:
+            _lanes(8, net, q, g0, m, tb, w)
+        else:
+            _lanes(n, net, q, g0, m, tb, w)
         g0 += LANES
     _accumulate_block(net, tb, te - tb, w.A, q.grad_coef, q.grad_intercept)
 
