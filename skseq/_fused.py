@@ -130,57 +130,9 @@ def _thread_ranges(item_steps, n_threads):
     return list(zip(bounds[:-1], bounds[1:], strict=True))
 
 
-def _check_batch(family, startprob, coef, intercept, U, log_emit, offsets, mask,
-                 weight):
-    if family not in FAMILIES:
-        raise ValueError(f"family must be one of {sorted(FAMILIES)}, got {family!r}.")
-    startprob = np.ascontiguousarray(startprob, dtype=np.float64)
-    if startprob.ndim != 2:
-        raise ValueError(f"startprob must have shape (R, n_states), got "
-                         f"{startprob.shape}.")
-    R, n = startprob.shape
-    U = np.ascontiguousarray(U, dtype=np.float64)
-    if U.ndim != 2:
-        raise ValueError(f"U must have shape (n_steps, n_features), got {U.shape}.")
-    T, d = U.shape
-    expected = {
-        "coef": (R, d, n, n) if family == "input" else (R, d, n),
-        "intercept": (R, n, n),
-        "log_emit": (R, T, n),
-    }
-    arrays = {}
-    for name, value in (("coef", coef), ("intercept", intercept),
-                        ("log_emit", log_emit)):
-        value = np.ascontiguousarray(value, dtype=np.float64)
-        if value.shape != expected[name]:
-            raise ValueError(f"{name} has shape {value.shape}, expected "
-                             f"{expected[name]} (R={R} restarts, n_states={n}, "
-                             f"n_features={d}, n_steps={T}).")
-        arrays[name] = value
-    offsets = np.ascontiguousarray(offsets, dtype=np.intp)
-    if (offsets.ndim != 1 or offsets.shape[0] < 1 or offsets[0] != 0
-            or offsets[-1] != T or np.any(np.diff(offsets) < 0)):
-        raise ValueError(f"offsets must rise from 0 to n_steps={T}.")
-    n_seq = offsets.shape[0] - 1
-    mask = (np.ones((n, n), np.uint8) if mask is None
-            else np.ascontiguousarray(mask, dtype=np.uint8))
-    if mask.shape != (n, n) or not mask.any(axis=1).all():
-        raise ValueError(f"mask must be ({n}, {n}) with an allowed entry in every "
-                         f"row, got shape {mask.shape}.")
-    weight = (np.ones(n_seq) if weight is None
-              else np.ascontiguousarray(weight, dtype=np.float64))
-    if weight.shape != (n_seq,):
-        raise ValueError(f"weight has shape {weight.shape}, expected ({n_seq},).")
-    return (startprob, arrays["coef"], arrays["intercept"], U, arrays["log_emit"],
-            offsets, mask, weight)
-
-
-def linear_transition_pass(family, startprob, coef, intercept, U, log_emit, offsets,
-                           *, mask=None, weight=None, n_jobs=None):
-    """Log-likelihoods, posteriors and state-network gradient in one fused pass.
-
-    For R parameter sets at once (the restarts of a fit): the kernel runs over
-    (restart, chunk of sequences) items on ``n_jobs`` threads.
+class LinearTransitionPass:
+    """The fused pass prepared for one data set: validated and cut into chunks once
+    (per fit), then called with each batch of parameter sets.
 
     Parameters
     ----------
@@ -189,72 +141,143 @@ def linear_transition_pass(family, startprob, coef, intercept, U, log_emit, offs
         ``"additive"``: z_t[j, i] = sum_k u_t[k] coef[k, i] + intercept[j, i].
         P(x_t = i | x_{t-1} = j, u_t) is the softmax of z_t[j] over the entries
         ``mask[j]`` allows.
-    startprob : ndarray of shape (R, n_states)
-    coef : ndarray of shape (R, n_features, n_states, n_states) or (R, n_features, n_states)
-    intercept : ndarray of shape (R, n_states, n_states)
     U : ndarray of shape (n_steps, n_features)
         The packed inputs (shared by all restarts).
-    log_emit : ndarray of shape (R, n_steps, n_states)
-        log P(y_t | x_t = i, u_t) under each restart's outputs, 0 without target.
     offsets : ndarray of shape (n_sequences + 1,)
+    n_states : int
     mask : ndarray of shape (n_states, n_states), default=None
         Allowed transitions j -> i (all if None).
     weight : ndarray of shape (n_sequences,), default=None
         Per-sequence weights of the log-likelihood sum.
     n_jobs : int, default=None
         Threads over the (restart, chunk) items.
+    """
+
+    def __init__(self, family, U, offsets, *, n_states, mask=None, weight=None,
+                 n_jobs=None):
+        if family not in FAMILIES:
+            raise ValueError(f"family must be one of {sorted(FAMILIES)}, got "
+                             f"{family!r}.")
+        U = np.ascontiguousarray(U, dtype=np.float64)
+        if U.ndim != 2:
+            raise ValueError(f"U must have shape (n_steps, n_features), got "
+                             f"{U.shape}.")
+        T, d = U.shape
+        n = n_states
+        offsets = np.ascontiguousarray(offsets, dtype=np.intp)
+        if (offsets.ndim != 1 or offsets.shape[0] < 1 or offsets[0] != 0
+                or offsets[-1] != T or np.any(np.diff(offsets) < 0)):
+            raise ValueError(f"offsets must rise from 0 to n_steps={T}.")
+        n_seq = offsets.shape[0] - 1
+        mask = (np.ones((n, n), np.uint8) if mask is None
+                else np.ascontiguousarray(mask, dtype=np.uint8))
+        if mask.shape != (n, n) or not mask.any(axis=1).all():
+            raise ValueError(f"mask must be ({n}, {n}) with an allowed entry in every "
+                             f"row, got shape {mask.shape}.")
+        weight = (np.ones(n_seq) if weight is None
+                  else np.ascontiguousarray(weight, dtype=np.float64))
+        if weight.shape != (n_seq,):
+            raise ValueError(f"weight has shape {weight.shape}, expected ({n_seq},).")
+        self.family, self.U, self.offsets = family, U, offsets
+        self.mask, self.weight, self.n_jobs = mask, weight, n_jobs
+        self.n_states, self.n_features = n, d
+        self.coef_shape = (d, n, n) if family == "input" else (d, n)
+        self.chunks = sequence_chunks(offsets)
+        self._plans = {}
+
+    def _plan(self, R):
+        """Items (restart, first sequence, end sequence, chunk), chunk-major so a
+        thread's restarts share the inputs in cache, and their thread ranges."""
+        if R not in self._plans:
+            items = np.array([(r, a, b, c) for c, (a, b) in enumerate(self.chunks)
+                              for r in range(R)], dtype=np.intp).reshape(-1, 4)
+            steps = self.offsets[items[:, 2]] - self.offsets[items[:, 1]]
+            T, n = self.U.shape[0], self.n_states
+            work = R * T * n * n * (self.n_features + 8)
+            n_threads = max(1, min(effective_n_jobs(self.n_jobs), len(items),
+                                   work // _MIN_WORK_PER_THREAD))
+            self._plans[R] = items, _thread_ranges(steps, n_threads)
+        return self._plans[R]
+
+    def __call__(self, startprob, coef, intercept, log_emit):
+        """The pass for R parameter sets.
+
+        Parameters
+        ----------
+        startprob : ndarray of shape (R, n_states)
+        coef : ndarray of shape (R, n_features, n_states, n_states) or (R, n_features, n_states)
+        intercept : ndarray of shape (R, n_states, n_states)
+        log_emit : ndarray of shape (R, n_steps, n_states)
+            log P(y_t | x_t = i, u_t) under each restart's outputs, 0 without
+            target.
+
+        Returns
+        -------
+        TransitionPass
+        """
+        (T, d), n = self.U.shape, self.n_states
+        startprob = np.ascontiguousarray(startprob, dtype=np.float64)
+        R = startprob.shape[0] if startprob.ndim == 2 else -1
+        arrays = []
+        for name, value, shape in (("startprob", startprob, (R, n)),
+                                   ("coef", coef, (R, *self.coef_shape)),
+                                   ("intercept", intercept, (R, n, n)),
+                                   ("log_emit", log_emit, (R, T, n))):
+            value = np.ascontiguousarray(value, dtype=np.float64)
+            if value.shape != shape or R < 0:
+                raise ValueError(f"{name} has shape {value.shape}, expected "
+                                 f"{shape} (R restarts, n_states={n}, "
+                                 f"n_features={d}, n_steps={T}).")
+            arrays.append(value)
+        startprob, coef, intercept, log_emit = arrays
+        flat_coef, flat_intercept = coef.reshape(R, -1), intercept.reshape(R, -1)
+        items, ranges = self._plan(R)
+        n_seq, n_chunks = self.offsets.shape[0] - 1, len(self.chunks)
+        loglik = np.empty((R, n_seq))
+        gamma = np.empty((R, T, n))
+        start_post = np.empty((R, n_seq, n))
+        part_coef = np.empty((R, n_chunks, flat_coef.shape[1]))
+        part_intercept = np.empty((R, n_chunks, n * n))
+        code = FAMILIES[self.family]
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            # |u_t @ coef| <= max_k |u_t[k]| sum_k max|coef[k]|: inputs within
+            # u_limit cannot overflow the logits (the kernel checks each block).
+            bound = np.abs(coef).reshape(R, d, -1).max(axis=2, initial=0.0).sum(axis=1)
+            u_limit = _SAFE_LOGIT_BOUND / bound
+
+            def one(k, a, b):
+                linear_transition_fill(code, startprob, flat_coef, flat_intercept,
+                                       self.mask, self.U, log_emit, self.offsets,
+                                       self.weight, u_limit, items, a, b, loglik,
+                                       gamma, start_post, part_coef, part_intercept)
+
+            _run(one, ranges)
+            # The partials summed in chunk order: the same bits for any split.
+            grad_coef = part_coef[:, 0].copy()
+            grad_intercept = part_intercept[:, 0].copy()
+            for c in range(1, n_chunks):
+                grad_coef += part_coef[:, c]
+                grad_intercept += part_intercept[:, c]
+        finite = np.isfinite(np.concatenate(
+            [flat_coef, flat_intercept, loglik, grad_coef, grad_intercept], axis=1)
+        ).all(axis=1)
+        return TransitionPass(loglik, gamma, start_post,
+                              grad_coef.reshape(coef.shape),
+                              grad_intercept.reshape(R, n, n), finite)
+
+
+def linear_transition_pass(family, startprob, coef, intercept, U, log_emit, offsets,
+                           *, mask=None, weight=None, n_jobs=None):
+    """Log-likelihoods, posteriors and state-network gradient in one fused pass,
+    for R parameter sets at once: ``LinearTransitionPass(family, U, offsets,
+    ...)(startprob, coef, intercept, log_emit)`` (see :class:`LinearTransitionPass`
+    for the parameters; prepare one per data set to pay its setup once).
 
     Returns
     -------
     TransitionPass
     """
-    startprob, coef, intercept, U, log_emit, offsets, mask, weight = _check_batch(
-        family, startprob, coef, intercept, U, log_emit, offsets, mask, weight)
-    R, n = startprob.shape
-    T, d = U.shape
-    n_seq = offsets.shape[0] - 1
-    # |u_t @ coef| <= max_k |u_t[k]| sum_k max|coef[k]|: inputs within u_limit
-    # cannot overflow the logits (the kernel checks each block's inputs).
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        coef_bound = np.abs(coef).reshape(R, d, -1).max(axis=2, initial=0.0).sum(axis=1)
-        u_limit = np.ascontiguousarray(_SAFE_LOGIT_BOUND / coef_bound)
-    params_finite = (np.isfinite(coef).reshape(R, -1).all(axis=1)
-                     & np.isfinite(intercept).reshape(R, -1).all(axis=1))
-
-    chunks = sequence_chunks(offsets)
-    items = np.array([(r, a, b, c) for c, (a, b) in enumerate(chunks)
-                      for r in range(R)], dtype=np.intp).reshape(-1, 4)
-    item_steps = offsets[items[:, 2]] - offsets[items[:, 1]]
-    work = R * T * n * n * (d + 8)
-    n_threads = max(1, min(effective_n_jobs(n_jobs), len(items),
-                           work // _MIN_WORK_PER_THREAD))
-    ranges = _thread_ranges(item_steps, n_threads)
-
-    width = n * n if family == "input" else n
-    loglik = np.empty((R, n_seq))
-    gamma = np.empty((R, T, n))
-    start_post = np.empty((R, n_seq, n))
-    part_coef = np.empty((R, len(chunks), d * width))
-    part_intercept = np.empty((R, len(chunks), n * n))
-    code = FAMILIES[family]
-    flat_coef = coef.reshape(R, -1)
-    flat_intercept = intercept.reshape(R, -1)
-
-    def one(k, a, b):
-        linear_transition_fill(code, startprob, flat_coef, flat_intercept, mask, U,
-                               log_emit, offsets, weight, u_limit, items, a, b,
-                               loglik, gamma, start_post, part_coef, part_intercept)
-
-    with np.errstate(over="ignore", invalid="ignore"):
-        _run(one, ranges)
-        # The partials summed in chunk order: the same bits for any split.
-        grad_coef = part_coef[:, 0].copy()
-        grad_intercept = part_intercept[:, 0].copy()
-        for c in range(1, len(chunks)):
-            grad_coef += part_coef[:, c]
-            grad_intercept += part_intercept[:, c]
-    finite = (params_finite & np.isfinite(loglik).all(axis=1)
-              & np.isfinite(grad_coef).all(axis=1)
-              & np.isfinite(grad_intercept).all(axis=1))
-    return TransitionPass(loglik, gamma, start_post, grad_coef.reshape(coef.shape),
-                          grad_intercept.reshape(R, n, n), finite)
+    n_states = np.shape(startprob)[-1]
+    prepared = LinearTransitionPass(family, U, offsets, n_states=n_states, mask=mask,
+                                    weight=weight, n_jobs=n_jobs)
+    return prepared(startprob, coef, intercept, log_emit)
