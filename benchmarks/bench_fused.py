@@ -7,7 +7,8 @@ Everything is measured side by side in one run and written to
    8, 16 states and 8 features, on 1,000 sequences x 50 steps and on one sequence
    of 50,000 steps: the unfused path (``transition_probs`` + ``forward_backward``
    with ``XI_GRAD`` written over the matrices + the family's ``backward``) against
-   ``linear_transition_pass``; one thread, then two;
+   ``LinearTransitionPass`` (prepared once per data set, as a fit would); one
+   thread, then two;
 2. the ``"additive"`` family at 8 states;
 3. peak memory of both paths (tracemalloc; the fused kernel's own scratch, C
    ``malloc`` that tracemalloc cannot see, is added from its formula);
@@ -114,7 +115,8 @@ def _peak(run):
 def kernel_scratch_bytes(n, lengths, threads):
     """The fused kernel's own buffers (C malloc), per thread: a block of matrices,
     the emissions of the longest sequence or block, row sums and the lanes."""
-    block = max(1, (1 << 15) // (n * n))
+    block = importlib.import_module(
+        fused.linear_transition_fill.__module__).block_steps(n)
     longest = int(np.max(lengths))
     per_thread = (block * n * n + max(block, longest) * n + 2 * block * n
                   + 4 * 4 * n + 3 * n * n) * 8
@@ -215,7 +217,8 @@ def main():
         emit()
         emit("Unfused: `transition_probs` + `forward_backward(..., xi_mode=XI_GRAD, "
              "xi_out=probs)` + `InputTransitions.backward` (today's lbfgs "
-             "evaluation of the state networks). Fused: `linear_transition_pass`. "
+             "evaluation of the state networks). Fused: a `LinearTransitionPass` "
+             "prepared once per data set (untimed, as once per fit), then called. "
              "One target per sequence (its last step). Threads: `n_jobs` of both "
              "(the unfused path threads only its forward-backward kernel). The "
              "last column: CPU time over wall time of a 2-thread fused run (the "
@@ -246,7 +249,7 @@ def main():
         emit("## 3. Peak memory of one value and gradient")
         emit()
         emit("tracemalloc peak of each path (NumPy reports its arrays to it); the "
-             "fused kernel's own C scratch (a 256 KiB block of matrices, the "
+             "fused kernel's own C scratch (a 1 MiB block of matrices, the "
              "emissions of its longest sequence, per thread) is added from its "
              "formula. The outputs (posteriors (T, n), gradient) are included.")
         emit()
@@ -261,7 +264,7 @@ def main():
         rows = bench_restarts(4, small, (1, 8, 32), max(3, args.repeat // 2))
         emit("## 4. Restarts in one call")
         emit()
-        emit("R parameter sets of 4 states: one `linear_transition_pass` with all R "
+        emit("R parameter sets of 4 states: one call of the prepared pass with all R "
              "against R calls of one, and R unfused evaluations; one thread. The "
              "fixed cost of a call (validation, allocation, Python) is paid once.")
         emit()

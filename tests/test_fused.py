@@ -104,10 +104,11 @@ def test_matches_unfused_path(family, n, topology):
 
 @pytest.mark.parametrize("family", ["input", "additive"])
 def test_long_sequences_recompute_their_blocks(family):
-    """Sequences longer than a block (512 steps at 8 states) take the path that
-    forms the matrices again in the backward pass; mixed with short ones."""
+    """Sequences longer than a block take the path that forms their matrices
+    again in the backward pass; mixed with short ones, and one exactly a block."""
     rng = np.random.default_rng(4)
-    p = _problem(rng, family, [3, 1500, 7, 513, 512, 20], 8, d=3)
+    block = importlib.import_module(fused.linear_transition_fill.__module__).block_steps(8)
+    p = _problem(rng, family, [3, 2 * block + 300, 7, block + 1, block, 20], 8, d=3)
     _assert_matches_unfused(family, p)
 
 
@@ -202,23 +203,24 @@ def test_impossible_targets_give_minus_inf_and_no_gradient(family):
     posteriors, and the gradient of the others alone; reported not finite."""
     rng = np.random.default_rng(8)
     n = 8
-    lengths = [4, 6, 3, 700]  # the last one is longer than a block (512 steps)
+    block = importlib.import_module(fused.linear_transition_fill.__module__).block_steps(n)
+    lengths = [4, 6, 3, block + 200]  # the last one is longer than a block
     p = _problem(rng, family, lengths, n, d=2, mask=topology_mask("left-right", n))
     p["startprob"] = np.eye(n)[0]
     # Left-right from state 0: after one step only states 0 and 1 are reachable.
     p["log_emit"][4, :2] = -np.inf  # first step of sequence 1
-    p["log_emit"][-700, :2] = -np.inf  # first step of sequence 3
+    p["log_emit"][-lengths[3], :2] = -np.inf  # first step of sequence 3
     ll, gamma, start_post, grad, finite = _fused(family, p)
     assert not finite
     assert ll[1] == -np.inf and ll[3] == -np.inf
     assert np.isfinite(ll[[0, 2]]).all()
-    assert not gamma[4:10].any() and not gamma[-700:].any()
+    assert not gamma[4:10].any() and not gamma[-lengths[3]:].any()
     assert not start_post[[1, 3]].any()
     q = dict(p)
     q["weight"] = p["weight"] * np.array([1.0, 0.0, 1.0, 0.0])
     q["log_emit"] = p["log_emit"].copy()
     q["log_emit"][4, :2] = 0.0
-    q["log_emit"][-700, :2] = 0.0
+    q["log_emit"][-lengths[3], :2] = 0.0
     _, gamma_q, start_q, grad_q, _ = _fused(family, q)
     assert_allclose(grad, grad_q, rtol=1e-12, atol=1e-14)
     assert_allclose(gamma[:4], gamma_q[:4], rtol=1e-12)
