@@ -5,8 +5,9 @@ Everything is measured side by side in one run and written to
 
 1. one value-and-gradient of the state networks, ``"input"`` family, at n = 2, 4,
    8, 16 states and 8 features, on 1,000 sequences x 50 steps and on one sequence
-   of 50,000 steps: the unfused path (``transition_probs`` + ``forward_backward``
-   with ``XI_GRAD`` written over the matrices + the family's ``backward``) against
+   of 50,000 steps: the unfused path (the family's ``gradient_pass``: the (T, n, n)
+   matrices, ``forward_backward`` writing the logit gradient over them, the
+   family's ``backward``) against
    ``LinearTransitionPass`` (prepared once per data set, as a fit would); one
    thread, then two;
 2. the ``"additive"`` family at 8 states;
@@ -35,8 +36,8 @@ from threadpoolctl import threadpool_limits
 
 import skseq._fused as fused
 from skseq._fused import LinearTransitionPass
-from skseq._inference import XI_GRAD, forward_backward
-from skseq._transitions import TRANSITIONS, transition_probs
+from skseq._inference import Chain
+from skseq._transitions import AdditiveTransitions, InputTransitions
 
 N_FEATURES = 8
 
@@ -45,7 +46,8 @@ def _data(rng, lengths, n, family):
     offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.intp)
     T = int(offsets[-1])
     U = rng.normal(size=(T, N_FEATURES))
-    fam = TRANSITIONS[family](n, N_FEATURES)
+    fam = {"input": InputTransitions, "additive": AdditiveTransitions}[family](
+        n, N_FEATURES)
     theta = fam.init(rng, 1.0)
     log_emit = np.zeros((T, n))
     last = offsets[1:] - 1  # one target per sequence, at its last step
@@ -55,14 +57,10 @@ def _data(rng, lengths, n, family):
 
 
 def unfused(d, n_jobs=1):
-    """Today's path: the (T, n, n) matrices, the logit gradient written over them,
-    and the family's backward."""
-    fam, theta = d["fam"], d["theta"]
-    probs = transition_probs(fam, theta, d["U"], None)
-    ll, gamma, start_post, G = forward_backward(
-        d["startprob"], probs, d["log_emit"], d["offsets"], xi_mode=XI_GRAD,
-        xi_out=probs, n_jobs=n_jobs)
-    return ll, gamma, start_post, fam.backward(theta, d["U"], G)
+    """Today's path, the family's own ``gradient_pass``: the (T, n, n) matrices,
+    the logit gradient written over them, and the family's backward."""
+    chain = Chain(d["startprob"], d["log_emit"], d["offsets"], n_jobs=n_jobs)
+    return d["fam"].gradient_pass(d["theta"], d["U"], None, chain)
 
 
 def fused_pass(d, n_jobs=1, R=1):
@@ -215,9 +213,10 @@ def main():
         rows = bench_pass((2, 4, 8, 16), "input", shapes, args.repeat)
         emit("## 1. One value and gradient, `input` family, 8 features")
         emit()
-        emit("Unfused: `transition_probs` + `forward_backward(..., xi_mode=XI_GRAD, "
-             "xi_out=probs)` + `InputTransitions.backward` (today's lbfgs "
-             "evaluation of the state networks). Fused: a `LinearTransitionPass` "
+        emit("Unfused: `InputTransitions.gradient_pass` (the (T, n, n) matrices, "
+             "`forward_backward` writing the logit gradient over them, the family's "
+             "`backward`: today's lbfgs evaluation of the state networks). Fused: a "
+             "`LinearTransitionPass` "
              "prepared once per data set (untimed, as once per fit), then called. "
              "One target per sequence (its last step). Threads: `n_jobs` of both "
              "(the unfused path threads only its forward-backward kernel). The "

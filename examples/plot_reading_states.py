@@ -67,7 +67,7 @@ plt.show()
 # indexed ``[from, to]``. Drawing each as a diagram shows the machine: on ``1``
 # every live state returns to "no trailing 0"; on ``0`` the states advance
 # toward the dead state, the only one that rejects (single circle).
-trans = clf.transition_proba(np.eye(2))[:, 0]  # (symbol, from, to)
+trans = clf.transition_proba(np.eye(2)[:, None, :])[:, 0]  # (symbol, from, to)
 # With emission="state", a state accepts when its class logits favour class 1.
 accepting = np.argmax(clf.emission_intercept_, axis=1) == 1
 fig, axes = plt.subplots(1, 2, figsize=(9, 4))

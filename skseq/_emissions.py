@@ -1,122 +1,210 @@
-"""Output networks: P(y_t | x_t = i, u_t) for each state i.
+"""Output networks: the families of per-state output distributions.
 
-A family gives the per-state log-likelihood of the targets at the supervised steps
-(``log_prob``) and the gradient of a weighted sum of them (``grad``), which is both
-the output-network part of the EM auxiliary function (paper 000, eqs. 20 and 37,
-weights = state posteriors) and, with the same weights, the gradient of the
-conditional log-likelihood.
+A family gives P(y_t | x_t = i, u_t) for every state i at the supervised steps.
+:class:`EmissionFamily` writes the contract down; the driver (``skseq._iohmm``)
+only calls it:
+
+``log_prob(theta, U, y)``
+    log P(y_t | x_t = i, u_t), shape (len(U), n_states): the forward-backward's
+    emission log-likelihoods.
+``expected_log(theta, U, y, weights)``
+    sum_t,i weights[t, i] log P(y_t | x_t = i, u_t) and its gradient: with the
+    state posteriors as weights, both the output part of the EM auxiliary
+    function (paper 000, eqs. 20 and 37) and the gradient of the conditional
+    log-likelihood.
+``grad(theta, U, y, weights)``, ``m_step_objective(U, y, weights)``
+    Its gradient alone, and the M-step's objective (defaults from
+    ``expected_log``).
+
+The network of every state is an affine map of an input layer's output h_t
+(``skseq._layers``: the input, nothing, or a tanh hidden layer); the
+distribution decides what the affine map gives (class logits, Gaussian means).
+The estimators' outputs strategies (``skseq._outputs``) choose the family; a new
+output distribution is one class here plus its tests.
 """
 
 import numpy as np
 from scipy.special import softmax
 
-from ._inference import (
+from ._params import ParametricFamily, column_sums, linear_map
+from ._softmax import (
     add_bias_,
-    log_softmax_categorical,
-    log_softmax_gradient_categorical_,
+    log_softmax_categorical_,
+    log_softmax_categorical_gradient_,
     weighted_log_normalizer_,
 )
-from ._params import ParametricFamily, column_sums, linear_map
 
 
-class SoftmaxEmission(ParametricFamily):
-    """Multinomial outputs: P(y_t = k | x_t = i, u_t) = softmax_k(V_i u_t + c_i).
+class EmissionFamily(ParametricFamily):
+    """The contract of an output-network family (see the module docstring).
 
-    With ``use_input=False`` the output depends on the state alone (a Moore
-    machine, as used for the Tomita grammars in paper 000, §6).
+    Parameters
+    ----------
+    n_states : int
+    layer : skseq._layers.InputLayer
+        What every state's network sees of the input.
+    n_outputs : int
+        Width of each state's affine map (classes, or output dimensions).
     """
 
-    def __init__(self, n_states, n_features, n_classes, use_input):
+    def __init__(self, n_states, layer, n_outputs):
         self.n_states = n_states
-        self.n_features = n_features
-        self.n_classes = n_classes
-        self.use_input = use_input
+        self.layer = layer
+        self.n_outputs = n_outputs
 
-    def _blocks(self):
-        n, d, k = self.n_states, self.n_features, self.n_classes
-        blocks = [("intercept", (n, k), False)]
-        if self.use_input:
-            blocks.insert(0, ("coef", (d, n, k), True))
+    @property
+    def n_features(self):
+        return self.layer.n_features
+
+    def _head_blocks(self):
+        """The layer's blocks, then the affine map's weights (if it sees h)."""
+        n, h, k = self.n_states, self.layer.n_out, self.n_outputs
+        blocks = self.layer.blocks()
+        if h:
+            blocks.append(("coef", (h, n, k), True))
         return blocks
 
-    def _logits(self, theta, U):
-        p = self.unpack(theta)
-        n, k = self.n_states, self.n_classes
-        if not self.use_input:
+    def _affine(self, p, U):
+        """The affine maps of all states, (len(U), n, k): a fresh array, or a
+        read-only broadcast of the intercept when the network sees no input."""
+        n, h, k = self.n_states, self.layer.n_out, self.n_outputs
+        if not h:
             return np.broadcast_to(p["intercept"], (U.shape[0], n, k))
-        z = linear_map(U, p["coef"].reshape(self.n_features, n * k)).reshape(-1, n, k)
+        H = self.layer.forward(p, U)
+        z = linear_map(H, p["coef"].reshape(h, n * k)).reshape(-1, n, k)
         return add_bias_(z, p["intercept"])  # in place: a fresh product
 
-    def _fresh_logits(self, theta, U):
-        """Logits in a new C-contiguous array, for the in-place kernels.
+    def _affine_backward(self, p, U, G):
+        """Gradients (name -> array) of the layer's blocks and ``coef`` given
+        dL/d(affine map) = G (len(U), n, k); the intercept's is the caller's."""
+        h = self.layer.n_out
+        if not h:
+            return {}
+        G2 = G.reshape(-1, G.shape[1] * G.shape[2])
+        H = self.layer.forward(p, U)
+        grads = {"coef": H.T @ G2}
+        if p is not None and not self.layer.linear:
+            dH = G2 @ p["coef"].reshape(h, -1).T
+            grads.update(self.layer.backward(p, U, H, dH))
+        return grads
 
-        ``order="C"`` (not ascontiguousarray): a broadcast intercept may already be
-        contiguous, and the kernel must never write into the parameters.
-        """
-        z = self._logits(theta, U)
-        return z if self.use_input else np.array(z, order="C")
+    def _layer_params(self):
+        return sum(int(np.prod(shape)) for _, shape, _ in self.layer.blocks())
 
-    def predict_proba(self, theta, U):
-        """Class probabilities per state, shape (len(U), n_states, n_classes)."""
-        return softmax(self._logits(theta, U), axis=2)
+    def _flat(self, grads):
+        return np.concatenate([grads[name].ravel() for name in self.names])
 
     def log_prob(self, theta, U, y):
         """log P(y_t | x_t = i, u_t), shape (len(U), n_states)."""
-        return log_softmax_categorical(self._fresh_logits(theta, U), y)
+        raise NotImplementedError
+
+    def expected_log(self, theta, U, y, weights):
+        """sum_t,i weights[t, i] log P(y_t | x_t = i, u_t) and its gradient."""
+        raise NotImplementedError
 
     def grad(self, theta, U, y, weights):
         """Gradient of sum_t,i weights[t, i] log P(y_t | x_t = i, u_t)."""
         return self.expected_log(theta, U, y, weights)[1]
 
-    def expected_log(self, theta, U, y, weights):
-        """sum_t,i weights[t, i] log P(y_t | x_t = i, u_t) and its gradient.
+    def m_step_objective(self, U, y, weights):
+        """theta -> :meth:`expected_log` for one M-step's fixed U, y and weights."""
+        return lambda theta: self.expected_log(theta, U, y, weights)
 
-        The output-network part of the EM auxiliary function (paper 000, eq. 37).
-        """
+    def sample(self, theta, U, states, rng):
+        """One draw of y_t | x_t = states[t], u_t for every row of U."""
+        raise NotImplementedError
+
+
+class SoftmaxEmission(EmissionFamily):
+    """Multinomial outputs: P(y_t = k | x_t = i, u_t) = softmax_k(V_i h_t + c_i).
+
+    With the identity layer h_t = u_t (paper 000, eq. 9); with no input the output
+    depends on the state alone (a Moore machine, as used for the Tomita grammars
+    in paper 000, §6); with a tanh layer the heads share learned features.
+    """
+
+    def __init__(self, n_states, layer, n_classes):
+        super().__init__(n_states, layer, n_classes)
+
+    @property
+    def n_classes(self):
+        return self.n_outputs
+
+    def _blocks(self):
+        n, k = self.n_states, self.n_classes
+        return self._head_blocks() + [("intercept", (n, k), False)]
+
+    def _fresh_logits(self, theta, U):
+        """Logits in a writable C-contiguous array, for the in-place kernels (a
+        copy of a broadcast intercept: the kernel must never write into the
+        parameters)."""
+        z = self._affine(self.unpack(theta), U)
+        return z if z.flags.writeable else np.array(z, order="C")
+
+    def predict_proba(self, theta, U):
+        """Class probabilities per state, shape (len(U), n_states, n_classes)."""
+        return softmax(self._affine(self.unpack(theta), U), axis=2)
+
+    def n_free_params(self, mask=None):
+        # each state's softmax has n_classes - 1 free logits
+        h = self.layer.n_out
+        return self._layer_params() + (h + 1) * self.n_states * (self.n_classes - 1)
+
+    def sample(self, theta, U, states, rng):
+        """Class indices drawn from each row's state, shape (len(U),)."""
+        proba = self.predict_proba(theta, U)[np.arange(len(U)), states]
+        return inverse_cdf(proba, rng.random(len(U)))
+
+    def log_prob(self, theta, U, y):
+        return log_softmax_categorical_(self._fresh_logits(theta, U), y)
+
+    def expected_log(self, theta, U, y, weights):
         # resid = weights * (onehot(y) - P), in one cache-blocked kernel
         resid = self._fresh_logits(theta, U)
-        value = log_softmax_gradient_categorical_(resid, y, weights)
-        return value, self._backward(U, resid)
+        value = log_softmax_categorical_gradient_(resid, y, weights)
+        return value, self._backward(theta, U, resid)
 
-    def _backward(self, U, G):
-        """Gradient (flat) of sum(G * z(theta, U)); the logits are linear in theta,
-        so it does not depend on theta."""
-        g_intercept = column_sums(G)
-        if not self.use_input:
-            return g_intercept
-        n, k = self.n_states, self.n_classes
-        g_coef = U.T @ G.reshape(-1, n * k)
-        return np.concatenate([g_coef.ravel(), g_intercept])
+    def _backward(self, theta, U, G):
+        """Gradient (flat) of sum(G * z(theta, U)); for a linear layer it does not
+        depend on theta (which may then be None)."""
+        p = None if theta is None else self.unpack(theta)
+        grads = self._affine_backward(p, U, G)
+        grads["intercept"] = column_sums(G)
+        return self._flat(grads)
 
     def m_step_objective(self, U, y, weights):
         """theta -> :meth:`expected_log` for one M-step's fixed U, y and weights.
 
-        The logits are linear in theta, so sum_t,i weights z_t,i[y_t] and its
-        gradient are the same at every evaluation and computed once here; each
-        evaluation then only needs the weighted log-normaliser (as for the state
-        networks, ``skseq._transitions._LinearSoftmaxObjective``).
+        For a linear layer the logits are linear in theta, so sum_t,i weights
+        z_t,i[y_t] and its gradient are the same at every evaluation and
+        computed once here; each evaluation then only needs the weighted
+        log-normaliser (as for the state networks,
+        ``skseq._transitions.LinearSoftmaxObjective``).
         """
+        if not self.layer.linear:
+            return super().m_step_objective(U, y, weights)
         weights = np.ascontiguousarray(weights, dtype=np.float64)
         # The one-hot weights, once (the size of one evaluation's logits).
         target = np.zeros((len(y), self.n_states, self.n_classes))
         target[np.arange(len(y)), :, y] = weights
-        g_linear = self._backward(U, target)
+        g_linear = self._backward(None, U, target)
         del target
 
         def objective(theta):
             z = self._fresh_logits(theta, U)
             value = float(theta @ g_linear) - weighted_log_normalizer_(z, weights)
-            return value, g_linear - self._backward(U, z)  # z: weights * softmax
+            return value, g_linear - self._backward(theta, U, z)  # z: w * softmax
 
         return objective
 
 
-class GaussianEmission(ParametricFamily):
-    """Linear-Gaussian outputs: y_t | x_t = i, u_t ~ N(V_i u_t + c_i, Sigma_i).
+class GaussianEmission(EmissionFamily):
+    """Linear-Gaussian outputs: y_t | x_t = i, u_t ~ N(V_i h_t + c_i, Sigma_i).
 
     Paper 000, §2.2: a mixture of Gaussians whose mixing proportions are the state
-    distribution (eq. 10), the output networks being linear (eq. 9). With
-    ``use_input=False`` the mean depends on the state alone.
+    distribution (eq. 10), the output networks being linear (eq. 9) with the
+    identity layer; with no input each state's mean is constant, with a tanh
+    layer it is a shared nonlinear function of the input.
 
     The family works on standardized targets, (y - y_mean) / y_scale, so that
     initialization and optimization do not depend on the units of y; ``log_prob``
@@ -126,12 +214,9 @@ class GaussianEmission(ParametricFamily):
     ``min_covar`` keeps every density finite.
     """
 
-    def __init__(self, n_states, n_features, n_outputs, use_input, covariance_type,
-                 min_covar, y_mean, y_scale):
-        self.n_states = n_states
-        self.n_features = n_features
-        self.n_outputs = n_outputs
-        self.use_input = use_input
+    def __init__(self, n_states, layer, n_outputs, covariance_type, min_covar,
+                 y_mean, y_scale):
+        super().__init__(n_states, layer, n_outputs)
         self.covariance_type = covariance_type
         self.y_mean = np.asarray(y_mean, dtype=np.float64)
         self.y_scale = np.asarray(y_scale, dtype=np.float64)
@@ -139,13 +224,11 @@ class GaussianEmission(ParametricFamily):
         self.floor = float(np.min(min_covar / self.y_scale**2))
 
     def _blocks(self):
-        n, d, p = self.n_states, self.n_features, self.n_outputs
+        n, p = self.n_states, self.n_outputs
         cov_shape = {"spherical": (n,), "diag": (n, p), "full": (n, p, p)}
-        blocks = [("intercept", (n, p), False),
-                  ("covariance", cov_shape[self.covariance_type], False)]
-        if self.use_input:
-            blocks.insert(0, ("coef", (d, n, p), True))
-        return blocks
+        return self._head_blocks() + [
+            ("intercept", (n, p), False),
+            ("covariance", cov_shape[self.covariance_type], False)]
 
     def init(self, rng, scale):
         """State means spread over the (standardized) data, unit variances."""
@@ -158,13 +241,19 @@ class GaussianEmission(ParametricFamily):
             p["covariance"][:] = 0.0  # log of a unit variance
         return theta
 
-    def _means(self, p, U):
-        """Standardized means, shape (len(U), n_states, n_outputs)."""
-        n, k = self.n_states, self.n_outputs
-        if not self.use_input:
-            return np.broadcast_to(p["intercept"], (U.shape[0], n, k))
-        z = linear_map(U, p["coef"].reshape(self.n_features, n * k)).reshape(-1, n, k)
-        return add_bias_(z, p["intercept"])
+    def n_free_params(self, mask=None):
+        n, k, h = self.n_states, self.n_outputs, self.layer.n_out
+        cov = {"spherical": n, "diag": n * k, "full": n * k * (k + 1) // 2}
+        return self._layer_params() + n * k * (h + 1) + cov[self.covariance_type]
+
+    def sample(self, theta, U, states, rng):
+        """Outputs drawn from each row's state, shape (len(U), n_outputs), in the
+        units of y."""
+        means, cov = self.moments(theta, U)
+        rows = np.arange(len(U))
+        chol = np.linalg.cholesky(cov)[states]  # (rows, k, k)
+        noise = rng.standard_normal((len(U), self.n_outputs))
+        return means[rows, states] + np.einsum("rkq,rq->rk", chol, noise)
 
     def _variances(self, p):
         """Standardized variances, shape (n_states, n_outputs) (not full)."""
@@ -187,7 +276,7 @@ class GaussianEmission(ParametricFamily):
         k = self.n_outputs
         jacobian = np.sum(np.log(self.y_scale))
         with np.errstate(over="ignore", invalid="ignore"):
-            r = ((y - self.y_mean) / self.y_scale)[:, None, :] - self._means(p, U)
+            r = ((y - self.y_mean) / self.y_scale)[:, None, :] - self._affine(p, U)
             if self.covariance_type == "full":
                 _, C = self._cholesky(p)
                 z = np.einsum("nqp,mnp->mnq", np.linalg.inv(C), r)
@@ -202,7 +291,7 @@ class GaussianEmission(ParametricFamily):
     def grad(self, theta, U, y, weights):
         """Gradient of sum_t,i weights[t, i] log N(y_t; mean_i(u_t), Sigma_i)."""
         p = self.unpack(theta)
-        r = ((y - self.y_mean) / self.y_scale)[:, None, :] - self._means(p, U)
+        r = ((y - self.y_mean) / self.y_scale)[:, None, :] - self._affine(p, U)
         w = weights[:, :, None]
         g = {}
         if self.covariance_type == "full":
@@ -225,25 +314,18 @@ class GaussianEmission(ParametricFamily):
             else:
                 g["covariance"] = g_var * dvar
         g["intercept"] = g_mean.sum(axis=0)
-        if self.use_input:
-            n, k = self.n_states, self.n_outputs
-            g["coef"] = (U.T @ g_mean.reshape(-1, n * k)).reshape(-1, n, k)
-        return np.concatenate([g[name].ravel() for name in self.names])
+        g.update(self._affine_backward(p, U, g_mean))
+        return self._flat(g)
 
     def expected_log(self, theta, U, y, weights):
-        """sum_t,i weights[t, i] log P(y_t | x_t = i, u_t) and its gradient."""
         return (np.vdot(weights, self.log_prob(theta, U, y)),
                 self.grad(theta, U, y, weights))
-
-    def m_step_objective(self, U, y, weights):
-        """theta -> :meth:`expected_log` for one M-step's fixed U, y and weights."""
-        return lambda theta: self.expected_log(theta, U, y, weights)
 
     def moments(self, theta, U):
         """Per-state means (len(U), n, k) and covariances (n, k, k), units of y."""
         p = self.unpack(theta)
         with np.errstate(over="ignore", invalid="ignore"):  # checked by the caller
-            means = self._means(p, U) * self.y_scale + self.y_mean
+            means = self._affine(p, U) * self.y_scale + self.y_mean
         if self.covariance_type == "full":
             L, _ = self._cholesky(p)
             cov = L @ np.swapaxes(L, 1, 2) + self.floor * np.eye(self.n_outputs)
@@ -252,10 +334,11 @@ class GaussianEmission(ParametricFamily):
         return means, cov * np.outer(self.y_scale, self.y_scale)
 
     def coefficients(self, theta):
-        """Fitted parameters in the units of y."""
+        """Fitted parameters in the units of y (the hidden layer's as they are)."""
         p = self.unpack(theta)
-        out = {"intercept": p["intercept"] * self.y_scale + self.y_mean}
-        if self.use_input:
+        out = {name: p[name].copy() for name, _, _ in self.layer.blocks()}
+        out["intercept"] = p["intercept"] * self.y_scale + self.y_mean
+        if self.layer.n_out:
             out["coef"] = p["coef"] * self.y_scale
         s2 = self.y_scale**2
         if self.covariance_type == "full":
@@ -268,9 +351,9 @@ class GaussianEmission(ParametricFamily):
 
     def pack(self, values):
         """Flat standardized vector from parameters in the units of y."""
-        std = {"intercept": (np.asarray(values["intercept"]) - self.y_mean)
-               / self.y_scale}
-        if self.use_input:
+        std = {name: values[name] for name, _, _ in self.layer.blocks()}
+        std["intercept"] = (np.asarray(values["intercept"]) - self.y_mean) / self.y_scale
+        if self.layer.n_out:
             std["coef"] = np.asarray(values["coef"]) / self.y_scale
         cov = np.asarray(values["covariance"], dtype=np.float64)
         if self.covariance_type == "full":
@@ -289,3 +372,11 @@ class GaussianEmission(ParametricFamily):
             std["covariance"] = np.log(np.maximum(cov / s2 - self.floor,
                                                   np.finfo(np.float64).tiny))
         return super().pack(std)
+
+
+def inverse_cdf(proba, u):
+    """Index drawn from each row of ``proba`` (rows, k) with uniforms ``u`` (rows,):
+    the first index whose cumulative probability exceeds u (clipped to the last,
+    against rounding)."""
+    cdf = np.cumsum(proba, axis=1)
+    return np.minimum((cdf < u[:, None] * cdf[:, -1:]).sum(axis=1), proba.shape[1] - 1)

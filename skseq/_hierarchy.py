@@ -40,16 +40,19 @@ class HierarchicalTransitions(TransitionFamily):
 
     The fitted attributes are lists per level (``coef``, ``intercept``) and the
     time scales 1 / (1 - w_s) (``timescales``): see :meth:`coefficients`.
-    """
 
-    softmax = False
+    The matrices are not a plain softmax of logits, so the family gives
+    ``probs`` and ``expected_log`` and takes the rest of the contract of
+    :class:`~skseq._transitions.TransitionFamily` from them: the log-likelihood
+    gradient from the pairwise posteriors (Fisher's identity), the determinant
+    reward through ``expected_log``.
+    """
 
     def __init__(self, level_states, n_features, timescales, learn_timescales):
         self.level_states = tuple(int(n) for n in level_states)
         self.timescales = np.asarray(timescales, dtype=np.float64)
         self.learn_timescales = learn_timescales
         super().__init__(int(np.prod(self.level_states)), n_features)
-        self._memo = None
 
     @property
     def n_levels(self):
@@ -68,6 +71,14 @@ class HierarchicalTransitions(TransitionFamily):
         if self.learn_timescales:
             blocks.append(("persistence_logit", (self.n_levels,), False))
         return blocks
+
+    def n_free_params(self, mask=None):
+        """Each level's softmax rows (one per previous own value and parent value)
+        have n_s - 1 free logits, each with an intercept and a weight per
+        feature; plus the learned persistences."""
+        free = sum((self.n_features + 1) * n * m * (n - 1)
+                   for n, m in zip(self.level_states, self._parents(), strict=True))
+        return free + (self.n_levels if self.learn_timescales else 0)
 
     # -- parameters -----------------------------------------------------------
     @property
@@ -136,13 +147,8 @@ class HierarchicalTransitions(TransitionFamily):
         """Per level: the log-softmax of its network, log S (T, n, m, n), and
         log F^s on the diagonal i == j, (T, n, m).
 
-        Off the diagonal log F^s = log(1 - w_s) + log S. The last result is kept:
-        the lbfgs objective asks for it twice at the same point (the transition
-        matrices, then the gradient).
+        Off the diagonal log F^s = log(1 - w_s) + log S.
         """
-        key = (theta.tobytes(), U.__array_interface__["data"][0], U.shape)
-        if self._memo is not None and self._memo[0] == key:
-            return self._memo[1]
         p = self.unpack(theta)
         log_w, log_move = self._log_persistence(p)
         out = []
@@ -155,7 +161,6 @@ class HierarchicalTransitions(TransitionFamily):
             # eq. 6: staying is the persistence or the network's own choice
             log_stay = np.logaddexp(log_w[s], log_move[s] + _diagonal(log_net))
             out.append((log_net, log_stay))
-        self._memo = (key, out)
         return out
 
     def _broadcast_shape(self, s, n_steps):
@@ -177,10 +182,21 @@ class HierarchicalTransitions(TransitionFamily):
         level is the most significant digit. ``mask`` is not used (every
         product transition is allowed).
         """
-        T, dims = U.shape[0], self.level_states
+        return self._probs(theta, U.shape[0], self._levels(theta, U))
+
+    def gradient_pass(self, theta, U, mask, chain):
+        """As :meth:`TransitionFamily.gradient_pass`, computing the level factors
+        once for the matrices and the gradient."""
+        levels = self._levels(theta, U)
+        post = chain.posteriors(self._probs(theta, U.shape[0], levels),
+                                self.gradient_statistic)
+        return post, self._expected_log(theta, U, post.xi, levels)[1]
+
+    def _probs(self, theta, T, levels):
+        dims = self.level_states
         log_move = self._log_persistence(self.unpack(theta))[1]
         factors = []
-        for s, (log_net, log_stay) in enumerate(self._levels(theta, U)):
+        for s, (log_net, log_stay) in enumerate(levels):
             F = np.exp(log_net + log_move[s])
             _diagonal(F)[...] = np.exp(log_stay)
             factors.append(F.reshape(self._broadcast_shape(s, T)))
@@ -218,12 +234,15 @@ class HierarchicalTransitions(TransitionFamily):
         posterior that a move was the network's (R = xi^s off the diagonal),
         d/dz = R - S rowsum(R); and d/dw_s = sum xi^s ([i == j] - S_i) / F^s.
         """
+        return self._expected_log(theta, U, xi, self._levels(theta, U))
+
+    def _expected_log(self, theta, U, xi, levels):
         log_w, log_move = self._log_persistence(self.unpack(theta))
         value = 0.0
         grads = {}
         g_logit = np.zeros(self.n_levels)
         for s, (xi_s, (log_net, log_stay)) in enumerate(
-                zip(self.marginals(xi), self._levels(theta, U), strict=True)):
+                zip(self.marginals(xi), levels, strict=True)):
             xi_d, log_net_d = _diagonal(xi_s), _diagonal(log_net)
             rows = np.einsum("tjki->tjk", xi_s)
             value += (np.vdot(xi_s, log_net) + log_move[s] * rows.sum()

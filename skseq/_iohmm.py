@@ -1,10 +1,5 @@
-"""The shared IOHMM machinery: E-step, the two solvers, restarts, inference.
-
-:class:`BaseIOHMM` owns the whole fitting driver once (validation, ``n_init``
-restarts keeping the best training objective, ``warm_start``, convergence and
-``ConvergenceWarning``, fitted attributes); concrete estimators fill two hooks:
-``_encode_targets`` (turn y into packed, encoded targets) and ``_make_emission``
-(their output-network family).
+"""The shared IOHMM machinery: the objective J(theta), its two solvers, the fitting
+driver and inference.
 
 The model (Bengio & Frasconi 1996, paper 000): a discrete state x_0 ~ startprob,
 then at every step t = 1..T a transition P(x_t | x_{t-1}, u_t) from the state
@@ -15,34 +10,51 @@ networks. The objective minimised by both solvers is
 
 (W the total sequence weight, theta_w the input weights): a MAP fit with a
 N(0, 1/alpha) prior on the input weights, scaled per sequence so that ``tol`` means
-the same for any data size. ``solver="em"`` is the
-paper's GEM (Algorithm 1): the E-step gives posteriors (eqs. 28-29), the M-step
-improves each network's part of the auxiliary function (eqs. 36-37) with a few
-warm-started L-BFGS iterations, so J never increases. ``solver="lbfgs"`` minimises J
-directly; its gradient comes from the same forward-backward, because the backward
-pass is the gradient of the forward pass (paper 002, §2.2; paper 000, after eq. 29).
+the same for any data size (:class:`_Problem`). ``solver="em"`` is the paper's GEM
+(Algorithm 1): the E-step gives posteriors (eqs. 28-29), the M-step improves each
+network's part of the auxiliary function (eqs. 36-37) with a few warm-started
+L-BFGS iterations, so J never increases. ``solver="lbfgs"`` minimises J directly;
+its gradient comes from the same forward-backward, because the backward pass is
+the gradient of the forward pass (paper 002, §2.2; paper 000, after eq. 29).
+
+The families own their math (``skseq._transitions``, ``skseq._emissions``); the
+driver only composes them. :class:`BaseIOHMM` owns the whole fitting driver once
+(validation, restarts through ``skseq._restarts``, ``warm_start``, convergence,
+fitted attributes) and inference; a concrete estimator declares its parameters
+and fills the hooks:
+
+* ``_outputs``: its outputs strategy (``skseq._outputs``): targets, the output
+  family, predictions and scores;
+* ``_n_chain_states()``, ``_transition_mask()``, ``_make_transition(n_features)``:
+  its chain (:class:`FlatIOHMM` gives those of a chain of ``n_states`` states);
+* ``_structure_params``: the parameters a fitted model cannot change without a
+  refit; optionally ``_readout()`` (how a class is read off a sequence).
 """
 
 import functools
+import hashlib
 import numbers
 import time
-import warnings
+from typing import NamedTuple
 
 import numpy as np
 from scipy.optimize import minimize
 from sklearn.base import BaseEstimator
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import ThreadpoolController
 
-from ._inference import XI_GRAD, XI_STEP, XI_SUM, forward_backward, viterbi
-from ._transitions import TRANSITIONS, logit_gradient_from_sums
+from ._emissions import inverse_cdf
+from ._inference import Chain, viterbi
+from ._layers import LAYERS
+from ._restarts import run_restarts, warn_not_converged
+from ._transitions import TRANSITIONS
 from ._validation import (
+    check_fitted_params,
     check_sample_weight,
-    check_sequences,
     check_targets,
+    record_fitted_params,
     restore_on_failure,
     validate_sequences,
 )
@@ -125,7 +137,7 @@ class _Problem:
     """
 
     def __init__(self, seqs, targets, weight, transition, emission, mask,
-                 fixed_start, alpha, n_jobs, det_penalty=0.0):
+                 fixed_start, alpha, n_jobs, det_penalty=0.0, target_weight=None):
         self.U = seqs.data
         self.offsets = seqs.offsets
         self.steps = targets.steps
@@ -133,6 +145,10 @@ class _Problem:
         self.U_targets = seqs.data[targets.steps]
         self.weight = weight
         self.total_weight = weight.sum()
+        # Per-target exponents of the output likelihoods (class weights of
+        # step-level labels), None for 1.
+        self.target_weight = (None if target_weight is None
+                              else np.asarray(target_weight, dtype=np.float64))
         self.transition = transition
         self.emission = emission
         self.mask = mask
@@ -148,6 +164,11 @@ class _Problem:
              emission.penalty_mask()]
         )
         self.log_emit = np.zeros((seqs.data.shape[0], n))
+        # The determinant reward is a mean over the training steps, each step
+        # weighted by its sequence's weight.
+        lengths = np.diff(self.offsets)
+        self.step_weight = (np.repeat(weight, lengths) / (weight @ lengths)
+                            if det_penalty else None)
 
     def split(self, theta):
         a, b = self.n_start, self.n_start + self.n_trans
@@ -163,54 +184,28 @@ class _Problem:
         w = theta[self.penalised]
         return 0.5 * self.alpha * np.dot(w, w) / self.total_weight
 
-    def e_step(self, theta, xi_mode):
-        """Transition matrices, emissions, and one forward-backward."""
-        theta_s, theta_t, theta_e = self.split(theta)
-        probs = self.transition.probs(theta_t, self.U, self.mask)
-        self.log_emit[self.steps] = self.emission.log_prob(
-            theta_e, self.U_targets, self.y
-        )
-        per_step = self.transition.per_step
-        mode = xi_mode if per_step else XI_SUM
-        # Per-step statistics overwrite the transition matrices in place.
-        loglik, gamma, start_post, xi = forward_backward(
-            self.startprob(theta_s), probs, self.log_emit, self.offsets,
-            weight=self.weight, xi_mode=mode, xi_out=probs if per_step else None,
-            n_jobs=self.n_jobs,
-        )
-        return loglik, gamma, start_post, xi, probs
-
-    def det_reward(self, theta_t):
-        """Weighted mean over the training steps of |det A_t|, and its gradient.
-
-        Paper 000, §5.2: rewarding |det A_t| pushes the transition matrices'
-        eigenvalues toward the unit circle, against the diffusion that erases
-        temporal credit (eq. 40, here a mean over steps so that one weight suits
-        every length, each step weighted by its sequence's sample weight).
-        d|det A| / dA = sign(det A) cof(A) (eq. 41), back-propagated through the
-        row softmax to the logits.
-        """
-        A = self.transition.probs(theta_t, self.U, self.mask)
-        det = np.linalg.det(A)
-        n = A.shape[-1]
-        if n == 2:
-            cof = np.stack([A[:, 1, 1], -A[:, 1, 0], -A[:, 0, 1], A[:, 0, 0]],
-                           axis=1).reshape(-1, 2, 2)
-        else:
-            inv = np.linalg.inv(A + 1e-12 * np.eye(n))
-            cof = det[:, None, None] * np.swapaxes(inv, 1, 2)
-        if A.shape[0] == 1:  # one matrix shared by every step
-            w = np.ones(1)
-        else:
-            w = np.repeat(self.weight, np.diff(self.offsets)) / (
-                self.weight @ np.diff(self.offsets))
-        G = (w * np.sign(det))[:, None, None] * cof
-        G = A * (G - (G * A).sum(axis=2, keepdims=True))  # through the softmax
-        U = self.U if self.transition.per_step else self.U[:1]
-        return float(w @ np.abs(det)), self.transition.backward(theta_t, U, G)
-
     def objective(self, loglik, theta):
         return -np.dot(self.weight, loglik) / self.total_weight + self.penalty(theta)
+
+    def _weighted(self, per_target):
+        """Rows of a per-target array times the target weights, if any."""
+        if self.target_weight is None:
+            return per_target
+        return per_target * self.target_weight.reshape(-1, *[1] * (per_target.ndim - 1))
+
+    def chain(self, theta_s, theta_e):
+        """The chain at these parameters: x_0's distribution and the emission
+        log-likelihoods at the supervised steps (0 elsewhere)."""
+        self.log_emit[self.steps] = self._weighted(self.emission.log_prob(
+            theta_e, self.U_targets, self.y))
+        return Chain(self.startprob(theta_s), self.log_emit, self.offsets,
+                     self.weight, self.n_jobs)
+
+    def e_step(self, theta):
+        """Posteriors for the GEM M-step (``xi`` as the state family needs it)."""
+        theta_s, theta_t, theta_e = self.split(theta)
+        return self.transition.posterior_pass(theta_t, self.U, self.mask,
+                                              self.chain(theta_s, theta_e))
 
     def value_and_grad(self, theta):
         """J(theta) and its exact gradient (the lbfgs solver).
@@ -219,32 +214,25 @@ class _Problem:
         backtracks from it.
         """
         theta_s, theta_t, theta_e = self.split(theta)
-        family = self.transition
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            loglik, gamma, start_post, G, probs = self.e_step(
-                theta, XI_GRAD if family.softmax else XI_STEP)
-            value = self.objective(loglik, theta)
+            post, grad_t = self.transition.gradient_pass(
+                theta_t, self.U, self.mask, self.chain(theta_s, theta_e))
+            value = self.objective(post.loglik, theta)
             if not np.isfinite(value):
                 return np.inf, np.zeros_like(theta)
-            U_stats = self.U[: G.shape[0]]
-            if not family.softmax:  # G holds the pairwise posteriors
-                grad_t = family.expected_log(theta_t, U_stats, G, self.mask)[1]
-            elif not family.per_step:
-                grad_t = family.backward(theta_t, U_stats,
-                                         logit_gradient_from_sums(G, probs[0]))
-            else:
-                grad_t = family.backward(theta_t, U_stats, G)
             grad = [
-                start_post.sum(axis=0) - self.total_weight * self.startprob(theta_s),
+                post.start_post.sum(axis=0)
+                - self.total_weight * self.startprob(theta_s),
                 grad_t,
                 self.emission.grad(theta_e, self.U_targets, self.y,
-                                   gamma[self.steps]),
+                                   self._weighted(post.gamma[self.steps])),
             ]
             grad = -np.concatenate(grad[1:] if self.n_start == 0 else grad)
             grad[self.penalised] += self.alpha * theta[self.penalised]
             grad /= self.total_weight
             if self.det_penalty:
-                reward, reward_grad = self.det_reward(theta_t)
+                reward, reward_grad = self.transition.det_reward(
+                    theta_t, self.U, self.mask, self.step_weight)
                 value -= self.det_penalty * reward
                 grad[self.n_start : self.n_start + self.n_trans] -= (
                     self.det_penalty * reward_grad)
@@ -252,31 +240,24 @@ class _Problem:
             return np.inf, np.zeros_like(theta)
         return value, grad
 
-    def m_step(self, theta, start_post, gamma, xi, max_iter):
+    def m_step(self, theta, post, max_iter):
         """GEM M-step: improve each network's part of the auxiliary function."""
         theta_s, theta_t, theta_e = self.split(theta)
         W = self.total_weight
         pen_t, pen_e = self.split(self.penalised)[1:]
-        U_xi = self.U[: xi.shape[0]]
-
         a = self.alpha
 
-        q_trans = self.transition.m_step_objective(U_xi, xi, self.mask)
+        def penalised(objective, pen):
+            def f(th):
+                q, g = objective(th)
+                return ((-q + 0.5 * a * np.dot(th[pen], th[pen])) / W,
+                        (-g + a * th * pen) / W)
+            return f
 
-        def f_trans(th):
-            q, g = q_trans(th)
-            return ((-q + 0.5 * a * np.dot(th[pen_t], th[pen_t])) / W,
-                    (-g + a * th * pen_t) / W)
-
-        gamma_t = gamma[self.steps]
-
-        q_emit = self.emission.m_step_objective(self.U_targets, self.y, gamma_t)
-
-        def f_emit(th):
-            q, g = q_emit(th)
-            return ((-q + 0.5 * a * np.dot(th[pen_e], th[pen_e])) / W,
-                    (-g + a * th * pen_e) / W)
-
+        f_trans = penalised(
+            self.transition.m_step_objective(self.U, post.xi, self.mask), pen_t)
+        f_emit = penalised(self.emission.m_step_objective(
+            self.U_targets, self.y, self._weighted(post.gamma[self.steps])), pen_e)
         options = {"maxiter": max_iter}
         theta_t = minimize(f_trans, theta_t, jac=True, method="L-BFGS-B",
                            options=options).x
@@ -284,29 +265,110 @@ class _Problem:
                            options=options).x
         if self.n_start:
             # Closed form (paper 000, after eq. 24: x_0's posterior, averaged).
-            p = np.maximum(start_post.sum(axis=0) / W, 1e-300)
+            p = np.maximum(post.start_post.sum(axis=0) / W, 1e-300)
             theta_s = np.log(p / p.sum())
         return np.concatenate([theta_s, theta_t, theta_e])
 
     def loglik(self, theta):
         """Per-sequence log-likelihoods (forward pass only)."""
         theta_s, theta_t, theta_e = self.split(theta)
-        probs = self.transition.probs(theta_t, self.U, self.mask)
-        self.log_emit[self.steps] = self.emission.log_prob(
-            theta_e, self.U_targets, self.y
+        chain = self.chain(theta_s, theta_e)
+        return chain.forward(self.transition.probs(theta_t, self.U, self.mask)).loglik
+
+
+class _FittedModel(NamedTuple):
+    """What inference needs: the families, their packed parameters, the mask and
+    the start distribution."""
+
+    transition: object
+    emission: object
+    theta_t: np.ndarray
+    theta_e: np.ndarray
+    mask: np.ndarray | None
+    startprob: np.ndarray
+
+
+def _digest(values):
+    """A hash of the fitted attributes' values (arrays or lists of arrays)."""
+    h = hashlib.blake2b(digest_size=16)
+    for value in values:
+        for arr in value if isinstance(value, list) else [value]:
+            arr = np.ascontiguousarray(arr, dtype=np.float64)
+            h.update(repr(arr.shape).encode())
+            h.update(arr.tobytes())
+    return h.hexdigest()
+
+
+def _available_memory():
+    """Bytes of memory available to this process, or None if unknown (the
+    kernel's MemAvailable, capped by a cgroup v2 limit)."""
+    try:
+        with open("/proc/meminfo") as f:
+            info = dict(line.split(":", 1) for line in f)
+        available = int(info["MemAvailable"].split()[0]) * 1024
+    except (OSError, KeyError, ValueError):
+        return None
+    try:
+        with open("/sys/fs/cgroup/memory.max") as f:
+            limit = f.read().strip()
+        with open("/sys/fs/cgroup/memory.current") as f:
+            used = int(f.read().strip())
+        if limit != "max":
+            available = min(available, int(limit) - used)
+    except (OSError, ValueError):
+        pass
+    return available
+
+
+def check_memory(estimator, n_steps, n_states, n_params=0):
+    """ValueError, before allocating, if a fit (or prediction) of this size cannot
+    fit in memory: about 3 arrays of n_steps x n_states^2 float64 (the per-step
+    transition matrices and their statistics) and, for a fit, L-BFGS's history
+    of ~25 parameter vectors."""
+    needed = 8 * (3 * n_steps * n_states**2 + 25 * n_params)
+    available = _available_memory()
+    if available is not None and needed > available:
+        raise ValueError(
+            f"{type(estimator).__name__} with {n_states} states on {n_steps} steps "
+            f"({n_params} parameters) needs about {needed / 2**30:.3g} GiB (per-step "
+            f"{n_states}x{n_states} transition matrices and their statistics), but "
+            f"only {available / 2**30:.3g} GiB are available: use fewer states, "
+            "shorter or fewer sequences (e.g. skseq.preprocessing.WindowMean), or "
+            "more memory."
         )
-        return forward_backward(self.startprob(theta_s), probs, self.log_emit,
-                                self.offsets, backward=False, n_jobs=self.n_jobs)[0]
+
+
+def _sample_paths(seqs, startprob, trans, rng):
+    """State paths x_1..x_T drawn from the chain, all sequences in lockstep:
+    one vectorised draw per step index (packed, as Sequences.data)."""
+    starts, lengths = seqs.offsets[:-1], seqs.lengths
+    prev = inverse_cdf(np.broadcast_to(startprob, (seqs.n_sequences, startprob.size)),
+                       rng.random(seqs.n_sequences))
+    states = np.empty(seqs.data.shape[0], dtype=np.intp)
+    for t in range(int(lengths.max())):
+        alive = lengths > t
+        rows = starts[alive] + t
+        prev[alive] = states[rows] = inverse_cdf(trans[rows, prev[alive]],
+                                                 rng.random(rows.size))
+    return states
+
+
+def _looks_scaled(U):
+    """Whether the features look standardized: every column's spread within
+    [0.05, 20] and its mean within a few spreads of 0 (one-hot symbols pass)."""
+    if U.shape[0] < 2:
+        return True
+    std = U.std(axis=0)
+    mean = np.abs(U.mean(axis=0))
+    return bool(np.all((std >= 0.05) & (std <= 20)) and np.all(mean <= 5 * std + 1))
 
 
 class BaseIOHMM(BaseEstimator):
     """Base class of the IOHMM estimators. Not for direct use."""
 
     _parameter_constraints: dict = {
-        "n_states": [Interval(numbers.Integral, 1, None, closed="left")],
-        "transition": [StrOptions(set(TRANSITIONS))],
-        "emission": [StrOptions({"input", "state"})],
-        "topology": [StrOptions({"ergodic", "left-right"}), "array-like"],
+        "emission": [StrOptions(set(LAYERS))],
+        "n_hidden": [Interval(numbers.Integral, 1, None, closed="left")],
         "startprob": [StrOptions({"learn", "uniform"}), "array-like"],
         "solver": [StrOptions({"lbfgs", "em"})],
         "alpha": [Interval(numbers.Real, 0, None, closed="left")],
@@ -322,19 +384,22 @@ class BaseIOHMM(BaseEstimator):
         "warm_start": ["boolean"],
     }
 
+    # Parameters that define the fitted model's structure: predicting after one of
+    # them changed (set_params without refit) would silently use the wrong model.
+    _structure_params = ("emission", "n_hidden")
+
     # GEM: L-BFGS iterations per M-step, warm-started from the current networks.
     _m_step_max_iter = 10
 
-    def __init__(self, n_states, *, transition, emission, topology, startprob,
-                 solver, alpha, n_init, max_iter, tol, init_scale, random_state,
-                 verbose, n_jobs, warm_start):
-        self.n_states = n_states
-        self.transition = transition
+    def __init__(self, *, emission, n_hidden, startprob, solver, alpha, det_penalty,
+                 n_init, max_iter, tol, init_scale, random_state, verbose, n_jobs,
+                 warm_start):
         self.emission = emission
-        self.topology = topology
+        self.n_hidden = n_hidden
         self.startprob = startprob
         self.solver = solver
         self.alpha = alpha
+        self.det_penalty = det_penalty
         self.n_init = n_init
         self.max_iter = max_iter
         self.tol = tol
@@ -345,16 +410,30 @@ class BaseIOHMM(BaseEstimator):
         self.warm_start = warm_start
 
     # -- hooks -------------------------------------------------------------
-    def _encode_targets(self, y, seqs, reset=True, sample_weight=None):
-        """Return packed Targets with values ready for the emission family.
+    _outputs = None  # the outputs strategy (skseq._outputs)
 
-        With ``reset`` (in fit) also learn what the encoding needs (classes,
-        target scale), using the per-sequence ``sample_weight``.
-        """
+    def _n_chain_states(self):
+        """Number of states of the Markov chain (a product state's count)."""
         raise NotImplementedError
 
-    def _make_emission(self, n_features):
+    def _transition_mask(self):
+        """Boolean mask of allowed transitions (None: all allowed)."""
         raise NotImplementedError
+
+    def _make_transition(self, n_features):
+        """The state-network family (``skseq._transitions``)."""
+        raise NotImplementedError
+
+    def _readout(self):
+        """``(readout, readout_start)``: how a class is read off a sequence-level
+        model; the output at the last step unless the estimator says otherwise."""
+        return "last", 1.0
+
+    def _target_weights(self, seqs, targets, weight):
+        """The per-sequence weights of the fit and the per-target exponents of the
+        output likelihoods (None: all 1); an estimator with class weights
+        changes them."""
+        return weight, None
 
     def _n_init(self, n_steps):
         """Restarts; "auto" spends more of them where they are cheap.
@@ -368,29 +447,13 @@ class BaseIOHMM(BaseEstimator):
             return self.n_init
         return int(np.clip(_AUTO_RESTART_STEPS // max(n_steps, 1), 5, 50))
 
-    # -- families and parameters ----------------------------------------------
-    def _n_hidden(self):
-        """Size of the hidden state space (HierarchicalIOHMM: the product state)."""
-        return self.n_states
-
-    def _transition_mask(self):
-        return topology_mask(self.topology, self._n_hidden())
-
-    def _families(self, n_features):
-        transition = TRANSITIONS[self.transition](self.n_states, n_features)
-        return transition, self._make_emission(n_features)
-
-    def _fitted_theta(self, transition, emission):
-        theta_t = transition.pack(
-            {k: getattr(self, f"transition_{k}_") for k in transition.names}
-        )
-        theta_e = emission.pack(
-            {k: getattr(self, f"emission_{k}_") for k in emission.names}
-        )
-        return theta_t, theta_e
-
     def _validate_X(self, X, reset):
         return validate_sequences(self, X, reset=reset)
+
+    def _attribute_values(self, transition, emission):
+        """The fitted attributes of the families' parameters, by block name."""
+        return ({k: getattr(self, f"transition_{k}_") for k in transition.names},
+                {k: getattr(self, f"emission_{k}_") for k in emission.names})
 
     # -- fitting -------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
@@ -415,59 +478,59 @@ class BaseIOHMM(BaseEstimator):
         with restore_on_failure(self):
             self._validate_params()
             seqs = self._validate_X(X, reset=True)
-            with _blas_limits(seqs.data.shape[0], self._n_hidden(), seqs.n_features):
+            with _blas_limits(seqs.data.shape[0], self._n_chain_states(),
+                              seqs.n_features):
                 return self._fit(seqs, y, sample_weight)
 
     def _fit(self, seqs, y, sample_weight):
-        weight = check_sample_weight(sample_weight, seqs.n_sequences)
-        targets = self._encode_targets(y, seqs, sample_weight=weight)
-        n = self._n_hidden()
+        weight = check_sample_weight(sample_weight, seqs.n_sequences, alpha=self.alpha)
+        targets = self._outputs.encode_targets(self, y, seqs, sample_weight=weight)
+        n = self._n_chain_states()
         mask = self._transition_mask()
         fixed_start = _fixed_startprob(self.startprob, n)
-        transition, emission = self._families(seqs.n_features)
-        det_penalty = getattr(self, "det_penalty", 0.0)
-        if det_penalty and (self.solver != "lbfgs" or not transition.softmax):
+        transition = self._make_transition(seqs.n_features)
+        emission = self._outputs.make_emission(self, n, seqs.n_features)
+        check_memory(self, seqs.data.shape[0], n, transition.n_params + emission.n_params)
+        weight, target_weight = self._target_weights(seqs, targets, weight)
+        if self.det_penalty and self.solver != "lbfgs":
             raise ValueError(
-                f"det_penalty={det_penalty} needs solver='lbfgs' and softmax state "
-                f"networks (got solver={self.solver!r}); inside the EM M-step the "
-                "reward was measured not to help (the posteriors are already "
-                "diffuse)."
+                f"det_penalty={self.det_penalty} needs solver='lbfgs' (got "
+                f"solver={self.solver!r}); inside the EM M-step the reward was "
+                "measured not to help (the posteriors are already diffuse)."
             )
         problem = _Problem(seqs, targets, weight, transition, emission, mask,
-                           fixed_start, self.alpha, self.n_jobs, det_penalty)
+                           fixed_start, self.alpha, self.n_jobs, self.det_penalty,
+                           target_weight)
 
         do_init = not (self.warm_start and hasattr(self, "converged_"))
         n_init = self._n_init(seqs.data.shape[0]) if do_init else 1
         rng = check_random_state(self.random_state)
-        best = None
-        for init in range(n_init):
-            if do_init:
-                # Restarts alternate small random weights and near-permutation
-                # transitions (see TransitionFamily.init).
-                theta0 = np.concatenate([
-                    rng.normal(scale=0.1, size=problem.n_start),
-                    transition.init(rng, self.init_scale, permutation=init % 2 == 1),
-                    emission.init(rng, self.init_scale),
-                ])
-            else:
-                theta_t, theta_e = self._fitted_theta(transition, emission)
-                theta_s = np.log(np.maximum(self.startprob_, 1e-300))
-                theta0 = np.concatenate([theta_s[: problem.n_start], theta_t, theta_e])
-            if self.verbose:
-                print(f"Initialization {init}")
-            solve = self._solve_em if self.solver == "em" else self._solve_lbfgs
-            result = solve(problem, theta0)
-            if self.verbose:
-                status = "converged" if result["converged"] else "did not converge"
-                print(f"Initialization {init} {status}: objective "
-                      f"{result['objective']:.6g} after {result['n_iter']} iterations")
-            # A restart that overflowed (NaN/inf objective or parameters) is
-            # dropped: a NaN would otherwise win and block every later restart.
-            finite = (np.isfinite(result["objective"])
-                      and np.isfinite(result["theta"]).all())
-            if finite and (best is None or result["objective"] < best["objective"]):
-                best = result
+        solve = self._solve_em if self.solver == "em" else self._solve_lbfgs
 
+        def attempts():
+            for init in range(n_init):
+                if do_init:
+                    # Restarts alternate small random weights and
+                    # near-permutation transitions (see TransitionFamily.init).
+                    theta0 = np.concatenate([
+                        rng.normal(scale=0.1, size=problem.n_start),
+                        transition.init(rng, self.init_scale,
+                                        permutation=init % 2 == 1),
+                        emission.init(rng, self.init_scale),
+                    ])
+                else:
+                    values_t, values_e = self._attribute_values(transition, emission)
+                    theta_s = np.log(np.maximum(self.startprob_, 1e-300))
+                    theta0 = np.concatenate([theta_s[: problem.n_start],
+                                             transition.pack(values_t),
+                                             emission.pack(values_e)])
+                result = solve(problem, theta0)
+                # A restart that overflowed (NaN/inf parameters) is dropped: a
+                # NaN would otherwise win and block every later restart.
+                result["diverged"] = not np.isfinite(result["theta"]).all()
+                yield result
+
+        best, objectives = run_restarts(attempts(), n_init, verbose=self.verbose)
         if best is None:
             raise ValueError(
                 f"{type(self).__name__}: every initialization diverged (the objective "
@@ -476,13 +539,13 @@ class BaseIOHMM(BaseEstimator):
                 "e.g. with skseq.preprocessing.Stepwise(StandardScaler())."
             )
         if not best["converged"]:
-            warnings.warn(
-                f"Best initialization of {type(self).__name__} did not converge "
-                f"(solver={self.solver!r}, max_iter={self.max_iter}); try a larger "
-                "max_iter, a larger tol, or scaled inputs.",
-                ConvergenceWarning,
-                stacklevel=3,
-            )
+            advice = "try a larger max_iter or a larger tol"
+            if not _looks_scaled(seqs.data):
+                advice += (", or standardize the inputs (e.g. with skseq.preprocessing"
+                           ".Stepwise(StandardScaler())): their scales differ widely")
+            warn_not_converged(
+                self, f"the best initialization did not converge (solver="
+                f"{self.solver!r}, max_iter={self.max_iter}); {advice}.")
         theta_s, theta_t, theta_e = problem.split(best["theta"])
         self.startprob_ = problem.startprob(theta_s).copy()
         for name, arr in transition.coefficients(theta_t).items():
@@ -494,8 +557,19 @@ class BaseIOHMM(BaseEstimator):
         self.log_likelihood_ = best["log_likelihood"]
         self.objective_ = best["objective"]
         self.loss_curve_ = best["curve"]
+        self.n_init_ = len(objectives)
+        self.init_objectives_ = objectives
         self.step_level_ = targets.step_level
-        self._fitted_structure_ = self._structure()
+        record_fitted_params(self, self._structure_params)
+        self._families_ = (transition, emission, mask)
+        self._n_free_params_ = (transition.n_free_params(mask)
+                                + emission.n_free_params() + problem.n_start
+                                - (problem.n_start > 0))
+        # Inference works on the parameters as the fitted attributes hold them,
+        # packed once here (again only if an attribute is changed by hand).
+        values_t, values_e = self._attribute_values(transition, emission)
+        self._packed_ = (_digest([*values_t.values(), *values_e.values()]),
+                         transition.pack(values_t), emission.pack(values_e))
         return self
 
     def _result(self, problem, theta, n_iter, converged, curve):
@@ -535,8 +609,8 @@ class BaseIOHMM(BaseEstimator):
         n_iter = 0
         for n_iter in range(1, self.max_iter + 1):
             # xi overwrites the transition matrices in place (one (T, n, n) array).
-            loglik, gamma, start_post, xi = problem.e_step(theta, XI_STEP)[:4]
-            curve.append(float(problem.objective(loglik, theta)))
+            post = problem.e_step(theta)
+            curve.append(float(problem.objective(post.loglik, theta)))
             if self.verbose >= 2:
                 print(f"  Iteration {n_iter}\t time lapse "
                       f"{time.perf_counter() - start:.3f}s\t objective {curve[-1]:.8g}")
@@ -544,43 +618,51 @@ class BaseIOHMM(BaseEstimator):
                 converged = True
                 n_iter -= 1  # no M-step was taken in this iteration
                 break
-            theta = problem.m_step(theta, start_post, gamma, xi,
-                                   self._m_step_max_iter)
-            del xi, gamma  # free before the next E-step allocates its own
+            theta = problem.m_step(theta, post, self._m_step_max_iter)
+            del post  # free before the next E-step allocates its own
         return self._result(problem, theta, n_iter, converged, curve)
 
     # -- inference -----------------------------------------------------------
-    # Parameters that define the fitted model's structure: predicting after one of
-    # them changed (set_params without refit) would silently use the wrong model.
-    _STRUCTURE_PARAMS = ("n_states", "transition", "emission", "topology",
-                         "covariance_type", "timescales", "learn_timescales", "task")
-
-    def _structure(self):
-        params = self.get_params(deep=False)
-        return {k: v if isinstance(v, str) else np.asarray(v).tolist()
-                for k, v in params.items() if k in self._STRUCTURE_PARAMS}
-
-    def _model(self, X):
-        """Validated sequences, families, fitted parameters and transitions."""
+    def _checked(self, X):
+        """Validated sequences for a public inference method: the one validation
+        of the call, after checking that the model is fitted and unchanged."""
         check_is_fitted(self)
-        changed = [k for k, v in self._structure().items()
-                   if self._fitted_structure_.get(k) != v]
-        if changed:
-            raise ValueError(
-                f"{', '.join(changed)} changed since fit (set_params without "
-                f"refitting): refit {type(self).__name__} before using it."
-            )
-        seqs = self._validate_X(X, reset=False)
-        transition, emission = self._families(seqs.n_features)
-        theta_t, theta_e = self._fitted_theta(transition, emission)
-        probs = transition.probs(theta_t, seqs.data, self._transition_mask())
-        return seqs, emission, theta_e, probs
+        check_fitted_params(self)
+        return self._validate_X(X, reset=False)
 
-    def _filtered(self, seqs, probs):
+    def _fitted_model(self):
+        """The families and parameters of the fitted attributes (packed at fit,
+        and again only if an attribute was changed by hand since)."""
+        transition, emission, mask = self._families_
+        values_t, values_e = self._attribute_values(transition, emission)
+        digest, theta_t, theta_e = self._packed_
+        if _digest([*values_t.values(), *values_e.values()]) != digest:
+            theta_t, theta_e = transition.pack(values_t), emission.pack(values_e)
+        return _FittedModel(transition, emission, theta_t, theta_e, mask,
+                            self.startprob_)
+
+    def _transitions(self, seqs, model):
+        check_memory(self, seqs.data.shape[0], self._n_chain_states())
+        return model.transition.probs(model.theta_t, seqs.data, model.mask)
+
+    def _forward(self, seqs, model, log_emit=None):
+        """The forward pass of the fitted chain: log-likelihoods and filtered
+        distributions, given the emission log-likelihoods (none by default)."""
+        if log_emit is None:
+            log_emit = np.zeros((seqs.data.shape[0], self._n_chain_states()))
+        chain = Chain(model.startprob, log_emit, seqs.offsets, n_jobs=self.n_jobs)
+        return chain.forward(self._transitions(seqs, model))
+
+    def _filtered(self, seqs, model):
         """zeta_t = P(x_t | u_1..t): the state distribution given the inputs only."""
-        no_emit = np.zeros((seqs.data.shape[0], self._n_hidden()))
-        return forward_backward(self.startprob_, probs, no_emit, seqs.offsets,
-                                backward=False, n_jobs=self.n_jobs)[1]
+        return self._forward(seqs, model).gamma
+
+    def _log_emissions(self, seqs, model, targets):
+        log_emit = np.zeros((seqs.data.shape[0], self._n_chain_states()))
+        log_emit[targets.steps] = model.emission.log_prob(
+            model.theta_e, seqs.data[targets.steps], targets.values
+        )
+        return log_emit
 
     def predict_state_proba(self, X):
         """Filtered state distributions P(x_t | u_1..u_t), step by step.
@@ -599,8 +681,8 @@ class BaseIOHMM(BaseEstimator):
             A list for list input; for array input a padded array of shape
             (n_sequences, max_len, n_states) with NaN after each sequence's end.
         """
-        seqs, _, _, probs = self._model(X)
-        return seqs.unpack(self._filtered(seqs, probs))
+        seqs = self._checked(X)
+        return seqs.unpack(self._filtered(seqs, self._fitted_model()))
 
     def transition_proba(self, X):
         """Transition matrices P(x_t = i | x_{t-1} = j, u_t) at every step.
@@ -619,20 +701,19 @@ class BaseIOHMM(BaseEstimator):
             Indexed ``[t, from, to]``. A list for list input; for array input a
             padded array (n_sequences, max_len, n_states, n_states), NaN-padded.
         """
-        seqs, _, _, probs = self._model(X)
-        if probs.shape[0] != seqs.data.shape[0]:  # one matrix shared by all steps
-            probs = np.broadcast_to(probs, (seqs.data.shape[0],) + probs.shape[1:])
-        return seqs.unpack(probs)
+        seqs = self._checked(X)
+        probs = self._transitions(seqs, self._fitted_model())
+        # a family may share one matrix between all steps
+        n = self._n_chain_states()
+        return seqs.unpack(np.broadcast_to(probs, (seqs.data.shape[0], n, n)))
 
-    def _scoring_targets(self, X, y, sample_weight, task):
+    def _score_targets(self, seqs, y, sample_weight):
         """Targets for ``score`` and per-target weights (None if unweighted).
 
         The targets must be of the level the model was fitted on: a sequence-level
         model has no per-step prediction to compare with, and the reverse.
         """
-        check_is_fitted(self)
-        seqs = check_sequences(X)
-        targets = check_targets(y, seqs, task=task)
+        targets = check_targets(y, seqs, task=self._outputs.task)
         if targets.step_level != self.step_level_:
             fitted = "per step" if self.step_level_ else "one per sequence"
             given = "per step" if targets.step_level else "one per sequence"
@@ -648,12 +729,10 @@ class BaseIOHMM(BaseEstimator):
         seq_of = np.searchsorted(seqs.offsets, targets.steps, side="right") - 1
         return targets, weight[seq_of]
 
-    def _log_emissions(self, seqs, emission, theta_e, targets):
-        log_emit = np.zeros((seqs.data.shape[0], self._n_hidden()))
-        log_emit[targets.steps] = emission.log_prob(
-            theta_e, seqs.data[targets.steps], targets.values
-        )
-        return log_emit
+    def _score(self, X, y, sample_weight):
+        seqs = self._checked(X)
+        targets, weight = self._score_targets(seqs, y, sample_weight)
+        return self._outputs.score(self, seqs, y, targets, weight)
 
     def score_samples(self, X, y=None):
         """Conditional log-likelihood log P(y | u) of every sequence.
@@ -670,17 +749,97 @@ class BaseIOHMM(BaseEstimator):
         -------
         log_likelihood : ndarray of shape (n_sequences,)
         """
+        seqs = self._checked(X)
         if y is None:
-            y = self._predicted_targets(X)
-        seqs, emission, theta_e, probs = self._model(X)
-        targets = self._encode_targets(y, seqs, reset=False)
-        log_emit = self._log_emissions(seqs, emission, theta_e, targets)
-        return forward_backward(self.startprob_, probs, log_emit, seqs.offsets,
-                                backward=False, n_jobs=self.n_jobs)[0]
+            y = self._outputs.predicted_targets(self, seqs)
+        return self._loglik(seqs, y)[0]
 
-    def _predicted_targets(self, X):
-        """The model's own predictions, as ``score_samples(X)`` scores them."""
-        return self.predict(X)
+    def _loglik(self, seqs, y):
+        """Per-sequence log P(y | u) and the number of targets."""
+        targets = self._outputs.encode_targets(self, y, seqs, reset=False)
+        model = self._fitted_model()
+        loglik = self._forward(seqs, model,
+                               self._log_emissions(seqs, model, targets)).loglik
+        return loglik, len(targets.steps)
+
+    def aic(self, X, y):
+        """Akaike information criterion, -2 log P(y | u) + 2 p.
+
+        p is the number of free parameters of the fitted model: the state and
+        output networks' weights and intercepts (less the one redundant logit of
+        every softmax, which adding a constant to all its logits leaves
+        unchanged, and the weights of forbidden transitions), the variances of
+        Gaussian outputs, and the start distribution if it is learned
+        (``n_states - 1``). Lower is better: compare models of different
+        ``n_states`` without cross-validation.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
+        y : array-like or list of arrays
+            Targets in any form accepted by ``fit``.
+
+        Returns
+        -------
+        aic : float
+        """
+        loglik = self._loglik(self._checked(X), y)[0]
+        return float(-2.0 * loglik.sum() + 2.0 * self._n_free_params_)
+
+    def bic(self, X, y):
+        """Bayesian information criterion, -2 log P(y | u) + p log(n).
+
+        p as for :meth:`aic`; n is the number of targets (sequences for
+        sequence-level targets, labelled steps for step-level ones). Lower is
+        better.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
+        y : array-like or list of arrays
+            Targets in any form accepted by ``fit``.
+
+        Returns
+        -------
+        bic : float
+        """
+        loglik, n_targets = self._loglik(self._checked(X), y)
+        return float(-2.0 * loglik.sum() + self._n_free_params_ * np.log(n_targets))
+
+    def sample(self, X, random_state=None):
+        """Draw state paths and outputs given the inputs.
+
+        For every sequence, x_0 ~ startprob, then at each step x_t from the
+        transition the input chose and y_t from the output network of x_t
+        (paper 000, eqs. 2 and 9): simulated scenarios, e.g. of a regressor's
+        regimes under given inputs.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
+        random_state : int, RandomState instance or None, default=None
+            Controls the draws.
+
+        Returns
+        -------
+        y : list of ndarray, or ndarray
+            An output at every step: class labels (a list of per-sequence arrays)
+            or values (in the form of X, as a step-level ``predict``).
+        states : list of ndarray of int, or ndarray
+            The drawn state path, in the form of :meth:`decode`'s.
+        """
+        seqs = self._checked(X)
+        model = self._fitted_model()
+        rng = check_random_state(random_state)
+        n = self._n_chain_states()
+        trans = np.broadcast_to(self._transitions(seqs, model),
+                                (seqs.data.shape[0], n, n))
+        states = _sample_paths(seqs, model.startprob, trans, rng)
+        y = self._outputs.sample(self, seqs, model, states, rng)
+        return y, seqs.unpack(states, fill=-1)
 
     def decode(self, X, y=None):
         """Most likely state path (Viterbi).
@@ -698,15 +857,48 @@ class BaseIOHMM(BaseEstimator):
             A list for list input; for array input a padded array of shape
             (n_sequences, max_len) with -1 after each sequence's end.
         """
-        seqs, emission, theta_e, probs = self._model(X)
+        seqs = self._checked(X)
+        model = self._fitted_model()
         if y is None:
-            log_emit = np.zeros((seqs.data.shape[0], self._n_hidden()))
+            log_emit = np.zeros((seqs.data.shape[0], self._n_chain_states()))
         else:
-            targets = self._encode_targets(y, seqs, reset=False)
-            log_emit = self._log_emissions(seqs, emission, theta_e, targets)
+            targets = self._outputs.encode_targets(self, y, seqs, reset=False)
+            log_emit = self._log_emissions(seqs, model, targets)
         with np.errstate(divide="ignore"):
-            log_trans = np.log(probs)
-            log_start = np.log(self.startprob_)
+            log_trans = np.log(self._transitions(seqs, model))
+            log_start = np.log(model.startprob)
         _, path = viterbi(log_start, np.ascontiguousarray(log_trans), log_emit,
                           seqs.offsets, n_jobs=self.n_jobs)
         return seqs.unpack(path, fill=-1)
+
+
+class FlatIOHMM(BaseIOHMM):
+    """An IOHMM whose state is one variable of ``n_states`` values, moved by a
+    state-network family (``transition``) over a transition graph
+    (``topology``). Base of :class:`IOHMMClassifier` and :class:`IOHMMRegressor`.
+    """
+
+    _parameter_constraints: dict = {
+        **BaseIOHMM._parameter_constraints,
+        "n_states": [Interval(numbers.Integral, 1, None, closed="left")],
+        "transition": [StrOptions(set(TRANSITIONS))],
+        "topology": [StrOptions({"ergodic", "left-right"}), "array-like"],
+    }
+
+    _structure_params = (*BaseIOHMM._structure_params, "n_states", "transition",
+                         "topology")
+
+    def __init__(self, n_states, *, transition, topology, **params):
+        self.n_states = n_states
+        self.transition = transition
+        self.topology = topology
+        super().__init__(**params)
+
+    def _n_chain_states(self):
+        return self.n_states
+
+    def _transition_mask(self):
+        return topology_mask(self.topology, self.n_states)
+
+    def _make_transition(self, n_features):
+        return TRANSITIONS[self.transition](self.n_states, n_features, self.n_hidden)

@@ -75,6 +75,13 @@ class ParametricFamily:
             parts.append(arr.ravel())
         return np.concatenate(parts) if parts else np.zeros(0)
 
+    def n_free_params(self, mask=None):
+        """Number of free parameters (``aic``/``bic``): ``n_params`` less those
+        with no effect on the model, e.g. the redundant logit of every softmax
+        (its outputs do not change when a constant is added to all its logits).
+        ``mask`` marks the allowed transitions of a state family."""
+        return self.n_params
+
     def penalty_mask(self):
         return np.concatenate(
             [np.full(int(np.prod(shape)), pen) for _, shape, pen in self._blocks()]

@@ -1,24 +1,47 @@
 """State networks: the families of input-conditioned transition matrices.
 
-Every family maps the input u_t to logits z_t[j, i] of
-P(x_t = i | x_{t-1} = j, u_t) = softmax_i(z_t[j, :]) (paper 000, eq. 2), masked by
-the transition graph. A family provides the logits and back-propagates a gradient
-with respect to them (``backward``); softmax, masking and the objectives are shared
-(:func:`transition_probs`, :func:`expected_log_transitions`).
+A family maps the inputs u_t to transition matrices A_t[j, i] = P(x_t = i |
+x_{t-1} = j, u_t) (paper 000, eq. 2) and owns all the math that depends on how
+it does so. :class:`TransitionFamily` writes the contract down; the driver
+(``skseq._iohmm``) only calls it:
+
+``probs(theta, U, mask)``
+    The matrices, (len(U), n, n), or (1, n, n) when one matrix serves every step.
+``gradient_pass(theta, U, mask, chain)``
+    The E-step of the direct (lbfgs) objective: a forward-backward over the
+    chain (:class:`skseq._inference.Chain`) and the gradient of the
+    log-likelihood with respect to theta.
+``posterior_pass(theta, U, mask, chain)``
+    The E-step of GEM: a forward-backward whose ``xi`` holds what this family's
+    M-step needs.
+``m_step_objective(U, xi, mask)``
+    Q_trans(theta) = sum_t xi_t log A_t(theta) and its gradient, for one
+    M-step's posteriors (paper 000, eqs. 20 and 36).
+``det_reward(theta, U, mask, step_weight)``
+    The weighted mean of |det A_t| and its gradient (paper 000, §5.2).
+
+Most families are a masked softmax of logits (:class:`SoftmaxTransitions`): they
+only give the logits and back-propagate a gradient with respect to them. A
+family whose matrices are not a plain softmax (the hierarchical product,
+``skseq._hierarchy``) gives ``probs`` and ``expected_log``; the rest of the
+contract then follows from Fisher's identity (the gradient of the log-likelihood
+is that of the EM auxiliary function at the current parameters).
 """
 
 import numpy as np
 from scipy.special import expit
 
-from ._inference import (
+from ._inference import XI_GRAD, XI_STEP, XI_SUM
+from ._layers import Identity, TanhLayer
+from ._params import ParametricFamily, column_sums, linear_map
+from ._softmax import (
     add_bias_,
     log_softmax_gradient_,
     outer_sum,
-    row_sums_,
+    row_sums,
     softmax_,
     weighted_log_normalizer_,
 )
-from ._params import ParametricFamily, column_sums, linear_map
 
 # Steps per block when the M-step evaluates logits block-wise (bounds memory).
 _BLOCK_ENTRIES = 1 << 18
@@ -27,39 +50,16 @@ _MIN_BLOCK_ENTRIES = 1 << 16
 
 
 class TransitionFamily(ParametricFamily):
-    """Base class of the state-network families.
+    """The contract of a state-network family (see the module docstring).
 
-    The default family is a masked softmax of logits (``logits``/``backward``).
-    A family whose transitions are not a plain softmax (e.g. a factored,
-    multi-level one) overrides ``probs`` and ``expected_log`` and sets
-    ``softmax = False``; the lbfgs solver then takes its gradient from the
-    pairwise posteriors (Fisher's identity: the gradient of the log-likelihood is
-    that of the EM auxiliary function at the current parameters).
-
-    ``per_step`` is False when the transitions do not depend on u_t: one matrix
-    is then shared by every step.
+    A subclass gives ``_blocks``, ``probs`` and ``expected_log``; everything else
+    has a default that follows from them. ``gradient_statistic`` and
+    ``posterior_statistic`` say what the forward-backward must write into ``xi``
+    for ``loglik_gradient`` and ``m_step_objective`` (``skseq._inference.XI_*``).
     """
 
-    per_step = True
-    softmax = True
-    # Logits linear in theta (z = A(U) theta), so that ``backward`` does not
-    # depend on theta: the M-step then shares work between its evaluations.
-    linear = False
-
-    def probs(self, theta, U, mask):
-        """Transition matrices, (len(U), n, n) or (1, n, n) if not per_step."""
-        return transition_probs(self, theta, U, mask)
-
-    def expected_log(self, theta, U, xi, mask):
-        """sum xi log A(theta) and its gradient (see expected_log_transitions)."""
-        return expected_log_transitions(self, theta, U, xi, mask)
-
-    def m_step_objective(self, U, xi, mask):
-        """theta -> (Q_trans, gradient) for one M-step's fixed U, xi and mask."""
-        if (self.softmax and self.linear and self.per_step
-                and (mask is None or np.all(mask))):
-            return _LinearSoftmaxObjective(self, U, xi)
-        return lambda theta: self.expected_log(theta, U, xi, mask)
+    gradient_statistic = XI_STEP
+    posterior_statistic = XI_STEP
 
     def __init__(self, n_states, n_features):
         self.n_states = n_states
@@ -68,13 +68,14 @@ class TransitionFamily(ParametricFamily):
     def init(self, rng, scale, permutation=False):
         """Random parameters; optionally near-permutation transitions.
 
-        With ``permutation``, every (n, n) slice of the logits (the intercept and,
-        for ``"input"``, each input feature's weights) also gets ``3 * scale`` on a
-        random permutation: each state is pushed toward its own distinct successor.
-        Such near-deterministic, information-preserving transitions keep early
-        inputs visible at the end of a sequence, which is when temporal credit
-        assignment works (paper 000, §5.1) — the random start of the counting
-        grammars (Tomita #5, #6) that diffuse soft transitions cannot learn.
+        With ``permutation``, every (n, n) slice of the parameters (the intercept
+        and, for ``"input"``, each input feature's weights) also gets
+        ``3 * scale`` on a random permutation: each state is pushed toward its
+        own distinct successor. Such near-deterministic, information-preserving
+        transitions keep early inputs visible at the end of a sequence, which is
+        when temporal credit assignment works (paper 000, §5.1) -- the random
+        start of the counting grammars (Tomita #5, #6) that diffuse soft
+        transitions cannot learn.
         """
         theta = super().init(rng, scale)
         if permutation:
@@ -85,6 +86,84 @@ class TransitionFamily(ParametricFamily):
                         sl[np.arange(n), rng.permutation(n)] += 3.0 * scale
         return theta
 
+    def probs(self, theta, U, mask):
+        """Transition matrices, (len(U), n, n) or (1, n, n) shared by all steps."""
+        raise NotImplementedError
+
+    def expected_log(self, theta, U, xi, mask):
+        """sum_t,j,i xi_t[j, i] log A_t[j, i](theta) and its gradient.
+
+        The state-network part of the EM auxiliary function (paper 000, eq. 20;
+        its gradient is eq. 36). ``xi`` may be any weights (it is linear in them).
+        """
+        raise NotImplementedError
+
+    def gradient_pass(self, theta, U, mask, chain):
+        """Forward-backward and the log-likelihood gradient with respect to theta.
+
+        Returns the chain's :class:`~skseq._inference.Posteriors` and the
+        gradient of sum_s w_s log P(y^(s) | u^(s)).
+        """
+        post = chain.posteriors(self.probs(theta, U, mask), self.gradient_statistic)
+        return post, self.loglik_gradient(theta, U, mask, post.xi)
+
+    def loglik_gradient(self, theta, U, mask, xi):
+        """The gradient from the forward-backward's ``gradient_statistic``: by
+        Fisher's identity, that of sum xi log A at the pairwise posteriors."""
+        return self.expected_log(theta, U, xi, mask)[1]
+
+    def posterior_pass(self, theta, U, mask, chain):
+        """Forward-backward whose ``xi`` is what :meth:`m_step_objective` reads."""
+        return chain.posteriors(self.probs(theta, U, mask), self.posterior_statistic)
+
+    def m_step_objective(self, U, xi, mask):
+        """theta -> (Q_trans, gradient) for one M-step's fixed U, xi and mask."""
+        return lambda theta: self.expected_log(theta, U, xi, mask)
+
+    def det_reward(self, theta, U, mask, step_weight):
+        """sum_t step_weight_t |det A_t| and its gradient (paper 000, §5.2).
+
+        Rewarding |det A_t| pushes the transition matrices' eigenvalues toward
+        the unit circle, against the diffusion that erases temporal credit
+        (eq. 40, here a weighted mean over steps so that one weight suits every
+        length). d|det A| / dA = sign(det A) cof(A) (eq. 41); through the family,
+        sum G dA = sum (G A) d log A, which is :meth:`expected_log`'s gradient
+        for the weights G A.
+        """
+        A = self.probs(theta, U, mask)
+        det, G = _abs_det_gradient(A, step_weight)
+        return float(step_weight @ np.abs(det)), self.expected_log(
+            theta, U, G * A, mask)[1]
+
+
+def _abs_det_gradient(A, step_weight):
+    """det A_t and step_weight_t d|det A_t| / dA_t = w_t sign(det A_t) cof(A_t)."""
+    det = np.linalg.det(A)
+    n = A.shape[-1]
+    if n == 2:
+        cof = np.stack([A[:, 1, 1], -A[:, 1, 0], -A[:, 0, 1], A[:, 0, 0]],
+                       axis=1).reshape(-1, 2, 2)
+    else:
+        inv = np.linalg.inv(A + 1e-12 * np.eye(n))
+        cof = det[:, None, None] * np.swapaxes(inv, 1, 2)
+    return det, (step_weight * np.sign(det))[:, None, None] * cof
+
+
+class SoftmaxTransitions(TransitionFamily):
+    """A masked row softmax of logits z_t[j, i]: A_t[j] = softmax(z_t[j]).
+
+    A subclass gives the logits (``logits``) and back-propagates a gradient with
+    respect to them (``backward``). The forward-backward then writes the
+    log-likelihood gradient with respect to the logits directly (XI_GRAD:
+    xi_t - gamma_{t-1} A_t, paper 002, §2.2), and ``backward`` turns it into the
+    gradient with respect to theta.
+    """
+
+    gradient_statistic = XI_GRAD
+    # Logits linear in theta (z = A(U) theta), so that ``backward`` does not
+    # depend on theta: the M-step then shares work between its evaluations.
+    linear = False
+
     def logits(self, theta, U):
         """Return z of shape (len(U), n, n), a fresh writable array."""
         raise NotImplementedError
@@ -93,34 +172,136 @@ class TransitionFamily(ParametricFamily):
         """Gradient (flat) of sum(G * z(theta, U)) with respect to theta."""
         raise NotImplementedError
 
+    @staticmethod
+    def _free_logits(mask, n):
+        """Free logits of the row softmaxes: each row j has (allowed_j - 1)."""
+        allowed = np.full(n, n) if mask is None else np.asarray(mask).sum(axis=1)
+        return int(np.sum(allowed - 1))
 
-class InputTransitions(TransitionFamily):
-    """One softmax network per previous state: z_t[j] = W_j u_t + b_j.
+    def probs(self, theta, U, mask):
+        z = self.logits(theta, U)
+        softmax_(z, mask)
+        return z
 
-    The paper's state networks N_j (paper 000, eq. 2; "tensor feeding", paper 002,
-    eq. 22). ``coef`` has shape (n_features, n_states, n_states) so that the logits
-    of all steps are one matrix product.
+    def loglik_gradient(self, theta, U, mask, xi):
+        return self.backward(theta, U, xi)  # xi holds the logit gradient
+
+    def expected_log(self, theta, U, xi, mask):
+        """sum xi log A(theta) and its gradient, in blocks of steps so that no
+        second (n_steps, n, n) array is ever allocated."""
+        block = _block_steps(xi.shape[0], self.n_states)
+        value = 0.0
+        grad = np.zeros(self.n_params)
+        for t0 in range(0, xi.shape[0], block):
+            U_b, xi_b = U[t0 : t0 + block], xi[t0 : t0 + block]
+            z = self.logits(theta, U_b)
+            # sum xi log softmax(z), and z <- xi - rowsum(xi) softmax(z), the
+            # gradient with respect to the logits, in one cache-blocked kernel
+            # (xi is 0 where the mask forbids a transition).
+            value += log_softmax_gradient_(z, xi_b, mask)
+            grad += self.backward(theta, U_b, z)
+        return value, grad
+
+    def m_step_objective(self, U, xi, mask):
+        if self.linear and (mask is None or np.all(mask)):
+            return LinearSoftmaxObjective(self, U, xi)
+        return super().m_step_objective(U, xi, mask)
+
+    def det_reward(self, theta, U, mask, step_weight):
+        """As :meth:`TransitionFamily.det_reward`, back-propagated through the row
+        softmax directly: dA -> A (G - rowsum(G A))."""
+        A = self.probs(theta, U, mask)
+        det, G = _abs_det_gradient(A, step_weight)
+        G = A * (G - (G * A).sum(axis=2, keepdims=True))
+        return float(step_weight @ np.abs(det)), self.backward(theta, U, G)
+
+
+def _block_steps(n_steps, n):
+    """Steps per block of the M-step's evaluations: at most ~2 MB, and at most
+    1/8 of the steps (but not below 0.5 MB), so the temporaries stay a small
+    fraction of the (n_steps, n, n) pairwise posteriors."""
+    return max(1, min(_BLOCK_ENTRIES // (n * n),
+                      max(-(-n_steps // 8), _MIN_BLOCK_ENTRIES // (n * n))))
+
+
+class LinearSoftmaxObjective:
+    """Q_trans(theta) for a family whose logits are linear in theta, sharing work
+    between the evaluations of one M-step.
+
+    Q = sum xi z - sum_t,j rows_t,j logsumexp_i z_t[j, i], with rows the row sums
+    of xi (gamma_{t-1}). For z = A theta the first term is theta . A'xi and its
+    gradient A'xi, the same at every evaluation: computed once here (as
+    ``backward`` of xi), each evaluation then only needs the log-normaliser.
     """
 
-    linear = True
+    def __init__(self, family, U, xi):
+        self.family, self.U = family, U
+        self.g_linear = family.backward(None, U, xi)
+        self.rows = row_sums(xi)
+        self.block = _block_steps(xi.shape[0], family.n_states)
+
+    def __call__(self, theta):
+        family, U, rows = self.family, self.U, self.rows
+        value = float(theta @ self.g_linear)
+        grad = self.g_linear.copy()
+        for t0 in range(0, rows.shape[0], self.block):
+            U_b = U[t0 : t0 + self.block]
+            z = family.logits(theta, U_b)
+            value -= weighted_log_normalizer_(z, rows[t0 : t0 + self.block])
+            grad -= family.backward(theta, U_b, z)  # z holds rows * softmax
+        return value, grad
+
+
+class InputTransitions(SoftmaxTransitions):
+    """One softmax network per previous state: z_t[j] = W_j h_t + b_j.
+
+    The paper's state networks N_j (paper 000, eq. 2; "tensor feeding", paper
+    002, eq. 22), on the output h_t of an input layer (``skseq._layers``): the
+    input itself (``transition="input"``) or a shared tanh hidden layer
+    (``transition="mlp"``, the multilayer subnetworks of paper 000, §3.3.2,
+    trained by the back-propagated gradient). ``coef`` has shape (n_out, n, n)
+    so that the logits of all steps are one matrix product.
+    """
+
+    def __init__(self, n_states, n_features, layer=None):
+        super().__init__(n_states, n_features)
+        self.layer = Identity(n_features) if layer is None else layer
+
+    @property
+    def linear(self):
+        return self.layer.linear
+
+    def n_free_params(self, mask=None):
+        # every free logit has an intercept and a weight per layer output
+        layer = sum(int(np.prod(shape)) for _, shape, _ in self.layer.blocks())
+        return layer + (self.layer.n_out + 1) * self._free_logits(mask, self.n_states)
 
     def _blocks(self):
-        n, d = self.n_states, self.n_features
-        return [("coef", (d, n, n), True), ("intercept", (n, n), False)]
+        n, h = self.n_states, self.layer.n_out
+        return self.layer.blocks() + [("coef", (h, n, n), True),
+                                      ("intercept", (n, n), False)]
 
     def logits(self, theta, U):
         p = self.unpack(theta)
         n = self.n_states
-        z = linear_map(U, p["coef"].reshape(self.n_features, n * n))
+        H = self.layer.forward(p, U)
+        z = linear_map(H, p["coef"].reshape(self.layer.n_out, n * n))
         return add_bias_(z.reshape(-1, n, n), p["intercept"])
 
     def backward(self, theta, U, G):
         n = self.n_states
         G2 = G.reshape(-1, n * n)
-        return np.concatenate([(U.T @ G2).ravel(), column_sums(G2)])
+        p = None if self.layer.linear else self.unpack(theta)
+        H = self.layer.forward(p, U)
+        grads = [(H.T @ G2).ravel(), column_sums(G2)]
+        if p is not None:
+            dH = G2 @ p["coef"].reshape(self.layer.n_out, n * n).T
+            hidden = self.layer.backward(p, U, H, dH)
+            grads = [hidden[name].ravel() for name, _, _ in self.layer.blocks()] + grads
+        return np.concatenate(grads)
 
 
-class AdditiveTransitions(TransitionFamily):
+class AdditiveTransitions(SoftmaxTransitions):
     """Shared input weights plus a per-state bias: z_t[j, i] = B[j, i] + (u_t W)_i.
 
     Addition-based feeding (paper 002, eq. 23): n_features * n + n^2 parameters
@@ -128,6 +309,12 @@ class AdditiveTransitions(TransitionFamily):
     """
 
     linear = True
+
+    def n_free_params(self, mask=None):
+        # a constant added to a row of B, or to one feature's weights of every
+        # next state, shifts whole rows of logits
+        n = self.n_states
+        return self._free_logits(mask, n) + self.n_features * (n - 1)
 
     def _blocks(self):
         n, d = self.n_states, self.n_features
@@ -144,7 +331,7 @@ class AdditiveTransitions(TransitionFamily):
         return np.concatenate([g_coef.ravel(), column_sums(G)])
 
 
-class GatedTransitions(TransitionFamily):
+class GatedTransitions(SoftmaxTransitions):
     """Input gates on the transition logits: z_t[j, i] = B[j, i] f_t,i.
 
     Gating-based feeding (paper 002, eqs. 24-26): f_t = sigmoid(u_t U + c).
@@ -157,6 +344,13 @@ class GatedTransitions(TransitionFamily):
             ("gate_coef", (d, n), True),
             ("gate_intercept", (n,), False),
         ]
+
+    def n_free_params(self, mask=None):
+        # the gates multiply the logits: no constant shift leaves them unchanged,
+        # but forbidden transitions' intercepts have no effect
+        if mask is None:
+            return self.n_params
+        return self.n_params - int(np.sum(~np.asarray(mask, dtype=bool)))
 
     def _gate(self, p, U):
         return expit(linear_map(U, p["gate_coef"]) + p["gate_intercept"])
@@ -175,13 +369,21 @@ class GatedTransitions(TransitionFamily):
         )
 
 
-class HomogeneousTransitions(TransitionFamily):
-    """No input: one transition matrix for every step (an ordinary HMM chain)."""
+class HomogeneousTransitions(SoftmaxTransitions):
+    """No input: one transition matrix for every step (an ordinary HMM chain).
 
-    per_step = False
+    Its statistics are summed over the steps: the forward-backward adds the
+    pairwise posteriors up (XI_SUM) instead of writing one matrix per step.
+    """
+
+    gradient_statistic = XI_SUM
+    posterior_statistic = XI_SUM
 
     def _blocks(self):
         return [("intercept", (self.n_states, self.n_states), False)]
+
+    def n_free_params(self, mask=None):
+        return self._free_logits(mask, self.n_states)
 
     def logits(self, theta, U):
         return np.repeat(self.unpack(theta)["intercept"][None], len(U), axis=0)
@@ -189,129 +391,34 @@ class HomogeneousTransitions(TransitionFamily):
     def backward(self, theta, U, G):
         return column_sums(G)
 
+    def probs(self, theta, U, mask):
+        return super().probs(theta, U[:1], mask)
 
+    def loglik_gradient(self, theta, U, mask, xi):
+        """From the summed pairwise posteriors Xi (1, n, n): sum_t (xi_t -
+        gamma_{t-1} A) = Xi - rowsum(Xi) A, since gamma_{t-1, j} is the row sum
+        of xi_t."""
+        A = self.probs(theta, U, mask)[0]
+        return self.backward(theta, U[:1], xi - xi.sum(axis=2, keepdims=True) * A)
+
+    def m_step_objective(self, U, xi, mask):
+        return super().m_step_objective(U[:1], xi, mask)
+
+    def det_reward(self, theta, U, mask, step_weight):
+        # one matrix for every step: the weighted mean of |det A_t| is |det A|
+        return super().det_reward(theta, U[:1], mask, np.ones(1))
+
+
+# transition= option -> family(n_states, n_features, n_hidden)
 TRANSITIONS = {
-    "input": InputTransitions,
-    "additive": AdditiveTransitions,
-    "gated": GatedTransitions,
-    "homogeneous": HomogeneousTransitions,
+    "input": lambda n_states, n_features, n_hidden: InputTransitions(
+        n_states, n_features),
+    "additive": lambda n_states, n_features, n_hidden: AdditiveTransitions(
+        n_states, n_features),
+    "gated": lambda n_states, n_features, n_hidden: GatedTransitions(
+        n_states, n_features),
+    "homogeneous": lambda n_states, n_features, n_hidden: HomogeneousTransitions(
+        n_states, n_features),
+    "mlp": lambda n_states, n_features, n_hidden: InputTransitions(
+        n_states, n_features, TanhLayer(n_features, n_hidden)),
 }
-
-
-def _softmax_rows_(z, mask):
-    """In place: masked softmax over the last axis (forbidden entries get 0)."""
-    softmax_(z, mask)
-
-
-def transition_probs(family, theta, U, mask):
-    """Transition matrices, shape (len(U), n, n), or (1, n, n) shared by all steps
-    for an input-free family."""
-    z = family.logits(theta, U if family.per_step else U[:1])
-    _softmax_rows_(z, mask)
-    return z
-
-
-def logit_gradient_from_sums(xi_sum, probs):
-    """d loglik / d logits of an input-free chain from summed pairwise posteriors.
-
-    ``xi_sum`` has shape (1, n, n) and ``probs`` (n, n):
-    sum_t (xi_t - gamma_{t-1} A) = Xi - rowsum(Xi) A, since gamma_{t-1, j} is the
-    row sum of xi_t.
-    """
-    return xi_sum - xi_sum.sum(axis=2, keepdims=True) * probs
-
-
-def expected_log_transitions(family, theta, U, xi, mask):
-    """Q_trans(theta) = sum_t,j,i xi_t[j, i] log A_t[j, i](theta) and its gradient.
-
-    The state-network part of the EM auxiliary function (paper 000, eq. 20; its
-    gradient is eq. 36). Evaluated in blocks of steps so that no second
-    (n_steps, n, n) array is ever allocated.
-    """
-    block = _block_steps(xi.shape[0], family.n_states)
-    value = 0.0
-    grad = np.zeros(family.n_params)
-    for t0 in range(0, xi.shape[0], block):
-        U_b, xi_b = U[t0 : t0 + block], xi[t0 : t0 + block]
-        z = family.logits(theta, U_b)
-        # sum xi log softmax(z), and z <- xi - rowsum(xi) softmax(z), the gradient
-        # with respect to the logits, in one cache-blocked kernel (xi is 0 where
-        # the mask forbids a transition).
-        value += log_softmax_gradient_(z, xi_b, mask)
-        grad += family.backward(theta, U_b, z)
-    return value, grad
-
-
-def _block_steps(n_steps, n):
-    """Steps per block of the M-step's evaluations: at most ~2 MB, and at most
-    1/8 of the steps (but not below 0.5 MB), so the temporaries stay a small
-    fraction of the (n_steps, n, n) pairwise posteriors."""
-    return max(1, min(_BLOCK_ENTRIES // (n * n),
-                      max(-(-n_steps // 8), _MIN_BLOCK_ENTRIES // (n * n))))
-
-
-class _LinearSoftmaxObjective:
-    """Q_trans(theta) for a family whose logits are linear in theta, sharing work
-    between the evaluations of one M-step.
-
-    Q = sum xi z - sum_t,j rows_t,j logsumexp_i z_t[j, i], with rows the row sums
-    of xi (gamma_{t-1}). For z = A theta the first term is theta . A'xi and its
-    gradient A'xi, the same at every evaluation: computed once here (as
-    ``backward`` of xi), each evaluation then only needs the log-normaliser.
-    """
-
-    def __init__(self, family, U, xi):
-        self.family, self.U = family, U
-        self.g_linear = family.backward(None, U, xi)
-        self.rows = row_sums_(xi)
-        self.block = _block_steps(xi.shape[0], family.n_states)
-
-    def __call__(self, theta):
-        family, U, rows = self.family, self.U, self.rows
-        value = float(theta @ self.g_linear)
-        grad = self.g_linear.copy()
-        for t0 in range(0, rows.shape[0], self.block):
-            U_b = U[t0 : t0 + self.block]
-            z = family.logits(theta, U_b)
-            value -= weighted_log_normalizer_(z, rows[t0 : t0 + self.block])
-            grad -= family.backward(theta, U_b, z)  # z holds rows * softmax
-        return value, grad
-
-
-class MLPTransitions(TransitionFamily):
-    """Multilayer state networks: a shared tanh hidden layer, then per-state softmax.
-
-    h_t = tanh(u_t A + a) (``n_hidden`` units), z_t[j] = h_t W_j + b_j: the
-    nonlinear subnetworks of paper 000, §3.3.2, trained by the same GEM M-step
-    (back-propagated gradient of the auxiliary function, eq. 36) or directly.
-    The hidden layer is shared by the n state networks, so its features are
-    learned once. ``transition="mlp"``.
-    """
-
-    n_hidden = 8
-
-    def _blocks(self):
-        n, d, h = self.n_states, self.n_features, self.n_hidden
-        return [("hidden_coef", (d, h), True), ("hidden_intercept", (h,), False),
-                ("coef", (h, n, n), True), ("intercept", (n, n), False)]
-
-    def _hidden(self, p, U):
-        return np.tanh(linear_map(U, p["hidden_coef"]) + p["hidden_intercept"])
-
-    def logits(self, theta, U):
-        p = self.unpack(theta)
-        n = self.n_states
-        z = self._hidden(p, U) @ p["coef"].reshape(self.n_hidden, n * n)
-        return add_bias_(z.reshape(-1, n, n), p["intercept"])
-
-    def backward(self, theta, U, G):
-        p = self.unpack(theta)
-        n = self.n_states
-        H = self._hidden(p, U)
-        G2 = G.reshape(-1, n * n)
-        g_pre = (G2 @ p["coef"].reshape(self.n_hidden, n * n).T) * (1.0 - H * H)
-        return np.concatenate([(U.T @ g_pre).ravel(), column_sums(g_pre),
-                               (H.T @ G2).ravel(), column_sums(G2)])
-
-
-TRANSITIONS["mlp"] = MLPTransitions

@@ -8,8 +8,10 @@ Public inputs come in three forms (DESIGN §2):
   item ``(len_i,)`` is a univariate sequence;
 * a 2-D array ``(n_samples, n_features)``: every row is a sequence of one step. A
   list of flat lists of numbers is such a table too, as scikit-learn reads
-  ``X.tolist()``; a pandas DataFrame is one as well (its column names become
-  ``feature_names_in_``).
+  ``X.tolist()`` (so a 1-D *item* is a univariate sequence only as an array,
+  e.g. ``[np.array(row) for row in rows]``); a pandas DataFrame is one as well
+  (its column names become ``feature_names_in_``). A model fitted on longer
+  sequences warns when it receives such a table (:func:`validate_sequences`).
 
 Where the contract is silent:
 
@@ -36,10 +38,14 @@ name the sequence, and the step, at fault.
 
 Targets are either sequence-level (one per sequence, supervising its last step) or
 step-level (one array per sequence, NaN/None meaning "no target at this step");
-:func:`check_targets` turns both into the packed :class:`Targets`.
+:func:`check_targets` turns both into the packed :class:`Targets`. A 2-D array y
+whose width equals the common length (> 1) of the sequences is refused: it could
+be either.
 """
 
 import numbers
+import os
+import sys
 import warnings
 from collections.abc import Iterator, Mapping, Set
 from contextlib import contextmanager
@@ -54,9 +60,11 @@ from sklearn.utils.validation import validate_data
 __all__ = [
     "Sequences",
     "Targets",
+    "check_fitted_params",
     "check_sample_weight",
     "check_sequences",
     "check_targets",
+    "record_fitted_params",
     "validate_sequences",
 ]
 
@@ -459,22 +467,92 @@ def restore_on_failure(estimator):
         raise
 
 
+def _user_stacklevel():
+    """``stacklevel`` of the first caller outside skseq, for the caller of this
+    function: a warning then points at the user's line, however deep inside
+    skseq it was raised."""
+    package = os.path.dirname(os.path.abspath(__file__))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _rows_hint(seqs, estimator):
+    """What a 2-D table at predict time probably meant, when the model was fitted
+    on longer sequences (else "")."""
+    max_len = getattr(estimator, "_max_fit_length", 1)
+    if seqs.form != "rows" or max_len <= 1:
+        return ""
+    n_rows, n_features = seqs.n_sequences, seqs.n_features
+    if estimator.n_features_in_ == 1 and n_features > 1:
+        meant = (f"for {n_rows} univariate series of {n_features} steps pass "
+                 "X[:, :, None] (or skseq.utils.from_channels_first(X))")
+    else:
+        meant = f"for one sequence of {n_rows} steps pass [X]"
+    return (
+        f"X is a 2-D table ({n_rows} rows of {n_features} features): each row is "
+        f"read as a sequence of ONE step, but this {type(estimator).__name__} was "
+        f"fitted on sequences of up to {max_len} steps. {meant[0].upper()}"
+        f"{meant[1:]}; if you do mean one-step sequences, pass X[:, None, :]."
+    )
+
+
 def validate_sequences(estimator, X, *, reset):
     """:func:`check_sequences` plus the estimator's feature bookkeeping.
 
     ``reset=True`` (fit) records ``n_features_in_`` (and ``feature_names_in_`` for
-    a DataFrame); ``reset=False`` (predict) checks X against them.
+    a DataFrame) and, privately, the longest training sequence; ``reset=False``
+    (predict) checks X against them. A model fitted on sequences longer than one
+    step that receives a 2-D table (one-step sequences) warns with a
+    ``UserWarning`` saying how it reads it and how to pass one sequence: the
+    table was most likely one sequence, or univariate series, in the wrong form.
     """
     seqs = check_sequences(X)
     validate_data(estimator, X, reset=reset, skip_check_array=True, ensure_2d=False)
     if reset:
         estimator.n_features_in_ = seqs.n_features
-    elif seqs.n_features != estimator.n_features_in_:
+        estimator._max_fit_length = int(seqs.lengths.max())
+        return seqs
+    hint = _rows_hint(seqs, estimator)
+    if seqs.n_features != estimator.n_features_in_:
         raise ValueError(
             f"X has {seqs.n_features} features, but {type(estimator).__name__} is "
             f"expecting {estimator.n_features_in_} features as input."
+            + (f" {hint}" if hint else "")
         )
+    if hint:
+        warnings.warn(hint, UserWarning, stacklevel=_user_stacklevel())
     return seqs
+
+
+def _params_snapshot(estimator, names):
+    return {k: v if isinstance(v, str) else np.asarray(v).tolist()
+            for k, v in estimator.get_params(deep=False).items() if k in names}
+
+
+def record_fitted_params(estimator, names):
+    """Remember the parameters ``names`` that shape the fitted model.
+
+    :func:`check_fitted_params` then refuses a model whose parameters were
+    changed by ``set_params`` without refitting: used with the old fitted
+    attributes, they would silently give wrong results (or fail deep inside).
+    """
+    estimator._fitted_params_ = _params_snapshot(estimator, names)
+
+
+def check_fitted_params(estimator):
+    """ValueError if a parameter recorded at fit has changed since."""
+    fitted = getattr(estimator, "_fitted_params_", None)
+    if fitted is None:  # fitted before the record existed
+        return
+    now = _params_snapshot(estimator, fitted)
+    changed = [k for k, v in now.items() if fitted[k] != v]
+    if changed:
+        raise ValueError(
+            f"{', '.join(changed)} changed since fit (set_params without "
+            f"refitting): refit {type(estimator).__name__} before using it."
+        )
 
 
 # -- y ------------------------------------------------------------------------
@@ -550,11 +628,42 @@ def _as_float_targets(arr, name, where):
     return arr.astype(np.float64)
 
 
+def _check_not_a_step_table(values, seqs, task, name):
+    """Refuse a 2-D y as wide as every sequence is long: one target per step, or
+    that many outputs per sequence? (The classifier and the regressor alike.)"""
+    lengths = seqs.lengths
+    width = values.shape[1] if values.ndim == 2 else 0
+    if width <= 1 or not (lengths == width).all():
+        return
+    n = values.shape[0]
+    step_level = ("list(y) (one array of per-step labels per sequence)"
+                  if task == "classification" else
+                  "list(y) (one array of per-step targets per sequence) or "
+                  "y[:, :, None] (a 3-D array padded like X)")
+    if task == "classification":
+        sequence_level = "multi-output classification is not supported"
+    else:
+        sequence_level = (
+            f"if you do mean {width} outputs per sequence (sequence-level), "
+            "supervise each sequence's last step explicitly: y_steps = "
+            f"np.full(({n}, {width}, {width}), np.nan); y_steps[:, -1] = y (the "
+            "same fit; predict then returns every step, take [:, -1])"
+        )
+    raise ValueError(
+        f"{name} has shape {values.shape} and every sequence of X has {width} "
+        f"steps: a 2-D {name} of that width is ambiguous (one target per step, or "
+        f"{width} targets per sequence?), so skseq refuses to guess. For step-level "
+        f"targets pass {step_level}; {sequence_level}."
+    )
+
+
 def _sequence_level(y, seqs, task, name):
     n_seq = seqs.n_sequences
     values = _label_array(y)
     if values.dtype.kind == "c":
         raise ValueError(f"{name}: Complex data not supported.")
+    if values.ndim == 2 and values.shape[0] == n_seq:
+        _check_not_a_step_table(values, seqs, task, name)
     if values.ndim == 2 and task == "classification":
         if values.shape[1] != 1:
             raise ValueError(
@@ -639,7 +748,9 @@ def check_targets(y, seqs, *, task, name="y"):
         for classification with a ``DataConversionWarning``; a 2-D array is
         multi-output for regression). Step-level: a list of per-sequence arrays with
         the sequences' lengths, NaN (or None) marking steps without target; for
-        regression also a 3-D array padded like X.
+        regression also a 3-D array padded like X. A 2-D array whose width equals
+        the common length (> 1) of all sequences is ambiguous and raises a
+        ValueError saying how to pass either meaning.
     seqs : Sequences
         The validated inputs.
     task : {"classification", "regression"}
@@ -742,11 +853,42 @@ def check_targets(y, seqs, *, task, name="y"):
 
 
 # -- sample_weight --------------------------------------------------------------
-def check_sample_weight(sample_weight, n_sequences):
+# Beyond this ratio of an L2 penalty to the total sequence weight the data cannot
+# move the fit, and the penalty's gradient (alpha * theta / sum(w)) overflows
+# float64 once squared inside L-BFGS at ~1e150.
+_MAX_PENALTY_RATIO = 1e100
+
+
+def check_sample_weight(sample_weight, n_sequences, *, alpha=0.0):
     """Per-sequence weights: ones when None, else finite, non-negative, 1-D.
 
     A scalar is one weight for every sequence; the weights may not all be zero.
+    ``alpha``, an L2 penalty weighed against the weighted log-likelihood *summed*
+    over the sequences, may not exceed their total weight by more than a factor
+    1e100: weights summing to 1e-198 with ``alpha=0.01`` make the penalty 1e196
+    times the data's (only the ratio matters: the weights and ``alpha`` both
+    times c give the same model).
     """
+    weight = _weights(sample_weight, n_sequences)
+    total = weight.sum()
+    with np.errstate(over="ignore"):
+        ratio = alpha / total
+    if ratio > _MAX_PENALTY_RATIO:
+        given = "" if sample_weight is not None else " (1 per sequence, the default)"
+        raise ValueError(
+            f"sample_weight sums to {total:.3g}{given} while alpha={alpha:g}: the "
+            "L2 penalty is weighed against the log-likelihood summed over the "
+            f"sequences with these weights, so it outweighs the data by a factor "
+            f"{ratio:.3g}, the data could not move the fit and its gradient "
+            "overflows. Only the ratio matters (weights and alpha both times c give "
+            "the same model): scale sample_weight up, e.g. to mean 1 with alpha "
+            "divided by the same mean, or lower alpha."
+        )
+    return weight
+
+
+def _weights(sample_weight, n_sequences):
+    """The weights as a validated float64 array (ones when None)."""
     if sample_weight is None:
         return np.ones(n_sequences)
     _check_container(sample_weight, "sample_weight", "one weight per sequence")

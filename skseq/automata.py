@@ -6,6 +6,7 @@ network can be represented, run on one-hot sequences, minimized and tested for
 language equivalence.
 """
 
+import json
 import numbers
 from collections import deque
 
@@ -38,6 +39,16 @@ def _bfs_order(transitions, start):
                 order.append(nxt)
                 queue.append(nxt)
     return order
+
+
+def _symbol_text(symbol):
+    """A symbol as it appears in an edge label: as is, or JSON-quoted when it
+    could be misread (a comma, quote or backslash, outer spaces, control
+    characters, or nothing at all)."""
+    text = str(symbol)
+    plain = (text and text == text.strip() and text.isprintable()
+             and not any(c in text for c in ',"\\'))
+    return text if plain else json.dumps(text, ensure_ascii=False)
 
 
 def _read_only(array):
@@ -467,20 +478,57 @@ shape (n_sequences, max_len, n_symbols)
             p, q = np.divmod(np.array(frontier, dtype=np.int64), m)
         return True
 
+    def _edge_labels(self):
+        """``{(from, to): label}``, the symbols of parallel transitions merged.
+
+        The label lists the symbols in alphabet order, separated by commas; a
+        symbol that holds a comma, a quote or a backslash (or is empty, has
+        outer spaces or control characters) is written as a JSON string, so
+        every label reads back unambiguously.
+        """
+        edges = {}
+        for state, row in enumerate(self.transitions.tolist()):
+            for target, symbol in zip(row, self.alphabet, strict=True):
+                edges.setdefault((state, target), []).append(_symbol_text(symbol))
+        return {key: ",".join(symbols) for key, symbols in edges.items()}
+
     def to_dot(self):
         """Graphviz DOT source of the state diagram.
 
         Accepting states are drawn as double circles; an invisible node points
         at the start state; transitions between the same pair of states are
-        merged into one edge labelled like ``"0,1"``.
+        merged into one edge labelled like ``"0,1"``. A symbol that contains a
+        comma, a quote or a backslash (or is empty, has outer spaces or control
+        characters) appears as a JSON string, e.g. ``"a,b",c`` for the symbols
+        ``a,b`` and ``c``; the label is then escaped for DOT, so Graphviz shows
+        it literally.
 
         Returns
         -------
         dot : str
+
+        Examples
+        --------
+        >>> from skseq.automata import DFA
+        >>> dfa = DFA(2, ["a", "b,c"], [[1, 0], [1, 1]], start=0, accepting=[1])
+        >>> print(dfa.to_dot())  # doctest: +NORMALIZE_WHITESPACE
+        digraph DFA {
+            rankdir=LR;
+            __start__ [shape=point, style=invis];
+            0 [shape=circle];
+            1 [shape=doublecircle];
+            __start__ -> 0;
+            0 -> 1 [label="a"];
+            0 -> 0 [label="\\"b,c\\""];
+            1 -> 1 [label="a,\\"b,c\\""];
+        }
         """
 
         def quote(label):
-            escaped = str(label).replace("\\", "\\\\").replace('"', '\\"')
+            # In a DOT string only \" is an escape; a doubled backslash stays
+            # two, which Graphviz's labels show as one (a lone one would start
+            # an escape such as \n or \N).
+            escaped = label.replace("\\", "\\\\").replace('"', '\\"')
             return f'"{escaped}"'
 
         lines = [
@@ -492,13 +540,7 @@ shape (n_sequences, max_len, n_symbols)
             shape = "doublecircle" if accepting else "circle"
             lines.append(f"    {state} [shape={shape}];")
         lines.append(f"    __start__ -> {self.start};")
-        for state, row in enumerate(self.transitions.tolist()):
-            labels = {}  # target -> symbols, in alphabet order
-            for target, symbol in zip(row, self.alphabet, strict=True):
-                labels.setdefault(target, []).append(str(symbol))
-            for target, symbols in labels.items():
-                lines.append(
-                    f"    {state} -> {target} [label={quote(','.join(symbols))}];"
-                )
+        for (state, target), label in self._edge_labels().items():
+            lines.append(f"    {state} -> {target} [label={quote(label)}];")
         lines.append("}")
         return "\n".join(lines) + "\n"

@@ -3,43 +3,15 @@
 import numbers
 
 import numpy as np
-from scipy.special import logsumexp, softmax
+from scipy.special import softmax
 from sklearn.base import ClassifierMixin
-from sklearn.metrics import accuracy_score
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted
 
-from ._emissions import SoftmaxEmission
-from ._iohmm import BaseIOHMM
-from ._validation import (
-    Sequences,
-    Targets,
-    check_sample_weight,
-    check_targets,
-)
-
-
-def _readout(estimator):
-    """``(readout, readout_start)`` of an estimator; models without the
-    parameters (HierarchicalIOHMM) read the class at the last step."""
-    return (getattr(estimator, "readout", "last"),
-            getattr(estimator, "readout_start", 1.0))
-
-
-def _readout_rows(seqs, readout_start):
-    """Packed rows averaged by the mean read-out, and each sequence's count.
-
-    Sequence s of length T contributes its steps t >= floor(readout_start *
-    (T - 1)) (0-based): always at least its last step.
-    """
-    lengths = seqs.lengths
-    first = np.floor(readout_start * (lengths - 1)).astype(np.intp)
-    counts = lengths - first
-    starts = seqs.offsets[:-1] + first
-    # rows = concatenation of arange(starts[s], starts[s] + counts[s])
-    seg = np.repeat(np.arange(seqs.n_sequences), counts)
-    within = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
-    return starts[seg] + within, counts
+from ._iohmm import FlatIOHMM
+from ._outputs import CategoricalOutputs
+from ._validation import Sequences, check_sample_weight, check_targets
 
 
 def _prefix_sequences(seqs, n_prefixes):
@@ -72,171 +44,7 @@ def _prefix_sequences(seqs, n_prefixes):
     return prefixes, parent, mult / n_prefixes
 
 
-class _ClassifierOutputs:
-    """Categorical outputs: label encoding, class probabilities, accuracy.
-
-    Shared by :class:`IOHMMClassifier` and the hierarchical model's classification
-    task; the host provides the :class:`~skseq._iohmm.BaseIOHMM` inference
-    (``_model``, ``_filtered``, ``_n_hidden``).
-    """
-
-    def _encode_targets(self, y, seqs, reset=True, sample_weight=None):
-        targets = check_targets(y, seqs, task="classification")
-        if reset:
-            classes, encoded = np.unique(targets.values, return_inverse=True)
-            if classes.shape[0] < 2:
-                raise ValueError(
-                    f"{type(self).__name__} needs samples of at least 2 classes in "
-                    "the data, but the data contains only one class: "
-                    f"{classes[:1].tolist()[0]!r}."
-                )
-            self.classes_ = classes
-        else:
-            encoded = np.searchsorted(self.classes_, targets.values)
-            encoded = np.minimum(encoded, len(self.classes_) - 1)
-            unseen = self.classes_[encoded] != targets.values
-            if np.any(unseen):
-                raise ValueError(
-                    f"y contains labels not seen in fit: "
-                    f"{targets.values[unseen][:5].tolist()}."
-                )
-        return Targets(steps=targets.steps, values=encoded.astype(np.intp),
-                       step_level=targets.step_level)
-
-    def _make_emission(self, n_features):
-        return SoftmaxEmission(self._n_hidden(), n_features, len(self.classes_),
-                               use_input=self.emission == "input")
-
-    def _step_proba(self, X):
-        """Class probabilities at the steps the read-out uses.
-
-        Returns the validated sequences, the packed rows used (all steps for a
-        step-level model, each sequence's last step for the last-step read-out,
-        the averaged steps for the mean read-out) and P(y_t | u_1..t) there.
-        """
-        check_is_fitted(self)
-        readout, readout_start = _readout(self)
-        if self.step_level_ and readout != "last":
-            raise ValueError(
-                f"readout={readout!r} needs a model fitted on sequence-level "
-                "labels; this one was fitted on step-level labels, whose "
-                "predictions are per step (use readout='last')."
-            )
-        seqs, emission, theta_e, probs = self._model(X)
-        zeta = self._filtered(seqs, probs)
-        if self.step_level_:
-            rows = np.arange(seqs.data.shape[0])
-        elif readout == "last":
-            rows = seqs.last_steps
-        else:
-            rows = _readout_rows(seqs, readout_start)[0]
-        # P(y_t | u_1..t) = sum_i zeta_t,i P(y_t | x_t = i, u_t)  (paper 000, eq. 10)
-        per_state = emission.predict_proba(theta_e, seqs.data[rows])
-        return seqs, rows, np.einsum("ti,tik->tk", zeta[rows], per_state)
-
-    def _mean_log_proba(self, seqs, rows, proba):
-        """Mean read-out: per sequence, the mean over its averaged steps of
-        log P(y_t | u_1..t), renormalised over the classes."""
-        counts = _readout_rows(seqs, _readout(self)[1])[1]
-        tiny = np.finfo(np.float64).tiny  # a probability that underflowed to 0
-        log_p = np.log(np.maximum(proba, tiny))
-        bounds = np.concatenate([[0], np.cumsum(counts)[:-1]])
-        mean = np.add.reduceat(log_p, bounds, axis=0) / counts[:, None]
-        return mean - logsumexp(mean, axis=1, keepdims=True)
-
-    def predict_proba(self, X):
-        """Class probabilities given the inputs.
-
-        Parameters
-        ----------
-        X : array-like or list of sequences
-            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_sequences, n_classes), or list of ndarray
-            For a model fitted on sequence-level labels, the class distribution
-            of each sequence given by the read-out: P(y | u_1..T) at the last
-            step (``readout="last"``), or the normalised geometric mean of
-            P(y | u_1..t) over the averaged steps (``readout="mean"``). For
-            step-level labels: a list with one ``(len_i, n_classes)`` array per
-            sequence.
-        """
-        seqs, rows, proba = self._step_proba(X)
-        if self.step_level_:
-            return [proba[a:b] for a, b in zip(seqs.offsets[:-1], seqs.offsets[1:],
-                                               strict=True)]
-        if _readout(self)[0] == "mean":
-            return np.exp(self._mean_log_proba(seqs, rows, proba))
-        return proba
-
-    def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`.
-
-        Parameters
-        ----------
-        X : array-like or list of sequences
-            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
-
-        Returns
-        -------
-        log_proba : ndarray of shape (n_sequences, n_classes), or list of ndarray
-        """
-        check_is_fitted(self)
-        if not self.step_level_ and _readout(self)[0] == "mean":
-            return self._mean_log_proba(*self._step_proba(X))
-        proba = self.predict_proba(X)
-        with np.errstate(divide="ignore"):
-            if self.step_level_:
-                return [np.log(p) for p in proba]
-            return np.log(proba)
-
-    def predict(self, X):
-        """Most probable class.
-
-        Parameters
-        ----------
-        X : array-like or list of sequences
-            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
-
-        Returns
-        -------
-        labels : ndarray of shape (n_sequences,), or list of ndarray
-            One label per sequence, or (step-level model) a list of per-step labels.
-        """
-        proba = self.predict_proba(X)
-        if self.step_level_:
-            return [self.classes_[np.argmax(p, axis=1)] for p in proba]
-        return self.classes_[np.argmax(proba, axis=1)]
-
-    def score(self, X, y, sample_weight=None):
-        """Mean accuracy on the given data.
-
-        Sequence-level labels: the fraction of sequences classified correctly
-        (weighted by ``sample_weight``). Step-level labels: the fraction of labelled
-        steps predicted correctly (each step weighted by its sequence's weight).
-
-        Parameters
-        ----------
-        X : array-like or list of sequences
-            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
-        y : array-like or list of arrays
-        sample_weight : array-like of shape (n_sequences,), default=None
-
-        Returns
-        -------
-        score : float
-        """
-        targets, weight = self._scoring_targets(X, y, sample_weight,
-                                                "classification")
-        if not targets.step_level:
-            return accuracy_score(y, self.predict(X), sample_weight=weight)
-        pred = np.concatenate(self.predict(X))[targets.steps]
-        return accuracy_score(targets.values.astype(pred.dtype), pred,
-                              sample_weight=weight)
-
-
-class IOHMMClassifier(_ClassifierOutputs, ClassifierMixin, BaseIOHMM):
+class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
     """Input/output hidden Markov model for sequence classification.
 
     A discrete hidden state carries the context of a sequence: at every step an
@@ -261,16 +69,23 @@ class IOHMMClassifier(_ClassifierOutputs, ClassifierMixin, BaseIOHMM):
     ----------
     n_states : int, default=4
         Number of hidden states. Tune it with ``GridSearchCV``.
-    transition : {"input", "additive", "gated", "homogeneous"}, default="input"
+    transition : {"input", "additive", "gated", "homogeneous", "mlp"}, \
+            default="input"
         Family of state networks. ``"input"``: one softmax regression of the input
         per previous state (paper 000, eq. 2); ``"additive"``: shared input weights
         plus a per-state bias (paper 002, eq. 23), fewer parameters; ``"gated"``:
         input gates scaling the transition logits (paper 002, eqs. 24-26);
-        ``"homogeneous"``: one input-free transition matrix (an ordinary HMM chain).
-    emission : {"input", "state"}, default="input"
+        ``"homogeneous"``: one input-free transition matrix (an ordinary HMM
+        chain); ``"mlp"``: a tanh hidden layer of ``n_hidden`` units, shared by the
+        per-state softmax networks (paper 000, §3.3.2), nonlinear in the input.
+    emission : {"input", "state", "mlp"}, default="input"
         ``"input"``: P(y | state, input) is a softmax regression per state;
         ``"state"``: the class depends on the state only (a Moore machine, the
-        natural choice for symbol strings such as grammars).
+        natural choice for symbol strings such as grammars); ``"mlp"``: a tanh
+        hidden layer of ``n_hidden`` units shared by the per-state softmax heads.
+    n_hidden : int, default=8
+        Hidden units of the networks that are ``"mlp"`` (``transition`` or
+        ``emission``); unused otherwise.
     topology : {"ergodic", "left-right"} or array-like of shape (n_states, n_states), \
             default="ergodic"
         Allowed transitions: all, left-to-right (stay or move to the next state),
@@ -313,7 +128,8 @@ class IOHMMClassifier(_ClassifierOutputs, ClassifierMixin, BaseIOHMM):
     random_state : int, RandomState instance or None, default=None
         Controls the initialisations.
     verbose : int, default=0
-        1 prints a line per initialisation, 2 also one per iteration.
+        1 prints a line per restart (its objective, the best so far, the elapsed
+        time), 2 also one per iteration.
     n_jobs : int, default=None
         Threads over sequences in the forward-backward kernels.
     warm_start : bool, default=False
@@ -343,6 +159,14 @@ class IOHMMClassifier(_ClassifierOutputs, ClassifierMixin, BaseIOHMM):
         the class at the intermediate steps it is averaged over. Fitting costs
         about (n_prefixes + 1) / 2 times more steps, and ``n_init="auto"``
         counts those steps. Sequence-level labels only.
+
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, as in scikit-learn's classifiers: a dict
+        ``{label: weight}``, ``"balanced"`` (n_targets / (n_classes * count of
+        the class), counted with ``sample_weight``) or None (all 1). With
+        sequence-level labels a class weight multiplies its sequences' weights;
+        with step-level labels it is the exponent of the output likelihood of
+        every step labelled with that class.
 
     Attributes
     ----------
@@ -375,6 +199,11 @@ class IOHMMClassifier(_ClassifierOutputs, ClassifierMixin, BaseIOHMM):
         The minimised objective at the solution.
     loss_curve_ : list of float
         The objective at each iteration of the best initialisation.
+    n_init_ : int
+        Number of initialisations run.
+    init_objectives_ : ndarray of shape (n_init_,)
+        The final objective of every initialisation, in order (NaN where one
+        diverged and was dropped).
     step_level_ : bool
         Whether the model was fitted on step-level labels (``predict`` then
         returns a label for every step).
@@ -408,11 +237,15 @@ class IOHMMClassifier(_ClassifierOutputs, ClassifierMixin, BaseIOHMM):
     (2, 2)
     """
 
+    _outputs = CategoricalOutputs()
+
     _parameter_constraints: dict = {
-        **BaseIOHMM._parameter_constraints,
+        **FlatIOHMM._parameter_constraints,
+        **CategoricalOutputs.constraints,
         "readout": [StrOptions({"last", "mean"})],
         "readout_start": [Interval(numbers.Real, 0, 1, closed="both")],
         "n_prefixes": [Interval(numbers.Integral, 1, None, closed="left")],
+        "class_weight": [StrOptions({"balanced"}), dict, None],
     }
 
     def __init__(
@@ -421,6 +254,7 @@ class IOHMMClassifier(_ClassifierOutputs, ClassifierMixin, BaseIOHMM):
         *,
         transition="input",
         emission="input",
+        n_hidden=8,
         topology="ergodic",
         startprob="learn",
         solver="lbfgs",
@@ -437,19 +271,22 @@ class IOHMMClassifier(_ClassifierOutputs, ClassifierMixin, BaseIOHMM):
         readout="last",
         readout_start=0.5,
         n_prefixes=1,
+        class_weight=None,
     ):
         self.readout = readout
         self.readout_start = readout_start
         self.n_prefixes = n_prefixes
-        self.det_penalty = det_penalty
+        self.class_weight = class_weight
         super().__init__(
             n_states,
             transition=transition,
             emission=emission,
+            n_hidden=n_hidden,
             topology=topology,
             startprob=startprob,
             solver=solver,
             alpha=alpha,
+            det_penalty=det_penalty,
             n_init=n_init,
             max_iter=max_iter,
             tol=tol,
@@ -475,6 +312,92 @@ class IOHMMClassifier(_ClassifierOutputs, ClassifierMixin, BaseIOHMM):
             return super()._fit(seqs, targets.values, weight)
         prefixes, parent, share = _prefix_sequences(seqs, self.n_prefixes)
         return super()._fit(prefixes, targets.values[parent], weight[parent] * share)
+
+    def _readout(self):
+        return self.readout, self.readout_start
+
+    def _target_weights(self, seqs, targets, weight):
+        """Class weights: sequence-level labels multiply their sequence's weight
+        (as in scikit-learn); step-level labels raise their step's output
+        likelihood to the weight of its class."""
+        if self.class_weight is None:
+            return weight, None
+        labels = self.classes_[targets.values]
+        seq_of = np.searchsorted(seqs.offsets, targets.steps, side="right") - 1
+        per_class = compute_class_weight(self.class_weight, classes=self.classes_,
+                                         y=labels, sample_weight=weight[seq_of])
+        if targets.step_level:
+            return weight, per_class[targets.values]
+        return weight * per_class[targets.values], None
+
+    def predict_proba(self, X):
+        """Class probabilities given the inputs.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_sequences, n_classes), or list of ndarray
+            For a model fitted on sequence-level labels, the class distribution
+            of each sequence given by the read-out: P(y | u_1..T) at the last
+            step (``readout="last"``), or the normalised geometric mean of
+            P(y | u_1..t) over the averaged steps (``readout="mean"``). For
+            step-level labels: a list with one ``(len_i, n_classes)`` array per
+            sequence.
+        """
+        return self._outputs.predict_proba(self, self._checked(X))
+
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_sequences, n_classes), or list of ndarray
+        """
+        return self._outputs.predict_log_proba(self, self._checked(X))
+
+    def predict(self, X):
+        """Most probable class.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_sequences,), or list of ndarray
+            One label per sequence, or (step-level model) a list of per-step labels.
+        """
+        return self._outputs.predict(self, self._checked(X))
+
+    def score(self, X, y, sample_weight=None):
+        """Mean accuracy on the given data.
+
+        Sequence-level labels: the fraction of sequences classified correctly
+        (weighted by ``sample_weight``). Step-level labels: the fraction of labelled
+        steps predicted correctly (each step weighted by its sequence's weight).
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
+        y : array-like or list of arrays
+        sample_weight : array-like of shape (n_sequences,), default=None
+
+        Returns
+        -------
+        score : float
+        """
+        return self._score(X, y, sample_weight)
 
     def to_automaton(self, alphabet=None, min_proba=0.9):
         """Read the learned machine off a near-deterministic model.
@@ -517,7 +440,8 @@ class IOHMMClassifier(_ClassifierOutputs, ClassifierMixin, BaseIOHMM):
         if alphabet is None:
             names = getattr(self, "feature_names_in_", range(n_symbols))
             alphabet = [str(name) for name in names]
-        trans = self.transition_proba(np.eye(n_symbols))[:, 0]  # (symbol, from, to)
+        # one one-step sequence per symbol: (symbol, from, to)
+        trans = self.transition_proba(np.eye(n_symbols)[:, None, :])[:, 0]
         start = int(np.argmax(self.startprob_))
         if self.startprob_[start] < min_proba:
             raise ValueError(

@@ -52,7 +52,7 @@ def main():
           f"{search.score(X_long, y_long):.4f}")
 
     clf = search.best_estimator_
-    trans = clf.transition_proba(np.eye(2))[:, 0]  # (symbol, from, to)
+    trans = clf.transition_proba(np.eye(2)[:, None, :])[:, 0]  # (symbol, from, to)
     accept = softmax(clf.emission_intercept_, axis=1)[:, 1]
     print(f"\nThe learned machine (start state {np.argmax(clf.startprob_)}): most "
           "likely next state for each state and symbol, and each state's output")

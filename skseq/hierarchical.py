@@ -9,8 +9,10 @@ from sklearn.utils._param_validation import StrOptions
 
 from ._hierarchy import HierarchicalTransitions
 from ._iohmm import BaseIOHMM
-from .classifier import _ClassifierOutputs
-from .regressor import _RegressorOutputs
+from ._outputs import CategoricalOutputs, GaussianOutputs
+
+# The outputs strategy of each task.
+_OUTPUTS = {"classification": CategoricalOutputs(), "regression": GaussianOutputs()}
 
 
 def _classifying(estimator):
@@ -67,8 +69,11 @@ class HierarchicalIOHMM(BaseIOHMM):
     task : {"classification", "regression"}, default="classification"
         Categorical outputs, P(y_t = c | x_t, u_t) = softmax_c(V_x u_t + c_x), or
         linear-Gaussian ones, y_t | x_t, u_t ~ N(V_x u_t + c_x, Sigma_x).
-    emission : {"input", "state"}, default="input"
-        Whether the outputs depend on the input as well as the product state.
+    emission : {"input", "state", "mlp"}, default="input"
+        Whether the outputs depend on the input as well as the product state,
+        linearly or through a tanh hidden layer of ``n_hidden`` units.
+    n_hidden : int, default=8
+        Hidden units of the output networks with ``emission="mlp"``.
     covariance_type : {"diag", "full", "spherical"}, default="diag"
         Noise covariance of each product state (``task="regression"`` only).
     min_covar : float, default=1e-6
@@ -84,6 +89,10 @@ class HierarchicalIOHMM(BaseIOHMM):
     alpha : float, default=1e-2
         L2 penalty on the input weights (state and output networks), the
         precision of a Gaussian prior against the summed log-likelihood.
+    det_penalty : float, default=0.0
+        Reward for |det A_t|, the determinant of each step's product-state
+        transition matrix (paper 000, §5.2; see :class:`IOHMMClassifier`).
+        0 turns it off. Needs ``solver="lbfgs"``.
     n_init : int or "auto", default="auto"
         Random initialisations, the best training objective kept; ``"auto"`` as
         in :class:`IOHMMClassifier`.
@@ -97,7 +106,8 @@ class HierarchicalIOHMM(BaseIOHMM):
     random_state : int, RandomState instance or None, default=None
         Controls the initialisations.
     verbose : int, default=0
-        1 prints a line per initialisation, 2 also one per iteration.
+        1 prints a line per restart (its objective, the best so far, the elapsed
+        time), 2 also one per iteration.
     n_jobs : int, default=None
         Threads over sequences in the forward-backward kernels.
     warm_start : bool, default=False
@@ -142,6 +152,11 @@ class HierarchicalIOHMM(BaseIOHMM):
         The minimised objective at the solution.
     loss_curve_ : list of float
         The objective at each iteration of the best initialisation.
+    n_init_ : int
+        Number of initialisations run.
+    init_objectives_ : ndarray of shape (n_init_,)
+        The final objective of every initialisation, in order (NaN where one
+        diverged and was dropped).
     step_level_ : bool
         Whether the model was fitted on step-level targets.
 
@@ -193,14 +208,16 @@ class HierarchicalIOHMM(BaseIOHMM):
     """
 
     _parameter_constraints: dict = {
-        **{k: v for k, v in BaseIOHMM._parameter_constraints.items()
-           if k not in ("transition", "topology")},
-        **_RegressorOutputs._output_constraints,
+        **BaseIOHMM._parameter_constraints,
+        **GaussianOutputs.constraints,
         "n_states": ["array-like"],
         "timescales": ["array-like"],
         "learn_timescales": ["boolean"],
-        "task": [StrOptions({"classification", "regression"})],
+        "task": [StrOptions(set(_OUTPUTS))],
     }
+
+    _structure_params = (*BaseIOHMM._structure_params, "n_states", "timescales",
+                         "learn_timescales", "task", "covariance_type")
 
     def __init__(
         self,
@@ -210,11 +227,13 @@ class HierarchicalIOHMM(BaseIOHMM):
         learn_timescales=False,
         task="classification",
         emission="input",
+        n_hidden=8,
         covariance_type="diag",
         min_covar=1e-6,
         startprob="learn",
         solver="lbfgs",
         alpha=1e-2,
+        det_penalty=0.0,
         n_init="auto",
         max_iter=200,
         tol=1e-5,
@@ -228,20 +247,24 @@ class HierarchicalIOHMM(BaseIOHMM):
         self.timescales = timescales
         self.learn_timescales = learn_timescales
         self.task = task
-        self.emission = emission
         self.covariance_type = covariance_type
         self.min_covar = min_covar
-        self.startprob = startprob
-        self.solver = solver
-        self.alpha = alpha
-        self.n_init = n_init
-        self.max_iter = max_iter
-        self.tol = tol
-        self.init_scale = init_scale
-        self.random_state = random_state
-        self.verbose = verbose
-        self.n_jobs = n_jobs
-        self.warm_start = warm_start
+        super().__init__(
+            emission=emission,
+            n_hidden=n_hidden,
+            startprob=startprob,
+            solver=solver,
+            alpha=alpha,
+            det_penalty=det_penalty,
+            n_init=n_init,
+            max_iter=max_iter,
+            tol=tol,
+            init_scale=init_scale,
+            random_state=random_state,
+            verbose=verbose,
+            n_jobs=n_jobs,
+            warm_start=warm_start,
+        )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -280,17 +303,20 @@ class HierarchicalIOHMM(BaseIOHMM):
                                  f"{tau!r} in {timescales}.")
         return tuple(int(n) for n in n_states), tuple(float(t) for t in timescales)
 
-    def _n_hidden(self):
+    @property
+    def _outputs(self):
+        return _OUTPUTS[self.task]
+
+    def _n_chain_states(self):
         return int(np.prod(self._levels()[0]))
 
     def _transition_mask(self):
         return None  # every product transition is allowed
 
-    def _families(self, n_features):
+    def _make_transition(self, n_features):
         n_states, timescales = self._levels()
-        transition = HierarchicalTransitions(n_states, n_features, timescales,
-                                             self.learn_timescales)
-        return transition, self._make_emission(n_features)
+        return HierarchicalTransitions(n_states, n_features, timescales,
+                                       self.learn_timescales)
 
     def _split_levels(self, values, fill):
         """Per-level digits of product-state values (C order), ``fill`` kept."""
@@ -298,6 +324,13 @@ class HierarchicalIOHMM(BaseIOHMM):
         strides = np.cumprod((1,) + n_states[:0:-1])[::-1]
         return [np.where(values == fill, fill, values // stride % n)
                 for stride, n in zip(strides, n_states, strict=True)]
+
+    def _paths_per_level(self, paths):
+        """Product-state paths (a list, or padded with -1) as one entry per level."""
+        if isinstance(paths, list):
+            per_seq = [self._split_levels(p, -1) for p in paths]
+            return [list(level) for level in zip(*per_seq, strict=True)]
+        return self._split_levels(paths, -1)
 
     def predict_state_proba(self, X):
         """Filtered distribution of every level, P(x^s_t | u_1..u_t).
@@ -318,8 +351,8 @@ class HierarchicalIOHMM(BaseIOHMM):
             ``(len_i, n_s)`` arrays for list input, else a padded array
             ``(n_sequences, max_len, n_s)`` with NaN after each sequence's end.
         """
-        seqs, _, _, probs = self._model(X)
-        zeta = self._filtered(seqs, probs)
+        seqs = self._checked(X)
+        zeta = self._filtered(seqs, self._fitted_model())
         n_states = self._levels()[0]
         full = zeta.reshape((-1,) + n_states)
         axes = range(1, len(n_states) + 1)
@@ -343,25 +376,32 @@ class HierarchicalIOHMM(BaseIOHMM):
             input, else a padded array (n_sequences, max_len) with -1 after each
             sequence's end.
         """
-        paths = super().decode(X, y)
-        if isinstance(paths, list):
-            per_seq = [self._split_levels(p, -1) for p in paths]
-            return [list(level) for level in zip(*per_seq, strict=True)]
-        return self._split_levels(paths, -1)
+        return self._paths_per_level(super().decode(X, y))
+
+    def sample(self, X, random_state=None):
+        """Draw state paths and outputs given the inputs.
+
+        See :meth:`IOHMMClassifier.sample`; the states come level by level, in
+        the form of :meth:`decode`.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
+        random_state : int, RandomState instance or None, default=None
+            Controls the draws.
+
+        Returns
+        -------
+        y : list of ndarray, or ndarray
+            An output at every step.
+        states : list of length n_levels
+            The drawn path of every level, slowest first.
+        """
+        y, paths = super().sample(X, random_state)
+        return y, self._paths_per_level(paths)
 
     # -- outputs: those of IOHMMClassifier or IOHMMRegressor ------------------
-    def _outputs(self):
-        return _ClassifierOutputs if _classifying(self) else _RegressorOutputs
-
-    def _encode_targets(self, y, seqs, reset=True, sample_weight=None):
-        return self._outputs()._encode_targets(self, y, seqs, reset=reset,
-                                               sample_weight=sample_weight)
-
-    def _make_emission(self, n_features):
-        return self._outputs()._make_emission(self, n_features)
-
-    _step_proba = _ClassifierOutputs._step_proba
-
     def predict(self, X, return_std=False):
         """Most probable class, or predicted mean (and standard deviation).
 
@@ -383,13 +423,8 @@ class HierarchicalIOHMM(BaseIOHMM):
         if _classifying(self):
             if return_std:
                 raise ValueError("return_std=True needs task='regression'.")
-            return _ClassifierOutputs.predict(self, X)
-        return _RegressorOutputs.predict(self, X, return_std=return_std)
-
-    def _predicted_targets(self, X):
-        if _classifying(self):
-            return self.predict(X)
-        return _RegressorOutputs._predicted_targets(self, X)
+            return self._outputs.predict(self, self._checked(X))
+        return self._outputs.predict(self, self._checked(X), return_std=return_std)
 
     @available_if(_classifying)
     def predict_proba(self, X):
@@ -406,7 +441,7 @@ class HierarchicalIOHMM(BaseIOHMM):
         -------
         proba : ndarray of shape (n_sequences, n_classes), or list of ndarray
         """
-        return _ClassifierOutputs.predict_proba(self, X)
+        return self._outputs.predict_proba(self, self._checked(X))
 
     @available_if(_classifying)
     def predict_log_proba(self, X):
@@ -421,7 +456,7 @@ class HierarchicalIOHMM(BaseIOHMM):
         -------
         log_proba : ndarray of shape (n_sequences, n_classes), or list of ndarray
         """
-        return _ClassifierOutputs.predict_log_proba(self, X)
+        return self._outputs.predict_log_proba(self, self._checked(X))
 
     def score(self, X, y, sample_weight=None):
         """Accuracy (classification) or R^2 (regression) of the predictions.
@@ -439,4 +474,4 @@ class HierarchicalIOHMM(BaseIOHMM):
         -------
         score : float
         """
-        return self._outputs().score(self, X, y, sample_weight=sample_weight)
+        return self._score(X, y, sample_weight)

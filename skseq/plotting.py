@@ -2,7 +2,9 @@
 
 matplotlib is an optional dependency (``pip install skseq[plot]``); it is imported
 only when a function is called. Every function draws on ``ax`` (or on the current
-axes of a new figure when ``ax`` is None) and returns it.
+axes of a new figure when ``ax`` is None) and returns it. Labels (state names,
+symbols, curve names) are drawn literally: a ``$`` in them is a dollar sign, not
+the start of matplotlib's mathtext.
 """
 
 import numbers
@@ -21,6 +23,12 @@ def _pyplot():
             "(or pip install skseq[plot])."
         ) from exc
     return plt
+
+
+def _literal(texts):
+    """Show user-given labels as written: no mathtext for a ``$`` in them."""
+    for text in texts:
+        text.set_parse_math(False)
 
 
 def _axes(ax):
@@ -104,24 +112,16 @@ def plot_state_proba(proba, ax=None, *, kind="area", state_labels=None,
         ax.set_ylim(0.0, 1.0)
         ax.set_xlim(0.5, n_steps + 0.5)
         ax.set_ylabel("state probability")
-        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
+        _literal(ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0),
+                           frameon=False).get_texts())
     else:
         image = ax.imshow(proba.T, aspect="auto", cmap=colormap, vmin=0.0, vmax=1.0,
                           origin="lower", interpolation="nearest",
                           extent=(0.5, n_steps + 0.5, -0.5, n_states - 0.5))
-        ax.set_yticks(range(n_states), labels=state_labels)
+        ax.set_yticks(range(n_states), labels=state_labels, parse_math=False)
         ax.figure.colorbar(image, ax=ax, label="probability")
     ax.set_xlabel("step")
     return ax
-
-
-def _dfa_edges(dfa):
-    """{(from, to): label} with the symbols of parallel transitions merged."""
-    edges = {}
-    for state, row in enumerate(dfa.transitions.tolist()):
-        for target, symbol in zip(row, dfa.alphabet, strict=True):
-            edges.setdefault((state, target), []).append(str(symbol))
-    return {key: ",".join(symbols) for key, symbols in edges.items()}
 
 
 def _matrix_edges(matrix, min_proba):
@@ -207,7 +207,7 @@ def plot_automaton(dfa_or_transition_matrix, ax=None, *, min_proba=0.05,
                 "transition matrix."
             )
         n_states = dfa.n_states
-        edges = _dfa_edges(dfa)
+        edges = dfa._edge_labels()
         start = dfa.start
         accept_mask = np.asarray(dfa.accepting, dtype=bool)
     else:
@@ -283,7 +283,8 @@ def _draw_diagram(ax, n_states, edges, start, accept_mask, state_labels):
         ax.add_patch(Circle((x, y), radius, fill=False, lw=1.2))
         if accept_mask[i]:
             ax.add_patch(Circle((x, y), 0.8 * radius, fill=False, lw=1.2))
-        ax.text(x, y, state_labels[i], ha="center", va="center", fontsize=10)
+        ax.text(x, y, state_labels[i], ha="center", va="center", fontsize=10,
+                parse_math=False)
 
     for (j, i), label in edges.items():
         if i == j:
@@ -313,7 +314,7 @@ def _draw_diagram(ax, n_states, edges, start, accept_mask, state_labels):
             normal = np.array([d[1], -d[0]])
             bulge = 0.5 * rad * np.linalg.norm(b - a)
             text = (a + b) / 2 + (bulge + 0.06) * normal
-        ax.text(*text, label, ha="center", va="center", fontsize=9,
+        ax.text(*text, label, ha="center", va="center", fontsize=9, parse_math=False,
                 bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none"})
 
     if start is not None:
@@ -382,7 +383,7 @@ def plot_loss_curve(estimator_or_curves, ax=None, *, logy=False, **kwargs):
     ax.set_xlabel("iteration")
     ax.set_ylabel("objective")
     if any(line.get_label()[:1] not in ("", "_") for line in ax.lines):
-        ax.legend()
+        _literal(ax.legend().get_texts())
     return ax
 
 

@@ -3,7 +3,14 @@
 :class:`Stepwise` applies an ordinary (2-D) scikit-learn transformer to every
 step; :class:`WindowMean` shortens sequences by averaging windows of steps;
 :class:`SequenceFeatures` appends per-step features computed along each
-sequence (differences, relative time).
+sequence (differences, relative time); :class:`DilatedConvolution` describes the
+local shape around every step with MiniRocket's kernels; :class:`RunningPooling`
+averages (or takes the maximum of) features over a trailing window or the whole
+prefix; :class:`SequenceUnion` puts the features of several such transformers
+side by side. All but WindowMean keep one output step per input step.
+
+:func:`on_raw_steps` calls a method of a pipeline's last step (state
+posteriors, Viterbi paths) and maps its per-step output back onto the raw steps.
 """
 
 import numbers
@@ -15,12 +22,32 @@ from sklearn.base import (
     TransformerMixin,
     clone,
 )
-from sklearn.utils._param_validation import HasMethods, Interval
+from joblib import Parallel, delayed
+from sklearn.pipeline import Pipeline
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.metaestimators import _BaseComposition
 from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
 
-from ._validation import Sequences, restore_on_failure, validate_sequences
+from . import _convolve
+from ._validation import (
+    Sequences,
+    check_fitted_params,
+    check_sequences,
+    record_fitted_params,
+    restore_on_failure,
+    validate_sequences,
+)
 
-__all__ = ["SequenceFeatures", "Stepwise", "WindowMean"]
+__all__ = [
+    "DilatedConvolution",
+    "RunningPooling",
+    "SequenceFeatures",
+    "SequenceUnion",
+    "Stepwise",
+    "WindowMean",
+    "on_raw_steps",
+]
 
 
 class Stepwise(TransformerMixin, BaseEstimator):
@@ -118,6 +145,23 @@ class Stepwise(TransformerMixin, BaseEstimator):
         if seqs.form == "rows":
             return out
         return seqs.unpack(out)
+
+    def get_feature_names_out(self, input_features=None):
+        """Names of the output features, as the transformer gives them.
+
+        Parameters
+        ----------
+        input_features : array-like of str or None, default=None
+            Input feature names; default ``feature_names_in_``, else
+            ``x0, x1, ...``.
+
+        Returns
+        -------
+        feature_names_out : ndarray of str objects
+        """
+        check_is_fitted(self)
+        names = _check_feature_names_in(self, input_features)
+        return self.transformer_.get_feature_names_out(names)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -238,6 +282,15 @@ class WindowMean(OneToOneFeatureMixin, _SequenceTransformer):
             Sequences of ceil(T / w) steps, with the features of X.
         """
         seqs = self._validated(X)
+        offsets, window_of = self._windows(seqs)
+        sums = np.zeros((offsets[-1], seqs.n_features))
+        np.add.at(sums, window_of, seqs.data)
+        counts = np.bincount(window_of, minlength=offsets[-1])
+        return _output(seqs, sums / counts[:, None], offsets)
+
+    def _windows(self, seqs):
+        """Offsets of the windows in the packed output, and the packed window
+        index of every raw step."""
         lengths = seqs.lengths
         w = np.full(lengths.shape, 1 if self.window is None else self.window)
         if self.max_length is not None:
@@ -247,11 +300,93 @@ class WindowMean(OneToOneFeatureMixin, _SequenceTransformer):
         np.cumsum(n_win, out=offsets[1:])
         seq = np.repeat(np.arange(seqs.n_sequences), lengths)
         t = np.arange(seqs.data.shape[0]) - seqs.offsets[seq]
-        window_of = offsets[seq] + t // w[seq]  # packed window index of each step
-        sums = np.zeros((offsets[-1], seqs.n_features))
-        np.add.at(sums, window_of, seqs.data)
-        counts = np.bincount(window_of, minlength=offsets[-1])
-        return _output(seqs, sums / counts[:, None], offsets)
+        return offsets, offsets[seq] + t // w[seq]
+
+    def to_raw_steps(self, values, X):
+        """Map per-window values back onto the raw steps of X.
+
+        After ``WindowMean``, a model's per-step outputs (state posteriors,
+        Viterbi paths, transition matrices) are on the window axis. This
+        repeats every window's value on each raw step of that window, so that
+        raw step ``t`` of a sequence gets the value of the window that averaged
+        it.
+
+        Parameters
+        ----------
+        values : list of arrays, or array
+            Per-window values of the sequences of ``transform(X)``: a list (one
+            ``(n_windows_i, ...)`` array per sequence, any trailing shape), or
+            an array ``(n_sequences, max_windows, ...)`` padded after each
+            sequence's windows (the form of padded outputs such as
+            ``predict_state_proba`` or ``decode`` for array input).
+        X : array-like or list of sequences
+            The raw sequences that were transformed.
+
+        Returns
+        -------
+        raw_values : list of arrays, or array
+            List in, list out: one ``(len_i, ...)`` array per sequence. Array
+            in, array out: ``(n_sequences, max_len, ...)``, padded after each
+            sequence's end with NaN for floating-point values, -1 for signed
+            integers (as ``decode``), zero (or False, or "") for other types.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from skseq.preprocessing import WindowMean
+        >>> X = [np.arange(5.0), np.arange(2.0)]
+        >>> wm = WindowMean(window=2).fit(X)
+        >>> [len(x) for x in wm.transform(X)]
+        [3, 1]
+        >>> path = [np.array([0, 1, 1]), np.array([2])]   # e.g. a Viterbi path
+        >>> [p.tolist() for p in wm.to_raw_steps(path, X)]
+        [[0, 0, 1, 1, 1], [2, 2]]
+        """
+        seqs = self._validated(X)
+        offsets, window_of = self._windows(seqs)
+        n_win = np.diff(offsets)
+        n_seq = seqs.n_sequences
+        if isinstance(values, (list, tuple)) or (
+                isinstance(values, np.ndarray) and values.dtype == object
+                and values.ndim == 1):
+            if len(values) != n_seq:
+                raise ValueError(
+                    f"values has {len(values)} sequences but X has {n_seq}."
+                )
+            arrays = [np.asarray(v) for v in values]
+            for s, a in enumerate(arrays):
+                if a.ndim == 0 or a.shape[0] != n_win[s]:
+                    got = "a scalar" if a.ndim == 0 else f"{a.shape[0]} steps"
+                    raise ValueError(
+                        f"values: sequence {s} has {got}, but WindowMean makes "
+                        f"{n_win[s]} windows of its {seqs.lengths[s]} raw steps."
+                    )
+                if a.shape[1:] != arrays[0].shape[1:]:
+                    raise ValueError(
+                        f"values: sequence {s} has per-step shape {a.shape[1:]} "
+                        f"but sequence 0 has {arrays[0].shape[1:]}."
+                    )
+            raw = np.concatenate(arrays)[window_of]
+            return Sequences(data=raw, offsets=seqs.offsets, form="list").unpack(raw)
+        values = np.asarray(values)
+        if values.ndim < 2 or values.shape[0] != n_seq:
+            raise ValueError(
+                f"values of shape {values.shape}: expected a list of per-sequence "
+                f"arrays, or an array (n_sequences={n_seq}, max_windows, ...)."
+            )
+        if values.shape[1] < n_win.max():
+            s = int(np.argmax(n_win > values.shape[1]))
+            raise ValueError(
+                f"values has {values.shape[1]} steps per sequence, but WindowMean "
+                f"makes {n_win[s]} windows of sequence {s}."
+            )
+        seq = np.repeat(np.arange(n_seq), seqs.lengths)
+        raw = values[seq, window_of - offsets[seq]]
+        kind = values.dtype.kind
+        fill = (np.nan if kind in "fc" else -1 if kind == "i"
+                else np.zeros((), dtype=values.dtype)[()])
+        return Sequences(data=raw, offsets=seqs.offsets, form="padded").unpack(
+            raw, fill=fill)
 
 
 class SequenceFeatures(_SequenceTransformer):
@@ -370,3 +505,744 @@ class SequenceFeatures(_SequenceTransformer):
         if self.time:
             out = out + ["time"]
         return np.asarray(out, dtype=object)
+
+
+# The golden ratio: the bias quantiles are the fractional parts of j * phi, a
+# low-discrepancy sequence in (0, 1), as in MiniRocket (Dempster et al. 2021, §3.2).
+_GOLDEN = (1.0 + np.sqrt(5.0)) / 2.0
+
+
+class DilatedConvolution(_SequenceTransformer):
+    """Local shape around every step: MiniRocket's dilated kernels, kept per step.
+
+    The kernels are those of MiniRocket (Dempster, Schmidt & Webb, KDD 2021):
+    length 9, weight 2 at three of the nine taps and -1 at the other six (84
+    kernels, one per choice of three taps; the weights sum to 0, so a kernel
+    sees shape, not level), spread by exponentially spaced dilations. Tap
+    ``p = 0..8`` of a kernel with dilation ``d`` reads step ``t - (8 - p) d``
+    (``causal=True``: the window ends at ``t``, so the output at ``t`` depends
+    on steps up to ``t`` only) or step ``t + (p - 4) d`` (``causal=False``: a
+    window centred on ``t``). A tap before the start (or after the end) of the
+    sequence reads the sequence's first (last) value with ``padding="edge"``,
+    which extends the series flat, so no shape is invented at its ends; or 0
+    with ``padding="zero"`` (MiniRocket's, meant for standardised series).
+
+    Each combination of kernel, dilation and channels gives, per step, either
+    its convolution value (``output="value"``), or ``n_biases`` indicators
+    ``conv > bias`` (``output="indicator"``). The biases are quantiles of the
+    combination's convolution values on the training steps (at most
+    ``subsample`` of them, drawn at random), at the low-discrepancy levels
+    frac(j * golden ratio) of MiniRocket, so that the combinations threshold
+    at different levels. The mean of an indicator over a whole sequence is
+    MiniRocket's "proportion of positive values" (PPV): follow this with
+    ``RunningPooling()`` and the last step holds it, every earlier step the
+    PPV of the prefix so far.
+
+    Channels: ``channels="combine"`` (MiniRocket's rule for several channels)
+    sums every kernel over a random subset of channels, drawn for each
+    (kernel, dilation) pair: ``floor(2 ** u)`` channels with ``u`` uniform on
+    ``[0, log2(min(n_channels, 9) + 1))``, chosen without replacement.
+    ``channels="each"`` runs every kernel on every channel on its own
+    (``n_channels`` times the features). Both are deterministic for a fixed
+    ``random_state``.
+
+    Number of output features: ``84 * len(dilations_)`` combinations (times
+    ``n_features_in_`` with ``channels="each"``), times ``n_biases`` for
+    indicators. The defaults give 84 x 4 x 2 = 672 per step (fewer distinct
+    dilations, so fewer features, when the median training sequence has
+    fewer than 65 steps: 336 for 24 steps). The cost of a
+    transform is a few nanoseconds per output value on one core (see
+    ``benchmarks/bench_representations.py``), and its memory is that of the
+    output, ``n_steps x n_features_out x 8`` bytes.
+
+    A one-step sequence (a row of a 2-D input) with edge padding is a flat
+    window: every convolution is exactly 0 and every indicator is
+    ``0 > bias``. With zero padding and ``causal=True`` the convolution is
+    the value times the weight of tap 8.
+
+    Parameters
+    ----------
+    n_dilations : int, default=4
+        Number of dilations, spaced exponentially from 1 to ``max_dilation``
+        (``floor(2 ** linspace(0, log2(max_dilation), n_dilations))``, fewer
+        where two of them round to the same integer).
+    max_dilation : int or None, default=None
+        Largest dilation; None: the largest ``d`` whose window of ``8 d + 1``
+        steps fits in the median training sequence (at least 1).
+    n_biases : int, default=2
+        Indicators per combination (``output="indicator"``).
+    output : {"indicator", "value"}, default="indicator"
+        ``"indicator"``: 1.0 where the convolution exceeds a bias, else 0.0;
+        ``"value"``: the convolution itself (no biases are fitted).
+    causal : bool, default=True
+        Windows ending at each step (True) or centred on it (False).
+    padding : {"edge", "zero"}, default="edge"
+        What a tap outside the sequence reads: the nearest end value, or 0.
+    channels : {"combine", "each"}, default="combine"
+        How kernels meet several input channels (see above).
+    pooling : int, "prefix" or None, default=None
+        If set, every output is averaged over the trailing ``pooling`` steps
+        (fewer at the start), or over the whole prefix (``"prefix"``: the
+        running PPV), like ``RunningPooling(window=pooling)`` or
+        ``RunningPooling()`` after this transformer, but without a second copy
+        of the output (``"prefix"`` is pooled in place) or its validation.
+    subsample : int, default=10_000
+        Training steps (drawn at random) whose convolution values give the
+        bias quantiles; all steps when there are fewer.
+    random_state : int, RandomState instance or None, default=None
+        Draws the channel subsets and the subsample of training steps.
+    n_jobs : int or None, default=None
+        Threads of the transform (None: 1, -1: all cores).
+
+    Attributes
+    ----------
+    dilations_ : ndarray of shape (n_dilations_,)
+        The distinct dilations, increasing.
+    combinations_ : ndarray of shape (n_combinations, 2)
+        ``(kernel, dilation)`` of each combination, in output order (by
+        dilation, then kernel, then channel). Kernel ``k`` has weight 2 at
+        the taps ``list(itertools.combinations(range(9), 3))[k]``.
+    channels_ : list of ndarray
+        The channels each combination sums its kernel over.
+    biases_ : ndarray of shape (n_combinations, n_biases)
+        The thresholds of the indicators (0 columns for ``output="value"``).
+        Output column ``m * n_biases + b`` is ``conv_m > biases_[m, b]``.
+    n_features_in_ : int
+        Number of channels per step.
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
+        Names of features, when X was a DataFrame with string column names.
+
+    See Also
+    --------
+    RunningPooling : Running means of the indicators (MiniRocket's PPV).
+    SequenceUnion : Side by side with other per-step features.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skseq.preprocessing import DilatedConvolution
+    >>> rng = np.random.default_rng(0)
+    >>> X = [rng.normal(size=(50, 1)), rng.normal(size=(30, 1))]
+    >>> conv = DilatedConvolution(n_dilations=2, random_state=0).fit(X)
+    >>> conv.dilations_
+    array([1, 4])
+    >>> [x.shape for x in conv.transform(X)]  # 84 kernels x 2 dilations x 2
+    [(50, 336), (30, 336)]
+    >>> conv.get_feature_names_out()[:3]
+    array(['k0_d1_q0', 'k0_d1_q1', 'k1_d1_q0'], dtype=object)
+    """
+
+    _parameter_constraints: dict = {
+        "n_dilations": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_dilation": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "n_biases": [Interval(numbers.Integral, 1, None, closed="left")],
+        "output": [StrOptions({"indicator", "value"})],
+        "causal": ["boolean"],
+        "padding": [StrOptions({"edge", "zero"})],
+        "channels": [StrOptions({"combine", "each"})],
+        "pooling": [Interval(numbers.Integral, 1, None, closed="left"),
+                    StrOptions({"prefix"}), None],
+        "subsample": [Interval(numbers.Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+        "n_jobs": [numbers.Integral, None],
+    }
+
+    def __init__(self, n_dilations=4, *, max_dilation=None, n_biases=2,
+                 output="indicator", causal=True, padding="edge",
+                 channels="combine", pooling=None, subsample=10_000,
+                 random_state=None, n_jobs=None):
+        self.n_dilations = n_dilations
+        self.max_dilation = max_dilation
+        self.n_biases = n_biases
+        self.output = output
+        self.causal = causal
+        self.padding = padding
+        self.channels = channels
+        self.pooling = pooling
+        self.subsample = subsample
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def fit(self, X, y=None):
+        """Choose the dilations and channels, and fit the biases on X.
+
+        A failed fit leaves a fitted transformer exactly as it was.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
+        y : ignored
+            Not used, present for API consistency.
+
+        Returns
+        -------
+        self : object
+        """
+        with restore_on_failure(self):
+            self._validate_params()
+            seqs = validate_sequences(self, X, reset=True)
+            rng = check_random_state(self.random_state)
+            max_d = self.max_dilation
+            if max_d is None:
+                max_d = max(1, int((np.median(seqs.lengths) - 1) // 8))
+            # + 1e-9: 2 ** log2(8) may land just below 8.
+            exponents = np.linspace(0.0, np.log2(max_d), self.n_dilations)
+            self.dilations_ = np.unique(np.minimum(
+                np.floor(2.0 ** exponents + 1e-9), max_d)).astype(np.intp)
+            n_kernels = _convolve.KERNEL_POSITIONS.shape[0]
+            n_ch = seqs.n_features
+            combinations, channels = [], []
+            for d in self.dilations_:
+                for k in range(n_kernels):
+                    if self.channels == "each":
+                        combinations.extend((k, d) for _ in range(n_ch))
+                        channels.extend(np.array([c]) for c in range(n_ch))
+                        continue
+                    top = np.log2(min(n_ch, 9) + 1)
+                    size = min(int(2.0 ** rng.uniform(0.0, top)), n_ch)
+                    chosen = rng.choice(n_ch, size, replace=False) if n_ch > 1 else [0]
+                    combinations.append((k, d))
+                    channels.append(np.sort(np.asarray(chosen, dtype=np.intp)))
+            self.combinations_ = np.array(combinations, dtype=np.intp)
+            self.channels_ = channels
+            self.biases_ = np.empty((len(combinations), 0))
+            if self.output == "indicator":
+                self.biases_ = self._fit_biases(seqs, rng)
+            # Transforming after one of these changed (set_params without
+            # refit) would silently mix two settings.
+            record_fitted_params(self, ("n_dilations", "max_dilation", "n_biases",
+                                        "output", "causal", "padding", "channels",
+                                        "subsample", "random_state"))
+        return self
+
+    def _fit_biases(self, seqs, rng):
+        """Quantiles of each combination's convolution on (a subsample of) the
+        training steps, at the levels frac(j * golden ratio), j = 1, 2, ..."""
+        n_steps = seqs.data.shape[0]
+        rows = np.arange(n_steps)
+        if n_steps > self.subsample:
+            rows = np.sort(rng.choice(n_steps, self.subsample, replace=False))
+        values = self._convolve(seqs, rows, np.empty((len(self.channels_), 0)))
+        values.sort(axis=0)
+        n_comb, n_rows = values.shape[1], values.shape[0]
+        levels = np.modf(np.arange(1, n_comb * self.n_biases + 1) * _GOLDEN)[0]
+        levels = levels.reshape(n_comb, self.n_biases)
+        # Linear interpolation between order statistics (NumPy's default
+        # quantile method), for all combinations at once.
+        pos = levels * (n_rows - 1)
+        lo = np.floor(pos).astype(np.intp)
+        hi = np.minimum(lo + 1, n_rows - 1)
+        col = np.arange(n_comb)[:, None]
+        below, above = values[lo, col], values[hi, col]
+        return below + (pos - lo) * (above - below)
+
+    def _convolve(self, seqs, rows, biases):
+        """The kernel on packed steps ``rows``, with the fitted combinations."""
+        dilation_of = self.combinations_[:, 1]
+        sizes = np.fromiter((c.shape[0] for c in self.channels_), dtype=np.intp,
+                            count=len(self.channels_))
+        return _convolve.dilated_convolution(
+            seqs.data, seqs.offsets, rows,
+            dilations=self.dilations_,
+            combination_ptr=np.searchsorted(
+                dilation_of, np.append(self.dilations_, dilation_of.max() + 1)),
+            positions=_convolve.KERNEL_POSITIONS[self.combinations_[:, 0]],
+            channel_ptr=np.concatenate([[0], np.cumsum(sizes)]),
+            channels=np.concatenate(self.channels_),
+            biases=biases, causal=self.causal, zero_pad=self.padding == "zero",
+            n_jobs=self.n_jobs,
+        )
+
+    def transform(self, X):
+        """Convolve every step's window (and threshold it at the biases).
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
+
+        Returns
+        -------
+        X_new : same form as X
+            With the features listed by :meth:`get_feature_names_out`.
+        """
+        seqs = self._validated(X)
+        check_fitted_params(self)
+        out = self._convolve(seqs, np.arange(seqs.data.shape[0]), self.biases_)
+        if self.pooling == "prefix":
+            _convolve.running_pool(out, seqs.offsets, None, "mean", self.n_jobs,
+                                   out=out)
+        elif self.pooling is not None:
+            out = _convolve.running_pool(out, seqs.offsets, self.pooling, "mean",
+                                         self.n_jobs)
+        return _output(seqs, out)
+
+    def get_feature_names_out(self, input_features=None):
+        """Names of the output features.
+
+        Parameters
+        ----------
+        input_features : array-like of str or None, default=None
+            Input feature names; default ``feature_names_in_``, else
+            ``x0, x1, ...``.
+
+        Returns
+        -------
+        feature_names_out : ndarray of str objects
+            ``k<kernel>_d<dilation>`` (then ``_<channel name>`` with
+            ``channels="each"``, and ``_q<bias index>`` for indicators).
+        """
+        check_is_fitted(self)
+        names = _check_feature_names_in(self, input_features)
+        out = []
+        for (k, d), ch in zip(self.combinations_, self.channels_, strict=True):
+            stem = f"k{k}_d{d}"
+            if self.channels == "each":
+                stem = f"{stem}_{names[ch[0]]}"
+            if self.output == "value":
+                out.append(stem)
+            else:
+                out.extend(f"{stem}_q{b}" for b in range(self.biases_.shape[1]))
+        return np.asarray(out, dtype=object)
+
+
+class RunningPooling(OneToOneFeatureMixin, _SequenceTransformer):
+    """Running mean (or maximum) of every feature over a trailing window.
+
+    The output at step ``t`` of a sequence is the mean (``statistic="mean"``)
+    or the maximum (``"max"``) of each feature over the steps
+    ``max(0, t - window + 1) .. t`` of that sequence: the last ``window``
+    steps, or all steps so far at the start of the sequence; with
+    ``window=None``, over the whole prefix ``0 .. t``. It is causal and keeps
+    one output step per input step, so a model's states stay on the raw steps.
+
+    After :class:`DilatedConvolution`'s indicators, the running mean over the
+    prefix holds at each step the proportion of positive values (MiniRocket's
+    PPV) of the sequence so far, and at the last step the PPV of the whole
+    sequence; a trailing window gives local densities instead. The running
+    maximum of indicators says whether the pattern occurred (in the window);
+    of ``output="value"`` convolutions it is ROCKET's max pooling.
+
+    Numerics: the prefix mean uses a compensated (Kahan) sum, exact to a few
+    units in the last place of the mean absolute value at any length; a
+    trailing sum adds the new step, subtracts the one leaving the window, and
+    is summed afresh every ``window`` steps so that rounding never builds up.
+
+    Parameters
+    ----------
+    window : int or None, default=None
+        Steps per trailing window; None: the whole prefix.
+    statistic : {"mean", "max"}, default="mean"
+        The running statistic.
+    n_jobs : int or None, default=None
+        Threads over sequences (None: 1, -1: all cores).
+
+    Attributes
+    ----------
+    n_features_in_ : int
+        Number of features per step.
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
+        Names of features, when X was a DataFrame with string column names.
+
+    See Also
+    --------
+    DilatedConvolution : Per-step indicators of local shape.
+    WindowMean : Means over non-overlapping windows (shortens sequences).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skseq.preprocessing import RunningPooling
+    >>> X = [np.array([1.0, 0.0, 1.0, 1.0])]
+    >>> RunningPooling().fit_transform(X)[0].ravel()
+    array([1.        , 0.5       , 0.66666667, 0.75      ])
+    >>> RunningPooling(window=2).fit_transform(X)[0].ravel()
+    array([1. , 0.5, 0.5, 1. ])
+    >>> RunningPooling(window=2, statistic="max").fit_transform(X)[0].ravel()
+    array([1., 1., 1., 1.])
+    """
+
+    _parameter_constraints: dict = {
+        "window": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "statistic": [StrOptions({"mean", "max"})],
+        "n_jobs": [numbers.Integral, None],
+    }
+
+    def __init__(self, window=None, *, statistic="mean", n_jobs=None):
+        self.window = window
+        self.statistic = statistic
+        self.n_jobs = n_jobs
+
+    def transform(self, X):
+        """Replace every step's features by their running statistic.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
+
+        Returns
+        -------
+        X_new : same form as X
+            With the features of X.
+        """
+        seqs = self._validated(X)
+        return _output(seqs, _convolve.running_pool(
+            seqs.data, seqs.offsets, self.window, self.statistic, self.n_jobs))
+
+
+def _fit_transform_one(transformer, X, y):
+    return transformer, transformer.fit_transform(X, y)
+
+
+def _transform_one(transformer, X):
+    """None stands for the input itself (``"passthrough"``)."""
+    return None if transformer == "passthrough" else transformer.transform(X)
+
+
+class SequenceUnion(TransformerMixin, _BaseComposition):
+    """Concatenate, step by step, the features of several sequence transformers.
+
+    scikit-learn's :class:`~sklearn.pipeline.FeatureUnion` for sequences: every
+    transformer gets the same sequences, and their outputs, which must keep
+    one step per input step, are put side by side at every step, in the form of
+    the input (list in, list out; 3-D padded in, 3-D out; 2-D rows in, 2-D
+    out). Unlike FeatureUnion, ``fit`` fits clones of the transformers (in
+    ``transformers_``) and leaves ``transformer_list`` as it was. Nested
+    parameters are set as in FeatureUnion (``"shape__n_dilations"``), so
+    GridSearchCV reaches them.
+
+    Parameters
+    ----------
+    transformer_list : list of (str, transformer) tuples
+        The transformers, each keeping one output step per input step (e.g.
+        :class:`DilatedConvolution`, :class:`Stepwise`,
+        :class:`SequenceFeatures`, :class:`RunningPooling`, or pipelines of
+        them); ``"passthrough"`` keeps the input features, ``"drop"`` leaves
+        the entry out.
+    n_jobs : int or None, default=None
+        Transformers fitted and run in parallel (joblib).
+    transformer_weights : dict or None, default=None
+        Multiplier of each transformer's features, keyed by name.
+    verbose_feature_names_out : bool, default=True
+        Prefix the output feature names with ``<transformer name>__``.
+
+    Attributes
+    ----------
+    transformers_ : list of (str, transformer) tuples
+        The fitted clones (``"passthrough"`` as such), without dropped entries.
+    n_features_in_ : int
+        Number of features per input step.
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
+        Names of features, when X was a DataFrame with string column names.
+
+    See Also
+    --------
+    sklearn.pipeline.FeatureUnion : The same for tables.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.preprocessing import SplineTransformer
+    >>> from skseq.preprocessing import (DilatedConvolution, SequenceFeatures,
+    ...                                  SequenceUnion, Stepwise)
+    >>> rng = np.random.default_rng(0)
+    >>> X = [rng.normal(size=(40, 1)), rng.normal(size=(25, 1))]
+    >>> union = SequenceUnion([
+    ...     ("shape", DilatedConvolution(n_dilations=2, random_state=0)),
+    ...     ("amplitude", Stepwise(SplineTransformer(n_knots=4))),
+    ...     ("change", SequenceFeatures(keep_input=False)),
+    ... ])
+    >>> [x.shape for x in union.fit_transform(X)]   # 336 + 6 + 1 per step
+    [(40, 343), (25, 343)]
+    >>> union.get_feature_names_out()[-2:]
+    array(['amplitude__x0_sp_5', 'change__diff_x0'], dtype=object)
+    """
+
+    _parameter_constraints: dict = {
+        "transformer_list": [list],
+        "n_jobs": [numbers.Integral, None],
+        "transformer_weights": [dict, None],
+        "verbose_feature_names_out": ["boolean"],
+    }
+
+    def __init__(self, transformer_list, *, n_jobs=None, transformer_weights=None,
+                 verbose_feature_names_out=True):
+        self.transformer_list = transformer_list
+        self.n_jobs = n_jobs
+        self.transformer_weights = transformer_weights
+        self.verbose_feature_names_out = verbose_feature_names_out
+
+    def get_params(self, deep=True):
+        """Parameters of the union and, with ``deep``, of its transformers.
+
+        Parameters
+        ----------
+        deep : bool, default=True
+            Also return the transformers and their parameters
+            (``<name>__<parameter>``).
+
+        Returns
+        -------
+        params : dict
+        """
+        return self._get_params("transformer_list", deep=deep)
+
+    def set_params(self, **params):
+        """Set parameters of the union or of its transformers.
+
+        Parameters
+        ----------
+        **params : keyword arguments
+            ``transformer_list``, a transformer by its name, or
+            ``<name>__<parameter>``.
+
+        Returns
+        -------
+        self : object
+        """
+        self._set_params("transformer_list", **params)
+        return self
+
+    def _active(self):
+        """(name, transformer) of the entries not dropped, names checked."""
+        names = [entry[0] for entry in self.transformer_list]
+        self._validate_names(names)
+        active = []
+        for name, trans in self.transformer_list:
+            if isinstance(trans, str):
+                if trans == "drop":
+                    continue
+                if trans != "passthrough":
+                    raise ValueError(
+                        f"SequenceUnion: transformer {name!r} is the string "
+                        f"{trans!r}; expected a transformer, 'passthrough' or "
+                        "'drop'."
+                    )
+            elif not (hasattr(trans, "fit") and hasattr(trans, "transform")):
+                raise TypeError(
+                    f"SequenceUnion: transformer {name!r} ({type(trans).__name__}) "
+                    "has no fit and transform methods."
+                )
+            active.append((name, trans))
+        if not active:
+            raise ValueError("SequenceUnion: every transformer is 'drop'.")
+        return active
+
+    def fit(self, X, y=None):
+        """Fit clones of the transformers on X.
+
+        A failed fit leaves a fitted union exactly as it was.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
+        y : array-like or None, default=None
+            Passed to every transformer's ``fit``.
+
+        Returns
+        -------
+        self : object
+        """
+        self.fit_transform(X, y)
+        return self
+
+    def fit_transform(self, X, y=None):
+        """Fit clones of the transformers on X and concatenate their outputs.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
+        y : array-like or None, default=None
+            Passed to every transformer's ``fit_transform``.
+
+        Returns
+        -------
+        X_new : same form as X
+            The transformers' features, side by side at every step.
+        """
+        with restore_on_failure(self):
+            self._validate_params()
+            active = self._active()
+            seqs = validate_sequences(self, X, reset=True)
+            fitted = Parallel(n_jobs=self.n_jobs)(
+                delayed(_fit_transform_one)(clone(trans), X, y)
+                for _, trans in active if trans != "passthrough"
+            )
+            fitted = iter(fitted)
+            self.transformers_, outputs = [], []
+            for name, trans in active:
+                trans, out = (("passthrough", None) if trans == "passthrough"
+                              else next(fitted))
+                self.transformers_.append((name, trans))
+                outputs.append(out)
+            return self._hstack(seqs, outputs)
+
+    def transform(self, X):
+        """Transform X by every transformer and concatenate the outputs.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
+
+        Returns
+        -------
+        X_new : same form as X
+            The transformers' features, side by side at every step.
+        """
+        check_is_fitted(self)
+        seqs = validate_sequences(self, X, reset=False)
+        outputs = Parallel(n_jobs=self.n_jobs)(
+            delayed(_transform_one)(trans, X) for _, trans in self.transformers_
+        )
+        return self._hstack(seqs, outputs)
+
+    def _hstack(self, seqs, outputs):
+        """Every output packed, checked against the input's lengths, weighted
+        and concatenated along the features; None stands for the input."""
+        weights = self.transformer_weights or {}
+        blocks = []
+        for (name, _), out in zip(self.transformers_, outputs, strict=True):
+            data = seqs.data
+            if out is not None:
+                try:
+                    packed = check_sequences(out, name=f"output of {name!r}")
+                except (TypeError, ValueError) as exc:
+                    raise ValueError(
+                        f"SequenceUnion: transformer {name!r} did not return "
+                        f"sequences: {exc}"
+                    ) from exc
+                if not np.array_equal(packed.lengths, seqs.lengths):
+                    s = int(np.argmax(packed.lengths != seqs.lengths)) if (
+                        packed.n_sequences == seqs.n_sequences) else None
+                    what = (f"{packed.n_sequences} sequences for {seqs.n_sequences}"
+                            if s is None else f"{packed.lengths[s]} steps for the "
+                            f"{seqs.lengths[s]} of sequence {s}")
+                    raise ValueError(
+                        f"SequenceUnion: transformer {name!r} returned {what}; "
+                        "every transformer must keep one output step per input "
+                        "step."
+                    )
+                data = packed.data
+            blocks.append(data * weights[name] if name in weights else data)
+        return _output(seqs, np.hstack(blocks))
+
+    def get_feature_names_out(self, input_features=None):
+        """Names of the output features.
+
+        Parameters
+        ----------
+        input_features : array-like of str or None, default=None
+            Input feature names; default ``feature_names_in_``, else
+            ``x0, x1, ...``.
+
+        Returns
+        -------
+        feature_names_out : ndarray of str objects
+            Every transformer's names, prefixed by ``<name>__`` when
+            ``verbose_feature_names_out``.
+        """
+        check_is_fitted(self)
+        names = _check_feature_names_in(self, input_features)
+        out = []
+        for name, trans in self.transformers_:
+            inner = (names if trans == "passthrough"
+                     else trans.get_feature_names_out(names))
+            out.extend(f"{name}__{f}" if self.verbose_feature_names_out else f
+                       for f in inner)
+        return np.asarray(out, dtype=object)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags
+
+
+def _steps(estimator):
+    """The estimators of a (possibly nested) Pipeline, in order, without
+    ``"passthrough"`` / None steps; a single estimator for anything else."""
+    if not isinstance(estimator, Pipeline):
+        return [estimator]
+    return [inner for _, step in estimator.steps
+            if step is not None and not (isinstance(step, str)
+                                         and step == "passthrough")
+            for inner in _steps(step)]
+
+
+def on_raw_steps(estimator, method, X, *args, **kwargs):
+    """Call a method of a pipeline's last step on X, with outputs on X's steps.
+
+    ``pipe.predict_state_proba(X)`` does not exist on a scikit-learn Pipeline,
+    which forwards only ``predict``-like methods. This transforms X by every
+    step but the last (as ``pipe[:-1].transform(X)`` would), calls
+    ``method`` of the last step on the result, and maps the per-step output
+    back through every :class:`WindowMean` of the pipeline
+    (:meth:`WindowMean.to_raw_steps`), so that step ``t`` of the output belongs
+    to raw step ``t`` of X.
+
+    Parameters
+    ----------
+    estimator : Pipeline or estimator
+        A fitted pipeline (nested pipelines are followed); any other fitted
+        estimator just has ``method`` called.
+    method : str
+        Name of a method of the last step returning one value per step, e.g.
+        ``"predict_state_proba"``, ``"decode"``, ``"transition_proba"``; or,
+        when the pipeline has no WindowMean, any method.
+    X : array-like or list of sequences
+        Raw sequences, as the pipeline takes them.
+    *args, **kwargs
+        Passed to ``method`` as they are (e.g. ``y`` for ``decode(X, y)``: with
+        a WindowMean, step-level targets must then be on the window axis).
+
+    Returns
+    -------
+    result : list of arrays, or array
+        The method's output, one value per raw step of X, in the method's own
+        form (list or padded array).
+
+    Raises
+    ------
+    ValueError
+        If a step other than WindowMean changes the sequences' lengths, or the
+        method's output is not per step while the pipeline has a WindowMean.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from skseq import IOHMMClassifier
+    >>> from skseq.preprocessing import WindowMean, on_raw_steps
+    >>> rng = np.random.default_rng(0)
+    >>> X = [rng.normal(size=(9, 1)) + (s % 2) for s in range(10)]
+    >>> y = [s % 2 for s in range(10)]
+    >>> pipe = make_pipeline(WindowMean(window=3), IOHMMClassifier(
+    ...     n_states=2, n_init=1, random_state=0)).fit(X, y)
+    >>> pipe[-1].predict_state_proba(pipe[:-1].transform(X))[0].shape  # windows
+    (3, 2)
+    >>> on_raw_steps(pipe, "predict_state_proba", X)[0].shape  # raw steps
+    (9, 2)
+    """
+    *transformers, last = _steps(estimator)
+    Xt, windows = X, []
+    lengths = check_sequences(X).lengths
+    for step in transformers:
+        X_in, Xt = Xt, step.transform(Xt)
+        name = type(step).__name__
+        new = check_sequences(Xt, name=f"output of {name}").lengths
+        if isinstance(step, WindowMean):
+            windows.append((step, X_in))
+        elif not np.array_equal(new, lengths):
+            raise ValueError(
+                f"{name} changes the lengths of the sequences (only WindowMean's "
+                "can be mapped back onto the raw steps)."
+            )
+        lengths = new
+    result = getattr(last, method)(Xt, *args, **kwargs)
+    for step, X_in in reversed(windows):
+        result = step.to_raw_steps(result, X_in)
+    return result

@@ -14,26 +14,32 @@ copy of the data (:class:`_Lockstep`).
 
 import numbers
 import time
-import warnings
 from collections import deque
 
 import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
+from ._restarts import run_restarts, warn_not_converged
 from ._validation import (
+    check_fitted_params,
     check_sample_weight,
     check_targets,
+    record_fitted_params,
     restore_on_failure,
     validate_sequences,
 )
 from .automata import DFA
 
 __all__ = ["DiscretizedRNNClassifier"]
+
+# The parameters that shape the fitted net's dynamics: changed by set_params
+# without refitting, they would no longer match coef_ (a matmul error for
+# n_hidden, silently other predictions for the others).
+_NET_PARAMS = ("n_hidden", "discretize", "high", "low")
 
 
 class _Lockstep:
@@ -242,6 +248,13 @@ class DiscretizedRNNClassifier(ClassifierMixin, BaseEstimator):
     loss_curve_ : list of float
         The training error E before each epoch of the kept initialization, and
         after its last one.
+    n_init_ : int
+        Number of initialisations run (the search stops at the first that fits
+        the training set).
+    init_objectives_ : ndarray of shape (n_init_,)
+        Whether each initialisation failed to fit the training set (1.0) or
+        fitted it (0.0): the first key by which they are ranked (then the
+        training error and the loss).
 
     See Also
     --------
@@ -384,34 +397,36 @@ class DiscretizedRNNClassifier(ClassifierMixin, BaseEstimator):
         batch = _Lockstep(seqs)
         rng = check_random_state(self.random_state)
         shape = (self.n_hidden, self.n_hidden, seqs.n_features)
-        best = None
-        for init in range(self.n_init):
-            W = rng.uniform(-1.0, 1.0, size=shape)
-            result = self._descend(net, batch, W, target, encoded, weight)
-            if self.verbose:
-                status = "converged" if result["converged"] else "did not converge"
-                print(f"Initialization {init} {status}: training error "
-                      f"{result['error']:.4g}, loss {result['loss']:.6g} after "
-                      f"{result['n_iter']} epochs")
-            if best is None or result["key"] < best["key"]:
-                best = result
-            if result["converged"]:
-                break
-        if not best["converged"]:
-            warnings.warn(
-                f"{type(self).__name__} did not converge in {self.n_init} "
-                f"initialization(s) of max_iter={self.max_iter} epochs (best "
-                f"training error {best['error']:.4g}); try a larger max_iter, "
-                "n_init or n_hidden.",
-                ConvergenceWarning,
-                stacklevel=3,
+
+        def attempts():
+            for _ in range(self.n_init):
+                W = rng.uniform(-1.0, 1.0, size=shape)
+                yield self._descend(net, batch, W, target, encoded, weight)
+
+        # Starts are ranked by (not converged, training error, loss), and the
+        # first that fits the training set ends the search.
+        best, objectives = run_restarts(attempts(), self.n_init, verbose=self.verbose,
+                                        stop=lambda result: result["converged"])
+        if best is None:
+            raise ValueError(
+                f"{type(self).__name__}: every initialization diverged (the loss "
+                "overflowed); scale the features, e.g. with "
+                "skseq.preprocessing.Stepwise(StandardScaler())."
             )
+        if not best["converged"]:
+            warn_not_converged(
+                self, f"did not converge in {len(objectives)} initialization(s) of "
+                f"max_iter={self.max_iter} epochs (best training error "
+                f"{best['error']:.4g}); try a larger max_iter, n_init or n_hidden.")
         self.classes_ = classes
         self.coef_ = best["coef"]
         self.intercept_ = best["intercept"]
         self.n_iter_ = best["n_iter"]
         self.converged_ = best["converged"]
         self.loss_curve_ = best["curve"]
+        self.n_init_ = len(objectives)
+        self.init_objectives_ = objectives
+        record_fitted_params(self, _NET_PARAMS)
         return self
 
     def _descend(self, net, batch, W, target, encoded, weight):
@@ -421,7 +436,7 @@ class DiscretizedRNNClassifier(ClassifierMixin, BaseEstimator):
         fitted = weight > 0
         b = np.zeros(self.n_hidden)
         curve = []
-        best = {"key": (True, np.inf, np.inf)}
+        best = {"objective": (True, np.inf, np.inf)}
         start = time.perf_counter()
         for epoch in range(self.max_iter + 1):
             H = net.forward(W, b, batch)
@@ -438,8 +453,8 @@ class DiscretizedRNNClassifier(ClassifierMixin, BaseEstimator):
                 print(f"  Epoch {epoch}\t time lapse {time.perf_counter() - start:.3f}s"
                       f"\t loss {loss:.6g}\t training error {error:.4g}")
             key = (not converged, error, loss)
-            if key < best["key"]:
-                best = {"key": key,
+            if key < best["objective"]:
+                best = {"objective": key,
                         "coef": W.copy(), "intercept": b.copy(), "error": error,
                         "loss": loss, "converged": converged}
             if converged or epoch == self.max_iter:
@@ -455,6 +470,7 @@ class DiscretizedRNNClassifier(ClassifierMixin, BaseEstimator):
     def _indicators(self, X):
         """Analog indicator activations at each sequence's end."""
         check_is_fitted(self)
+        check_fitted_params(self)
         seqs = self._validate_X(X, reset=False)
         batch = _Lockstep(seqs)
         H = self._net().forward(self.coef_, self.intercept_, batch)
@@ -549,16 +565,28 @@ class DiscretizedRNNClassifier(ClassifierMixin, BaseEstimator):
             truth, pred = truth.astype(object), pred.astype(object)
         return float(np.average(truth == pred, weights=weight))
 
-    def extract_automaton(self, alphabet=None, max_states=10_000):
+    def extract_automaton(self, alphabet=None, max_states=10_000, *,
+                          accept_empty=None):
         """The finite-state machine the discretized net implements.
 
         Breadth-first search over the discrete states reachable from the start
         state S_0, each symbol k being the one-hot input e_k (paper 003, §5: every
-        point of the discrete state space is a state). A state accepts iff its
-        indicator unit is on, i.e. a string ending there is of class
-        ``classes_[1]``; the start state accepts (the paper's legal null
-        string). The result predicts exactly like the net on one-hot inputs;
-        :meth:`~skseq.automata.DFA.minimize` gives the minimal machine.
+        point of the discrete state space is a state). A state reached by a
+        string accepts iff its indicator unit is on, i.e. the string is of class
+        ``classes_[1]``. The result predicts exactly like the net on one-hot
+        inputs; :meth:`~skseq.automata.DFA.minimize` gives the minimal machine.
+
+        The empty string is the one input the net never classifies (every
+        sequence has a step), so whether the start state accepts is not the
+        net's to say: S_0's indicator unit is on only by the paper's convention
+        "the null string is legal" (§2). By default it is inferred by Occam's
+        razor: of the two machines that agree with the net on every non-empty
+        string, the one whose minimal machine is smaller (on a tie, the
+        accepting one, the paper's convention). For "contains 'ab'" that is the
+        rejecting start state, which merges with "no 'a' pending": the true
+        3-state machine instead of 4 states. When a string leads back to S_0,
+        the start state is split in two so that the choice concerns the empty
+        string alone.
 
         Parameters
         ----------
@@ -568,6 +596,9 @@ class DiscretizedRNNClassifier(ClassifierMixin, BaseEstimator):
         max_states : int, default=10_000
             Give up (ValueError) beyond this many states; a net has at most
             ``2 ** n_hidden``.
+        accept_empty : bool or None, default=None
+            Whether the machine accepts the empty string; None infers it as
+            above.
 
         Returns
         -------
@@ -575,6 +606,7 @@ class DiscretizedRNNClassifier(ClassifierMixin, BaseEstimator):
             States numbered in breadth-first order, start state 0.
         """
         check_is_fitted(self)
+        check_fitted_params(self)
         if not self.discretize:
             raise ValueError(
                 "extract_automaton needs discretize=True: the analog net's states "
@@ -585,10 +617,25 @@ class DiscretizedRNNClassifier(ClassifierMixin, BaseEstimator):
                 "extract_automaton needs a binary classifier (accept = "
                 f"classes_[1]); this one has {self.classes_.shape[0]} classes."
             )
+        if accept_empty not in (None, True, False):
+            raise ValueError(
+                f"accept_empty must be None, True or False, got {accept_empty!r}."
+            )
         n_symbols = self.n_features_in_
         if alphabet is None:
             names = getattr(self, "feature_names_in_", range(n_symbols))
             alphabet = [str(name) for name in names]
+        transitions, accepting = self._reachable_states(n_symbols, max_states)
+        if accept_empty is not None:
+            return self._with_start(alphabet, transitions, accepting, accept_empty)
+        machines = [self._with_start(alphabet, transitions, accepting, accept)
+                    for accept in (True, False)]
+        sizes = [dfa.minimize().n_states for dfa in machines]
+        return machines[int(sizes[1] < sizes[0])]
+
+    def _reachable_states(self, n_symbols, max_states):
+        """Breadth-first search from S_0: transitions and indicator of each state
+        (state 0 is S_0)."""
         net = self._net()
         symbols = np.eye(n_symbols)
         # A discrete state is identified by which of its units are on (= high).
@@ -614,5 +661,22 @@ class DiscretizedRNNClassifier(ClassifierMixin, BaseEstimator):
                     queue.append(ids[key])
                 row.append(ids[key])
             transitions.append(row)
-        accepting = np.array([key[0] for key in ids])
-        return DFA(len(states), alphabet, transitions, start=0, accepting=accepting)
+        return transitions, [key[0] for key in ids]
+
+    @staticmethod
+    def _with_start(alphabet, transitions, accepting, accept_empty):
+        """The machine whose start state accepts iff ``accept_empty``.
+
+        S_0 is relabelled if no string returns to it; otherwise a new start
+        state, with S_0's transitions, goes in front (state 0).
+        """
+        if accepting[0] == accept_empty:
+            pass
+        elif not any(0 in row for row in transitions):
+            accepting = [accept_empty] + accepting[1:]
+        else:
+            shifted = [[target + 1 for target in row] for row in transitions]
+            transitions = [shifted[0]] + shifted
+            accepting = [accept_empty] + accepting
+        return DFA(len(transitions), alphabet, transitions, start=0,
+                   accepting=np.array(accepting, dtype=bool))

@@ -7,7 +7,14 @@ import numpy as np
 
 from ._validation import check_sequences
 
-__all__ = ["from_long_frame", "sequence_lengths", "to_list", "to_padded"]
+__all__ = [
+    "from_channels_first",
+    "from_long_frame",
+    "sequence_lengths",
+    "to_channels_first",
+    "to_list",
+    "to_padded",
+]
 
 
 def to_padded(X):
@@ -84,7 +91,107 @@ def sequence_lengths(X):
     return check_sequences(X).lengths.astype(int)
 
 
-def from_long_frame(df, sequence_id, time=None, target=None, features=None):
+def from_channels_first(X):
+    """Convert channels-first sequences (aeon/sktime's layout) to skseq's.
+
+    aeon and sktime hold a collection of multivariate series as a 3-D array
+    ``(n_cases, n_channels, n_timepoints)`` (their "numpy3D"), or, for unequal
+    lengths, as a list of ``(n_channels, n_timepoints_i)`` arrays; skseq puts
+    the time axis before the channels: ``(n_sequences, max_len, n_features)``.
+    Passing the former as the latter would silently swap time and features.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_cases, n_channels, n_timepoints) or \
+            (n_cases, n_timepoints), or list of array-like
+        A 3-D array; a 2-D array is a collection of univariate series, one per
+        row (aeon's "numpy2D", and the UCR archive's tables); a list holds one
+        ``(n_channels, n_timepoints_i)`` array per case. All-NaN time points at
+        the end of a case are padding of unequal lengths.
+
+    Returns
+    -------
+    X_skseq : ndarray of shape (n_cases, n_timepoints, n_channels) or list
+        For array input, a float64 array padded at the end with all-NaN steps
+        (:func:`to_padded`'s form); for list input, a list of
+        ``(n_timepoints_i, n_channels)`` float64 arrays without padding.
+
+    Raises
+    ------
+    ValueError
+        If a NaN is anything but trailing padding (named by sequence, step and
+        feature, as in the estimators), or X has the wrong number of dimensions.
+
+    See Also
+    --------
+    to_channels_first : The reverse conversion.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skseq.utils import from_channels_first
+    >>> X = np.array([[[1.0, 2.0, 3.0], [10.0, 20.0, 30.0]]])  # 1 case, 2 channels
+    >>> from_channels_first(X)[0]
+    array([[ 1., 10.],
+           [ 2., 20.],
+           [ 3., 30.]])
+    >>> from_channels_first(np.array([[1.0, 2.0], [3.0, np.nan]]))[:, :, 0]
+    array([[ 1.,  2.],
+           [ 3., nan]])
+    """
+    if isinstance(X, (list, tuple)):
+        items = []
+        for i, x in enumerate(X):
+            x = np.asarray(x)
+            if x.ndim not in (1, 2):
+                raise ValueError(
+                    f"X: case {i} has shape {x.shape}; expected (n_channels, "
+                    "n_timepoints), or (n_timepoints,) for a univariate series."
+                )
+            items.append(x.T if x.ndim == 2 else x)
+        seqs = check_sequences(items)
+        return [seqs.data[a:b].copy()
+                for a, b in zip(seqs.offsets[:-1], seqs.offsets[1:], strict=True)]
+    arr = np.asarray(X)
+    if arr.ndim not in (2, 3):
+        raise ValueError(
+            f"X has shape {arr.shape}; expected (n_cases, n_channels, n_timepoints), "
+            "or (n_cases, n_timepoints) for univariate series."
+        )
+    moved = arr[:, :, None] if arr.ndim == 2 else np.swapaxes(arr, 1, 2)
+    return to_padded(moved)
+
+
+def to_channels_first(X):
+    """Convert sequences to aeon/sktime's channels-first 3-D layout.
+
+    The reverse of :func:`from_channels_first` for arrays: any form skseq
+    accepts becomes ``(n_sequences, n_features, max_len)``, shorter sequences
+    padded at the end of the time axis with NaN (aeon and sktime accept NaN
+    there only with unequal-length support; equal lengths give no NaN).
+
+    Parameters
+    ----------
+    X : array-like or list of sequences
+        Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
+
+    Returns
+    -------
+    X_channels_first : ndarray of shape (n_sequences, n_features, max_len)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skseq.utils import to_channels_first
+    >>> to_channels_first([np.array([[1.0, 10.0], [2.0, 20.0]])])
+    array([[[ 1.,  2.],
+            [10., 20.]]])
+    """
+    return np.ascontiguousarray(np.swapaxes(to_padded(X), 1, 2))
+
+
+def from_long_frame(df, sequence_id, time=None, target=None, features=None, *,
+                    return_ids=False):
     """Turn a long (tidy) DataFrame, one row per step, into ``(X, y)``.
 
     Parameters
@@ -107,12 +214,18 @@ def from_long_frame(df, sequence_id, time=None, target=None, features=None):
         ``target``. They must be numeric (bool counts as 0/1; encode categories
         first, e.g. with ``Stepwise(OneHotEncoder())`` on the result) and have no
         missing or infinite values.
+    return_ids : bool, default=False
+        Also return the sequence ids, in the order of X: to join predictions
+        back to the frame, or as ``groups`` for ``GroupKFold``.
 
     Returns
     -------
     X : list of ndarray of shape (len_i, n_features)
     y : ndarray of shape (n_sequences,) or list of ndarray, or None
         None when ``target`` is None.
+    ids : ndarray of shape (n_sequences,)
+        Only with ``return_ids=True``: the ``sequence_id`` value of each
+        sequence of X (``ids[i]`` is the id of ``X[i]``).
 
     Examples
     --------
@@ -123,6 +236,10 @@ def from_long_frame(df, sequence_id, time=None, target=None, features=None):
     >>> X, y = from_long_frame(df, "session", time="t", target="label")
     >>> [x.ravel().tolist() for x in X], y.tolist()
     ([[0.1, 0.5], [0.9]], ['a', 'b'])
+    >>> X, y, ids = from_long_frame(df, "session", time="t", target="label",
+    ...                             return_ids=True)
+    >>> ids.tolist()
+    [1, 2]
     """
     try:
         import pandas as pd
@@ -168,7 +285,7 @@ def from_long_frame(df, sequence_id, time=None, target=None, features=None):
             "encode them first."
         )
 
-    codes = pd.factorize(df[sequence_id])[0]  # numbered by first appearance
+    codes, ids = pd.factorize(df[sequence_id])  # numbered by first appearance
     if time is None:
         order = np.argsort(codes, kind="stable")
     else:
@@ -191,8 +308,9 @@ def from_long_frame(df, sequence_id, time=None, target=None, features=None):
     same_seq = codes[order][1:] == codes[order][:-1]
     bounds = np.flatnonzero(~same_seq) + 1
     X = np.split(values, bounds)
+    ids = np.asarray(ids)
     if target is None:
-        return X, None
+        return (X, None, ids) if return_ids else (X, None)
     column = df[target]
     if not column.isna().any():
         y = column.to_numpy()[order]
@@ -203,6 +321,5 @@ def from_long_frame(df, sequence_id, time=None, target=None, features=None):
         y = column.to_numpy(dtype=object, na_value=None)[order]
     na = pd.isna(y)
     unchanged = (y[1:] == y[:-1]) | (na[1:] & na[:-1])
-    if unchanged[same_seq].all():
-        return X, y[np.r_[0, bounds]]
-    return X, np.split(y, bounds)
+    y = y[np.r_[0, bounds]] if unchanged[same_seq].all() else np.split(y, bounds)
+    return (X, y, ids) if return_ids else (X, y)

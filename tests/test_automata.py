@@ -1,4 +1,5 @@
 import itertools
+import json
 import pickle
 import re
 
@@ -587,9 +588,60 @@ def test_to_dot():
     assert dot.count("->") == 1 + 7
 
 
-def test_to_dot_escapes_labels():
-    dot = DFA(1, ['say "hi"', "a\\b"], [[0, 0]], 0, [0]).to_dot()
-    assert r'[label="say \"hi\",a\\b"]' in dot
+def _dot_labels(dot):
+    r"""Edge labels of ``to_dot`` output as Graphviz shows them: the quoted
+    string as DOT's lexer reads it (only \" is an escape; \\ stays a pair), then
+    the label's own escapes (\\ shows as one backslash). Fails on invalid text."""
+    edge = re.compile(r'^    (\d+) -> (\d+) \[label="((?:[^"\\]|\\.)*)"\];$')
+    labels = {}
+    for line in dot.splitlines():
+        if "->" not in line or line.startswith("    __start__"):
+            continue
+        match = edge.match(line)
+        assert match, f"not a valid DOT edge statement: {line!r}"
+        raw = match.group(3)
+        # Every backslash is doubled or escapes a quote: no \n, \N, ... is left
+        # for Graphviz to interpret.
+        assert re.fullmatch(r'(?:[^\\]|\\[\\"])*', raw), raw
+        shown = re.sub(r'\\([\\"])', r"\1", raw)
+        labels[int(match.group(1)), int(match.group(2))] = shown
+    return labels
+
+
+def _split_symbols(label):
+    """Symbols of a shown label: comma-separated, JSON strings where quoted."""
+    decoder, symbols, i = json.JSONDecoder(), [], 0
+    while True:
+        if label.startswith('"', i):
+            symbol, i = decoder.raw_decode(label, i)
+        else:
+            end = label.find(",", i)
+            end = len(label) if end < 0 else end
+            symbol, i = label[i:end], end
+        symbols.append(symbol)
+        if i == len(label):
+            return symbols
+        assert label[i] == ","
+        i += 1
+
+
+@pytest.mark.parametrize("alphabet", [
+    ["0", "1", "2"],
+    ["a,b", "c", "d"],
+    ['say "hi"', "a\\b", "\\"],
+    [",", '","', ""],
+    [" x", "tab\there", "new\nline"],
+    ["\\N", "\\n", 'end\\'],
+    ["$x$", "é,ü", "x"],
+])
+def test_to_dot_labels_are_valid_and_unambiguous(alphabet):
+    # Edges merge the symbols 0 and 1 (0 -> 1), and all three (1 -> 1).
+    dfa = DFA(2, alphabet, [[1, 1, 0], [1, 1, 1]], 0, [1])
+    labels = _dot_labels(dfa.to_dot())
+    assert set(labels) == {(0, 1), (0, 0), (1, 1)}
+    assert _split_symbols(labels[0, 1]) == alphabet[:2]
+    assert _split_symbols(labels[0, 0]) == alphabet[2:]
+    assert _split_symbols(labels[1, 1]) == alphabet
 
 
 def test_pickle_round_trip():

@@ -22,7 +22,8 @@ from sklearn.preprocessing import StandardScaler
 from skseq import IOHMMClassifier
 from skseq._emissions import SoftmaxEmission
 from skseq._iohmm import _Problem, topology_mask
-from skseq._transitions import TRANSITIONS, expected_log_transitions
+from skseq._layers import LAYERS
+from skseq._transitions import TRANSITIONS, TransitionFamily
 from skseq._validation import Targets, check_sequences
 from skseq.automata import DFA
 from skseq.datasets import make_tomita, make_tomita_exhaustive
@@ -62,7 +63,7 @@ def test_hand_worked_example():
     assert_array_equal(clf.decode(X, [0])[0], [1, 1])
 
 
-def _problem(transition, use_input, fixed_start, mask, seed=0, alpha=0.3):
+def _problem(transition, emission, fixed_start, mask, seed=0, alpha=0.3):
     rng = np.random.default_rng(seed)
     lengths = [1, 3, 5, 2]
     X = [rng.normal(size=(k, 2)) for k in lengths]
@@ -70,8 +71,8 @@ def _problem(transition, use_input, fixed_start, mask, seed=0, alpha=0.3):
     y = np.array([0, 1, 2, 1])
     targets = Targets(steps=seqs.last_steps, values=y, step_level=False)
     n = 3
-    trans = TRANSITIONS[transition](n, 2)
-    emit = SoftmaxEmission(n, 2, 3, use_input)
+    trans = TRANSITIONS[transition](n, 2, 4)
+    emit = SoftmaxEmission(n, LAYERS[emission](2, 4), 3)
     weight = rng.uniform(0.5, 2.0, size=len(lengths))
     problem = _Problem(seqs, targets, weight, trans, emit, mask, fixed_start,
                        alpha, None)
@@ -89,13 +90,13 @@ def _central_differences(f, theta, eps=1e-6):
 
 
 @pytest.mark.parametrize("transition", list(TRANSITIONS))
-@pytest.mark.parametrize("use_input", [True, False])
+@pytest.mark.parametrize("emission", list(LAYERS))
 @pytest.mark.parametrize("learn_start", [True, False])
-def test_lbfgs_gradient_matches_finite_differences(transition, use_input, learn_start):
+def test_lbfgs_gradient_matches_finite_differences(transition, emission, learn_start):
     mask = topology_mask("left-right", 3) if transition == "input" else np.ones(
         (3, 3), bool)
     fixed = None if learn_start else np.array([0.5, 0.3, 0.2])
-    problem, theta = _problem(transition, use_input, fixed, mask)
+    problem, theta = _problem(transition, emission, fixed, mask)
     _, grad = problem.value_and_grad(theta)
     num = _central_differences(lambda t: problem.value_and_grad(t)[0], theta)
     assert_allclose(grad, num, rtol=1e-6, atol=1e-8)
@@ -104,12 +105,12 @@ def test_lbfgs_gradient_matches_finite_differences(transition, use_input, learn_
 @pytest.mark.parametrize("transition", ["input", "additive", "gated"])
 def test_em_auxiliary_gradient_matches_finite_differences(transition):
     rng = np.random.default_rng(1)
-    family = TRANSITIONS[transition](3, 2)
+    family = TRANSITIONS[transition](3, 2, 4)
     U = rng.normal(size=(7, 2))
     xi = rng.dirichlet(np.ones(9), size=7).reshape(7, 3, 3)
     theta = rng.normal(size=family.n_params)
     mask = np.ones((3, 3), bool)
-    _, grad = expected_log_transitions(family, theta, U, xi, mask)
+    _, grad = family.expected_log(theta, U, xi, mask)
 
     def q(t):
         z = family.logits(t, U)
@@ -117,7 +118,7 @@ def test_em_auxiliary_gradient_matches_finite_differences(transition):
         return np.sum(xi * log_a)
 
     assert_allclose(grad, _central_differences(q, theta), rtol=1e-6, atol=1e-8)
-    assert_allclose(expected_log_transitions(family, theta, U, xi, mask)[0], q(theta))
+    assert_allclose(family.expected_log(theta, U, xi, mask)[0], q(theta))
 
 
 @pytest.mark.parametrize("transition", list(TRANSITIONS))
@@ -289,7 +290,7 @@ def test_convergence_warning_and_verbose(capsys):
         IOHMMClassifier(n_states=3, n_init=1, max_iter=2, verbose=2,
                         random_state=0).fit(X, y)
     out = capsys.readouterr().out
-    assert "Initialization 0" in out and "Iteration 1" in out
+    assert "Restart 1/1" in out and "Iteration 1" in out
 
 
 def test_to_automaton_recovers_the_minimal_machine_of_tomita_4():
@@ -321,9 +322,12 @@ def test_to_automaton_refuses_what_is_not_a_machine():
 def test_gradient_from_pairwise_posteriors_equals_softmax_gradient(
         transition, monkeypatch):
     """Fisher's identity path (for non-softmax families) = the direct path."""
-    problem, theta = _problem(transition, True, None, np.ones((3, 3), bool))
+    problem, theta = _problem(transition, "input", None, np.ones((3, 3), bool))
     value, grad = problem.value_and_grad(theta)
-    monkeypatch.setattr(type(problem.transition), "softmax", False)
+    family = type(problem.transition)
+    monkeypatch.setattr(family, "gradient_statistic",
+                        TransitionFamily.gradient_statistic)
+    monkeypatch.setattr(family, "loglik_gradient", TransitionFamily.loglik_gradient)
     value2, grad2 = problem.value_and_grad(theta)
     assert_allclose(value2, value, rtol=1e-13)
     assert_allclose(grad2, grad, rtol=1e-8, atol=1e-12)

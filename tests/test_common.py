@@ -1,10 +1,17 @@
 """scikit-learn's estimator checks, for every public estimator, nothing skipped."""
 
-from sklearn.preprocessing import StandardScaler
+from sklearn.preprocessing import SplineTransformer, StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skseq import IOHMMClassifier, IOHMMRegressor
-from skseq.preprocessing import SequenceFeatures, Stepwise, WindowMean
+from skseq.preprocessing import (
+    DilatedConvolution,
+    RunningPooling,
+    SequenceFeatures,
+    SequenceUnion,
+    Stepwise,
+    WindowMean,
+)
 
 
 @parametrize_with_checks(
@@ -29,6 +36,16 @@ from skseq.preprocessing import SequenceFeatures, Stepwise, WindowMean
         Stepwise(StandardScaler()),
         WindowMean(max_length=3, window=2),
         SequenceFeatures(diff=True, time=True),
+        DilatedConvolution(random_state=0),
+        DilatedConvolution(n_dilations=2, n_biases=1, output="value", causal=False,
+                           padding="zero", channels="each", pooling=3, subsample=5,
+                           random_state=0),
+        DilatedConvolution(n_dilations=1, pooling="prefix", random_state=0),
+        RunningPooling(),
+        RunningPooling(window=2, statistic="max"),
+        SequenceUnion([("shape", DilatedConvolution(n_dilations=1, random_state=0)),
+                       ("amplitude", Stepwise(SplineTransformer(n_knots=3))),
+                       ("change", SequenceFeatures(keep_input=False))]),
     ]
 )
 def test_sklearn_compatible_estimator(estimator, check):

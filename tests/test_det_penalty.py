@@ -7,7 +7,9 @@ from numpy.testing import assert_allclose
 
 from skseq import IOHMMClassifier, IOHMMRegressor
 from skseq._emissions import SoftmaxEmission
+from skseq._hierarchy import HierarchicalTransitions
 from skseq._iohmm import _Problem
+from skseq._layers import Identity
 from skseq._transitions import TRANSITIONS
 from skseq._validation import Targets, check_sample_weight, check_sequences
 from skseq.datasets import make_parity
@@ -17,14 +19,20 @@ def _problem(n, transition, X, y, weight, mask=None, det_penalty=0.5):
     seqs = check_sequences(X)
     steps = seqs.last_steps
     targets = Targets(steps=steps, values=np.asarray(y), step_level=False)
-    trans = TRANSITIONS[transition](n, seqs.n_features)
-    emit = SoftmaxEmission(n, seqs.n_features, 2, use_input=True)
+    trans = TRANSITIONS[transition](n, seqs.n_features, 4)
+    emit = SoftmaxEmission(n, Identity(seqs.n_features), 2)
     return _Problem(seqs, targets, check_sample_weight(weight, len(X)), trans, emit,
                     mask, None, 0.1, None, det_penalty)
 
 
+def _reward(problem, theta_t):
+    return problem.transition.det_reward(theta_t, problem.U, problem.mask,
+                                         problem.step_weight)
+
+
 @pytest.mark.parametrize("n", [2, 3])
-@pytest.mark.parametrize("transition", ["input", "additive", "homogeneous"])
+@pytest.mark.parametrize("transition", ["input", "additive", "homogeneous", "gated",
+                                        "mlp"])
 def test_gradient_with_det_reward_matches_finite_differences(n, transition):
     rng = np.random.default_rng(n)
     X = [rng.normal(size=(k, 2)) for k in (3, 5, 4, 2)]
@@ -43,19 +51,42 @@ def test_gradient_with_det_reward_matches_finite_differences(n, transition):
         assert_allclose(grad[i], fd, rtol=1e-5, atol=1e-8)
     # the reward is really in the objective: it lowers J by det_penalty * reward
     plain = _problem(n, transition, X, [0, 1, 1, 0], problem.weight, mask, 0.0)
-    reward = problem.det_reward(problem.split(theta)[1])[0]
+    reward = _reward(problem, problem.split(theta)[1])[0]
     assert 0.0 < reward <= 1.0
     assert_allclose(value, plain.value_and_grad(theta)[0] - 0.5 * reward, rtol=1e-12)
+
+
+@pytest.mark.parametrize("learn", [False, True])
+def test_hierarchical_det_reward_gradient_matches_finite_differences(learn):
+    """The generic reward (through the family's expected_log) of a family that is
+    not a plain softmax: the hierarchical product chain."""
+    rng = np.random.default_rng(3)
+    X = [rng.normal(size=(k, 2)) for k in (3, 5, 4, 2)]
+    seqs = check_sequences(X)
+    family = HierarchicalTransitions((2, 2), 2, (4.0, 1.0), learn)
+    step_weight = rng.uniform(0.5, 2.0, seqs.data.shape[0])
+    step_weight /= step_weight.sum()
+    theta = family.init(rng, 1.0)
+    value, grad = family.det_reward(theta, seqs.data, None, step_weight)
+    A = family.probs(theta, seqs.data)
+    assert_allclose(value, step_weight @ np.abs(np.linalg.det(A)), rtol=1e-12)
+    h = 1e-6
+    for i in range(theta.size):
+        e = np.zeros_like(theta)
+        e[i] = h
+        fd = (family.det_reward(theta + e, seqs.data, None, step_weight)[0]
+              - family.det_reward(theta - e, seqs.data, None, step_weight)[0]) / (2 * h)
+        assert_allclose(grad[i], fd, rtol=1e-5, atol=1e-9)
 
 
 def test_det_reward_weight_two_equals_a_duplicated_sequence():
     rng = np.random.default_rng(7)
     X = [rng.normal(size=(k, 1)) for k in (4, 2, 6)]
-    theta_t = TRANSITIONS["input"](2, 1).init(rng, 1.0)
+    theta_t = TRANSITIONS["input"](2, 1, 4).init(rng, 1.0)
     weighted = _problem(2, "input", X, [0, 1, 0], [2.0, 1.0, 1.0])
     plain = _problem(2, "input", [X[0], X[0], X[1], X[2]], [0, 0, 1, 0], None)
-    r_w, g_w = weighted.det_reward(theta_t)
-    r_p, g_p = plain.det_reward(theta_t)
+    r_w, g_w = _reward(weighted, theta_t)
+    r_p, g_p = _reward(plain, theta_t)
     assert_allclose(r_w, r_p, rtol=1e-12)
     assert_allclose(g_w, g_p, rtol=1e-10, atol=1e-14)
 

@@ -1,4 +1,5 @@
-"""The kernels against brute-force enumeration of every state path."""
+"""The recursions (forward-backward, Viterbi) against brute-force enumeration of
+every state path."""
 
 import importlib
 import itertools
@@ -8,19 +9,20 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
 import skseq._inference as _inference
+from skseq._compiled import build
 from skseq._inference import XI_GRAD, XI_STEP, XI_SUM, forward_backward, viterbi
 
-_BUILDS = ["_forward_backward"]
-if importlib.util.find_spec("skseq._forward_backward_avx2") is not None:
-    _BUILDS.append("_forward_backward_avx2")
+BUILDS = ["portable"]
+if importlib.util.find_spec("skseq._recursions_avx2") is not None:
+    BUILDS.append("avx2")
 
 
-@pytest.fixture(autouse=True, params=_BUILDS)
+@pytest.fixture(autouse=True, params=BUILDS)
 def kernel_build(request, monkeypatch):
     """Every test here runs on each build of the kernels (portable, AVX2 + FMA)."""
-    module = importlib.import_module(f"skseq.{request.param}")
-    for name in _inference._KERNEL_NAMES:
-        monkeypatch.setattr(_inference, name, getattr(module, name))
+    module = build("_recursions", request.param)
+    assert module.__name__.endswith("_avx2") == (request.param == "avx2")
+    monkeypatch.setattr(_inference, "_recursions", module)
     return request.param
 
 
@@ -251,62 +253,3 @@ def test_million_steps_stay_finite():
     assert np.isfinite(ll).all() and ll[0] < -1e9
     assert_allclose(gamma.sum(axis=1), 1.0, rtol=1e-9)
     assert_allclose(xi.sum(axis=(1, 2)), 1.0, rtol=1e-9)
-
-
-@pytest.mark.parametrize("masked", [False, True])
-def test_softmax_kernels_match_numpy(masked):
-    from scipy.special import log_softmax, softmax
-
-    from skseq._inference import log_softmax_gradient_, softmax_
-
-    rng = np.random.default_rng(10)
-    z = rng.normal(scale=30, size=(5000, 3, 4))  # many blocks, large logits
-    z[0, 0, 0] = 1e4
-    mask = rng.random((3, 4)) < 0.6 if masked else np.ones((3, 4), bool)
-    mask[:, 1] = True
-    forbidden = np.where(mask, 0.0, -np.inf)
-    assert_allclose(softmax_(z.copy(), mask if masked else None),
-                    softmax(z + forbidden, axis=2), rtol=1e-12, atol=1e-300)
-    w = rng.random(z.shape) * mask
-    grad = z.copy()
-    value = log_softmax_gradient_(grad, w, mask if masked else None)
-    logp = np.where(mask, log_softmax(z + forbidden, axis=2), 0.0)
-    assert_allclose(value, np.sum(w * logp), rtol=1e-12)
-    assert_allclose(grad, w - w.sum(axis=2, keepdims=True) * np.exp(logp) * mask,
-                    rtol=1e-10, atol=1e-12)
-
-
-@pytest.mark.parametrize("scale", [3.0, 300.0])
-def test_categorical_kernels_match_scipy(scale):
-    # scale 3: every block takes the unshifted path; 300: the shifted one.
-    from scipy.special import log_softmax
-
-    from skseq._inference import (
-        log_softmax_categorical,
-        log_softmax_gradient_categorical_,
-    )
-
-    rng = np.random.default_rng(12)
-    z = rng.normal(scale=scale, size=(20000, 2, 3))
-    y = rng.integers(0, 3, size=20000)
-    w = rng.random((20000, 2))
-    logp = log_softmax(z, axis=2)
-    picked = np.take_along_axis(logp, y[:, None, None], axis=2)[:, :, 0]
-    assert_allclose(log_softmax_categorical(z.copy(), y), picked, rtol=1e-12,
-                    atol=1e-12)
-    onehot = np.eye(3)[y][:, None, :]
-    grad = z.copy()
-    value = log_softmax_gradient_categorical_(grad, y, w)
-    assert_allclose(value, np.sum(w * picked), rtol=1e-12)
-    assert_allclose(grad, w[:, :, None] * (onehot - np.exp(logp)), rtol=1e-10,
-                    atol=1e-12)
-
-
-def test_bias_kernels_match_broadcasting():
-    from skseq._inference import add_bias_, outer_sum
-
-    rng = np.random.default_rng(13)
-    z, bias, a = (rng.normal(size=s) for s in [(50, 3, 4), (3, 4), (50, 4)])
-    assert_allclose(add_bias_(z.copy(), bias), z + bias, rtol=0, atol=0)
-    assert_allclose(outer_sum(a, bias), a[:, None, :] + bias, rtol=0, atol=0)
-    assert outer_sum(a[:0], bias).shape == (0, 3, 4)

@@ -1,8 +1,9 @@
 """The fused value-and-gradient pass against independent references.
 
-References: the unfused path (``transition_probs`` + ``forward_backward`` with
-``XI_GRAD`` + the family's ``backward``, itself tested against enumeration in
-test_forward_backward.py), brute-force enumeration of all state paths, central
+References: the families' own ``gradient_pass`` (the (T, n, n) matrices, the
+forward-backward writing the logit gradient over them, and the family's
+``backward``; itself tested against enumeration in test_forward_backward.py),
+brute-force enumeration of all state paths, central
 finite differences, and a log-space recursion for extreme emissions.
 """
 
@@ -14,10 +15,12 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
 import skseq._fused as fused
-from skseq._fused import linear_transition_pass
-from skseq._inference import XI_GRAD, forward_backward
+from skseq._fused import fused_gradient_pass, linear_transition_pass
+from skseq._inference import Chain
 from skseq._iohmm import topology_mask
-from skseq._transitions import TRANSITIONS, transition_probs
+from skseq._transitions import AdditiveTransitions, InputTransitions
+
+FAMILIES = {"input": InputTransitions, "additive": AdditiveTransitions}
 
 _BUILDS = [name for name in ("_fused_fb", "_fused_fb_avx2", "_fused_fb_avx512")
            if importlib.util.find_spec(f"skseq.{name}") is not None]
@@ -36,6 +39,11 @@ def kernel_build(request, monkeypatch):
     module = importlib.import_module(f"skseq.{request.param}")
     monkeypatch.setattr(fused, "linear_transition_fill", module.linear_transition_fill)
     return request.param
+
+
+def _kernel():
+    """The build of the kernel under test."""
+    return importlib.import_module(fused.linear_transition_fill.__module__)
 
 
 def _problem(rng, family, lengths, n, d, mask=None, emit_scale=2.0, scale=1.0,
@@ -64,19 +72,23 @@ def _fused(family, p, **kwargs):
             bool(res.finite[0]))
 
 
-def _unfused(family, p):
-    """Today's path: matrices, forward-backward writing the logit gradient, and
-    the family's backward."""
+def _family(family, p):
     n, d = p["startprob"].shape[0], p["U"].shape[1]
-    fam = TRANSITIONS[family](n, d)
-    theta = fam.pack({"coef": p["coef"], "intercept": p["intercept"]})
+    fam = FAMILIES[family](n, d)
+    return fam, fam.pack({"coef": p["coef"], "intercept": p["intercept"]})
+
+
+def _chain(p):
+    return Chain(p["startprob"], p["log_emit"], p["offsets"], p["weight"])
+
+
+def _unfused(family, p):
+    """The families' own gradient pass: the (T, n, n) matrices, the forward-
+    backward writing the logit gradient over them, and the family's backward."""
+    fam, theta = _family(family, p)
     with np.errstate(over="ignore", invalid="ignore"):
-        probs = transition_probs(fam, theta, p["U"], p["mask"])
-        ll, gamma, start_post, G = forward_backward(
-            p["startprob"], probs, p["log_emit"], p["offsets"], weight=p["weight"],
-            xi_mode=XI_GRAD, xi_out=probs)
-        grad = fam.backward(theta, p["U"], G)
-    return ll, gamma, start_post, grad
+        post, grad = fam.gradient_pass(theta, p["U"], p["mask"], _chain(p))
+    return post.loglik, post.gamma, post.start_post, grad
 
 
 def _assert_matches_unfused(family, p, rtol=1e-10):
@@ -107,7 +119,7 @@ def test_long_sequences_recompute_their_blocks(family):
     """Sequences longer than a block take the path that forms their matrices
     again in the backward pass; mixed with short ones, and one exactly a block."""
     rng = np.random.default_rng(4)
-    block = importlib.import_module(fused.linear_transition_fill.__module__).block_steps(8)
+    block = _kernel().block_steps(8)
     p = _problem(rng, family, [3, 2 * block + 300, 7, block + 1, block, 20], 8, d=3)
     _assert_matches_unfused(family, p)
 
@@ -203,7 +215,7 @@ def test_impossible_targets_give_minus_inf_and_no_gradient(family):
     posteriors, and the gradient of the others alone; reported not finite."""
     rng = np.random.default_rng(8)
     n = 8
-    block = importlib.import_module(fused.linear_transition_fill.__module__).block_steps(n)
+    block = _kernel().block_steps(n)
     lengths = [4, 6, 3, block + 200]  # the last one is longer than a block
     p = _problem(rng, family, lengths, n, d=2, mask=topology_mask("left-right", n))
     p["startprob"] = np.eye(n)[0]
@@ -380,3 +392,31 @@ def test_bad_shapes_are_rejected(change, match):
         linear_transition_pass(args.pop("family"), args.pop("startprob"),
                                args.pop("coef"), args.pop("intercept"), args.pop("U"),
                                args.pop("log_emit"), args.pop("offsets"), **args)
+
+
+@pytest.mark.parametrize("family", ["input", "additive"])
+def test_fused_gradient_pass_replaces_the_familys(family):
+    """fused_gradient_pass(kind, family, ...) is family.gradient_pass(...) through
+    the fused kernel: the same posteriors and gradient, in the family's order."""
+    rng = np.random.default_rng(19)
+    p = _problem(rng, family, rng.integers(1, 30, size=12), 3, d=4,
+                 mask=topology_mask("left-right", 3))
+    fam, theta = _family(family, p)
+    post, grad = fused_gradient_pass(family, fam, theta, p["U"], p["mask"], _chain(p))
+    ll, gamma, start_post, grad_r = _unfused(family, p)
+    assert post.xi is None
+    assert_allclose(post.loglik, ll, rtol=1e-12)
+    assert_allclose(post.gamma, gamma, rtol=1e-10, atol=1e-13)
+    assert_allclose(post.start_post, start_post, rtol=1e-10, atol=1e-13)
+    assert_allclose(grad, grad_r, rtol=0, atol=1e-10 * np.abs(grad_r).max())
+
+
+def test_fused_gradient_pass_refuses_a_nonlinear_layer():
+    from skseq._layers import TanhLayer
+
+    fam = InputTransitions(2, 3, TanhLayer(3, 4))
+    with pytest.raises(ValueError, match="linear"):
+        fused_gradient_pass("input", fam, fam.init(np.random.default_rng(0), 1.0),
+                            np.zeros((4, 3)), None,
+                            Chain(np.full(2, 0.5), np.zeros((4, 2)),
+                                  np.array([0, 4])))

@@ -210,7 +210,7 @@ def assert_same_state(a, b, where="state"):
         assert a.keys() == b.keys(), where
         for k in a:
             assert_same_state(a[k], b[k], f"{where}.{k}")
-    elif isinstance(a, BaseEstimator):
+    elif isinstance(a, BaseEstimator) or hasattr(a, "__dict__"):  # or a family
         assert type(a) is type(b), where
         assert_same_state(vars(a), vars(b), where)
     elif isinstance(a, (list, tuple)):

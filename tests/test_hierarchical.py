@@ -21,6 +21,7 @@ from skseq import IOHMMClassifier
 from skseq._emissions import GaussianEmission, SoftmaxEmission
 from skseq._hierarchy import HierarchicalTransitions
 from skseq._iohmm import BaseIOHMM, _Problem
+from skseq._layers import Identity
 from skseq._validation import Targets, check_sequences
 from skseq.datasets import make_tomita, make_two_sequence
 from skseq.hierarchical import HierarchicalIOHMM
@@ -120,10 +121,10 @@ def _problem(task, level_states, timescales, learn, fixed_start, seed=0):
     N = family.n_states
     if task == "classification":
         y = np.array([0, 1, 2, 1])
-        emission = SoftmaxEmission(N, 2, 3, use_input=True)
+        emission = SoftmaxEmission(N, Identity(2), 3)
     else:
         y = rng.normal(size=(4, 2)) * 3 + 1
-        emission = GaussianEmission(N, 2, 2, True, "full", 1e-3, y_mean=np.ones(2),
+        emission = GaussianEmission(N, Identity(2), 2, "full", 1e-3, y_mean=np.ones(2),
                                     y_scale=np.full(2, 3.0))
     targets = Targets(steps=seqs.last_steps, values=y, step_level=False)
     start = None if fixed_start is None else np.full(N, 1.0 / N)
@@ -187,8 +188,7 @@ def test_state_proba_and_decode_split_the_product_state():
     X, y = make_tomita(4, 30, random_state=0)
     model = _fitted(X, y, n_states=(2, 3), n_init=1, max_iter=20, random_state=0)
     seqs = check_sequences(X)
-    *_, probs = model._model(X)
-    zeta = model._filtered(seqs, probs).reshape(-1, 2, 3)  # (t, slow, fast)
+    zeta = model._filtered(seqs, model._fitted_model()).reshape(-1, 2, 3)  # (t, slow, fast)
     slow, fast = model.predict_state_proba(X)
     assert_allclose(np.concatenate(slow), zeta.sum(axis=2))
     assert_allclose(np.concatenate(fast), zeta.sum(axis=1))

@@ -1,5 +1,7 @@
 """skseq.plotting: what is drawn, what is returned, and the errors."""
 
+import io
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
@@ -224,3 +226,53 @@ def test_missing_matplotlib_gives_a_clear_error(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_matplotlib)
     with pytest.raises(ImportError, match="skseq.plotting needs matplotlib"):
         plot_loss_curve([1.0, 0.5])
+
+
+# -- labels are drawn literally ---------------------------------------------------
+
+# One label mathtext cannot parse (savefig would raise), one it would misrender
+# (two dollar signs make "5 or " math italic).
+DOLLARS = [r"$\notacommand$", "$5 or $10"]
+
+
+def _save(fig):
+    fig.savefig(io.BytesIO(), format="png")
+
+
+def _drawn_labels(ax):
+    legend = ax.get_legend()
+    texts = list(ax.texts) + ax.get_yticklabels()
+    texts += list(legend.get_texts()) if legend is not None else []
+    return {t.get_text(): t for t in texts if "$" in t.get_text()}
+
+
+def test_these_labels_do_break_mathtext():
+    fig, ax = plt.subplots()
+    ax.text(0.5, 0.5, DOLLARS[0])
+    with pytest.raises(ValueError, match="Unknown symbol"):
+        _save(fig)
+
+
+@pytest.mark.parametrize("draw", [
+    lambda: plot_state_proba([[0.9, 0.1], [0.2, 0.8]], state_labels=DOLLARS),
+    lambda: plot_state_proba([[0.9, 0.1], [0.2, 0.8]], kind="heatmap",
+                             state_labels=DOLLARS),
+    lambda: plot_automaton(DFA(2, DOLLARS, [[1, 0], [1, 1]], 0, [1]),
+                           state_labels=DOLLARS),
+    lambda: plot_automaton([[0.5, 0.5], [0.0, 1.0]], state_labels=DOLLARS),
+    lambda: plot_loss_curve({DOLLARS[0]: [2.0, 1.0], DOLLARS[1]: [3.0, 1.0]}),
+], ids=["area", "heatmap", "dfa", "matrix", "loss"])
+def test_dollar_signs_in_labels_are_drawn_literally(draw):
+    ax = draw()
+    _save(ax.figure)  # mathtext would raise here
+    drawn = _drawn_labels(ax)
+    assert set(DOLLARS) <= set(drawn)
+    assert not any(t.get_parse_math() for t in drawn.values())
+
+
+def test_automaton_edge_labels_with_commas_are_unambiguous():
+    # "a,b" and "c" on one edge must not read like the three symbols a, b, c.
+    dfa = DFA(2, ["a,b", "c", "d"], [[1, 1, 0], [1, 1, 1]], 0, [1])
+    ax = plot_automaton(dfa)
+    texts = sorted(t.get_text() for t in ax.texts)
+    assert texts == sorted(["0", "1", "d", '"a,b",c', '"a,b",c,d'])

@@ -12,6 +12,7 @@ from sklearn.metrics import r2_score
 from skseq import IOHMMRegressor
 from skseq._emissions import GaussianEmission
 from skseq._iohmm import _Problem
+from skseq._layers import LAYERS
 from skseq._transitions import InputTransitions
 from skseq._validation import Targets, check_sequences
 
@@ -79,14 +80,14 @@ def test_recovers_a_regime_switching_law():
     assert_allclose(reg.emission_covariance_[order, 0], [0.09, 0.09], rtol=0.15)
 
 
-def _gaussian_problem(cov_type, use_input, n_out, seed=0):
+def _gaussian_problem(cov_type, emission, n_out, seed=0):
     rng = np.random.default_rng(seed)
     X = [rng.normal(size=(k, 2)) for k in (2, 4, 3)]
     seqs = check_sequences(X)
     steps = np.array([0, 1, 3, 5, 6, 8])
     y = rng.normal(size=(len(steps), n_out)) * 3 + 10
     targets = Targets(steps=steps, values=y, step_level=True)
-    emit = GaussianEmission(3, 2, n_out, use_input, cov_type, 1e-3,
+    emit = GaussianEmission(3, LAYERS[emission](2, 4), n_out, cov_type, 1e-3,
                             y_mean=np.full(n_out, 10.0), y_scale=np.full(n_out, 3.0))
     problem = _Problem(seqs, targets, rng.uniform(0.5, 2, 3), InputTransitions(3, 2),
                        emit, np.ones((3, 3), bool), None, 0.2, None)
@@ -95,9 +96,9 @@ def _gaussian_problem(cov_type, use_input, n_out, seed=0):
 
 
 @pytest.mark.parametrize("cov_type", ["diag", "spherical", "full"])
-@pytest.mark.parametrize("use_input", [True, False])
-def test_lbfgs_gradient_matches_finite_differences(cov_type, use_input):
-    problem, theta = _gaussian_problem(cov_type, use_input, n_out=2)
+@pytest.mark.parametrize("emission", list(LAYERS))
+def test_lbfgs_gradient_matches_finite_differences(cov_type, emission):
+    problem, theta = _gaussian_problem(cov_type, emission, n_out=2)
     _, grad = problem.value_and_grad(theta)
     eps = 1e-6
     num = np.array([
@@ -112,7 +113,7 @@ def test_log_prob_is_the_gaussian_density(cov_type):
     """Compare with scipy's multivariate normal, in the units of y."""
     from scipy.stats import multivariate_normal
 
-    problem, theta = _gaussian_problem(cov_type, True, n_out=2)
+    problem, theta = _gaussian_problem(cov_type, "input", n_out=2)
     emit = problem.emission
     theta_e = problem.split(theta)[2]
     U = problem.U_targets

@@ -1,5 +1,7 @@
+import itertools
 import math
 import pickle
+import re
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -357,7 +359,7 @@ def test_verbose_prints_progress(capsys):
         DiscretizedRNNClassifier(max_iter=2, n_init=2, verbose=2,
                                  random_state=0).fit(X, y)
     out = capsys.readouterr().out
-    assert out.count("Initialization") == 2
+    assert out.count("Restart 1/2:") == 1 and out.count("Restart 2/2:") == 1
     assert out.count("Epoch") == 6
 
 
@@ -374,3 +376,87 @@ def test_make_vending_machine():
     assert_array_equal(y, y2)
     with pytest.raises(ValueError, match="min_length"):
         make_vending_machine(10, min_length=5, max_length=2)
+
+
+# "contains 'ab'" over {a, b}: nothing seen, an 'a' pending, 'ab' seen.
+CONTAINS_AB = DFA(3, ["a", "b"], [[1, 0], [1, 2], [2, 2]], 0, [2])
+
+
+def _all_strings(alphabet, max_length):
+    """Every non-empty string up to ``max_length``, shortest first."""
+    return ["".join(chars) for n in range(1, max_length + 1)
+            for chars in itertools.product(alphabet, repeat=n)]
+
+
+def test_start_state_acceptance_is_inferred_contains_ab():
+    rng = np.random.RandomState(0)
+    strings = ["".join(rng.choice(list("ab"), size=n))
+               for n in rng.randint(1, 11, size=200)]
+    X, y = one_hot(strings, alphabet="ab"), np.array(["ab" in s for s in strings])
+    clf = DiscretizedRNNClassifier(n_hidden=4, random_state=0).fit(X, y)
+    assert clf.converged_
+    every = _all_strings("ab", 8)  # brute force: the net has learned the language
+    assert_array_equal(clf.predict(one_hot(every, alphabet="ab")),
+                       ["ab" in s for s in every])
+
+    dfa = clf.extract_automaton(alphabet=["a", "b"])
+    assert not dfa.accepts([])  # the empty string does not contain 'ab'
+    assert dfa.minimize().n_states == 3
+    assert dfa.is_equivalent(CONTAINS_AB)
+    # The paper's convention (the null string is legal) needs a 4th state.
+    legal = clf.extract_automaton(alphabet=["a", "b"], accept_empty=True)
+    assert legal.accepts([]) and legal.minimize().n_states == 4
+    assert not legal.is_equivalent(CONTAINS_AB)
+    for machine in (dfa, legal):  # both agree with the net on non-empty strings
+        assert_array_equal(machine.predict(one_hot(every, alphabet="ab")),
+                           clf.predict(one_hot(every, alphabet="ab")))
+
+
+def test_start_state_split_when_a_string_returns_to_it():
+    # State 0 (the start, indicator on) is re-entered by "1": rejecting the
+    # empty string must not change "1"'s acceptance, so the start is split.
+    transitions, accepting = [[1, 0], [1, 1]], [True, False]
+    dfa = DiscretizedRNNClassifier._with_start("01", transitions, accepting, False)
+    assert dfa.n_states == 3 and not dfa.accepts([])
+    same = DFA(2, "01", transitions, 0, np.array(accepting))
+    for s in _all_strings("01", 6):
+        symbols = [int(c) for c in s]
+        assert dfa.accepts(symbols) == same.accepts(symbols)
+    # Not re-entered: the start state is just relabelled.
+    relabelled = DiscretizedRNNClassifier._with_start("01", [[1, 1], [1, 1]],
+                                                      accepting, False)
+    assert relabelled.n_states == 2 and not relabelled.accepting.any()
+
+
+def test_accept_empty_is_checked():
+    X, y = make_tomita(4, 30, max_length=6, random_state=0)
+    with pytest.warns(ConvergenceWarning):
+        clf = DiscretizedRNNClassifier(max_iter=5, n_init=1, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="accept_empty must be None, True or False"):
+        clf.extract_automaton(accept_empty="yes")
+
+
+@pytest.mark.parametrize("param, value", [
+    ("n_hidden", 4), ("high", 0.9), ("low", 0.1), ("discretize", False),
+])
+def test_net_parameters_changed_after_fit_are_refused(param, value):
+    X, y = make_tomita(4, 60, max_length=8, random_state=0)
+    clf = DiscretizedRNNClassifier(n_hidden=3, max_iter=5, n_init=1, random_state=0)
+    with pytest.warns(ConvergenceWarning):
+        clf.fit(X, y)
+    before = clf.predict_proba(X)
+    clf.set_params(**{param: value})
+    message = (f"{param} changed since fit (set_params without refitting): refit "
+               "DiscretizedRNNClassifier before using it.")
+    for call in (clf.predict, clf.predict_proba, clf.predict_log_proba,
+                 clf.extract_automaton):
+        with pytest.raises(ValueError, match=re.escape(message)):
+            call(X) if call is not clf.extract_automaton else call()
+    with pytest.raises(ValueError, match=re.escape(message)):
+        clf.score(X, y)
+    clf.set_params(**{param: DiscretizedRNNClassifier(n_hidden=3).get_params()[
+        param]})
+    assert_array_equal(clf.predict_proba(X), before)  # back as fitted: fine
+    # Parameters of training alone may change freely.
+    clf.set_params(learning_rate=1.0, max_iter=3, n_init=2, tol=0.1)
+    assert_array_equal(clf.predict_proba(X), before)

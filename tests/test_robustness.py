@@ -158,7 +158,7 @@ def _state(est):
 
 
 def _assert_same(a, b, where="state"):
-    if isinstance(a, BaseEstimator):
+    if isinstance(a, BaseEstimator) or hasattr(a, "__dict__"):  # or a family
         assert type(a) is type(b), where
         _assert_same(vars(a), vars(b), where)
     elif isinstance(a, dict):

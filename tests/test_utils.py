@@ -9,7 +9,14 @@ import pytest
 from numpy.testing import assert_array_equal
 
 from skseq import IOHMMClassifier
-from skseq.utils import from_long_frame, sequence_lengths, to_list, to_padded
+from skseq.utils import (
+    from_channels_first,
+    from_long_frame,
+    sequence_lengths,
+    to_channels_first,
+    to_list,
+    to_padded,
+)
 
 nan = np.nan
 
@@ -67,6 +74,74 @@ def test_sequence_lengths(X, lengths):
 def test_helpers_validate_like_the_estimators(helper, X, error, match):
     with pytest.raises(error, match=match):
         helper(X)
+
+
+def _transposed(X):
+    """(n, channels, length) -> (n, length, channels), one element at a time."""
+    n, c, length = X.shape
+    out = np.empty((n, length, c))
+    for i in range(n):
+        for k in range(c):
+            for t in range(length):
+                out[i, t, k] = X[i, k, t]
+    return out
+
+
+def test_from_channels_first_is_the_transposition():
+    X = np.random.default_rng(0).normal(size=(4, 3, 5))
+    got = from_channels_first(X)
+    assert got.dtype == np.float64 and got.flags.c_contiguous
+    assert_array_equal(got, _transposed(X))
+    assert_array_equal(to_channels_first(got), X)
+
+
+def test_from_channels_first_keeps_trailing_nan_padding():
+    X = np.random.default_rng(1).normal(size=(3, 2, 6))
+    X[1, :, 4:] = nan  # case 1 has 4 time points
+    X[2, :, 1:] = nan  # case 2 has 1
+    got = from_channels_first(X)
+    assert_array_equal(got, _transposed(X))  # NaN == NaN here
+    assert_array_equal(sequence_lengths(got), [6, 4, 1])
+    assert_array_equal(to_list(got)[1], X[1, :, :4].T)
+    assert_array_equal(to_channels_first(to_list(got)), X)
+
+
+def test_from_channels_first_rejects_nan_that_is_not_padding():
+    X = np.ones((2, 2, 4))
+    X[1, 0, 3] = nan  # only channel 0 ends early
+    with pytest.raises(ValueError, match="sequence 1 contains NaN at step 3 "
+                                         r"\(feature 0\)"):
+        from_channels_first(X)
+
+
+def test_from_channels_first_univariate_table_and_list_of_cases():
+    table = np.arange(6.0).reshape(2, 3)  # 2 univariate series of 3 points
+    assert_array_equal(from_channels_first(table), table[:, :, None])
+    cases = [np.arange(8.0).reshape(2, 4), np.arange(6.0).reshape(2, 3)]
+    got = from_channels_first(cases)
+    assert [x.shape for x in got] == [(4, 2), (3, 2)]
+    assert_array_equal(got[0], cases[0].T)
+    assert_array_equal(got[1], cases[1].T)
+    univariate = from_channels_first([[1.0, 2.0], np.array([3.0])])
+    assert [x.tolist() for x in univariate] == [[[1.0], [2.0]], [[3.0]]]
+
+
+@pytest.mark.parametrize("X, match", [
+    (np.ones(3), r"X has shape \(3,\); expected \(n_cases, n_channels"),
+    (np.ones((1, 1, 1, 1)), r"X has shape \(1, 1, 1, 1\)"),
+    ([np.ones((2, 2)), np.ones((1, 2, 2))], r"case 1 has shape \(1, 2, 2\)"),
+    ([np.ones((2, 3)), np.ones((3, 3))], "sequence 1 has 3 features but sequence 0 "
+                                         "has 2"),
+])
+def test_from_channels_first_errors(X, match):
+    with pytest.raises(ValueError, match=match):
+        from_channels_first(X)
+
+
+def test_to_channels_first_pads_ragged_lists_at_the_end():
+    X = [np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([[5.0, 6.0]])]
+    expected = np.array([[[1.0, 3.0], [2.0, 4.0]], [[5.0, nan], [6.0, nan]]])
+    assert_array_equal(to_channels_first(X), expected)
 
 
 def _frame():
@@ -159,3 +234,35 @@ def test_from_long_frame_errors(df, kwargs, error, match):
     kwargs = {"sequence_id": "sid", **kwargs}
     with pytest.raises(error, match=match):
         from_long_frame(df, **kwargs)
+
+
+def test_from_long_frame_returns_the_ids_of_the_sequences_in_order():
+    df = _frame()
+    X, y, ids = from_long_frame(df, "sid", time="t", target="label",
+                                return_ids=True)
+    assert ids.tolist() == ["b", "a", "c"]
+    for x, sid in zip(X, ids, strict=True):  # each X[i] holds the rows of ids[i]
+        rows = df[df["sid"] == sid].sort_values("t", kind="stable")
+        assert_array_equal(x, rows[["x", "z"]].to_numpy(dtype=float))
+    X_none, y_none, ids_none = from_long_frame(df, "sid", features="x",
+                                               return_ids=True)
+    assert y_none is None and ids_none.tolist() == ["b", "a", "c"]
+    steps = df.assign(label=["p", "q", None, "q", "p", "q"])
+    _, y_steps, ids_steps = from_long_frame(steps, "sid", time="t", target="label",
+                                            return_ids=True)
+    assert isinstance(y_steps, list) and ids_steps.tolist() == ["b", "a", "c"]
+
+
+def test_from_long_frame_ids_join_predictions_and_group_folds():
+    from sklearn.model_selection import GroupKFold
+
+    df = pd.DataFrame({"user": np.repeat([7, 3, 5, 9], 3),
+                       "session": np.repeat(np.arange(4), 3),
+                       "x": np.arange(12.0)})
+    X, _, ids = from_long_frame(df, "session", features="x", return_ids=True)
+    users = df.groupby("session")["user"].first().loc[ids].to_numpy()
+    assert users.tolist() == [7, 3, 5, 9]
+    for train, test in GroupKFold(n_splits=2).split(X, groups=users):
+        assert not set(users[train]) & set(users[test])
+    first_steps = pd.Series([x[0, 0] for x in X], index=ids)
+    assert first_steps.loc[2] == 6.0  # session 2 starts at row 6

@@ -1,4 +1,4 @@
-"""Sequence data sets: generators and loaders."""
+"""Sequence data sets: generators, loaders and a reader for ``.ts`` files."""
 
 from ._long_term import make_parity, make_two_sequence
 from ._tomita import (
@@ -10,6 +10,7 @@ from ._tomita import (
     to_strings,
     tomita_accepts,
 )
+from ._ts import load_italy_power_demand, load_ts
 from ._vending import make_vending_machine
 
 __all__ = [
@@ -23,4 +24,6 @@ __all__ = [
     "make_vending_machine",
     "make_parity",
     "make_two_sequence",
+    "load_ts",
+    "load_italy_power_demand",
 ]

@@ -2,6 +2,8 @@
 #
 # The kernels only fill the arrays they are given (see skseq/_inference.py for the
 # thin wrapper that checks shapes, allocates and spreads sequences over threads).
+# The row operations of the networks (softmax, log-likelihood gradients) live in
+# _rows.pyx.
 # Layout: time is the first axis, C-contiguous; all sequences are packed one after
 # the other and `offsets[s]:offsets[s + 1]` are the rows of sequence s. A transition
 # array with a single matrix (1, n, n) is shared by every step (input-free chain).
@@ -35,6 +37,8 @@ from libc.stdlib cimport malloc, free
 
 cimport numpy as cnp
 
+from ._loops cimport _dot
+
 cnp.import_array()
 
 ctypedef cnp.intp_t intp
@@ -50,10 +54,15 @@ cdef extern from *:
     void SKSEQ_PREFETCH(const double*) noexcept nogil
 
 
-cdef int XI_NONE = 0
-cdef int XI_STEP = 1
-cdef int XI_GRAD = 2
-cdef int XI_SUM = 3
+# What the backward pass writes into `xi` (the one declaration; Python code imports
+# these names from here): nothing, the pairwise posteriors per step, the gradient of
+# the log-likelihood with respect to the transition logits per step, or the pairwise
+# posteriors summed over all steps.
+cpdef enum:
+    XI_NONE = 0
+    XI_STEP = 1
+    XI_GRAD = 2
+    XI_SUM = 3
 
 # How far ahead (in doubles, 2 KiB) the transition stream is prefetched: from 1 to
 # 8 KiB, 2 KiB measured best at 8 and 32 states.
@@ -133,22 +142,6 @@ cdef inline void _vecmat(
         for j in range(n):
             p0 += x[j] * A[j * n + i]
         out[i] = p0
-
-
-cdef inline double _dot(const double* a, const double* b, Py_ssize_t n) noexcept nogil:
-    """a . b with four independent partial sums."""
-    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
-    cdef Py_ssize_t i = 0
-    while i + 4 <= n:
-        s0 += a[i] * b[i]
-        s1 += a[i + 1] * b[i + 1]
-        s2 += a[i + 2] * b[i + 2]
-        s3 += a[i + 3] * b[i + 3]
-        i += 4
-    while i < n:
-        s0 += a[i] * b[i]
-        i += 1
-    return (s0 + s1) + (s2 + s3)
 
 
 cdef inline double _dot_scaled(
@@ -397,242 +390,6 @@ def forward_backward_fill(
                 work + n, work + 2 * n, work + 3 * n,
             )
         free(work)
-
-
-# -- Row softmax, in three passes over a block held in cache: shift (here), exp
-# (NumPy's vectorised exp, far faster than one libm call per entry), normalise
-# (here). Used for the transition matrices and the M-step's cross-entropy.
-
-def softmax_shift_rows(
-    double[:, :, ::1] z,                     # IN logits (B, n, m); OUT z - row max
-    const unsigned char[:, ::1] allowed,     # IN (n, m): row j of every z[b] may use
-    const double[:, :, ::1] weight,          # IN (B, n, m) or (0, 0, 0): no weights
-):
-    """Subtract each row's maximum over its allowed entries; forbidden entries get
-    -inf (probability 0). Returns sum(weight * shifted z) over allowed entries."""
-    cdef Py_ssize_t B = z.shape[0], n = z.shape[1], m = z.shape[2]
-    cdef bint weighted = weight.shape[0] != 0
-    cdef Py_ssize_t b, j, i
-    cdef double* r
-    cdef const unsigned char* ok
-    cdef const double* w
-    cdef double top, total = 0.0
-    cdef bint dense = True
-    for j in range(n):
-        for i in range(m):
-            dense = dense and allowed[j, i]
-    with nogil:
-        for b in range(B):
-            for j in range(n):
-                r = &z[b, j, 0]
-                ok = &allowed[j, 0]
-                top = -INFINITY
-                if dense:  # branch-free loops for the common all-allowed case
-                    for i in range(m):
-                        top = r[i] if r[i] > top else top
-                    for i in range(m):
-                        r[i] -= top
-                else:
-                    for i in range(m):
-                        if ok[i] and r[i] > top:
-                            top = r[i]
-                    for i in range(m):
-                        r[i] = r[i] - top if ok[i] else -INFINITY
-                if weighted:
-                    w = &weight[b, j, 0]
-                    if dense:
-                        total += _dot(w, r, m)
-                    else:
-                        for i in range(m):
-                            if ok[i]:
-                                total += w[i] * r[i]
-    return total
-
-
-def softmax_normalize_rows(
-    double[:, :, ::1] e,                     # IN exp(shifted z) (B, n, m); OUT see below
-    const double[:, :, ::1] weight,          # IN (B, n, m) or (0, 0, 0): no weights
-    double[:, ::1] norm,                     # OUT (B, n): row sums of exp(shifted z)
-    double[:, ::1] rows,                     # OUT (B, n): row sums of weight
-):
-    """Without weights, e becomes the row softmax. With weights W, e becomes the
-    gradient of sum(W * log softmax) with respect to the logits,
-    W - rowsum(W) * softmax; the rest of that sum after ``softmax_shift_rows`` is
-    -sum(rows * log(norm)), left to NumPy's vectorised log."""
-    cdef Py_ssize_t B = e.shape[0], n = e.shape[1], m = e.shape[2]
-    cdef bint weighted = weight.shape[0] != 0
-    cdef Py_ssize_t b, j, i
-    cdef double* r
-    cdef const double* w
-    cdef double s, rs
-    # One division per row, then products (s is a sum of exps, never 0 for a row
-    # with an allowed entry).
-    with nogil:
-        for b in range(B):
-            for j in range(n):
-                r = &e[b, j, 0]
-                s = 0.0
-                for i in range(m):
-                    s += r[i]
-                norm[b, j] = s
-                if not weighted:
-                    rs = 1.0 / s
-                    for i in range(m):
-                        r[i] *= rs
-                    continue
-                w = &weight[b, j, 0]
-                rs = 0.0
-                for i in range(m):
-                    rs += w[i]
-                rows[b, j] = rs
-                rs /= s  # one division per row: the gradient needs no exact rounding
-                for i in range(m):
-                    r[i] = w[i] - rs * r[i]
-
-
-def categorical_shift_rows(
-    double[:, :, ::1] z,                     # IN logits (B, n, k); OUT z - row max
-    const intp[::1] y,                       # IN (B,) class index per step
-    const double[:, ::1] weight,             # IN (B, n) weight of row (b, j), or (0, 0)
-    double[:, ::1] picked,                   # OUT (B, n) shifted z[b, j, y_b], or (0, 0)
-):
-    """Subtract each row's maximum; return sum_b,j weight[b, j] * shifted z[b, j, y_b]
-    and, if ``picked`` is given, store the shifted z[b, j, y_b].
-
-    The first half of sum weight log softmax(z)[y] for categorical targets (the
-    output networks' objective), without a one-hot (B, n, k) weight array."""
-    cdef Py_ssize_t B = z.shape[0], n = z.shape[1], k = z.shape[2]
-    cdef bint weighted = weight.shape[0] != 0
-    cdef bint pick = picked.shape[0] != 0
-    cdef Py_ssize_t b, j, i
-    cdef double* r
-    cdef double top, total = 0.0
-    with nogil:
-        for b in range(B):
-            for j in range(n):
-                r = &z[b, j, 0]
-                top = r[0]
-                for i in range(1, k):
-                    top = r[i] if r[i] > top else top
-                for i in range(k):
-                    r[i] -= top
-                if weighted:
-                    total += weight[b, j] * r[y[b]]
-                if pick:
-                    picked[b, j] = r[y[b]]
-    return total
-
-
-def row_sums(
-    const double[:, :, ::1] e,               # IN (B, n, k)
-    double[:, ::1] out,                      # OUT (B, n)
-):
-    """out[b, j] = sum_i e[b, j, i] (short rows: no NumPy loop call per row)."""
-    cdef Py_ssize_t B = e.shape[0], n = e.shape[1], k = e.shape[2]
-    cdef Py_ssize_t b, j, i
-    cdef const double* r
-    cdef double s
-    with nogil:
-        for b in range(B):
-            for j in range(n):
-                r = &e[b, j, 0]
-                s = 0.0
-                for i in range(k):
-                    s += r[i]
-                out[b, j] = s
-
-
-def categorical_gradient_rows(
-    double[:, :, ::1] e,                     # IN exp(shifted z) (B, n, k); OUT grad
-    const intp[::1] y,                       # IN (B,)
-    const double[:, ::1] weight,             # IN (B, n)
-    double[:, ::1] norm,                     # OUT (B, n): row sums of exp(shifted z)
-):
-    """e becomes the gradient of sum weight log softmax(z)[y] with respect to z,
-    weight[b, j] (onehot(y_b) - softmax(z[b, j])); the rest of the value after
-    ``categorical_shift_rows`` is -sum(weight * log(norm)), left to NumPy."""
-    cdef Py_ssize_t B = e.shape[0], n = e.shape[1], k = e.shape[2]
-    cdef Py_ssize_t b, j, i
-    cdef double* r
-    cdef double s, c
-    with nogil:
-        for b in range(B):
-            for j in range(n):
-                r = &e[b, j, 0]
-                s = 0.0
-                for i in range(k):
-                    s += r[i]
-                norm[b, j] = s
-                c = -weight[b, j] / s
-                for i in range(k):
-                    r[i] *= c
-                r[y[b]] += weight[b, j]
-
-
-def softmax_scale_rows(
-    double[:, :, ::1] e,                     # IN exp(z) (B, n, m); OUT rows * softmax
-    const double[:, ::1] rows,               # IN (B, n) weight of each row
-    double[:, ::1] norm,                     # OUT (B, n): row sums of exp(z)
-):
-    """e[b, j] <- rows[b, j] * e[b, j] / sum(e[b, j]) (one division per row)."""
-    cdef Py_ssize_t B = e.shape[0], n = e.shape[1], m = e.shape[2]
-    cdef Py_ssize_t b, j, i
-    cdef double* r
-    cdef double s, c
-    with nogil:
-        for b in range(B):
-            for j in range(n):
-                r = &e[b, j, 0]
-                s = 0.0
-                for i in range(m):
-                    s += r[i]
-                norm[b, j] = s
-                c = rows[b, j] / s
-                for i in range(m):
-                    r[i] *= c
-
-
-def add_bias(
-    double[:, :, ::1] z,                     # IN (B, n, m); OUT z + bias[None]
-    const double[:, ::1] bias,               # IN (n, m)
-):
-    """z[b] += bias for every b (NumPy's broadcasting pays a loop call per short
-    row: ~5x slower for the logits of a few states)."""
-    cdef Py_ssize_t B = z.shape[0], n = z.shape[1], m = z.shape[2]
-    cdef Py_ssize_t b, i
-    cdef Py_ssize_t nm = n * m
-    cdef double* r
-    cdef const double* c = &bias[0, 0]
-    if B == 0 or nm == 0:
-        return
-    with nogil:
-        for b in range(B):
-            r = &z[b, 0, 0]
-            for i in range(nm):
-                r[i] += c[i]
-
-
-def add_outer(
-    double[:, :, ::1] z,                     # OUT (B, n, m): a[b, None, :] + bias
-    const double[:, ::1] a,                  # IN (B, m)
-    const double[:, ::1] bias,               # IN (n, m)
-):
-    """z[b, j, i] = a[b, i] + bias[j, i] (additive state networks' logits)."""
-    cdef Py_ssize_t B = z.shape[0], n = z.shape[1], m = z.shape[2]
-    cdef Py_ssize_t b, j, i
-    cdef double* r
-    cdef const double* ab
-    cdef const double* c
-    if B == 0 or n == 0 or m == 0:
-        return
-    with nogil:
-        for b in range(B):
-            ab = &a[b, 0]
-            for j in range(n):
-                r = &z[b, j, 0]
-                c = &bias[j, 0]
-                for i in range(m):
-                    r[i] = ab[i] + c[i]
 
 
 def viterbi_fill(
