@@ -294,7 +294,8 @@ def minimize_batch(fun, x0, *, max_iter=15000, ftol=2.2204460492503131e-09,
         pending = list(active.tolist())
         while pending:
             rows = np.array(pending)
-            points = np.stack([x[r] + searches[r].trial * direction[r] for r in pending])
+            points = np.stack([x[r] + searches[r].trial * direction[r]
+                               for r in pending])
             fv, gv = evaluate(rows, points)
             still = []
             for k, r in enumerate(pending):
