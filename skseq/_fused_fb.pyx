@@ -46,6 +46,8 @@ from libc.string cimport memset
 
 cimport numpy as cnp
 
+from ._loops cimport _dot
+
 cnp.import_array()
 
 ctypedef cnp.intp_t intp
@@ -104,7 +106,7 @@ cdef extern from *:
     #define SKSEQ_LOAD(p) (*(const skseq_vd *)(p))
     #define SKSEQ_STORE(p, v) (*(skseq_vd *)(p) = (v))
     #define SKSEQ_SPLAT(x) ((skseq_vd){0} + (x))
-    /* four doubles, for column tails narrower than an AVX-512 register */
+    /* four doubles, for the column tails */
     typedef double skseq_v4 __attribute__((vector_size(32), aligned(8)));
     #define SKSEQ_LOAD4(p) (*(const skseq_v4 *)(p))
     #define SKSEQ_STORE4(p, v) (*(skseq_v4 *)(p) = (v))
@@ -141,17 +143,7 @@ cdef extern from *:
                 SKSEQ_STORE(z1 + i0, c0); SKSEQ_STORE(z1 + i0 + w, c1);
                 SKSEQ_STORE(z1 + i0 + 2 * w, c2); SKSEQ_STORE(z1 + i0 + 3 * w, c3);
             }
-            for (; i0 + w <= m; i0 += w) {
-                skseq_vd a0 = SKSEQ_LOAD(bias + i0), c0 = a0;
-                for (k = 0; k < d; k++) {
-                    skseq_vd r0 = SKSEQ_LOAD(C + k * m + i0);
-                    a0 += SKSEQ_SPLAT(u0[k]) * r0;
-                    c0 += SKSEQ_SPLAT(u1[k]) * r0;
-                }
-                SKSEQ_STORE(z0 + i0, a0);
-                SKSEQ_STORE(z1 + i0, c0);
-            }
-            for (; SKSEQ_W > 4 && i0 + 4 <= m; i0 += 4) {
+            for (; i0 + 4 <= m; i0 += 4) {
                 skseq_v4 a0 = SKSEQ_LOAD4(bias + i0), c0 = a0;
                 for (k = 0; k < d; k++) {
                     skseq_v4 r0 = SKSEQ_LOAD4(C + k * m + i0);
@@ -494,23 +486,6 @@ cdef inline void _vecmat(
         r = A + j * n
         for i in range(n):
             out[i] += xj * r[i]
-
-
-cdef inline double _dot(const double* a, const double* b, Py_ssize_t n) noexcept nogil:
-    """a . b with four independent partial sums (one running sum is a serial chain
-    the compiler may not reorder)."""
-    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
-    cdef Py_ssize_t i = 0
-    while i + 4 <= n:
-        s0 += a[i] * b[i]
-        s1 += a[i + 1] * b[i + 1]
-        s2 += a[i + 2] * b[i + 2]
-        s3 += a[i + 3] * b[i + 3]
-        i += 4
-    while i < n:
-        s0 += a[i] * b[i]
-        i += 1
-    return (s0 + s1) + (s2 + s3)
 
 
 cdef double _emission_shifted(
