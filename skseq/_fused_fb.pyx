@@ -236,6 +236,32 @@ cdef extern from *:
                 G[(k0 + 3) * m + i] += s3;
             }
         }
+        /* the last rows of G (d not a multiple of 4), two vectors at a time */
+        for (; k0 < d; k0++) {
+            for (i0 = 0; i0 + 2 * w <= m; i0 += 2 * w) {
+                skseq_vd a0 = {0}, c0 = {0};
+                for (b = 0; b < nb; b++) {
+                    skseq_vd x0 = SKSEQ_SPLAT(U[b * d + k0]);
+                    a0 += x0 * SKSEQ_LOAD(H + b * m + i0);
+                    c0 += x0 * SKSEQ_LOAD(H + b * m + i0 + w);
+                }
+                double *g = G + k0 * m + i0;
+                SKSEQ_STORE(g, SKSEQ_LOAD(g) + a0);
+                SKSEQ_STORE(g + w, SKSEQ_LOAD(g + w) + c0);
+            }
+            for (; i0 + 4 <= m; i0 += 4) {
+                skseq_v4 a0 = {0};
+                for (b = 0; b < nb; b++)
+                    a0 += SKSEQ_SPLAT4(U[b * d + k0]) * SKSEQ_LOAD4(H + b * m + i0);
+                SKSEQ_STORE4(G + k0 * m + i0, SKSEQ_LOAD4(G + k0 * m + i0) + a0);
+            }
+            for (i = i0; i < m; i++) {
+                double s0 = 0.0;
+                for (b = 0; b < nb; b++)
+                    s0 += U[b * d + k0] * H[b * m + i];
+                G[k0 * m + i] += s0;
+            }
+        }
     #endif
         for (k = k0; k < d; k++) {
             for (i = 0; i < m; i++) {
