@@ -22,7 +22,7 @@ import numpy as np
 from joblib import effective_n_jobs
 
 from . import _fused_fb
-from ._inference import Posteriors, _run
+from ._inference import _run
 
 FAMILIES = {"input": 0, "additive": 1}
 
@@ -284,28 +284,3 @@ def linear_transition_pass(family, startprob, coef, intercept, U, log_emit, offs
     prepared = LinearTransitionPass(family, U, offsets, n_states=n_states, mask=mask,
                                     weight=weight, n_jobs=n_jobs)
     return prepared(startprob, coef, intercept, log_emit)
-
-
-def fused_gradient_pass(kind, family, theta, U, mask, chain):
-    """``family.gradient_pass(theta, U, mask, chain)`` through the fused kernel.
-
-    For the families whose logits are linear in theta: ``kind="input"``
-    (``InputTransitions`` on its inputs, no hidden layer) or ``"additive"``
-    (``AdditiveTransitions``), whose parameters unpack to ``coef`` and
-    ``intercept``. Returns the chain's posteriors (``xi`` None: nothing of size
-    (T, n, n) is formed) and the gradient of sum_s w_s log P(y^(s) | u^(s)) in the
-    family's parameter order; where anything overflowed the gradient holds
-    non-finite values, as the unfused path's would.
-    """
-    if not getattr(family, "linear", False) or family.names != ["coef", "intercept"]:
-        raise ValueError(f"The fused pass needs logits linear in theta (coef, "
-                         f"intercept); {type(family).__name__} has "
-                         f"{family.names}.")
-    params = family.unpack(theta)
-    prepared = LinearTransitionPass(kind, U, chain.offsets,
-                                    n_states=family.n_states, mask=mask,
-                                    weight=chain.weight, n_jobs=chain.n_jobs)
-    res = prepared(chain.startprob[None], params["coef"][None],
-                   params["intercept"][None], chain.log_emit[None])
-    post = Posteriors(res.loglik[0], res.gamma[0], res.start_post[0], None)
-    return post, res.grad_theta()[0]

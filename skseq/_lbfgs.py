@@ -242,6 +242,15 @@ def minimize_batch(fun, x0, *, max_iter=15000, ftol=2.2204460492503131e-09,
     -------
     BatchResult
     """
+    # Far from the optimum (huge gradients) products may overflow: the line
+    # search then backtracks from the non-finite values, silently.
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        return _minimize_batch(fun, x0, max_iter, ftol, gtol, memory, max_ls,
+                               drop_after, drop_margin, callback)
+
+
+def _minimize_batch(fun, x0, max_iter, ftol, gtol, memory, max_ls, drop_after,
+                    drop_margin, callback):
     x = np.array(x0, dtype=np.float64, ndmin=2, copy=True)
     R, p = x.shape
     S = np.zeros((R, memory, p))

@@ -15,10 +15,10 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
 import skseq._fused as fused
-from skseq._fused import fused_gradient_pass, linear_transition_pass
+from skseq._fused import linear_transition_pass
 from skseq._inference import Chain
 from skseq._iohmm import topology_mask
-from skseq._transitions import AdditiveTransitions, InputTransitions
+from skseq._transitions import AdditiveTransitions, InputTransitions, TransitionFamily
 
 FAMILIES = {"input": InputTransitions, "additive": AdditiveTransitions}
 
@@ -83,11 +83,13 @@ def _chain(p):
 
 
 def _unfused(family, p):
-    """The families' own gradient pass: the (T, n, n) matrices, the forward-
-    backward writing the logit gradient over them, and the family's backward."""
+    """The generic gradient pass of the families: the (T, n, n) matrices, the
+    forward-backward writing the logit gradient over them, and the family's
+    backward."""
     fam, theta = _family(family, p)
     with np.errstate(over="ignore", invalid="ignore"):
-        post, grad = fam.gradient_pass(theta, p["U"], p["mask"], _chain(p))
+        post, grad = TransitionFamily.gradient_pass(fam, theta, p["U"], p["mask"],
+                                                    _chain(p))
     return post.loglik, post.gamma, post.start_post, grad
 
 
@@ -395,28 +397,40 @@ def test_bad_shapes_are_rejected(change, match):
 
 
 @pytest.mark.parametrize("family", ["input", "additive"])
-def test_fused_gradient_pass_replaces_the_familys(family):
-    """fused_gradient_pass(kind, family, ...) is family.gradient_pass(...) through
-    the fused kernel: the same posteriors and gradient, in the family's order."""
+def test_the_families_gradient_pass_is_the_fused_one(family):
+    """family.gradient_pass runs the fused kernel: the generic pass's
+    posteriors and gradient in the family's order, without the (T, n, n)
+    statistics; gradient_passes gives the same for a batch."""
     rng = np.random.default_rng(19)
     p = _problem(rng, family, rng.integers(1, 30, size=12), 3, d=4,
                  mask=topology_mask("left-right", 3))
     fam, theta = _family(family, p)
-    post, grad = fused_gradient_pass(family, fam, theta, p["U"], p["mask"], _chain(p))
+    post, grad = fam.gradient_pass(theta, p["U"], p["mask"], _chain(p))
     ll, gamma, start_post, grad_r = _unfused(family, p)
     assert post.xi is None
     assert_allclose(post.loglik, ll, rtol=1e-12)
     assert_allclose(post.gamma, gamma, rtol=1e-10, atol=1e-13)
     assert_allclose(post.start_post, start_post, rtol=1e-10, atol=1e-13)
     assert_allclose(grad, grad_r, rtol=0, atol=1e-10 * np.abs(grad_r).max())
+    thetas = np.stack([theta, 2 * theta])
+    passes = fam.gradient_passes(p["U"], p["mask"], p["offsets"], p["weight"])
+    batch = passes(thetas, np.stack([p["startprob"]] * 2),
+                   np.stack([p["log_emit"]] * 2))
+    assert_array_equal(batch.grad[0], grad)
+    assert_array_equal(batch.loglik[0], post.loglik)
+    assert_array_equal(passes.logliks(thetas, np.stack([p["startprob"]] * 2),
+                                      np.stack([p["log_emit"]] * 2)), batch.loglik)
+    q = dict(p, coef=2 * p["coef"], intercept=2 * p["intercept"])
+    assert_allclose(batch.grad[1], _unfused(family, q)[3], rtol=0,
+                    atol=1e-10 * np.abs(batch.grad[1]).max())
 
 
-def test_fused_gradient_pass_refuses_a_nonlinear_layer():
+def test_a_nonlinear_layer_takes_the_generic_pass():
     from skseq._layers import TanhLayer
 
     fam = InputTransitions(2, 3, TanhLayer(3, 4))
-    with pytest.raises(ValueError, match="linear"):
-        fused_gradient_pass("input", fam, fam.init(np.random.default_rng(0), 1.0),
-                            np.zeros((4, 3)), None,
-                            Chain(np.full(2, 0.5), np.zeros((4, 2)),
-                                  np.array([0, 4])))
+    post, _ = fam.gradient_pass(fam.init(np.random.default_rng(0), 1.0),
+                                np.zeros((4, 3)), None,
+                                Chain(np.full(2, 0.5), np.zeros((4, 2)),
+                                      np.array([0, 4])))
+    assert post.xi is not None
