@@ -110,7 +110,10 @@ def _two_loop(g, S, Y, rho, valid):
     q = g.copy()
     m = S.shape[1]
     alpha = np.zeros((g.shape[0], m))
-    for i in range(m - 1, -1, -1):
+    # pairs fill the memory from its end: slots before `first` are empty
+    used = np.flatnonzero(valid.any(axis=0))
+    first = used[0] if used.size else m
+    for i in range(m - 1, first - 1, -1):
         alpha[:, i] = np.where(valid[:, i], rho[:, i] * _rowdot(S[:, i], q), 0.0)
         q -= alpha[:, i, None] * Y[:, i]
     # Initial Hessian gamma I from the newest pair (identity if none).
@@ -118,7 +121,7 @@ def _two_loop(g, S, Y, rho, valid):
     has = valid[:, -1]
     gamma = np.where(has, _rowdot(S[:, -1], Y[:, -1]) / np.where(has, yy, 1.0), 1.0)
     r = gamma[:, None] * q
-    for i in range(m):
+    for i in range(first, m):
         beta = np.where(valid[:, i], rho[:, i] * _rowdot(Y[:, i], r), 0.0)
         r += (alpha[:, i] - beta)[:, None] * S[:, i]
     return -r
@@ -264,24 +267,22 @@ def _minimize_batch(fun, x0, max_iter, ftol, gtol, memory, max_ls, drop_after,
     n_calls = 0
 
     def evaluate(rows, points):
+        """Values (+inf where the gradient is not finite) and gradients."""
         nonlocal n_calls
         n_calls += 1
         values, grads = fun(points)
-        values = np.asarray(values, dtype=np.float64).reshape(len(rows))
+        values = np.array(values, dtype=np.float64).reshape(len(rows))
         grads = np.asarray(grads, dtype=np.float64).reshape(len(rows), p)
+        values[~np.isfinite(grads).all(axis=1)] = np.inf
         nfev[rows] += 1
         return values, grads
 
     all_rows = np.arange(R)
     f, g = evaluate(all_rows, x)
-    f = f.copy()
     g = g.copy()
     f_start = f.copy()
-    for r in range(R):
-        if not (np.isfinite(f[r]) and np.isfinite(g[r]).all()):
-            status[r] = LINE_SEARCH_FAILED
-        elif np.abs(g[r]).max(initial=0.0) <= gtol:
-            status[r] = CONVERGED
+    status[~np.isfinite(f)] = LINE_SEARCH_FAILED
+    status[(status < 0) & (np.abs(g).max(axis=1, initial=0.0) <= gtol)] = CONVERGED
 
     while True:
         active = np.flatnonzero(status < 0)
@@ -289,57 +290,76 @@ def _minimize_batch(fun, x0, max_iter, ftol, gtol, memory, max_ls, drop_after,
             break
         d = _two_loop(g[active], S[active], Y[active], rho[active], valid[active])
         slope = _rowdot(g[active], d)
-        searches = {}
-        for k, r in enumerate(active):
-            if not slope[k] < 0.0:  # not a descent direction: restart the memory
-                valid[r] = False
-                d[k] = -g[r]
-                slope[k] = -_rowdot(g[r], g[r])
-            norm = np.sqrt(_rowdot(d[k], d[k]))
-            step = min(1.0 / norm, _STEP_MAX) if nit[r] == 0 else 1.0
-            searches[r] = _LineSearch(f[r], slope[k], step, max_ls)
-        direction = dict(zip(active.tolist(), d, strict=True))
-        values = {}
-        pending = list(active.tolist())
-        while pending:
-            rows = np.array(pending)
-            points = np.stack([x[r] + searches[r].trial * direction[r]
-                               for r in pending])
-            fv, gv = evaluate(rows, points)
-            still = []
-            for k, r in enumerate(pending):
-                ls = searches[r]
-                fk = fv[k] if np.isfinite(gv[k]).all() else np.inf
-                values[r, ls.trial] = (fk, gv[k])
-                if not ls.update(fk, _rowdot(gv[k], direction[r])):
-                    still.append(r)
-            pending = still
-        for r in active.tolist():
-            ls = searches[r]
-            if ls.accepted is None:
-                status[r] = LINE_SEARCH_FAILED
-                continue
-            f_new, g_new = values[r, ls.accepted]
-            s = ls.accepted * direction[r]
-            y = g_new - g[r]
-            sy, yy = _rowdot(s, y), _rowdot(y, y)
-            if sy > _EPS * yy:
-                S[r, :-1], Y[r, :-1] = S[r, 1:].copy(), Y[r, 1:].copy()
-                rho[r, :-1], valid[r, :-1] = rho[r, 1:].copy(), valid[r, 1:].copy()
-                S[r, -1], Y[r, -1], rho[r, -1], valid[r, -1] = s, y, 1.0 / sy, True
-            f_old = f[r]
-            x[r] += s
-            f[r], g[r] = f_new, g_new
-            nit[r] += 1
-            curves[r].append(float(f_new))
+        # not a descent direction: restart the memory, steepest descent
+        uphill = ~(slope < 0.0)
+        if uphill.any():
+            valid[active[uphill]] = False
+            d[uphill] = -g[active[uphill]]
+            slope[uphill] = -_rowdot(g[active[uphill]], g[active[uphill]])
+        norm = np.sqrt(_rowdot(d, d))
+        step = np.where(nit[active] == 0, np.minimum(1.0 / norm, _STEP_MAX), 1.0)
+        # The first trial of every line search in one call; the restarts whose
+        # first step meets the strong Wolfe conditions (the common case) are
+        # done, the others continue their own searches (Algorithms 3.5-3.6).
+        f_new, g_new = evaluate(active, x[active] + step[:, None] * d)
+        slope_new = _rowdot(g_new, d)
+        done = ((f_new <= f[active] + _C1 * step * slope)
+                & (np.abs(slope_new) <= -_C2 * slope))
+        accepted = np.where(done, step, np.nan)
+        searches, seen = {}, {}
+
+        def finish(k, ls):
+            if ls.accepted is not None:
+                accepted[k] = ls.accepted
+                f_new[k], g_new[k] = seen[k][ls.accepted]
+
+        for k in np.flatnonzero(~done):
+            ls = _LineSearch(f[active[k]], slope[k], step[k], max_ls)
+            seen[k] = {step[k]: (f_new[k], g_new[k].copy())}
+            if ls.update(f_new[k], slope_new[k]):
+                finish(k, ls)
+            else:
+                searches[k] = ls
+        while searches:
+            pending = list(searches)
+            rows = active[pending]
+            trials = np.array([searches[k].trial for k in pending])
+            fv, gv = evaluate(rows, x[rows] + trials[:, None] * d[pending])
+            for q, k in enumerate(pending):
+                ls = searches[k]
+                seen[k][ls.trial] = (fv[q], gv[q])
+                if ls.update(fv[q], _rowdot(gv[q], d[k])):
+                    finish(k, ls)
+                    del searches[k]
+        failed = np.isnan(accepted)
+        status[active[failed]] = LINE_SEARCH_FAILED
+        ok = ~failed
+        rows = active[ok]
+        if rows.size == 0:
+            continue
+        sk = accepted[ok, None] * d[ok]
+        yk = g_new[ok] - g[rows]
+        sy, yy = _rowdot(sk, yk), _rowdot(yk, yk)
+        upd = sy > _EPS * yy
+        if upd.any():
+            u = rows[upd]
+            S[u, :-1], Y[u, :-1] = S[u, 1:], Y[u, 1:]
+            rho[u, :-1], valid[u, :-1] = rho[u, 1:], valid[u, 1:]
+            S[u, -1], Y[u, -1] = sk[upd], yk[upd]
+            rho[u, -1], valid[u, -1] = 1.0 / sy[upd], True
+        f_old = f[rows]
+        x[rows] += sk
+        f[rows], g[rows] = f_new[ok], g_new[ok]
+        nit[rows] += 1
+        for r, value in zip(rows.tolist(), f[rows].tolist(), strict=True):
+            curves[r].append(value)
             if callback is not None:
-                callback(r, float(f_new))
-            if np.abs(g_new).max(initial=0.0) <= gtol:
-                status[r] = CONVERGED
-            elif (f_old - f_new) <= ftol * max(abs(f_old), abs(f_new), 1.0):
-                status[r] = CONVERGED
-            elif nit[r] >= max_iter:
-                status[r] = MAX_ITER
+                callback(r, value)
+        grad_small = np.abs(g[rows]).max(axis=1, initial=0.0) <= gtol
+        small_step = (f_old - f[rows]) <= ftol * np.maximum(
+            np.maximum(np.abs(f_old), np.abs(f[rows])), 1.0)
+        status[rows] = np.where(grad_small | small_step, CONVERGED,
+                                np.where(nit[rows] >= max_iter, MAX_ITER, -1))
         if drop_after is not None:
             _drop_hopeless(f, f_start, curves, status, nit, max_iter, drop_after,
                            drop_margin)
