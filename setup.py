@@ -43,4 +43,17 @@ if platform.machine().lower() in {"x86_64", "amd64"} and sys.platform != "win32"
 # by writing their output, an AVX2 build of them is no faster, so portable only.
 extensions.append(kernel_extension("_convolution"))
 
+# The fused transition pass (skseq/_fused_fb.pyx) vectorises its exp only without
+# -ftrapping-math (no result changes: the compiler may then assume no
+# floating-point traps). Its exp is most of its work, so on x86-64 it is also built
+# for AVX-512 (x86-64-v4), 1.2-1.5x the AVX2 build (benchmarks/bench_fused.py);
+# skseq/_fused.py picks the widest build the CPU runs.
+FUSED = ["-fno-trapping-math"]
+extensions.append(kernel_extension("_fused_fb", FUSED))
+if platform.machine().lower() in {"x86_64", "amd64"} and sys.platform != "win32":
+    extensions.append(kernel_extension("_fused_fb_avx2", ["-mavx2", "-mfma", *FUSED]))
+    extensions.append(kernel_extension("_fused_fb_avx512", [
+        "-mavx512f", "-mavx512cd", "-mavx512bw", "-mavx512dq", "-mavx512vl",
+        "-mavx2", "-mfma", "-mprefer-vector-width=512", *FUSED]))
+
 setup(ext_modules=cythonize(extensions, compiler_directives=DIRECTIVES))

@@ -106,6 +106,16 @@ class EmissionFamily(ParametricFamily):
         """Gradient of sum_t,i weights[t, i] log P(y_t | x_t = i, u_t)."""
         return self.expected_log(theta, U, y, weights)[1]
 
+    def log_prob_batch(self, thetas, U, y):
+        """:meth:`log_prob` for R parameter sets (R, n_params): (R, len(U), n)."""
+        return np.stack([self.log_prob(theta, U, y) for theta in thetas])
+
+    def grad_batch(self, thetas, U, y, weights):
+        """:meth:`grad` for R parameter sets and weights (R, len(U), n): (R,
+        n_params)."""
+        return np.stack([self.grad(theta, U, y, w)
+                         for theta, w in zip(thetas, weights, strict=True)])
+
     def m_step_objective(self, U, y, weights):
         """theta -> :meth:`expected_log` for one M-step's fixed U, y and weights."""
         return lambda theta: self.expected_log(theta, U, y, weights)
@@ -140,6 +150,44 @@ class SoftmaxEmission(EmissionFamily):
         parameters)."""
         z = self._affine(self.unpack(theta), U)
         return z if z.flags.writeable else np.array(z, order="C")
+
+    def _affine_batch(self, thetas, U):
+        """The affine maps of R parameter sets of a linear layer, (R, len(U), n,
+        k), in a fresh array: one product for all restarts."""
+        p = self.unpack_batch(thetas)
+        R, (n, h, k) = thetas.shape[0], (self.n_states, self.layer.n_out,
+                                         self.n_classes)
+        z = np.empty((R, U.shape[0], n, k))
+        if h:
+            H = self.layer.forward(None, U)
+            z.reshape(R, -1, n * k)[...] = linear_map(H, p["coef"].reshape(R, h, n * k))
+            z += p["intercept"][:, None]
+        else:
+            z[...] = p["intercept"][:, None]
+        return z
+
+    def log_prob_batch(self, thetas, U, y):
+        if not self.layer.linear:
+            return super().log_prob_batch(thetas, U, y)
+        R, M = thetas.shape[0], U.shape[0]
+        z = self._affine_batch(thetas, U)
+        return log_softmax_categorical_(z.reshape(R * M, *z.shape[2:]),
+                                        np.tile(y, R)).reshape(R, M, -1)
+
+    def grad_batch(self, thetas, U, y, weights):
+        if not self.layer.linear:
+            return super().grad_batch(thetas, U, y, weights)
+        R, M = thetas.shape[0], U.shape[0]
+        n, h, k = self.n_states, self.layer.n_out, self.n_classes
+        resid = self._affine_batch(thetas, U)
+        log_softmax_categorical_gradient_(
+            resid.reshape(R * M, n, k), np.tile(y, R),
+            np.ascontiguousarray(weights).reshape(R * M, n))
+        resid = resid.reshape(R, M, n * k)
+        grads = [np.ones(M) @ resid]  # the intercepts': column sums
+        if h:
+            grads.insert(0, (self.layer.forward(None, U).T @ resid).reshape(R, -1))
+        return np.concatenate(grads, axis=1)
 
     def predict_proba(self, theta, U):
         """Class probabilities per state, shape (len(U), n_states, n_classes)."""

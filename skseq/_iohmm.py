@@ -46,6 +46,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._emissions import inverse_cdf
 from ._inference import Chain, one_blas_thread, viterbi
 from ._layers import LAYERS
+from ._lbfgs import MAX_ITER, minimize_batch
 from ._representation import REPRESENTATIONS, resolve
 from ._restarts import run_restarts, warn_not_converged
 from ._transitions import TRANSITIONS
@@ -60,6 +61,8 @@ from ._validation import (
 
 # n_init="auto": restarts * steps per fit is about this, within [5, 50] restarts.
 _AUTO_RESTART_STEPS = 100_000
+# lbfgs restarts in lockstep hold at most about this much together.
+_LOCKSTEP_BYTES = 1 << 28
 
 
 
@@ -154,10 +157,18 @@ class _Problem:
         lengths = np.diff(self.offsets)
         self.step_weight = (np.repeat(weight, lengths) / (weight @ lengths)
                             if det_penalty else None)
+        self._passes = None       # the lbfgs E-step, prepared at its first call
+        self._emit_batch = None   # (R, n_steps, n) emissions of R parameter sets
+
+    @property
+    def n_params(self):
+        return self.penalised.shape[0]
 
     def split(self, theta):
+        """The start, state-network and output-network parts of theta (or of
+        the rows of a batch, along its last axis)."""
         a, b = self.n_start, self.n_start + self.n_trans
-        return theta[:a], theta[a:b], theta[b:]
+        return theta[..., :a], theta[..., a:b], theta[..., b:]
 
     def startprob(self, theta_s):
         if self.fixed_start is not None:
@@ -165,18 +176,27 @@ class _Problem:
         p = np.exp(theta_s - theta_s.max())
         return p / p.sum()
 
+    def startprobs(self, thetas_s):
+        """The start distributions of R parameter sets, (R, n)."""
+        R = thetas_s.shape[0]
+        if self.fixed_start is not None:
+            return np.tile(self.fixed_start, (R, 1))
+        p = np.exp(thetas_s - thetas_s.max(axis=1, keepdims=True))
+        return p / p.sum(axis=1, keepdims=True)
+
     def penalty(self, theta):
-        w = theta[self.penalised]
-        return 0.5 * self.alpha * np.dot(w, w) / self.total_weight
+        w = theta[..., self.penalised]
+        return 0.5 * self.alpha * np.sum(w * w, axis=-1) / self.total_weight
 
     def objective(self, loglik, theta):
-        return -np.dot(self.weight, loglik) / self.total_weight + self.penalty(theta)
+        return -(loglik @ self.weight) / self.total_weight + self.penalty(theta)
 
     def _weighted(self, per_target):
-        """Rows of a per-target array times the target weights, if any."""
+        """Per-target rows (along the axis after a batch's) times the target
+        weights, if any."""
         if self.target_weight is None:
             return per_target
-        return per_target * self.target_weight.reshape(-1, *[1] * (per_target.ndim - 1))
+        return per_target * self.target_weight[:, None]
 
     def chain(self, theta_s, theta_e):
         """The chain at these parameters: x_0's distribution and the emission
@@ -192,38 +212,62 @@ class _Problem:
         return self.transition.posterior_pass(theta_t, self.U, self.mask,
                                               self.chain(theta_s, theta_e))
 
-    def value_and_grad(self, theta):
-        """J(theta) and its exact gradient (the lbfgs solver).
+    def _gradient_passes(self, thetas, what="__call__"):
+        """The state family's lbfgs E-step for the rows of ``thetas`` (prepared
+        once per problem), with each row's start and emissions (``what``:
+        ``"logliks"`` for the log-likelihoods alone)."""
+        if self._passes is None:
+            self._passes = self.transition.gradient_passes(
+                self.U, self.mask, self.offsets, self.weight, self.n_jobs)
+        R = thetas.shape[0]
+        if self._emit_batch is None or self._emit_batch.shape[0] < R:
+            # zero at the unsupervised steps, which no call writes
+            self._emit_batch = np.zeros((R, *self.log_emit.shape))
+        log_emit = self._emit_batch[:R]
+        thetas_s, thetas_t, thetas_e = self.split(thetas)
+        log_emit[:, self.steps] = self._weighted(self.emission.log_prob_batch(
+            thetas_e, self.U_targets, self.y))
+        startprob = self.startprobs(thetas_s)
+        return startprob, getattr(self._passes, what)(thetas_t, startprob, log_emit)
 
-        A trial point where anything overflows counts as +inf, so the line search
-        backtracks from it.
+    def values_and_grads(self, thetas):
+        """J and its exact gradient at R parameter sets, rows of ``thetas`` (R,
+        n_params): the lbfgs solver's batched objective, one pass for all rows.
+
+        A row where anything overflows gets +inf (and a zero gradient), so the
+        line search backtracks from it.
         """
-        theta_s, theta_t, theta_e = self.split(theta)
+        thetas = np.ascontiguousarray(thetas, dtype=np.float64).reshape(
+            -1, self.n_params)
+        W = self.total_weight
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            post, grad_t = self.transition.gradient_pass(
-                theta_t, self.U, self.mask, self.chain(theta_s, theta_e))
-            value = self.objective(post.loglik, theta)
-            if not np.isfinite(value):
-                return np.inf, np.zeros_like(theta)
-            grad = [
-                post.start_post.sum(axis=0)
-                - self.total_weight * self.startprob(theta_s),
-                grad_t,
-                self.emission.grad(theta_e, self.U_targets, self.y,
-                                   self._weighted(post.gamma[self.steps])),
-            ]
-            grad = -np.concatenate(grad[1:] if self.n_start == 0 else grad)
-            grad[self.penalised] += self.alpha * theta[self.penalised]
-            grad /= self.total_weight
+            startprob, res = self._gradient_passes(thetas)
+            values = self.objective(res.loglik, thetas)
+            thetas_e = self.split(thetas)[2]
+            grads = [res.grad, self.emission.grad_batch(
+                thetas_e, self.U_targets, self.y,
+                self._weighted(res.gamma[:, self.steps]))]
+            if self.n_start:
+                grads.insert(0, res.start_post.sum(axis=1) - W * startprob)
+            grads = -np.concatenate(grads, axis=1)
+            grads[:, self.penalised] += self.alpha * thetas[:, self.penalised]
+            grads /= W
             if self.det_penalty:
-                reward, reward_grad = self.transition.det_reward(
-                    theta_t, self.U, self.mask, self.step_weight)
-                value -= self.det_penalty * reward
-                grad[self.n_start : self.n_start + self.n_trans] -= (
-                    self.det_penalty * reward_grad)
-        if not np.isfinite(grad).all():
-            return np.inf, np.zeros_like(theta)
-        return value, grad
+                a, b = self.n_start, self.n_start + self.n_trans
+                for r, theta_t in enumerate(self.split(thetas)[1]):
+                    reward, reward_grad = self.transition.det_reward(
+                        theta_t, self.U, self.mask, self.step_weight)
+                    values[r] -= self.det_penalty * reward
+                    grads[r, a:b] -= self.det_penalty * reward_grad
+        bad = ~(np.isfinite(values) & np.isfinite(grads).all(axis=1))
+        values[bad] = np.inf
+        grads[bad] = 0.0
+        return values, grads
+
+    def value_and_grad(self, theta):
+        """J(theta) and its exact gradient (:meth:`values_and_grads` of one)."""
+        values, grads = self.values_and_grads(theta[None])
+        return values[0], grads[0]
 
     def m_step(self, theta, post, max_iter):
         """GEM M-step: improve each network's part of the auxiliary function."""
@@ -255,10 +299,14 @@ class _Problem:
         return np.concatenate([theta_s, theta_t, theta_e])
 
     def loglik(self, theta):
-        """Per-sequence log-likelihoods (forward pass only)."""
-        theta_s, theta_t, theta_e = self.split(theta)
-        chain = self.chain(theta_s, theta_e)
-        return chain.forward(self.transition.probs(theta_t, self.U, self.mask)).loglik
+        """Per-sequence log-likelihoods."""
+        return self.logliks(theta[None])[0]
+
+    def logliks(self, thetas):
+        """Per-sequence log-likelihoods at R parameter sets, (R, n_sequences)."""
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            return self._gradient_passes(np.asarray(thetas, dtype=np.float64),
+                                         "logliks")[1]
 
 
 class _FittedModel(NamedTuple):
@@ -305,21 +353,24 @@ def _available_memory():
     return available
 
 
-def check_memory(estimator, n_steps, n_states, n_params=0):
+def check_memory(estimator, n_steps, n_states, n_params=0, entries_per_step=None):
     """ValueError, before allocating, if a fit (or prediction) of this size cannot
-    fit in memory: about 3 arrays of n_steps x n_states^2 float64 (the per-step
-    transition matrices and their statistics) and, for a fit, L-BFGS's history
-    of ~25 parameter vectors."""
-    needed = 8 * (3 * n_steps * n_states**2 + 25 * n_params)
+    fit in memory: ``entries_per_step`` float64 per step (by default 3 n_states^2:
+    the per-step transition matrices and their statistics; a fit asks its state
+    family, ``fit_entries_per_step``) and, for a fit, L-BFGS's history of ~25
+    parameter vectors."""
+    if entries_per_step is None:
+        entries_per_step = 3 * n_states**2
+    needed = 8 * (entries_per_step * n_steps + 25 * n_params)
     available = _available_memory()
     if available is not None and needed > available:
         raise ValueError(
             f"{type(estimator).__name__} with {n_states} states on {n_steps} steps "
             f"({n_params} parameters) needs about {needed / 2**30:.3g} GiB (per-step "
-            f"{n_states}x{n_states} transition matrices and their statistics), but "
-            f"only {available / 2**30:.3g} GiB are available: use fewer states, "
-            "shorter or fewer sequences (e.g. skseq.preprocessing.WindowMean), or "
-            "more memory."
+            f"{n_states}x{n_states} transition matrices and their statistics, or "
+            f"state posteriors), but only {available / 2**30:.3g} GiB are "
+            "available: use fewer states, shorter or fewer sequences (e.g. "
+            "skseq.preprocessing.WindowMean), or more memory."
         )
 
 
@@ -496,7 +547,8 @@ class BaseIOHMM(BaseEstimator):
         emission = self._outputs.make_emission(self, n,
                                                representation.n_output_features)
         check_memory(self, seqs.data.shape[0], n,
-                     transition.n_params + emission.n_params)
+                     transition.n_params + emission.n_params,
+                     transition.fit_entries_per_step(self.solver, self.det_penalty))
         weight, target_weight = self._target_weights(seqs, targets, weight)
         if self.det_penalty and self.solver != "lbfgs":
             raise ValueError(
@@ -508,30 +560,36 @@ class BaseIOHMM(BaseEstimator):
                            fixed_start, self.alpha, self.n_jobs, self.det_penalty,
                            target_weight, inputs)
         n_init = self._n_init(seqs.data.shape[0], features) if do_init else 1
-        solve = self._solve_em if self.solver == "em" else self._solve_lbfgs
+
+        thetas0 = []
+        for init in range(n_init):
+            if do_init:
+                # Restarts alternate small random weights and
+                # near-permutation transitions (see TransitionFamily.init).
+                theta0 = np.concatenate([
+                    rng.normal(scale=0.1, size=problem.n_start),
+                    transition.init(rng, self.init_scale,
+                                    permutation=init % 2 == 1),
+                    emission.init(rng, self.init_scale),
+                ])
+            else:
+                values_t, values_e = self._attribute_values(transition, emission)
+                theta_s = np.log(np.maximum(self.startprob_, 1e-300))
+                theta0 = np.concatenate([theta_s[: problem.n_start],
+                                         transition.pack(values_t),
+                                         emission.pack(values_e)])
+            thetas0.append(theta0)
+        thetas0 = np.array(thetas0)
 
         def attempts():
-            for init in range(n_init):
-                if do_init:
-                    # Restarts alternate small random weights and
-                    # near-permutation transitions (see TransitionFamily.init).
-                    theta0 = np.concatenate([
-                        rng.normal(scale=0.1, size=problem.n_start),
-                        transition.init(rng, self.init_scale,
-                                        permutation=init % 2 == 1),
-                        emission.init(rng, self.init_scale),
-                    ])
-                else:
-                    values_t, values_e = self._attribute_values(transition, emission)
-                    theta_s = np.log(np.maximum(self.startprob_, 1e-300))
-                    theta0 = np.concatenate([theta_s[: problem.n_start],
-                                             transition.pack(values_t),
-                                             emission.pack(values_e)])
-                result = solve(problem, theta0)
-                # A restart that overflowed (NaN/inf parameters) is dropped: a
-                # NaN would otherwise win and block every later restart.
-                result["diverged"] = not np.isfinite(result["theta"]).all()
-                yield result
+            # lbfgs: the restarts of a group advance in lockstep, one batched
+            # evaluation per step for all of them; em: one restart at a time.
+            for group in self._restart_groups(problem, n_init):
+                for result in self._solve(problem, thetas0[group]):
+                    # A restart that overflowed (NaN/inf parameters) is dropped:
+                    # a NaN would otherwise win and block every later restart.
+                    result["diverged"] = not np.isfinite(result["theta"]).all()
+                    yield result
 
         best, objectives = run_restarts(attempts(), n_init, verbose=self.verbose)
         if best is None:
@@ -550,6 +608,7 @@ class BaseIOHMM(BaseEstimator):
                 self, f"the best initialization did not converge (solver="
                 f"{self.solver!r}, max_iter={self.max_iter}); {advice}.")
         theta_s, theta_t, theta_e = problem.split(best["theta"])
+        log_likelihood = float(problem.weight @ problem.loglik(best["theta"]))
         self.startprob_ = problem.startprob(theta_s).copy()
         for name, arr in transition.coefficients(theta_t).items():
             setattr(self, f"transition_{name}_", arr)
@@ -557,7 +616,7 @@ class BaseIOHMM(BaseEstimator):
             setattr(self, f"emission_{name}_", arr)
         self.n_iter_ = best["n_iter"]
         self.converged_ = best["converged"]
-        self.log_likelihood_ = best["log_likelihood"]
+        self.log_likelihood_ = log_likelihood
         self.objective_ = best["objective"]
         self.loss_curve_ = best["curve"]
         self.features_ = features
@@ -577,34 +636,51 @@ class BaseIOHMM(BaseEstimator):
                          transition.pack(values_t), emission.pack(values_e))
         return self
 
-    def _result(self, problem, theta, n_iter, converged, curve):
-        loglik = problem.loglik(theta)
-        return {
-            "theta": theta,
-            "n_iter": n_iter,
-            "converged": converged,
-            "log_likelihood": float(np.dot(problem.weight, loglik)),
-            "objective": float(problem.objective(loglik, theta)),
-            "curve": curve,
-        }
+    def _restart_groups(self, problem, n_init):
+        """The restarts that run together: lbfgs runs in lockstep as many as
+        fit in ``_LOCKSTEP_BYTES`` (each holds its posteriors, emissions and
+        L-BFGS memory), at least one; em one at a time."""
+        if self.solver == "em":
+            size = 1
+        else:
+            n = problem.transition.n_states
+            per_restart = 8 * (3 * problem.U.shape[0] * n + 25 * problem.n_params)
+            size = max(1, _LOCKSTEP_BYTES // per_restart)
+        return [range(k, min(k + size, n_init)) for k in range(0, n_init, size)]
 
-    def _solve_lbfgs(self, problem, theta0):
-        curve = []
+    def _solve(self, problem, thetas0):
+        """The results of the restarts starting from the rows of ``thetas0``."""
+        if self.solver == "em":
+            return [self._solve_em(problem, theta0) for theta0 in thetas0]
+        return self._solve_lbfgs(problem, thetas0)
+
+    def _print_iterations(self, curve, times):
+        for k, (value, lapse) in enumerate(zip(curve, times, strict=True)):
+            print(f"  Iteration {k + 1}\t time lapse {lapse:.3f}s\t objective "
+                  f"{value:.8g}")
+
+    def _solve_lbfgs(self, problem, thetas0):
+        """L-BFGS from every row of ``thetas0``, in lockstep (``skseq._lbfgs``):
+        one evaluation of the batched objective serves every restart that
+        needs one, so the fixed cost per evaluation is paid once."""
         start = time.perf_counter()
+        times = [[] for _ in thetas0]
 
-        def callback(intermediate_result):
-            curve.append(float(intermediate_result.fun))
+        def callback(r, value):
+            times[r].append(time.perf_counter() - start)
+
+        res = minimize_batch(problem.values_and_grads, thetas0, max_iter=self.max_iter,
+                             ftol=self.tol, gtol=self.tol, callback=callback)
+        results = []
+        for r in range(thetas0.shape[0]):
             if self.verbose >= 2:
-                print(f"  Iteration {len(curve)}\t time lapse "
-                      f"{time.perf_counter() - start:.3f}s\t objective {curve[-1]:.8g}")
-
-        res = minimize(problem.value_and_grad, theta0, jac=True, method="L-BFGS-B",
-                       callback=callback,
-                       options={"maxiter": self.max_iter, "ftol": self.tol,
-                                "gtol": self.tol})
-        # status 2 (no further decrease possible in the line search) happens at
-        # the optimum to machine precision: only hitting max_iter is a failure.
-        return self._result(problem, res.x, int(res.nit), res.status != 1, curve)
+                self._print_iterations(res.curves[r], times[r])
+            # A failed line search happens at the optimum to machine precision
+            # (as scipy's status 2): only hitting max_iter is a failure.
+            results.append({"theta": res.x[r], "n_iter": int(res.nit[r]),
+                            "converged": bool(res.status[r] != MAX_ITER),
+                            "objective": float(res.fun[r]), "curve": res.curves[r]})
+        return results
 
     def _solve_em(self, problem, theta0):
         theta = theta0
@@ -625,7 +701,9 @@ class BaseIOHMM(BaseEstimator):
                 break
             theta = problem.m_step(theta, post, self._m_step_max_iter)
             del post  # free before the next E-step allocates its own
-        return self._result(problem, theta, n_iter, converged, curve)
+        return {"theta": theta, "n_iter": n_iter, "converged": converged,
+                "objective": float(problem.objective(problem.loglik(theta), theta)),
+                "curve": curve}
 
     # -- inference -----------------------------------------------------------
     def _checked(self, X):

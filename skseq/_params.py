@@ -62,6 +62,16 @@ class ParametricFamily:
             start += size
         return out
 
+    def unpack_batch(self, thetas):
+        """Named views of R flat vectors (R, n_params): each block (R, *shape)."""
+        out, start = {}, 0
+        R = thetas.shape[0]
+        for name, shape, _ in self._blocks():
+            size = int(np.prod(shape))
+            out[name] = thetas[:, start : start + size].reshape(R, *shape)
+            start += size
+        return out
+
     def pack(self, values):
         """Flat vector from named arrays (checks their shapes)."""
         parts = []

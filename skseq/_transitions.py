@@ -11,6 +11,15 @@ it does so. :class:`TransitionFamily` writes the contract down; the driver
     The E-step of the direct (lbfgs) objective: a forward-backward over the
     chain (:class:`skseq._inference.Chain`) and the gradient of the
     log-likelihood with respect to theta.
+``gradient_passes(U, mask, offsets, weight, n_jobs)``
+    The same for R parameter sets at once (the restarts of a fit, advancing
+    in lockstep), prepared once per data set: a callable ``(thetas, startprob,
+    log_emit) -> GradientPasses``. By default one ``gradient_pass`` per
+    parameter set; the families whose logits are linear in theta run the fused
+    kernel (``skseq._fused``), which forms each step's matrix inside the
+    recursion, so nothing of size (T, n, n) exists.
+``fit_entries_per_step(solver, det_penalty)``
+    Floats per step a fit holds at once (the memory check before a fit).
 ``posterior_pass(theta, U, mask, chain)``
     The E-step of GEM: a forward-backward whose ``xi`` holds what this family's
     M-step needs.
@@ -28,10 +37,13 @@ contract then follows from Fisher's identity (the gradient of the log-likelihood
 is that of the EM auxiliary function at the current parameters).
 """
 
+from typing import NamedTuple
+
 import numpy as np
 from scipy.special import expit
 
-from ._inference import XI_GRAD, XI_STEP, XI_SUM
+from ._fused import LinearTransitionPass
+from ._inference import XI_GRAD, XI_STEP, XI_SUM, Chain, Posteriors
 from ._layers import Identity, TanhLayer
 from ._params import ParametricFamily, column_sums, linear_map
 from ._softmax import (
@@ -47,6 +59,52 @@ from ._softmax import (
 _BLOCK_ENTRIES = 1 << 18
 # ... but not below this many (0.5 MB), where the Python work per block would show.
 _MIN_BLOCK_ENTRIES = 1 << 16
+
+
+class GradientPasses(NamedTuple):
+    """What :meth:`TransitionFamily.gradient_passes` returns for R parameter sets.
+
+    Attributes
+    ----------
+    loglik : ndarray of shape (R, n_sequences)
+    gamma : ndarray of shape (R, n_steps, n_states)
+        Weighted state posteriors.
+    start_post : ndarray of shape (R, n_sequences, n_states)
+        Weighted posteriors of x_0.
+    grad : ndarray of shape (R, n_params)
+        Gradient of sum_s w_s log P(y^(s) | u^(s)) with respect to theta (not
+        finite where anything overflowed).
+    """
+
+    loglik: np.ndarray
+    gamma: np.ndarray
+    start_post: np.ndarray
+    grad: np.ndarray
+
+
+class _SeparatePasses:
+    """The default :meth:`TransitionFamily.gradient_passes`: one
+    ``gradient_pass`` per parameter set."""
+
+    def __init__(self, family, U, mask, offsets, weight, n_jobs):
+        self.family, self.U, self.mask = family, U, mask
+        self.offsets, self.weight, self.n_jobs = offsets, weight, n_jobs
+
+    def __call__(self, thetas, startprob, log_emit):
+        passes = [self.family.gradient_pass(
+            theta, self.U, self.mask,
+            Chain(p, e, self.offsets, self.weight, self.n_jobs))
+            for theta, p, e in zip(thetas, startprob, log_emit, strict=True)]
+        return GradientPasses(*(np.stack(parts) for parts in (
+            [post.loglik for post, _ in passes], [post.gamma for post, _ in passes],
+            [post.start_post for post, _ in passes], [grad for _, grad in passes])))
+
+    def logliks(self, thetas, startprob, log_emit):
+        """Per-sequence log-likelihoods alone, (R, n_sequences): forward passes."""
+        return np.stack([
+            Chain(p, e, self.offsets, n_jobs=self.n_jobs).forward(
+                self.family.probs(theta, self.U, self.mask)).loglik
+            for theta, p, e in zip(thetas, startprob, log_emit, strict=True)])
 
 
 class TransitionFamily(ParametricFamily):
@@ -106,6 +164,21 @@ class TransitionFamily(ParametricFamily):
         """
         post = chain.posteriors(self.probs(theta, U, mask), self.gradient_statistic)
         return post, self.loglik_gradient(theta, U, mask, post.xi)
+
+    def gradient_passes(self, U, mask, offsets, weight=None, n_jobs=None):
+        """:meth:`gradient_pass` for R parameter sets at once, prepared for one
+        data set (once per fit).
+
+        Returns a callable ``(thetas (R, n_params), startprob (R, n), log_emit
+        (R, n_steps, n)) -> GradientPasses``; its ``logliks`` with the same
+        arguments gives the per-sequence log-likelihoods alone.
+        """
+        return _SeparatePasses(self, U, mask, offsets, weight, n_jobs)
+
+    def fit_entries_per_step(self, solver, det_penalty=0.0):
+        """Floats per step that a fit holds at once: the per-step matrices and
+        their statistics (3 n^2), beyond the posteriors (O(n))."""
+        return 3 * self.n_states**2
 
     def loglik_gradient(self, theta, U, mask, xi):
         """The gradient from the forward-backward's ``gradient_statistic``: by
@@ -252,7 +325,53 @@ class LinearSoftmaxObjective:
         return value, grad
 
 
-class InputTransitions(SoftmaxTransitions):
+class _FusedPasses:
+    """:meth:`TransitionFamily.gradient_passes` through the fused kernel, for a
+    family whose parameters are ``coef`` and ``intercept`` of linear logits."""
+
+    def __init__(self, family, kind, U, mask, offsets, weight, n_jobs):
+        self.family = family
+        self.kernel = LinearTransitionPass(kind, U, offsets, n_states=family.n_states,
+                                           mask=mask, weight=weight, n_jobs=n_jobs)
+
+    def __call__(self, thetas, startprob, log_emit):
+        p = self.family.unpack_batch(thetas)
+        res = self.kernel(startprob, p["coef"], p["intercept"], log_emit)
+        return GradientPasses(res.loglik, res.gamma, res.start_post, res.grad_theta())
+
+    def logliks(self, thetas, startprob, log_emit):
+        return self(thetas, startprob, log_emit).loglik
+
+
+class _FusedGradient:
+    """Mixin of the families whose logits are linear in (coef, intercept): the
+    lbfgs E-step runs the fused kernel of ``skseq._fused`` (``_fused_kind``
+    names its family; None where the logits are not linear)."""
+
+    _fused_kind = None
+
+    def gradient_passes(self, U, mask, offsets, weight=None, n_jobs=None):
+        if self._fused_kind is None:
+            return super().gradient_passes(U, mask, offsets, weight, n_jobs)
+        return _FusedPasses(self, self._fused_kind, U, mask, offsets, weight, n_jobs)
+
+    def gradient_pass(self, theta, U, mask, chain):
+        """As :meth:`TransitionFamily.gradient_pass`; through the fused kernel,
+        ``xi`` is None (nothing of size (T, n, n) is formed)."""
+        if self._fused_kind is None:
+            return super().gradient_pass(theta, U, mask, chain)
+        res = self.gradient_passes(U, mask, chain.offsets, chain.weight, chain.n_jobs)(
+            theta[None], chain.startprob[None], chain.log_emit[None])
+        post = Posteriors(res.loglik[0], res.gamma[0], res.start_post[0], None)
+        return post, res.grad[0]
+
+    def fit_entries_per_step(self, solver, det_penalty=0.0):
+        if self._fused_kind is None or solver != "lbfgs" or det_penalty:
+            return super().fit_entries_per_step(solver, det_penalty)
+        return 3 * self.n_states  # posteriors, emissions and the kernel's scratch
+
+
+class InputTransitions(_FusedGradient, SoftmaxTransitions):
     """One softmax network per previous state: z_t[j] = W_j h_t + b_j.
 
     The paper's state networks N_j (paper 000, eq. 2; "tensor feeding", paper
@@ -270,6 +389,10 @@ class InputTransitions(SoftmaxTransitions):
     @property
     def linear(self):
         return self.layer.linear
+
+    @property
+    def _fused_kind(self):
+        return "input" if self.layer.linear else None
 
     def n_free_params(self, mask=None):
         # every free logit has an intercept and a weight per layer output
@@ -301,7 +424,7 @@ class InputTransitions(SoftmaxTransitions):
         return np.concatenate(grads)
 
 
-class AdditiveTransitions(SoftmaxTransitions):
+class AdditiveTransitions(_FusedGradient, SoftmaxTransitions):
     """Shared input weights plus a per-state bias: z_t[j, i] = B[j, i] + (u_t W)_i.
 
     Addition-based feeding (paper 002, eq. 23): n_features * n + n^2 parameters
@@ -309,6 +432,7 @@ class AdditiveTransitions(SoftmaxTransitions):
     """
 
     linear = True
+    _fused_kind = "additive"
 
     def n_free_params(self, mask=None):
         # a constant added to a row of B, or to one feature's weights of every
