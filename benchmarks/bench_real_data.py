@@ -324,22 +324,22 @@ an untouched check of them). The tuned recipe is no better than the default
 on any of them (0.935 on JapaneseVowels, where 3-fold CV on 270 sequences
 picked worse settings). The default's fit is 4.8-17x MiniRocket's here."""
 
-ABLATION_READING = """**What did not pay** (differences smaller than the spread over seeds
-are read as none). The state machine's options: 2 or 8 states, transitions that
-ignore the input, restarts, a hidden layer in the outputs: no change beyond
-the spread. The mean read-out loses up to 0.09 and `emission='state'`
-0.05-0.14 (the last step's prefix mean already summarizes the sequence; a
-class per state throws most of it away). Fewer components (16) lose 0.02-0.11; more than the cap of
-max(32, n_sequences) cannot be used on these small sets (the 256 row equals
-the default). Thresholds over the full quantile range lose 0.07 on ArrowHead.
-More indicators (10,752) cost 3x the fit for no gain; 672 indicators or a
-projection fitted on 500 steps halve it at 0.004-0.006 lower accuracy on
-ItalyPowerDemand. Two rows look better on ArrowHead without changing the
-other sets: `alpha=1` (0.867) and no amplitude indicators (0.878). Neither
-was adopted: the amplitude indicators carry JapaneseVowels (0.82 without
+ABLATION_READING = """**What did not pay** (differences smaller than the spread
+over seeds are read as none). The state machine's options: 2 or 8 states,
+transitions that ignore the input, restarts, a hidden layer in the outputs: no
+change beyond the spread. The mean read-out loses up to 0.09 and
+`emission='state'` 0.05-0.14 (the last step's prefix mean already summarizes the
+sequence; a class per state throws most of it away). Fewer components (16) lose
+0.02-0.11; more than the cap of max(32, n_sequences) cannot be used on these
+small sets (the 256 row equals the default). Thresholds over the full quantile
+range lose 0.07 on ArrowHead. More indicators (10,752) cost 3x the fit for no
+gain; 672 indicators or a projection fitted on 500 steps halve it at 0.004-0.006
+lower accuracy on ItalyPowerDemand. Two rows look better on ArrowHead without
+changing the other sets: `alpha=1` (0.867) and no amplitude indicators (0.878).
+Neither was adopted: the amplitude indicators carry JapaneseVowels (0.82 without
 them), and `alpha` is shared with the raw model, whose near-deterministic
-transitions need the weak prior; an `alpha` tied to the representation is
-the next thing to measure, on the kept-aside sets as well."""
+transitions need the weak prior; an `alpha` tied to the representation is the
+next thing to measure, on the kept-aside sets as well."""
 
 # What the main tables say, in words (written from the last full run's numbers).
 READING = """**Reading.** The representation does the work. Against the paper's
