@@ -36,8 +36,9 @@ def run_restarts(attempts, n_init, *, verbose=0, stop=None):
         tuple is compared lexicographically), ``converged`` and ``n_iter``,
         ``diverged`` if the start overflowed (a non-finite objective counts as
         diverged too) and ``dropped`` if the solver stopped it early as hopeless
-        (its objective is recorded; it cannot be the best). Results are consumed one by one, so a generator runs a
-        start only when the driver asks for it.
+        (its objective is recorded; it cannot be the best). Results are
+        consumed one by one, so a generator runs a start only when the driver
+        asks for it.
     n_init : int
         Number of starts announced (for the progress lines "k/N").
     verbose : int, default=0

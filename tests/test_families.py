@@ -81,7 +81,8 @@ def test_gaussian_emission_batches_against_direct_densities(layer, cov):
     rng = np.random.default_rng(4)
     n, k, R = 3, 2, 4
     family = GaussianEmission(n, LAYERS[layer](2, 3), k, cov, 1e-3,
-                              y_mean=np.array([0.5, -1.0]), y_scale=np.array([2.0, 0.5]))
+                              y_mean=np.array([0.5, -1.0]),
+                              y_scale=np.array([2.0, 0.5]))
     thetas = np.stack([family.init(rng, 1.0)
                        + rng.normal(scale=0.3, size=family.n_params) for _ in range(R)])
     U, y = rng.normal(size=(15, 2)), rng.normal(size=(15, k))
