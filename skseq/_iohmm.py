@@ -128,8 +128,17 @@ def _row_dots(a, b):
     (NumPy's and BLAS's sums group their terms by the row's memory alignment)."""
     products = a * b
     if products.ndim == 1:
-        return math.fsum(products)
-    return np.array([math.fsum(row) for row in products])
+        return _fsum(products)
+    return np.array([_fsum(row) for row in products])
+
+
+def _fsum(values):
+    """math.fsum, or NumPy's sum where fsum refuses (an overflowing partial sum,
+    or inf - inf: the caller then sees inf or NaN, as from NumPy)."""
+    try:
+        return math.fsum(values)
+    except (OverflowError, ValueError):
+        return float(np.sum(values))
 
 
 class _Problem:

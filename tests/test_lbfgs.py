@@ -255,3 +255,17 @@ def test_dropped_restarts_are_recorded_and_never_best(monkeypatch, capsys):
     assert (dropped.init_objectives_[stopped] > best + 1e-3 * max(1.0, abs(best))).all()
     assert dropped.n_init_ == 12 and np.isfinite(dropped.init_objectives_).all()
     assert dropped.objective_ == kept.objective_
+
+
+def test_row_sums_of_the_objective_are_exact_and_survive_overflow():
+    """The objective's per-row sums are correctly rounded (math.fsum: the same
+    bits for any batch), and give inf / NaN where fsum itself would refuse."""
+    from skseq._iohmm import _row_dots
+
+    a = np.array([[1e16, 1.0, -1e16], [1e200, 1e200, 1.0]])
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = _row_dots(a, np.array([1.0, 1e200, 1.0]))
+        assert np.isnan(_row_dots(np.array([np.inf, -np.inf]), np.ones(2)))
+    # row 0: 1e16 + 1e200 - 1e16 exactly; row 1 overflows
+    assert out[0] == 1e200 and out[1] == np.inf
+    assert _row_dots(a[0], np.ones(3)) == 1.0  # a plain sum gives 0.0
