@@ -888,7 +888,15 @@ class BaseIOHMM(BaseEstimator):
         model = self._fitted_model()
         U, U_targets = self._inputs(seqs, targets.steps)
         log_emit = self._log_emissions(U.shape[0], U_targets, model, targets)
-        return self._forward(seqs, U, model, log_emit).loglik, len(targets.steps)
+        if getattr(model.transition, "_fused_kind", None) is not None:
+            # the fused pass: no (n_steps, n, n) matrices (skseq._fused)
+            passes = model.transition.gradient_passes(U, model.mask, seqs.offsets,
+                                                      n_jobs=self.n_jobs)
+            loglik = passes.logliks(model.theta_t[None], model.startprob[None],
+                                    log_emit[None])[0]
+        else:
+            loglik = self._forward(seqs, U, model, log_emit).loglik
+        return loglik, len(targets.steps)
 
     def aic(self, X, y):
         """Akaike information criterion, -2 log P(y | u) + 2 p.

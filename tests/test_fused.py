@@ -526,3 +526,26 @@ def test_m_step_objective_through_the_kernel_equals_the_pairwise_one(family):
                                                           None)
     assert_allclose(value, ref_value, rtol=1e-12)
     assert_allclose(grad, ref_grad, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("transition", ["input", "additive"])
+@pytest.mark.parametrize("topology", ["ergodic", "left-right"])
+def test_score_samples_through_the_kernel_equal_the_forward_pass(transition,
+                                                                  topology):
+    """score_samples takes the fused pass for these families; the unfused
+    forward recursion over the (T, n, n) matrices gives the same values."""
+    from skseq import IOHMMClassifier
+
+    rng = np.random.default_rng(14)
+    X = [rng.normal(size=(int(rng.integers(1, 12)), 2)) for _ in range(25)]
+    y = [int(x[-1, 0] > 0) for x in X]
+    clf = IOHMMClassifier(n_states=3, transition=transition, topology=topology,
+                          features="raw", n_init=1, max_iter=15,
+                          random_state=0).fit(X, y)
+    seqs = clf._checked(X)
+    targets = clf._outputs.encode_targets(clf, y, seqs, reset=False)
+    model = clf._fitted_model()
+    U, U_targets = clf._inputs(seqs, targets.steps)
+    log_emit = clf._log_emissions(U.shape[0], U_targets, model, targets)
+    forward = clf._forward(seqs, U, model, log_emit).loglik
+    assert_allclose(clf.score_samples(X, y), forward, rtol=1e-10, atol=1e-12)
