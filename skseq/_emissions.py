@@ -388,8 +388,9 @@ class GaussianEmission(EmissionFamily):
         k = self.n_outputs
         with np.errstate(over="ignore", invalid="ignore"):
             maha = np.einsum("rmnk,rnk->rmn", r * r, 1.0 / var)
-            logdet = np.log(var).sum(axis=2)
-            return (-0.5 * (maha + (logdet + k * np.log(2 * np.pi))[:, None, :])
+            logdet = np.log(var).sum(axis=2)[:, None, :]
+            # the same operations in the same order as log_prob (the same bits)
+            return (-0.5 * (maha + logdet + k * np.log(2 * np.pi))
                     - np.sum(np.log(self.y_scale)))
 
     def grad_batch(self, thetas, U, y, weights):
