@@ -17,12 +17,16 @@ from sklearn.exceptions import ConvergenceWarning
 from skseq import IOHMMClassifier
 
 
-def peak_fit_bytes(n_steps, n_states, n_features=1, solver="lbfgs", seed=0):
+def peak_fit_bytes(n_steps, n_states, n_features=1, solver="lbfgs", seed=0,
+                   features="raw"):
+    """tracemalloc peak of ``fit`` and the bar. ``features="raw"``: the IOHMM's
+    own memory (the default "shape" representation of real-valued series adds
+    its projected features, (n_steps, 128) doubles)."""
     rng = np.random.default_rng(seed)
     X = [rng.normal(size=(n_steps, n_features)), rng.normal(size=(5, n_features))]
     y = [0, 1]
     clf = IOHMMClassifier(n_states=n_states, n_init=1, max_iter=3, solver=solver,
-                          random_state=0)
+                          features=features, random_state=0)
     tracemalloc.start()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)

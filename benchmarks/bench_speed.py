@@ -12,13 +12,24 @@ Markdown to ``doc/results/speed.md``:
    ``GaussianHMM.score``, and one EM iteration of each;
 4. one EM iteration against the ``IOHMM`` package, which needs numpy<2 and so runs
    in its own virtual environment, as a subprocess of this script;
-5. peak memory of ``fit`` (``benchmarks/bench_memory.py``).
+5. peak memory of ``fit`` (``benchmarks/bench_memory.py``);
+6. the figures of issue 15 (fit speed): a whole ``fit`` against hmmlearn's,
+   ``solver="em"`` against ``"lbfgs"``, ``n_jobs=2`` against 1, the default
+   ``n_init`` against one restart on small data, ``score_samples`` against
+   ``GaussianHMM.score``, and scikit-learn's ``check_estimator`` on the default
+   estimators; every bar of the issue is summed up, met or missed, at the top of
+   the page.
+
+Every IOHMM here is fitted with ``features="raw"`` (the paper's model on the
+inputs themselves): on real-valued series ``IOHMMClassifier`` defaults to the
+nonlinear "shape" representation, whose fit adds a convolution and a PCA.
 
 Timings are wall-clock, the best of ``--repeat`` runs, interleaved (A, B, A, B, ...)
 so that load from other processes hits both sides alike; the load average is
 recorded with the results.
 
     python benchmarks/bench_speed.py [--quick] [--repeat 7] [--iohmm-python PATH]
+                                     [--no-check-estimator]
 
 The IOHMM environment (path also read from ``$SKSEQ_IOHMM_PYTHON``; that part is
 skipped when it does not exist)::
@@ -217,7 +228,7 @@ def _end_to_end_row(X, y, n, repeat):
     X_cat = X.reshape(-1, n_features)
     lengths = np.full(n_seq, length)
     clf = IOHMMClassifier(n_states=n, solver="em", max_iter=1, n_init=1,
-                          random_state=0)
+                          features="raw", random_state=0)
     hmm = {impl: GaussianHMM(n_components=n, covariance_type="diag", n_iter=1,
                              random_state=0, implementation=impl)
            for impl in ("log", "scaling")}
@@ -326,7 +337,7 @@ def bench_iohmm(python, repeat, scale):
     U, Y = _iohmm_data(scale)
     X, y = list(U), list(Y)
     clf = IOHMMClassifier(n_states=IOHMM_STATES, solver="em", max_iter=1, n_init=1,
-                          random_state=0)
+                          features="raw", random_state=0)
     with warnings.catch_warnings(), threadpool_limits(limits=1):
         warnings.simplefilter("ignore", ConvergenceWarning)
         (t_fit,) = best_times([(None, lambda _: clf.fit(X, y))], repeat)
@@ -357,6 +368,284 @@ def bench_memory_rows(states, n_steps):
             peak, bar = peak_fit_bytes(n_steps, n, solver=solver)
             rows.append((solver, n, peak / 1e6, bar / 1e6, peak / bar))
     return rows
+
+
+# -- 6. issue 15: whole fits ----------------------------------------------------------
+def _cores_during(run):
+    """CPU time over wall time of one run of ``run()``: the cores the process got."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    run()
+    return (time.process_time() - cpu) / (time.perf_counter() - wall)
+
+
+def bench_fit_vs_hmmlearn(repeat, scale):
+    """GaussianHMM(8, "diag", n_iter=20).fit against IOHMMClassifier(n_states=8,
+    max_iter=20, tol=0, n_init=1).fit, lbfgs and em, on 1,000 x 50 x 8."""
+    from hmmlearn.hmm import GaussianHMM
+
+    from skseq import IOHMMClassifier
+
+    rng = np.random.default_rng(5)
+    X, y = _sequences(rng, max(20, int(1000 * scale)), 50, 8)
+    X_cat, lengths = X.reshape(-1, 8), np.full(X.shape[0], 50)
+
+    def iohmm(solver):
+        return IOHMMClassifier(n_states=8, max_iter=20, tol=0, n_init=1,
+                               features="raw", solver=solver, random_state=0)
+
+    hmm = GaussianHMM(8, "diag", n_iter=20, random_state=0)
+    fits = {"lbfgs": iohmm("lbfgs"), "em": iohmm("em")}
+    t_hmm, t_lbfgs, t_em = best_times(
+        [(None, lambda _: hmm.fit(X_cat, lengths)),
+         (None, lambda _: fits["lbfgs"].fit(X, y)),
+         (None, lambda _: fits["em"].fit(X, y))],
+        max(1, repeat // 2),
+    )
+    return {"shape": X.shape, "hmmlearn": t_hmm, "lbfgs": t_lbfgs, "em": t_em,
+            "n_iter": (fits["lbfgs"].n_iter_, fits["em"].n_iter_, hmm.monitor_.iter)}
+
+
+def bench_fit_threads(repeat, scale):
+    """The same fit with n_jobs=1 and n_jobs=2 on 2,000 x 100 x 8, n=8."""
+    from skseq import IOHMMClassifier
+
+    rng = np.random.default_rng(6)
+    X, y = _sequences(rng, max(20, int(2000 * scale)), 100, 8)
+    est = {j: IOHMMClassifier(n_states=8, max_iter=20, tol=0, n_init=1,
+                              features="raw", n_jobs=j, random_state=0)
+           for j in (1, 2)}
+    t1, t2 = best_times([(None, lambda _: est[1].fit(X, y)),
+                         (None, lambda _: est[2].fit(X, y))], max(1, repeat // 2))
+    cores = _cores_during(lambda: est[2].fit(X, y))
+    return {"shape": X.shape, "1": t1, "2": t2, "cores": cores}
+
+
+def _small_data():
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(30, 3))
+    y_class = (X[:, 0] + 0.5 * rng.normal(size=30) > 0).astype(int)
+    y_value = X[:, 0] + 0.3 * rng.normal(size=30)
+    return X, y_class, y_value
+
+
+def bench_default_restarts(repeat):
+    """Default fit against one restart, 30 one-step rows x 3 features."""
+    from skseq import HierarchicalIOHMM, IOHMMClassifier, IOHMMRegressor
+
+    X, y_class, y_value = _small_data()
+    rows = []
+    for Estimator, y in ((IOHMMClassifier, y_class), (IOHMMRegressor, y_value),
+                         (HierarchicalIOHMM, y_class)):
+        default, one = Estimator(random_state=0), Estimator(n_init=1, random_state=0)
+        t_default, t_one = best_times(
+            [(None, lambda _, e=default, y=y: e.fit(X, y)),
+             (None, lambda _, e=one, y=y: e.fit(X, y))], repeat)
+        n_dropped = int(np.sum(default.init_objectives_ > default.objective_
+                               + 1e-3 * max(1.0, abs(default.objective_))))
+        rows.append((Estimator.__name__, default.n_init_, t_default, t_one,
+                     default.n_iter_, one.n_iter_, n_dropped))
+    return rows
+
+
+def bench_score_samples(repeat, scale):
+    """IOHMMClassifier.score_samples against GaussianHMM.score, n=8, 200 x 1,000 x 3."""
+    from hmmlearn.hmm import GaussianHMM
+
+    from skseq import IOHMMClassifier
+
+    rng = np.random.default_rng(8)
+    X, y = _sequences(rng, max(10, int(200 * scale)), 1000, 3)
+    X_cat, lengths = X.reshape(-1, 3), np.full(X.shape[0], 1000)
+    clf = IOHMMClassifier(n_states=8, max_iter=3, n_init=1, features="raw",
+                          random_state=0).fit(X, y)
+    hmm = {impl: GaussianHMM(8, "diag", n_iter=3, random_state=0,
+                             implementation=impl).fit(X_cat, lengths)
+           for impl in ("log", "scaling")}
+    t_skseq, t_log, t_scaling = best_times(
+        [(None, lambda _: clf.score_samples(X, y)),
+         (None, lambda _: hmm["log"].score(X_cat, lengths)),
+         (None, lambda _: hmm["scaling"].score(X_cat, lengths))], repeat)
+    return {"shape": X.shape, "skseq": t_skseq, "log": t_log, "scaling": t_scaling}
+
+
+def bench_check_estimator():
+    """Seconds of check_estimator on every default estimator (one process)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from _check_timing import default_estimators, time_checks
+
+    rows = []
+    for est in default_estimators():
+        seconds, records = time_checks(est)
+        failed = [name for name, status, _, _ in records if status == "failed"]
+        skipped = [name for name, status, _, _ in records if status == "skipped"]
+        slowest = max(records, key=lambda r: r[2])
+        rows.append((type(est).__name__, seconds, len(records), failed, skipped,
+                     slowest[0], slowest[2]))
+    return rows
+
+
+# -- 6. issue 15: sections and the summary of its bars ------------------------------
+class Bar:
+    """One bar of issue 15: the measured figure, the bar, met or not, and why."""
+
+    def __init__(self, what, value, bar, higher_is_better, size, cause=""):
+        self.what, self.value, self.bar = what, value, bar
+        self.met = value >= bar if higher_is_better else value <= bar
+        self.sign = ">=" if higher_is_better else "<="
+        self.size, self.cause = size, cause
+
+    def row(self):
+        value = self.value if np.isfinite(self.value) else float("nan")
+        return (self.what, self.size, f"{value:.3g}", f"{self.sign} {self.bar:g}",
+                "met" if self.met else "**missed**", "" if self.met else self.cause)
+
+
+def _issue15_sections(emit, args, scale, kernel_single, kernel_collection, iohmm,
+                      memory_worst):
+    bars = []
+    emit("## 6. Whole fits (issue 15)")
+    emit()
+    fit = bench_fit_vs_hmmlearn(args.repeat, scale)
+    n_seq, length, d = fit["shape"]
+    size = f"{n_seq} x {length} x {d}, n=8"
+    emit(f"{n_seq} sequences x {length} steps x {d} features, one binary label "
+         "per sequence. hmmlearn: `GaussianHMM(8, \"diag\", n_iter=20)` (its k-means "
+         "initialisation included, as in any fit; BLAS and OpenMP on one thread on "
+         "both sides); skseq: `IOHMMClassifier(n_states=8, "
+         "max_iter=20, tol=0, n_init=1, features=\"raw\")`, both solvers. Best of "
+         f"{max(1, args.repeat // 2)}, interleaved. Iterations run (lbfgs, em, "
+         f"hmmlearn): {fit['n_iter']}.")
+    emit()
+    emit(table(["hmmlearn fit (s)", "skseq lbfgs fit (s)", "skseq em fit (s)",
+                "hmmlearn / lbfgs", "em / lbfgs"],
+               [(_fmt(fit["hmmlearn"]), _fmt(fit["lbfgs"]), _fmt(fit["em"]),
+                 f"{fit['hmmlearn'] / fit['lbfgs']:.2f}",
+                 f"{fit['em'] / fit['lbfgs']:.2f}")]))
+    emit()
+    bars.append(Bar("GaussianHMM.fit / IOHMMClassifier.fit (lbfgs, 20 iterations)",
+                    fit["hmmlearn"] / fit["lbfgs"], 30, True, size,
+                    "the fused value-and-gradient pass (n=8) costs ~20-25 ms per "
+                    "evaluation on 50,000 steps, ~21 evaluations: the serial "
+                    "forward-backward chain with n^2 exp per step (section 1 of "
+                    "doc/results/fused.md)"))
+    bars.append(Bar("solver=\"em\" / solver=\"lbfgs\" (20 iterations)",
+                    fit["em"] / fit["lbfgs"], 1.5, False, size,
+                    "the GEM M-step's ~5 inner L-BFGS evaluations per iteration each "
+                    "recompute the (T, n, n) logits and their log-normaliser in NumPy "
+                    "(LinearSoftmaxObjective, ~20 ms each), and the E-step forms the "
+                    "(T, n, n) matrices unfused"))
+
+    thr = bench_fit_threads(args.repeat, scale)
+    n_seq, length, d = thr["shape"]
+    emit(f"Threads: the same lbfgs fit on {n_seq} x {length} x {d}, `n_jobs=1` "
+         "against `n_jobs=2` (BLAS on one thread in both). Cores obtained: CPU time "
+         "over wall time of one 2-thread fit (the speed-up cannot exceed it).")
+    emit()
+    emit(table(["n_jobs=1 (s)", "n_jobs=2 (s)", "speed-up", "cores obtained"],
+               [(_fmt(thr["1"]), _fmt(thr["2"]), f"{thr['1'] / thr['2']:.2f}",
+                 f"{thr['cores']:.2f}")]))
+    emit()
+    bars.append(Bar("fit n_jobs=1 / n_jobs=2", thr["1"] / thr["2"], 1.6, True,
+                    f"{n_seq} x {length} x {d}, n=8",
+                    f"the process obtained {thr['cores']:.2f} cores during the "
+                    "2-thread fit (the machine was shared): not measurable here"))
+
+    rows = bench_default_restarts(args.repeat)
+    emit("Restarts on small data: 30 one-step rows x 3 features; the default "
+         "estimator (`n_init=\"auto\"`: 50 restarts here, in lockstep) against "
+         "`n_init=1`. Dropped: restarts stopped early by the drop rule (their "
+         "objective is above the best by more than the margin).")
+    emit()
+    emit(table(["estimator", "restarts", "default fit (s)", "n_init=1 fit (s)",
+                "default / one", "iterations (best, one)", "dropped"],
+               [(name, k, _fmt(a), _fmt(b), f"{a / b:.2f}", f"{i}, {j}", dr)
+                for name, k, a, b, i, j, dr in rows]))
+    emit()
+    causes = {
+        "IOHMMRegressor": "the lockstep batch runs as long as its slowest restart "
+                          "(max_iter=200 here) and pays ~1 ms of Python per batched "
+                          "evaluation",
+        "HierarchicalIOHMM": "its transition family has no batched pass: each "
+                             "restart's gradient pass runs on its own in Python "
+                             "(_hierarchy.py gradient_pass, ~0.5 ms per restart "
+                             "and evaluation)",
+    }
+    for name, _, a, b, _, _, _ in rows:
+        bars.append(Bar(f"{name}() fit / n_init=1 fit", a / b, 5, False,
+                        "30 x 1 x 3", causes.get(name, "per-evaluation overhead")))
+
+    sc = bench_score_samples(args.repeat, scale)
+    n_seq, length, d = sc["shape"]
+    best_hmm = min(sc["log"], sc["scaling"])
+    emit(f"Scoring: {n_seq} sequences x {length} steps x {d} features, n=8: "
+         "`IOHMMClassifier.score_samples` (validation, per-step transition "
+         "matrices, forward pass) against `GaussianHMM.score` (both "
+         "implementations; the faster counts).")
+    emit()
+    emit(table(["skseq score_samples (s)", "hmmlearn score, log (s)",
+                "hmmlearn score, scaling (s)", "hmmlearn (best) / skseq"],
+               [(_fmt(sc["skseq"]), _fmt(sc["log"]), _fmt(sc["scaling"]),
+                 f"{best_hmm / sc['skseq']:.2f}")]))
+    emit()
+    bars.append(Bar("GaussianHMM.score / score_samples", best_hmm / sc["skseq"], 1.0,
+                    True, f"{n_seq} x {length} x {d}, n=8",
+                    "score_samples runs the fused pass (forward, backward and "
+                    "the unused gradient: there is no forward-only fused kernel)"))
+
+    if args.no_check_estimator:
+        emit("check_estimator: not timed (`--no-check-estimator`).")
+        emit()
+    else:
+        rows = bench_check_estimator()
+        emit("scikit-learn's `check_estimator` on every default estimator, one "
+             "after the other in this process (seconds; the slowest check).")
+        emit()
+        emit(table(["estimator", "seconds", "checks", "failed", "skipped",
+                    "slowest check (s)"],
+                   [(name, f"{t:.1f}", k, ", ".join(f) or "-", ", ".join(sk) or "-",
+                     f"{slow} ({ts:.1f})") for name, t, k, f, sk, slow, ts in rows]))
+        emit()
+        total = sum(r[1] for r in rows)
+        bars.append(Bar("check_estimator, all default estimators (s)", total, 180,
+                        False, "sklearn's data", "see the table of section 6"))
+        failed = [f"{name}: {', '.join(f)}" for name, _, _, f, _, _, _ in rows if f]
+        bars.append(Bar("check_estimator checks failed", len(failed), 0, False,
+                        "sklearn's data", "; ".join(failed)))
+
+    for n in (8, 32):
+        bars.append(Bar(f"kernels / hmmlearn, collection, n={n}",
+                        kernel_collection[n], 2, True, "section 1",
+                        "memory-bound on the shared machine"))
+        bars.append(Bar(f"kernels / hmmlearn, one long sequence, n={n}",
+                        kernel_single[n], 2, True, "section 1",
+                        "one long sequence streams T n^2 8 B of matrices from "
+                        "memory three times; hmmlearn keeps one matrix in cache"))
+    solver, n, peak, bar, ratio = memory_worst
+    bars.append(Bar("fit peak memory / (3 T n^2 8 B + data), worst case", ratio, 1.0,
+                    False, f"{solver}, n={n}", "see section 5"))
+    if "skipped" in iohmm:
+        bars.append(Bar("IOHMM package / skseq, one EM iteration", float("nan"), 100,
+                        True, "section 4", f"not measured: {iohmm['skipped']}"))
+    else:
+        ratio = (iohmm["set_data"] + iohmm["train"]) / iohmm["skseq_fit"]
+        bars.append(Bar("IOHMM package / skseq, one EM iteration", ratio, 100, True,
+                        "section 4", "timing noise on the shared machine"))
+    return bars
+
+
+def _bars_summary(bars, quick):
+    lines = ["## Issue 15 bars", ""]
+    if quick:
+        lines += ["**A `--quick` run: smaller data than the bars name (a tenth of the "
+                  "sequences, 100,000 memory steps); the sizes are in the table.**",
+                  ""]
+    lines.append("Every figure is a ratio of two timings (or sizes) from this run. "
+                 "The cause of a missed bar is what the profile of this code shows.")
+    lines.append("")
+    lines.append(table(["figure", "size", "measured", "bar", "status",
+                        "cause when missed"], [b.row() for b in bars]))
+    lines.append("")
+    return lines
 
 
 # -- report -------------------------------------------------------------------------
@@ -423,6 +712,10 @@ def main():
     parser.add_argument("--output", type=Path, default=OUTPUT)
     parser.add_argument("--memory-steps", type=int, default=1_000_000)
     parser.add_argument("--iohmm-worker", help=argparse.SUPPRESS)
+    parser.add_argument("--no-check-estimator", action="store_true",
+                        help="skip timing check_estimator (minutes)")
+    parser.add_argument("--write-quick", action="store_true",
+                        help="write the page even with --quick (it says so)")
     args = parser.parse_args()
     if args.iohmm_worker:
         iohmm_worker(args.iohmm_worker, args.repeat)
@@ -439,10 +732,12 @@ def main():
         out.append(text)
 
     command = "python benchmarks/bench_speed.py" + (" --quick" if args.quick else "")
+    if args.quick:
+        command += " --write-quick" if args.write_quick else ""
     emit("# Speed: skseq against hmmlearn and the IOHMM package")
     emit()
     emit(f"Generated by `{command}` (best of {args.repeat} interleaved runs, "
-         "wall-clock). Issue #7, DESIGN §4.")
+         "wall-clock). Issues #7 and #15, DESIGN §4.")
     emit()
     from skseq._compiled import recursions as _kernels
 
@@ -451,9 +746,11 @@ def main():
          f"numpy {env['numpy']}, scipy {env['scipy']}, scikit-learn "
          f"{env['scikit-learn']}, hmmlearn {env['hmmlearn']}, skseq {env['skseq']}.")
     emit()
+    header_end = len(out)
 
     # 1.
     rows = bench_kernels((2, 8, 32), args.repeat, scale)
+    kernel_single = {n: min(st, g) / h for n, _, h, st, g in rows}
     emit("## 1. Forward-backward kernels, one thread")
     emit()
     emit("One sequence of T steps. skseq: a transition matrix per step, the E-step "
@@ -473,6 +770,7 @@ def main():
     ))
     emit()
     rows = bench_kernels_collection((2, 8, 32), args.repeat, scale)
+    kernel_collection = {n: min(st, g) / h for n, _, _, h, st, g in rows}
     emit("The same kernels on a collection of sequences of 50-150 steps (the same "
          "total size): hmmlearn's three kernels called per sequence, as its `fit` "
          "calls them; skseq's one call on the packed sequences. A sequence's "
@@ -570,6 +868,7 @@ def main():
 
     # 5.
     rows = bench_memory_rows((2, 4, 8), memory_steps)
+    memory_worst = max(rows, key=lambda row: row[4])
     emit("## 5. Peak memory of fit")
     emit()
     emit(f"`benchmarks/bench_memory.py`: one sequence of {memory_steps} steps "
@@ -579,12 +878,26 @@ def main():
     emit(table(["solver", "n_states", "peak (MB)", "bar (MB)", "peak / bar"],
                [(s, n, f"{p:.1f}", f"{b:.1f}", f"{r:.2f}") for s, n, p, b, r in rows]))
     emit()
+    # 6. One BLAS / OpenMP thread on both sides, as in section 3 (hmmlearn's
+    # k-means otherwise spins OpenMP threads for seconds on a busy machine;
+    # skseq pins BLAS to one thread in fit anyway, its n_jobs threads are its own).
+    from sklearn.exceptions import ConvergenceWarning
+    from threadpoolctl import threadpool_limits
+
+    with warnings.catch_warnings(), threadpool_limits(limits=1):
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        bars = _issue15_sections(emit, args, scale, kernel_single,
+                                 kernel_collection, res, memory_worst)
     load_after = os.getloadavg()
     emit(f"Load average (1 min) {load_before[0]:.1f} before, {load_after[0]:.1f} "
          f"after; {time.perf_counter() - start:.0f} s in all.")
     emit()
     emit(NOTES)
-    if not args.quick:
+    # The bars of issue 15 go first, after the header.
+    summary = _bars_summary(bars, args.quick)
+    out[header_end:header_end] = summary
+    print("\n".join(summary))
+    if not args.quick or args.write_quick:
         args.output.write_text("\n".join(out) + "\n")
         print(f"\nwritten to {args.output}")
 

@@ -74,6 +74,21 @@ class EmissionFamily(ParametricFamily):
         z = linear_map(H, p["coef"].reshape(h, n * k)).reshape(-1, n, k)
         return add_bias_(z, p["intercept"])  # in place: a fresh product
 
+    def _affine_batch(self, thetas, U):
+        """The affine maps of R parameter sets of a linear layer, (R, len(U), n,
+        k), in a fresh array: one product for all restarts."""
+        p = self.unpack_batch(thetas)
+        R, (n, h, k) = thetas.shape[0], (self.n_states, self.layer.n_out,
+                                         self.n_outputs)
+        z = np.empty((R, U.shape[0], n, k))
+        if h:
+            H = self.layer.forward(None, U)
+            z.reshape(R, -1, n * k)[...] = linear_map(H, p["coef"].reshape(R, h, n * k))
+            z += p["intercept"][:, None]
+        else:
+            z[...] = p["intercept"][:, None]
+        return z
+
     def _affine_backward(self, p, U, G):
         """Gradients (name -> array) of the layer's blocks and ``coef`` given
         dL/d(affine map) = G (len(U), n, k); the intercept's is the caller's."""
@@ -150,21 +165,6 @@ class SoftmaxEmission(EmissionFamily):
         parameters)."""
         z = self._affine(self.unpack(theta), U)
         return z if z.flags.writeable else np.array(z, order="C")
-
-    def _affine_batch(self, thetas, U):
-        """The affine maps of R parameter sets of a linear layer, (R, len(U), n,
-        k), in a fresh array: one product for all restarts."""
-        p = self.unpack_batch(thetas)
-        R, (n, h, k) = thetas.shape[0], (self.n_states, self.layer.n_out,
-                                         self.n_classes)
-        z = np.empty((R, U.shape[0], n, k))
-        if h:
-            H = self.layer.forward(None, U)
-            z.reshape(R, -1, n * k)[...] = linear_map(H, p["coef"].reshape(R, h, n * k))
-            z += p["intercept"][:, None]
-        else:
-            z[...] = p["intercept"][:, None]
-        return z
 
     def log_prob_batch(self, thetas, U, y):
         if not self.layer.linear:
@@ -306,8 +306,8 @@ class GaussianEmission(EmissionFamily):
     def _variances(self, p):
         """Standardized variances, shape (n_states, n_outputs) (not full)."""
         var = np.exp(p["covariance"]) + self.floor
-        if self.covariance_type == "spherical":
-            var = np.repeat(var[:, None], self.n_outputs, axis=1)
+        if self.covariance_type == "spherical":  # (..., n) -> (..., n, k)
+            var = np.repeat(var[..., None], self.n_outputs, axis=-1)
         return var
 
     def _cholesky(self, p):
@@ -368,6 +368,49 @@ class GaussianEmission(EmissionFamily):
     def expected_log(self, theta, U, y, weights):
         return (np.vdot(weights, self.log_prob(theta, U, y)),
                 self.grad(theta, U, y, weights))
+
+    def _residuals_batch(self, thetas, U, y):
+        """Standardized residuals (R, len(U), n, k) and variances (R, n, k) of R
+        parameter sets (a linear layer, diagonal or spherical covariances)."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            r = (((y - self.y_mean) / self.y_scale)[None, :, None, :]
+                 - self._affine_batch(thetas, U))
+        return r, self._variances(self.unpack_batch(thetas))
+
+    def _batched(self):
+        return self.layer.linear and self.covariance_type != "full"
+
+    def log_prob_batch(self, thetas, U, y):
+        """:meth:`log_prob` of R parameter sets at once (the same formulas)."""
+        if not self._batched():
+            return super().log_prob_batch(thetas, U, y)
+        r, var = self._residuals_batch(thetas, U, y)
+        k = self.n_outputs
+        with np.errstate(over="ignore", invalid="ignore"):
+            maha = np.einsum("rmnk,rnk->rmn", r * r, 1.0 / var)
+            logdet = np.log(var).sum(axis=2)[:, None, :]
+            # the same operations in the same order as log_prob (the same bits)
+            return (-0.5 * (maha + logdet + k * np.log(2 * np.pi))
+                    - np.sum(np.log(self.y_scale)))
+
+    def grad_batch(self, thetas, U, y, weights):
+        """:meth:`grad` of R parameter sets at once (the same formulas)."""
+        if not self._batched():
+            return super().grad_batch(thetas, U, y, weights)
+        R, M = thetas.shape[0], U.shape[0]
+        n, h, k = self.n_states, self.layer.n_out, self.n_outputs
+        r, var = self._residuals_batch(thetas, U, y)
+        w = np.asarray(weights)[..., None]
+        g_mean = w * r / var[:, None]
+        g_var = 0.5 * (w * r * r / var[:, None] ** 2 - w / var[:, None]).sum(axis=1)
+        g_cov = g_var * (var - self.floor)  # d var / d log-variance parameter
+        if self.covariance_type == "spherical":
+            g_cov = g_cov.sum(axis=2)
+        grads = [g_mean.sum(axis=1).reshape(R, -1), g_cov.reshape(R, -1)]
+        if h:
+            H = self.layer.forward(None, U)
+            grads.insert(0, (H.T @ g_mean.reshape(R, M, n * k)).reshape(R, -1))
+        return np.concatenate(grads, axis=1)
 
     def moments(self, theta, U):
         """Per-state means (len(U), n, k) and covariances (n, k, k), units of y."""

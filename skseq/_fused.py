@@ -63,8 +63,9 @@ def _kernel_module():
     return _fused_fb
 
 
-# The kernel used below (tests swap it for the other build's).
+# The kernels used below (tests swap them for the other build's).
 linear_transition_fill = _kernel_module().linear_transition_fill
+linear_normalizer_fill = _kernel_module().linear_normalizer_fill
 
 
 class TransitionPass(NamedTuple):
@@ -284,3 +285,56 @@ def linear_transition_pass(family, startprob, coef, intercept, U, log_emit, offs
     prepared = LinearTransitionPass(family, U, offsets, n_states=n_states, mask=mask,
                                     weight=weight, n_jobs=n_jobs)
     return prepared(startprob, coef, intercept, log_emit)
+
+
+class LinearNormalizer:
+    """The part of the GEM M-step's objective that changes with θ, for state
+    networks whose logits are linear in θ, every transition allowed.
+
+    Q(θ) = sum_t,j,i xi_t[j, i] z_t[j, i] - sum_t,j rows[t, j] log sum_i exp
+    z_t[j, i] (paper 000, eq. 36): the first term is linear in θ, fixed during an
+    M-step; this computes the second and its gradient in one compiled pass over
+    blocks of steps (nothing of size T n^2 is formed).
+
+    Parameters
+    ----------
+    family : {"input", "additive"}
+        As :class:`LinearTransitionPass`.
+    U : ndarray of shape (n_steps, n_features)
+    rows : ndarray of shape (n_steps, n_states)
+        The row sums of the pairwise posteriors, gamma_{t-1} (0 at the first step
+        of a sequence).
+    """
+
+    def __init__(self, family, U, rows):
+        if family not in FAMILIES:
+            raise ValueError(f"family must be one of {sorted(FAMILIES)}, got "
+                             f"{family!r}.")
+        self.family = family
+        self.U = np.ascontiguousarray(U, dtype=np.float64)
+        self.rows = np.ascontiguousarray(rows, dtype=np.float64)
+        if (self.U.ndim != 2 or self.rows.ndim != 2
+                or self.rows.shape[0] != self.U.shape[0]):
+            raise ValueError(f"U {self.U.shape} and rows {self.rows.shape} must be "
+                             "(n_steps, n_features) and (n_steps, n_states).")
+
+    def __call__(self, coef, intercept):
+        """sum_t,j rows[t, j] logsumexp_i z_t[j, i] and its gradient with respect
+        to ``coef`` and ``intercept`` (arrays of their shapes)."""
+        d, n = self.U.shape[1], self.rows.shape[1]
+        width = n * n if self.family == "input" else n
+        coef = np.ascontiguousarray(coef, dtype=np.float64)
+        intercept = np.ascontiguousarray(intercept, dtype=np.float64)
+        if coef.size != d * width or intercept.shape != (n, n):
+            raise ValueError(f"coef {coef.shape} or intercept {intercept.shape} do "
+                             f"not fit n_states={n}, n_features={d}.")
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            # as in LinearTransitionPass: inputs within u_limit cannot overflow
+            bound = np.abs(coef).reshape(d, -1).max(axis=1, initial=0.0).sum()
+            u_limit = _SAFE_LOGIT_BOUND / bound
+        grad_coef = np.empty(d * width)
+        grad_intercept = np.empty(n * n)
+        value = linear_normalizer_fill(FAMILIES[self.family], coef.ravel(),
+                                       intercept.ravel(), self.U, self.rows,
+                                       float(u_limit), grad_coef, grad_intercept)
+        return value, grad_coef.reshape(coef.shape), grad_intercept.reshape(n, n)

@@ -943,3 +943,142 @@ def linear_transition_fill(
         free(w.rows)
         free(w.lanes)
         free(maskd)
+
+
+# -- The GEM M-step's log-normaliser ----------------------------------------------------
+# The M-step maximises Q(theta) = sum_t,j,i xi_t[j, i] z_t[j, i]
+#                                 - sum_t,j rows_t[j] log sum_i exp z_t[j, i]
+# (paper 000, eq. 36; rows_t[j] = sum_i xi_t[j, i] = gamma_{t-1, j}). For logits
+# linear in theta the first term and its gradient are fixed during an M-step; the
+# second is what each of its evaluations needs: its value and the gradient
+# sum_t rows_t[j] softmax(z_t[j]) pushed into the parameters. Here it is formed a
+# block of steps at a time, the logits and exponentials never leaving the cache.
+
+cdef double _normalizer_block(
+    const Net* net, Py_ssize_t t0, Py_ssize_t nb,
+    const double* rows,             # IN (nb, n) weights of the rows of each step
+    double* Z,                      # scratch (nb, n, n): logits, then the gradient
+                                    #    rows_t[j] softmax(z_t[j]) (OUT)
+    double* ea,                     # scratch (nb * n,)
+) noexcept nogil:
+    """sum_b,j rows[b, j] logsumexp(z_b[j]) over the block; Z <- its gradient with
+    respect to the logits."""
+    cdef Py_ssize_t n = net.n, nn = net.nn
+    cdef Py_ssize_t b, j, i, q
+    cdef double* z
+    cdef double x, top, s, value = 0.0, wide = 0.0
+    if net.family == FAMILY_INPUT:
+        _linear_rows(net, t0, nb, net.intercept, Z)
+    else:
+        # z_t[j, i] = a_t[i] + B[j, i], a_t = u_t @ V (saturated where needed)
+        _linear_rows(net, t0, nb, net.zeros, ea)
+        for b in range(nb):
+            for j in range(n):
+                for i in range(n):
+                    Z[b * nn + j * n + i] = ea[b * n + i] + net.intercept[j * n + i]
+    # Unshifted exp in one vectorised pass when every logit is within +-690
+    # (the common case); else each row shifted by its maximum.
+    for q in range(nb * nn):
+        x = Z[q]
+        wide += 0.0 if fabs(x) <= _EXP_SAFE else 1.0
+        Z[q] = skseq_exp(x)
+    if wide != 0.0:  # redo the logits, to shift them
+        if net.family == FAMILY_INPUT:
+            _linear_rows(net, t0, nb, net.intercept, Z)
+        else:
+            for b in range(nb):
+                for j in range(n):
+                    for i in range(n):
+                        Z[b * nn + j * n + i] = (ea[b * n + i]
+                                                 + net.intercept[j * n + i])
+    if wide == 0.0:
+        for q in range(nb * n):
+            z = Z + q * n
+            s = 0.0
+            for i in range(n):
+                s += z[i]
+            ea[q] = s
+        for q in range(nb * n):
+            value += rows[q] * log(ea[q])
+            ea[q] = rows[q] / ea[q]
+    else:
+        for q in range(nb * n):
+            z = Z + q * n
+            top = z[0]
+            for i in range(1, n):
+                top = z[i] if z[i] > top else top
+            s = 0.0
+            for i in range(n):
+                z[i] = skseq_exp(z[i] - top)
+                s += z[i]
+            value += rows[q] * (top + log(s))
+            ea[q] = rows[q] / s
+    for q in range(nb * n):
+        z = Z + q * n
+        x = ea[q]
+        for i in range(n):
+            z[i] *= x
+    return value
+
+
+def linear_normalizer_fill(
+    int family,                              # IN 0 input, 1 additive
+    const double[::1] coef,                  # IN (d * n * n) input, (d * n) additive
+    const double[::1] intercept,             # IN (n * n)
+    const double[:, ::1] U,                  # IN (T, d)
+    const double[:, ::1] rows,               # IN (T, n) row weights (gamma_{t-1})
+    double u_limit,                          # IN inputs beyond +-this may overflow
+                                             #    the logits
+    double[::1] grad_coef,                   # OUT (d * width)
+    double[::1] grad_intercept,              # OUT (n * n)
+):
+    """Return sum_t,j rows[t, j] log sum_i exp z_t[j, i] and fill its gradient with
+    respect to the state networks' parameters (every transition allowed).
+    Releases the GIL."""
+    cdef Py_ssize_t n = rows.shape[1]
+    cdef Py_ssize_t T = U.shape[0], d = U.shape[1]
+    cdef Py_ssize_t nn = n * n
+    cdef Py_ssize_t width = nn if family == FAMILY_INPUT else n
+    cdef Py_ssize_t block = block_steps(n), t0, nb
+    cdef double value = 0.0
+    cdef Net net
+    cdef double* Z = NULL
+    cdef double* ea = NULL
+    cdef double* zeros = NULL
+    cdef double* gc = NULL
+    net.family = family
+    net.n = n
+    net.d = d
+    net.nn = nn
+    net.width = width
+    net.U = &U[0, 0] if T > 0 and d > 0 else NULL
+    net.coef = &coef[0] if coef.shape[0] > 0 else NULL
+    net.intercept = &intercept[0]
+    net.u_limit = u_limit
+    net.dense = True
+    with nogil:
+        Z = <double*> malloc(block * nn * sizeof(double))
+        ea = <double*> malloc(block * n * sizeof(double))
+        zeros = <double*> malloc(width * sizeof(double))
+        if Z == NULL or ea == NULL or zeros == NULL:
+            free(Z)
+            free(ea)
+            free(zeros)
+            with gil:
+                raise MemoryError()
+        memset(zeros, 0, width * sizeof(double))
+        net.zeros = zeros
+        if d > 0:
+            memset(&grad_coef[0], 0, d * width * sizeof(double))
+            gc = &grad_coef[0]
+        memset(&grad_intercept[0], 0, nn * sizeof(double))
+        t0 = 0
+        while t0 < T:
+            nb = min(block, T - t0)
+            value += _normalizer_block(&net, t0, nb, &rows[t0, 0], Z, ea)
+            _accumulate_block(&net, t0, nb, Z, gc, &grad_intercept[0])
+            t0 += nb
+        free(Z)
+        free(ea)
+        free(zeros)
+    return value

@@ -32,6 +32,7 @@ and fills the hooks:
 """
 
 import hashlib
+import math
 import numbers
 import time
 from typing import NamedTuple
@@ -46,7 +47,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._emissions import inverse_cdf
 from ._inference import Chain, one_blas_thread, viterbi
 from ._layers import LAYERS
-from ._lbfgs import MAX_ITER, minimize_batch
+from ._lbfgs import CONVERGED, DROPPED, LINE_SEARCH_FAILED, minimize_batch
 from ._representation import REPRESENTATIONS, resolve
 from ._restarts import run_restarts, warn_not_converged
 from ._transitions import TRANSITIONS
@@ -63,6 +64,12 @@ from ._validation import (
 _AUTO_RESTART_STEPS = 100_000
 # lbfgs restarts in lockstep hold at most about this much together.
 _LOCKSTEP_BYTES = 1 << 28
+# Drop rule of lockstep restarts (skseq._lbfgs): from this many iterations on,
+# over a window of as many, a restart that even at its recent pace cannot come
+# within _DROP_MARGIN (relative) of the best restart in its remaining iterations
+# stops.
+_DROP_AFTER = 10
+_DROP_MARGIN = 1e-3
 
 
 
@@ -112,6 +119,26 @@ def _fixed_startprob(startprob, n_states):
     if not np.isfinite(p).all() or (p < 0).any() or not np.isclose(p.sum(), 1.0):
         raise ValueError("startprob must be non-negative and sum to 1.")
     return p / p.sum()
+
+
+def _row_dots(a, b):
+    """a_r . b_r for every row of ``a`` (``b`` broadcast to it), a scalar for a
+    vector, each sum correctly rounded (``math.fsum``): the value of one
+    parameter set then has the same bits whatever the other rows of a batch
+    (NumPy's and BLAS's sums group their terms by the row's memory alignment)."""
+    products = a * b
+    if products.ndim == 1:
+        return _fsum(products)
+    return np.array([_fsum(row) for row in products])
+
+
+def _fsum(values):
+    """math.fsum, or NumPy's sum where fsum refuses (an overflowing partial sum,
+    or inf - inf: the caller then sees inf or NaN, as from NumPy)."""
+    try:
+        return math.fsum(values)
+    except (OverflowError, ValueError):
+        return float(np.sum(values))
 
 
 class _Problem:
@@ -186,10 +213,11 @@ class _Problem:
 
     def penalty(self, theta):
         w = theta[..., self.penalised]
-        return 0.5 * self.alpha * np.sum(w * w, axis=-1) / self.total_weight
+        return 0.5 * self.alpha * _row_dots(w, w) / self.total_weight
 
     def objective(self, loglik, theta):
-        return -(loglik @ self.weight) / self.total_weight + self.penalty(theta)
+        return (-_row_dots(loglik, self.weight) / self.total_weight
+                + self.penalty(theta))
 
     def _weighted(self, per_target):
         """Per-target rows (along the axis after a batch's) times the target
@@ -669,16 +697,25 @@ class BaseIOHMM(BaseEstimator):
         def callback(r, value):
             times[r].append(time.perf_counter() - start)
 
+        # Several restarts together: the hopeless ones stop early (the drop rule
+        # of skseq._lbfgs with _DROP_AFTER and _DROP_MARGIN). A dropped restart
+        # ends above the final best by more than the margin, so it never wins;
+        # its objective is still recorded (init_objectives_).
+        drop_after = _DROP_AFTER if thetas0.shape[0] > 1 else None
         res = minimize_batch(problem.values_and_grads, thetas0, max_iter=self.max_iter,
-                             ftol=self.tol, gtol=self.tol, callback=callback)
+                             ftol=self.tol, gtol=self.tol, callback=callback,
+                             drop_after=drop_after, drop_margin=_DROP_MARGIN)
         results = []
         for r in range(thetas0.shape[0]):
             if self.verbose >= 2:
                 self._print_iterations(res.curves[r], times[r])
             # A failed line search happens at the optimum to machine precision
-            # (as scipy's status 2): only hitting max_iter is a failure.
+            # (as scipy's status 2): only hitting max_iter (or being dropped) is
+            # a failure.
             results.append({"theta": res.x[r], "n_iter": int(res.nit[r]),
-                            "converged": bool(res.status[r] != MAX_ITER),
+                            "converged": bool(res.status[r] in (CONVERGED,
+                                                                LINE_SEARCH_FAILED)),
+                            "dropped": bool(res.status[r] == DROPPED),
                             "objective": float(res.fun[r]), "curve": res.curves[r]})
         return results
 
@@ -851,7 +888,15 @@ class BaseIOHMM(BaseEstimator):
         model = self._fitted_model()
         U, U_targets = self._inputs(seqs, targets.steps)
         log_emit = self._log_emissions(U.shape[0], U_targets, model, targets)
-        return self._forward(seqs, U, model, log_emit).loglik, len(targets.steps)
+        if getattr(model.transition, "_fused_kind", None) is not None:
+            # the fused pass: no (n_steps, n, n) matrices (skseq._fused)
+            passes = model.transition.gradient_passes(U, model.mask, seqs.offsets,
+                                                      n_jobs=self.n_jobs)
+            loglik = passes.logliks(model.theta_t[None], model.startprob[None],
+                                    log_emit[None])[0]
+        else:
+            loglik = self._forward(seqs, U, model, log_emit).loglik
+        return loglik, len(targets.steps)
 
     def aic(self, X, y):
         """Akaike information criterion, -2 log P(y | u) + 2 p.

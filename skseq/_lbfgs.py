@@ -308,16 +308,11 @@ def _minimize_batch(fun, x0, max_iter, ftol, gtol, memory, max_ls, drop_after,
         accepted = np.where(done, step, np.nan)
         searches, seen = {}, {}
 
-        def finish(k, ls):
-            if ls.accepted is not None:
-                accepted[k] = ls.accepted
-                f_new[k], g_new[k] = seen[k][ls.accepted]
-
         for k in np.flatnonzero(~done):
             ls = _LineSearch(f[active[k]], slope[k], step[k], max_ls)
             seen[k] = {step[k]: (f_new[k], g_new[k].copy())}
             if ls.update(f_new[k], slope_new[k]):
-                finish(k, ls)
+                _finish(k, ls, seen, accepted, f_new, g_new)
             else:
                 searches[k] = ls
         while searches:
@@ -329,7 +324,7 @@ def _minimize_batch(fun, x0, max_iter, ftol, gtol, memory, max_ls, drop_after,
                 ls = searches[k]
                 seen[k][ls.trial] = (fv[q], gv[q])
                 if ls.update(fv[q], _rowdot(gv[q], d[k])):
-                    finish(k, ls)
+                    _finish(k, ls, seen, accepted, f_new, g_new)
                     del searches[k]
         failed = np.isnan(accepted)
         status[active[failed]] = LINE_SEARCH_FAILED
@@ -365,6 +360,14 @@ def _minimize_batch(fun, x0, max_iter, ftol, gtol, memory, max_ls, drop_after,
                            drop_margin)
     return BatchResult(x=x, fun=f, grad=g, nit=nit, nfev=nfev, status=status,
                        curves=curves, n_calls=n_calls)
+
+
+def _finish(k, ls, seen, accepted, f_new, g_new):
+    """Record the step a finished line search of active row k accepted (if any)
+    with its value and gradient."""
+    if ls.accepted is not None:
+        accepted[k] = ls.accepted
+        f_new[k], g_new[k] = seen[k][ls.accepted]
 
 
 def _drop_hopeless(f, f_start, curves, status, nit, max_iter, window, margin):

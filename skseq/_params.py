@@ -53,24 +53,30 @@ class ParametricFamily:
     def n_params(self):
         return sum(int(np.prod(shape)) for _, shape, _ in self._blocks())
 
+    def _layout(self):
+        """(name, start, stop, shape) of every block, worked out once (a
+        family's blocks are fixed at construction; the solvers unpack at every
+        evaluation)."""
+        layout = self.__dict__.get("_layout_cache")
+        if layout is None:
+            layout, start = [], 0
+            for name, shape, _ in self._blocks():
+                stop = start + int(np.prod(shape))
+                layout.append((name, start, stop, tuple(shape)))
+                start = stop
+            self._layout_cache = layout
+        return layout
+
     def unpack(self, theta):
         """Named views (not copies) of the flat vector."""
-        out, start = {}, 0
-        for name, shape, _ in self._blocks():
-            size = int(np.prod(shape))
-            out[name] = theta[start : start + size].reshape(shape)
-            start += size
-        return out
+        return {name: theta[a:b].reshape(shape)
+                for name, a, b, shape in self._layout()}
 
     def unpack_batch(self, thetas):
         """Named views of R flat vectors (R, n_params): each block (R, *shape)."""
-        out, start = {}, 0
         R = thetas.shape[0]
-        for name, shape, _ in self._blocks():
-            size = int(np.prod(shape))
-            out[name] = thetas[:, start : start + size].reshape(R, *shape)
-            start += size
-        return out
+        return {name: thetas[:, a:b].reshape(R, *shape)
+                for name, a, b, shape in self._layout()}
 
     def pack(self, values):
         """Flat vector from named arrays (checks their shapes)."""

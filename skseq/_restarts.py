@@ -33,10 +33,12 @@ def run_restarts(attempts, n_init, *, verbose=0, stop=None):
     ----------
     attempts : iterable of dict
         One result per start. A result has ``objective`` (lower is better; a
-        tuple is compared lexicographically), ``converged`` and ``n_iter``, and
+        tuple is compared lexicographically), ``converged`` and ``n_iter``,
         ``diverged`` if the start overflowed (a non-finite objective counts as
-        diverged too). Results are consumed one by one, so a generator runs a
-        start only when the driver asks for it.
+        diverged too) and ``dropped`` if the solver stopped it early as hopeless
+        (its objective is recorded; it cannot be the best). Results are
+        consumed one by one, so a generator runs a start only when the driver
+        asks for it.
     n_init : int
         Number of starts announced (for the progress lines "k/N").
     verbose : int, default=0
@@ -71,6 +73,9 @@ def run_restarts(attempts, n_init, *, verbose=0, stop=None):
         if verbose:
             if diverged:
                 status = "diverged (dropped)"
+            elif result.get("dropped"):
+                status = (f"objective {_fmt(result['objective'])}, stopped after "
+                          f"{result['n_iter']} iterations (could not catch up)")
             else:
                 state = "converged" if result["converged"] else "did not converge"
                 status = (f"objective {_fmt(result['objective'])}, {state} after "

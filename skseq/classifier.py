@@ -130,7 +130,9 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         Restarts alternate small random weights and near-permutation transitions.
         ``"auto"``: 50 for small problems (up to 2,000 steps in all), about
         100,000 / n_steps for larger ones, at least 5 — local optima decide the
-        result on small data, where restarts are cheap.
+        result on small data, where restarts are cheap. With ``solver="lbfgs"``
+        the restarts advance in lockstep and hopeless ones stop early (user
+        guide, "Restarts").
     max_iter : int, default=200
         Maximum number of L-BFGS iterations (lbfgs) or EM iterations (em).
     tol : float, default=1e-5
@@ -222,7 +224,7 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         Number of initialisations run.
     init_objectives_ : ndarray of shape (n_init_,)
         The final objective of every initialisation, in order (NaN where one
-        diverged and was dropped).
+        diverged; for one stopped early as hopeless, its objective at the stop).
     step_level_ : bool
         Whether the model was fitted on step-level labels (``predict`` then
         returns a label for every step).

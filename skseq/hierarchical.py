@@ -169,7 +169,7 @@ class HierarchicalIOHMM(BaseIOHMM):
         Number of initialisations run.
     init_objectives_ : ndarray of shape (n_init_,)
         The final objective of every initialisation, in order (NaN where one
-        diverged and was dropped).
+        diverged; for one stopped early as hopeless, its objective at the stop).
     step_level_ : bool
         Whether the model was fitted on step-level targets.
 

@@ -38,6 +38,7 @@ def kernel_build(request, monkeypatch):
         pytest.skip(f"this CPU cannot run {request.param}")
     module = importlib.import_module(f"skseq.{request.param}")
     monkeypatch.setattr(fused, "linear_transition_fill", module.linear_transition_fill)
+    monkeypatch.setattr(fused, "linear_normalizer_fill", module.linear_normalizer_fill)
     return request.param
 
 
@@ -434,3 +435,117 @@ def test_a_nonlinear_layer_takes_the_generic_pass():
                                 Chain(np.full(2, 0.5), np.zeros((4, 2)),
                                       np.array([0, 4])))
     assert post.xi is not None
+
+
+# -- the GEM M-step's log-normaliser (LinearNormalizer) ------------------------------
+def _direct_normalizer(family, coef, intercept, U, rows):
+    """sum_t,j rows[t, j] logsumexp_i z_t[j, i] and its gradient, step by step."""
+    from scipy.special import logsumexp, softmax
+
+    n = intercept.shape[0]
+    value, g_coef, g_b = 0.0, np.zeros_like(coef), np.zeros_like(intercept)
+    for u, r in zip(U, rows, strict=True):
+        if family == "input":
+            z = np.einsum("k,kji->ji", u, coef) + intercept
+        else:
+            z = (u @ coef)[None, :] + intercept
+        value += r @ logsumexp(z, axis=1)
+        G = r[:, None] * softmax(z, axis=1)  # d value / d z
+        g_b += G
+        g_coef += (np.einsum("k,ji->kji", u, G) if family == "input"
+                   else np.outer(u, G.sum(axis=0)))
+    assert g_coef.shape == coef.shape and n == rows.shape[1]
+    return value, g_coef, g_b
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("scale", [1.0, 400.0])  # 400: logits beyond +-690, shifted
+def test_normalizer_matches_a_direct_computation(family, scale):
+    rng = np.random.default_rng(11)
+    n, d = 3, 2
+    # more steps than one block of the kernel (block_steps(3) = 14,563)
+    T = fused._kernel_module().block_steps(n) + 37
+    U = rng.normal(size=(T, d))
+    rows = rng.random((T, n))
+    coef = scale * rng.normal(size=(d, n, n) if family == "input" else (d, n))
+    intercept = rng.normal(size=(n, n))
+    value, g_coef, g_b = fused.LinearNormalizer(family, U, rows)(coef, intercept)
+    ref = _direct_normalizer(family, coef, intercept, U[:200], rows[:200])
+    head = fused.LinearNormalizer(family, U[:200], rows[:200])(coef, intercept)
+    assert_allclose(head[0], ref[0], rtol=1e-12)
+    assert_allclose(head[1], ref[1], rtol=1e-10, atol=1e-10)
+    assert_allclose(head[2], ref[2], rtol=1e-10, atol=1e-10)
+    # the whole data set (several blocks): the sum of its two halves
+    cut = T // 2
+    parts = [fused.LinearNormalizer(family, U[a:b], rows[a:b])(coef, intercept)
+             for a, b in ((0, cut), (cut, T))]
+    assert_allclose(value, parts[0][0] + parts[1][0], rtol=1e-12)
+    assert_allclose(g_coef, parts[0][1] + parts[1][1], rtol=1e-10)
+    assert_allclose(g_b, parts[0][2] + parts[1][2], rtol=1e-10)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_normalizer_gradient_matches_finite_differences(family):
+    rng = np.random.default_rng(12)
+    n, d, T = 3, 2, 40
+    U, rows = rng.normal(size=(T, d)), rng.random((T, n))
+    coef = rng.normal(size=(d, n, n) if family == "input" else (d, n))
+    intercept = rng.normal(size=(n, n))
+    norm = fused.LinearNormalizer(family, U, rows)
+    _, g_coef, g_b = norm(coef, intercept)
+    theta = np.concatenate([coef.ravel(), intercept.ravel()])
+
+    def f(th):
+        return norm(th[: coef.size].reshape(coef.shape),
+                    th[coef.size :].reshape(n, n))[0]
+
+    eps = 1e-6
+    fd = [(f(theta + eps * e) - f(theta - eps * e)) / (2 * eps)
+          for e in np.eye(theta.size)]
+    assert_allclose(np.concatenate([g_coef.ravel(), g_b.ravel()]), fd, rtol=1e-7,
+                    atol=1e-7)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_m_step_objective_through_the_kernel_equals_the_pairwise_one(family):
+    """The M-step objective of the fused families (the linear part from xi once,
+    the normaliser through the kernel) against sum xi log A computed from xi
+    directly (TransitionFamily.expected_log, no sharing)."""
+    from skseq._transitions import LinearSoftmaxObjective, SoftmaxTransitions
+
+    rng = np.random.default_rng(13)
+    n, d, T = 4, 3, 300
+    fam = FAMILIES[family](n, d)
+    U = rng.normal(size=(T, d))
+    xi = rng.random((T, n, n))
+    theta = fam.init(rng, 1.0) + rng.normal(size=fam.n_params)
+    objective = LinearSoftmaxObjective(fam, U, xi)
+    assert objective.fused is not None
+    value, grad = objective(theta)
+    ref_value, ref_grad = SoftmaxTransitions.expected_log(fam, theta, U, xi.copy(),
+                                                          None)
+    assert_allclose(value, ref_value, rtol=1e-12)
+    assert_allclose(grad, ref_grad, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("transition", ["input", "additive"])
+@pytest.mark.parametrize("topology", ["ergodic", "left-right"])
+def test_score_samples_through_the_kernel_equal_the_forward_pass(transition,
+                                                                  topology):
+    """score_samples takes the fused pass for these families; the unfused
+    forward recursion over the (T, n, n) matrices gives the same values."""
+    from skseq import IOHMMClassifier
+
+    rng = np.random.default_rng(14)
+    X = [rng.normal(size=(int(rng.integers(1, 12)), 2)) for _ in range(25)]
+    y = [int(x[-1, 0] > 0) for x in X]
+    clf = IOHMMClassifier(n_states=3, transition=transition, topology=topology,
+                          features="raw", n_init=1, max_iter=15,
+                          random_state=0).fit(X, y)
+    seqs = clf._checked(X)
+    targets = clf._outputs.encode_targets(clf, y, seqs, reset=False)
+    model = clf._fitted_model()
+    U, U_targets = clf._inputs(seqs, targets.steps)
+    log_emit = clf._log_emissions(U.shape[0], U_targets, model, targets)
+    forward = clf._forward(seqs, U, model, log_emit).loglik
+    assert_allclose(clf.score_samples(X, y), forward, rtol=1e-10, atol=1e-12)
