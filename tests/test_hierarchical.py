@@ -83,7 +83,7 @@ def test_factored_transition_equals_the_product_of_level_factors(
         level_states, timescales, learn):
     rng = np.random.default_rng(0)
     family = HierarchicalTransitions(level_states, 2, timescales, learn)
-    theta = family.init(rng, 1.0, permutation=True)
+    theta = family.init(rng, 1.0, start="permutation")
     U = rng.normal(size=(4, 2))
     A = family.probs(theta, U)
     assert_allclose(A, _brute_force_transitions(family, theta, U), rtol=1e-12)
