@@ -152,9 +152,11 @@ def iohmm(model, seed):
         aligned = model == "IOHMM aligned"
         mask = aligned_topology() if aligned else two_sequence_topology()
         return IOHMMClassifier(7, topology=mask, startprob=np.eye(7)[0],
-                               emission="state", random_state=seed,
+                               features="raw", emission="state", random_state=seed,
                                **({} if model.endswith("shipped") else em))
-    return IOHMMClassifier(2, emission="state", random_state=seed,
+    # features="raw": the papers' model reads the inputs as they are (the
+    # default on real-valued series is the shape representation)
+    return IOHMMClassifier(2, features="raw", emission="state", random_state=seed,
                            **({} if model.endswith("shipped") else em))
 
 
