@@ -120,13 +120,22 @@ class HierarchicalTransitions(TransitionFamily):
         and each feature's weights) ``3 * scale`` on a random permutation of the
         level's values; ``"hold"`` gives every value of a level but the first
         :data:`~skseq._transitions.HOLD_LOGIT` on its stay logit, under every
-        parent value (the estimator then starts every level in its first value).
+        parent value (the estimator then starts every level in its first
+        value), and learned time scales start at 1 instead of ``timescales``.
         """
         theta = rng.normal(scale=scale, size=self.n_params)
         p = self.unpack(theta)
         if self.learn_timescales:
+            # A hold start keeps memory in the networks' stay logits; a slow
+            # persistence would also keep the reading value and delay the
+            # reading (measured: from time scales (10, 1) the (3, 2) hierarchy
+            # found the 2-sequence reader in 1-2 hold starts of 10, from (1, 1)
+            # in 5-7; doc/results/long_memory.md), so learned time scales
+            # start at 1 there.
+            start_scales = (np.ones(self.n_levels) if start == "hold"
+                            else self.timescales)
             p["persistence_logit"][:] = np.maximum(
-                _timescale_logit(self.timescales), _MIN_INIT_LOGIT)
+                _timescale_logit(start_scales), _MIN_INIT_LOGIT)
         for s, n in enumerate(self.level_states):
             if start == "permutation":
                 for block in (p[f"coef{s}"], p[f"intercept{s}"]):

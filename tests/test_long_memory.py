@@ -91,6 +91,11 @@ def test_hold_start_of_the_hierarchy_under_every_parent_value():
                     for i in range(n):
                         want = HOLD_LOGIT if i == j and j > 0 else 0.0
                         assert added[j, k, i] == pytest.approx(want, abs=1e-12)
+        elif key == "persistence_logit":
+            # learned time scales start at (10, 1), and at 1 with a hold start:
+            # logit(w) = log(timescale - 1), kept >= log(0.01)
+            assert_allclose(random[key], [np.log(9.0), np.log(0.01)], rtol=1e-12)
+            assert_allclose(hold[key], [np.log(0.01), np.log(0.01)], rtol=1e-12)
         else:
             assert_allclose(added, 0.0, atol=1e-12)
     # a held value of the slow level stays with probability >= 0.998 at zero
@@ -137,9 +142,15 @@ def test_regressor_recovers_a_toggle():
     assert max(agree, 1 - agree) > 0.97
 
 
-def test_hierarchy_with_hold_starts_reads_the_first_steps():
-    # 3 pattern steps then 30-40 steps of noise of the same range: a slow level
+@pytest.mark.parametrize("data_seed", [0, 3])
+def test_hierarchy_with_hold_starts_reads_the_first_steps(data_seed):
+    # 3 pattern steps then 47-57 steps of noise of the same range: the model
     # must read the pattern and keep it (the long-memory problem, small)
-    X, y = make_two_sequence(100, max_length=43, min_length=33, random_state=1)
-    clf = HierarchicalIOHMM((3, 2), n_init=3, random_state=0).fit(X[:40], y[:40])
-    assert clf.score(X[40:], y[40:]) >= 0.95
+    X, y = make_two_sequence(240, max_length=60, min_length=50,
+                             random_state=data_seed)
+    kw = dict(n_init=2, random_state=0)
+    default = HierarchicalIOHMM((3, 2), **kw).fit(X[:40], y[:40])
+    assert default.score(X[40:], y[40:]) >= 0.95
+    # random starts diffuse the state and fit the noise instead
+    random = HierarchicalIOHMM((3, 2), init="random", **kw).fit(X[:40], y[:40])
+    assert random.score(X[40:], y[40:]) < 0.7
