@@ -60,18 +60,20 @@ N_TRAIN, N_TEST = 60, 500
 MODELS = {
     "HierarchicalIOHMM((3, 2)) (defaults)":
         lambda seed: HierarchicalIOHMM((3, 2), random_state=seed),
+    "HierarchicalIOHMM((3, 3)) (defaults)":
+        lambda seed: HierarchicalIOHMM((3, 3), random_state=seed),
     "HierarchicalIOHMM((3, 2)), previous defaults":
         lambda seed: HierarchicalIOHMM((3, 2), learn_timescales=False,
                                        init=["random", "permutation"],
                                        random_state=seed),
     "one slow level: HierarchicalIOHMM((3,), timescales=(300,))":
         lambda seed: HierarchicalIOHMM((3,), timescales=(300,), random_state=seed),
-    "one level of 6: HierarchicalIOHMM((6,), timescales=(10,))":
-        lambda seed: HierarchicalIOHMM((6,), timescales=(10,), random_state=seed),
     "flat IOHMMClassifier(6, features='raw')":
         lambda seed: IOHMMClassifier(6, features="raw", random_state=seed),
     "flat IOHMMClassifier(6, features='raw', init='hold')":
         lambda seed: IOHMMClassifier(6, features="raw", init="hold", random_state=seed),
+    "flat IOHMMClassifier(9, features='raw')":
+        lambda seed: IOHMMClassifier(9, features="raw", random_state=seed),
 }
 
 
@@ -229,7 +231,7 @@ def main():
     warnings.simplefilter("ignore", ConvergenceWarning)
     if args.quick:
         args.seeds = 2
-        for name in list(MODELS)[1:-2]:
+        for name in list(MODELS)[1:-3]:
             del MODELS[name]
     start = time.perf_counter()
     seeds = range(args.seeds)
