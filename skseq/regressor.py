@@ -79,13 +79,10 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         negative log-likelihood plus penalty).
     init : {"auto", "random", "permutation", "hold"} or list of them, \
             default="auto"
-        The starting points of the restarts, restart k from the k-th entry of
-        the list (cycled): small random weights (``"random"``), transitions
-        pushed toward a random permutation of the states (``"permutation"``), or
-        a chain that starts in its first state, whose network reads the input,
-        while every other state is pushed to keep its value (``"hold"``, a stay
-        logit of 7; for long memory, see :ref:`long_memory`). ``"auto"`` cycles
-        through ``["random", "permutation"]``.
+        The starting points of the restarts, as in :class:`IOHMMClassifier`;
+        ``"auto"`` cycles through ``["random", "permutation"]``. A regime
+        switched by a rare input event and kept for long: try ``"hold"``
+        (:ref:`long_memory`).
     init_scale : float, default=1.0
         Standard deviation of the random initial weights.
     random_state : int, RandomState instance or None, default=None
