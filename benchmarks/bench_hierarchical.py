@@ -73,8 +73,8 @@ LONG_MODELS = ("slow level, learned time scale", "flat IOHMMClassifier")
 
 
 def long_model(name, fold, n_init):
-    kw = dict(emission="state", n_init=n_init, tol=1e-8, max_iter=300,
-              random_state=fold)
+    kw = dict(features="raw", emission="state", n_init=n_init, tol=1e-8,
+              max_iter=300, random_state=fold)
     if name == LONG_MODELS[0]:
         return HierarchicalIOHMM((3,), timescales=(300,), learn_timescales=True, **kw)
     return IOHMMClassifier(3, **kw)

@@ -126,9 +126,16 @@ class DetPenaltyIOHMM(IOHMMClassifier):
         self._learned = False
         return super().fit(X, y)
 
-    def _solve_lbfgs(self, problem, theta0):
+    def _solve_lbfgs(self, problem, thetas0):
+        # one start at a time (not in lockstep), so that a perfect fit stops
+        # the remaining ones
+        return [self._solve_one(problem, theta0) for theta0 in thetas0]
+
+    def _solve_one(self, problem, theta0):
         if self._learned:  # an earlier start fits the training set: skip
-            return {"objective": np.inf}
+            # (an infinite objective: counted as dropped, never the best)
+            return {"theta": theta0, "objective": np.inf, "n_iter": 0,
+                    "converged": False, "curve": []}
         self.n_starts_ += 1
 
         def fun(theta):
@@ -138,10 +145,10 @@ class DetPenaltyIOHMM(IOHMMClassifier):
         res = minimize(fun, theta0, jac=True, method="L-BFGS-B",
                        options={"maxiter": self.max_iter, "ftol": self.tol,
                                 "gtol": self.tol})
-        result = self._result(problem, res.x, int(res.nit), res.status != 1, [])
         # Binary targets: a sequence is misclassified iff P(y | u) < 1/2.
         self._learned = bool(np.all(problem.loglik(res.x) > np.log(0.5)))
-        return result
+        return {"theta": res.x, "objective": float(res.fun), "n_iter": int(res.nit),
+                "converged": res.status != 1, "curve": []}
 
 
 def iohmm(model, seed):
@@ -152,9 +159,11 @@ def iohmm(model, seed):
         aligned = model == "IOHMM aligned"
         mask = aligned_topology() if aligned else two_sequence_topology()
         return IOHMMClassifier(7, topology=mask, startprob=np.eye(7)[0],
-                               emission="state", random_state=seed,
+                               features="raw", emission="state", random_state=seed,
                                **({} if model.endswith("shipped") else em))
-    return IOHMMClassifier(2, emission="state", random_state=seed,
+    # features="raw": the papers' model reads the inputs as they are (the
+    # default on real-valued series is the shape representation)
+    return IOHMMClassifier(2, features="raw", emission="state", random_state=seed,
                            **({} if model.endswith("shipped") else em))
 
 

@@ -24,7 +24,8 @@ from skseq.datasets import make_two_sequence
 X, y = make_two_sequence(650, max_length=300, min_length=150, random_state=3)
 X_train, y_train, X_test, y_test = X[:150], y[:150], X[150:], y[150:]
 
-params = dict(emission="state", n_init=3, tol=1e-8, max_iter=300, random_state=0)
+params = dict(features="raw", emission="state", n_init=3, tol=1e-8, max_iter=300,
+              random_state=0)
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", ConvergenceWarning)
     slow = HierarchicalIOHMM((3,), timescales=(300,), learn_timescales=True,

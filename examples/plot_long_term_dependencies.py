@@ -117,9 +117,10 @@ mask = np.array([[False, True, True],
 models = {
     "Elman net (BPTT)": lambda: ElmanNet(),
     "IOHMM, ergodic": lambda: IOHMMClassifier(
-        n_states=3, emission="state", random_state=0),
+        n_states=3, features="raw", emission="state", random_state=0),
     "IOHMM, start -> 2 absorbing": lambda: IOHMMClassifier(
-        n_states=3, emission="state", topology=mask, startprob=[1.0, 0.0, 0.0],
+        n_states=3, features="raw", emission="state", topology=mask,
+        startprob=[1.0, 0.0, 0.0],
         n_init=5, random_state=0),
 }
 lengths = [10, 20, 50, 100]

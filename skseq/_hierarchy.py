@@ -22,7 +22,7 @@ needs only those small marginals.
 
 import numpy as np
 
-from ._transitions import TransitionFamily
+from ._transitions import HOLD_LOGIT, TransitionFamily
 
 # A learned time scale starts at least this far from w_s = 0, where the sigmoid
 # has no gradient (a level with time scale 1 is a plain IOHMM level, w_s = 0).
@@ -111,27 +111,42 @@ class HierarchicalTransitions(TransitionFamily):
             flat["persistence_logit"] = _timescale_logit(values["timescales"])
         return super().pack(flat)
 
-    def init(self, rng, scale, permutation=False):
+    def init(self, rng, scale, start="random"):
         """Random networks; learned persistences start at the given time scales.
 
-        With ``permutation``, each network (every parent value, the intercept
-        and each feature's weights) also gets ``3 * scale`` on a random
-        permutation of the level's values, as in
-        :meth:`TransitionFamily.init <skseq._transitions.TransitionFamily.init>`.
+        ``start`` as in :meth:`TransitionFamily.init
+        <skseq._transitions.TransitionFamily.init>`, level by level:
+        ``"permutation"`` gives each network (every parent value, the intercept
+        and each feature's weights) ``3 * scale`` on a random permutation of the
+        level's values; ``"hold"`` gives every value of a level but the first
+        :data:`~skseq._transitions.HOLD_LOGIT` on its stay logit, under every
+        parent value (the estimator then starts every level in its first
+        value), and learned time scales start at 1 instead of ``timescales``.
         """
         theta = rng.normal(scale=scale, size=self.n_params)
         p = self.unpack(theta)
         if self.learn_timescales:
+            # A hold start keeps memory in the networks' stay logits; a slow
+            # persistence would also keep the reading value and delay the
+            # reading (measured: from time scales (10, 1) the (3, 2) hierarchy
+            # found the 2-sequence reader in 1-2 hold starts of 10, from (1, 1)
+            # in 5-7; doc/results/long_memory.md), so learned time scales
+            # start at 1 there.
+            start_scales = (np.ones(self.n_levels) if start == "hold"
+                            else self.timescales)
             p["persistence_logit"][:] = np.maximum(
-                _timescale_logit(self.timescales), _MIN_INIT_LOGIT)
-        if permutation:
-            for s, n in enumerate(self.level_states):
+                _timescale_logit(start_scales), _MIN_INIT_LOGIT)
+        for s, n in enumerate(self.level_states):
+            if start == "permutation":
                 for block in (p[f"coef{s}"], p[f"intercept{s}"]):
                     # (..., previous, parent, next) -> one (n, n) slice per
                     # feature and parent value
                     slices = np.moveaxis(block, -2, 0)
                     for index in np.ndindex(slices.shape[:-2]):
                         slices[index][np.arange(n), rng.permutation(n)] += 3.0 * scale
+            elif start == "hold":
+                held = np.arange(1, n)
+                p[f"intercept{s}"][held, :, held] += HOLD_LOGIT
         return theta
 
     def _log_persistence(self, p):

@@ -50,7 +50,7 @@ from ._layers import LAYERS
 from ._lbfgs import CONVERGED, DROPPED, LINE_SEARCH_FAILED, minimize_batch
 from ._representation import REPRESENTATIONS, resolve
 from ._restarts import run_restarts, warn_not_converged
-from ._transitions import TRANSITIONS
+from ._transitions import HOLD_LOGIT, STARTS, TRANSITIONS
 from ._validation import (
     check_fitted_params,
     check_sample_weight,
@@ -442,6 +442,7 @@ class BaseIOHMM(BaseEstimator):
                    StrOptions({"auto"})],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
+        "init": [StrOptions({"auto", *STARTS}), list, tuple],
         "init_scale": [Interval(numbers.Real, 0, None, closed="left")],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
@@ -456,9 +457,12 @@ class BaseIOHMM(BaseEstimator):
     # GEM: L-BFGS iterations per M-step, warm-started from the current networks.
     _m_step_max_iter = 10
 
+    # init="auto": restart k starts from _auto_starts[k % len(_auto_starts)].
+    _auto_starts = ("random", "permutation")
+
     def __init__(self, *, features, emission, n_hidden, startprob, solver, alpha,
-                 det_penalty, n_init, max_iter, tol, init_scale, random_state, verbose,
-                 n_jobs, warm_start):
+                 det_penalty, n_init, max_iter, tol, init, init_scale, random_state,
+                 verbose, n_jobs, warm_start):
         self.features = features
         self.emission = emission
         self.n_hidden = n_hidden
@@ -469,6 +473,7 @@ class BaseIOHMM(BaseEstimator):
         self.n_init = n_init
         self.max_iter = max_iter
         self.tol = tol
+        self.init = init
         self.init_scale = init_scale
         self.random_state = random_state
         self.verbose = verbose
@@ -589,17 +594,11 @@ class BaseIOHMM(BaseEstimator):
                            target_weight, inputs)
         n_init = self._n_init(seqs.data.shape[0], features) if do_init else 1
 
+        cycle = self._start_cycle()
         thetas0 = []
         for init in range(n_init):
             if do_init:
-                # Restarts alternate small random weights and
-                # near-permutation transitions (see TransitionFamily.init).
-                theta0 = np.concatenate([
-                    rng.normal(scale=0.1, size=problem.n_start),
-                    transition.init(rng, self.init_scale,
-                                    permutation=init % 2 == 1),
-                    emission.init(rng, self.init_scale),
-                ])
+                theta0 = self._initial_theta(problem, rng, cycle[init % len(cycle)])
             else:
                 values_t, values_e = self._attribute_values(transition, emission)
                 theta_s = np.log(np.maximum(self.startprob_, 1e-300))
@@ -663,6 +662,34 @@ class BaseIOHMM(BaseEstimator):
         self._packed_ = (_digest([*values_t.values(), *values_e.values()]),
                          transition.pack(values_t), emission.pack(values_e))
         return self
+
+    def _start_cycle(self):
+        """The kinds of starting point the restarts cycle through (``init``)."""
+        if isinstance(self.init, str):
+            return self._auto_starts if self.init == "auto" else (self.init,)
+        bad = [kind for kind in self.init if kind not in STARTS]
+        if not self.init or bad:
+            raise ValueError(
+                f"init must be 'auto', one of {STARTS} or a non-empty list of them; "
+                f"got {self.init!r}" + (f" ({bad[0]!r} is none of them)." if bad
+                                        else "."))
+        return tuple(self.init)
+
+    def _initial_theta(self, problem, rng, start):
+        """The starting point of one restart, pushed toward ``start`` (one of
+        ``skseq._transitions.STARTS``, see ``TransitionFamily.init``).
+
+        A ``"hold"`` start also puts a learned start distribution on the first
+        state, the one that reads the input while the others hold.
+        """
+        theta_s = rng.normal(scale=0.1, size=problem.n_start)
+        if start == "hold" and problem.n_start:
+            theta_s[0] += HOLD_LOGIT
+        return np.concatenate([
+            theta_s,
+            problem.transition.init(rng, self.init_scale, start=start),
+            problem.emission.init(rng, self.init_scale),
+        ])
 
     def _restart_groups(self, problem, n_init):
         """The restarts that run together: lbfgs runs in lockstep as many as

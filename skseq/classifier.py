@@ -138,6 +138,15 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
     tol : float, default=1e-5
         Convergence threshold on the change of the objective (mean per-sequence
         negative log-likelihood plus penalty).
+    init : {"auto", "random", "permutation", "hold"} or list of them, \
+            default="auto"
+        The starting points of the restarts, restart k from the k-th entry of
+        the list (cycled): small random weights (``"random"``), transitions
+        pushed toward a random permutation of the states (``"permutation"``), or
+        a chain that starts in its first state, whose network reads the input,
+        while every other state is pushed to keep its value (``"hold"``, a stay
+        logit of 7; for long memory, see :ref:`long_memory`). ``"auto"`` cycles
+        through ``["random", "permutation"]``.
     init_scale : float, default=1.0
         Standard deviation of the random initial weights.
     random_state : int, RandomState instance or None, default=None
@@ -285,6 +294,7 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         n_init="auto",
         max_iter=200,
         tol=1e-5,
+        init="auto",
         init_scale=1.0,
         random_state=None,
         verbose=0,
@@ -313,6 +323,7 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
             n_init=n_init,
             max_iter=max_iter,
             tol=tol,
+            init=init,
             init_scale=init_scale,
             random_state=random_state,
             verbose=verbose,

@@ -77,6 +77,12 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
     tol : float, default=1e-5
         Convergence threshold on the change of the objective (mean per-sequence
         negative log-likelihood plus penalty).
+    init : {"auto", "random", "permutation", "hold"} or list of them, \
+            default="auto"
+        The starting points of the restarts, as in :class:`IOHMMClassifier`;
+        ``"auto"`` cycles through ``["random", "permutation"]``. A regime
+        switched by a rare input event and kept for long: try ``"hold"``
+        (:ref:`long_memory`).
     init_scale : float, default=1.0
         Standard deviation of the random initial weights.
     random_state : int, RandomState instance or None, default=None
@@ -180,6 +186,7 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         n_init="auto",
         max_iter=200,
         tol=1e-5,
+        init="auto",
         init_scale=1.0,
         random_state=None,
         verbose=0,
@@ -202,6 +209,7 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
             n_init=n_init,
             max_iter=max_iter,
             tol=tol,
+            init=init,
             init_scale=init_scale,
             random_state=random_state,
             verbose=verbose,

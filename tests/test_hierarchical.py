@@ -83,7 +83,7 @@ def test_factored_transition_equals_the_product_of_level_factors(
         level_states, timescales, learn):
     rng = np.random.default_rng(0)
     family = HierarchicalTransitions(level_states, 2, timescales, learn)
-    theta = family.init(rng, 1.0, permutation=True)
+    theta = family.init(rng, 1.0, start="permutation")
     U = rng.normal(size=(4, 2))
     A = family.probs(theta, U)
     assert_allclose(A, _brute_force_transitions(family, theta, U), rtol=1e-12)
@@ -211,8 +211,8 @@ def test_learned_timescales_and_warm_start():
     assert model.transition_timescales_.shape == (2,)
     assert (model.transition_timescales_ >= 1).all()
     assert not np.allclose(model.transition_timescales_, [8, 1])
-    fixed = _fitted(X, y, n_states=(2, 2), timescales=(8, 1), n_init=1, max_iter=5,
-                    random_state=0)
+    fixed = _fitted(X, y, n_states=(2, 2), timescales=(8, 1), learn_timescales=False,
+                    n_init=1, max_iter=5, random_state=0)
     assert_array_equal(fixed.transition_timescales_, [8.0, 1.0])
     # warm start resumes from the learned time scales: a zero-step refit is a no-op
     objective = model.objective_

@@ -10,7 +10,7 @@ from skseq._transitions import TRANSITIONS
 def test_mlp_backward_matches_finite_differences():
     family = TRANSITIONS["mlp"](3, 2, 8)
     rng = np.random.default_rng(0)
-    theta = family.init(rng, 1.0, permutation=True)
+    theta = family.init(rng, 1.0, start="permutation")
     U, G = rng.normal(size=(7, 2)), rng.normal(size=(7, 3, 3))
     eps = 1e-6
     numeric = [

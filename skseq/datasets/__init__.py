@@ -1,6 +1,7 @@
 """Sequence data sets: generators, loaders and a reader for ``.ts`` files."""
 
 from ._long_term import make_parity, make_two_sequence
+from ._regimes import make_toggled_regimes
 from ._tomita import (
     all_strings,
     load_tomita_training_set,
@@ -24,6 +25,7 @@ __all__ = [
     "make_vending_machine",
     "make_parity",
     "make_two_sequence",
+    "make_toggled_regimes",
     "load_ts",
     "load_italy_power_demand",
 ]

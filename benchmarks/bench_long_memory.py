@@ -1,0 +1,334 @@
+"""Learning long memory (issue 17): input-toggled regimes and the 2-sequence problem.
+
+1. **Toggled regimes** (``skseq.datasets.make_toggled_regimes``): two linear
+   regression laws, the regime flipped by events in the input, so that it is the
+   parity of the events so far. Default ``IOHMMRegressor(n_states=2)`` against the
+   true regime's law (the ceiling) and the pooled linear law, five data seeds; with
+   the default margin between events and quiet steps, and with none.
+2. **2-sequence problem with little data**: 3 pattern steps then 150-300 steps of
+   noise in the pattern's range, 60 training sequences, 500 test sequences, five
+   data seeds (``make_two_sequence(560, max_length=303, min_length=153,
+   random_state=seed)``). ``HierarchicalIOHMM`` with two levels and nothing but
+   ``n_states`` set, against the previous defaults (fixed time scales, random and
+   permutation starts), one slow level (the recipe of
+   ``bench_hierarchical.py``), a flat ``IOHMMClassifier`` with as many states, and
+   the ceiling of a logistic regression that is given the first steps.
+
+    PYTHONPATH=$PWD python benchmarks/bench_long_memory.py [--seeds 5] [--quick]
+    PYTHONPATH=$PWD python benchmarks/bench_long_memory.py --render
+
+Writes ``doc/results/long_memory.md``, ``long_memory.png`` and the raw results,
+``long_memory.json`` (``--render`` rewrites the page and figure from it).
+"""
+
+import argparse
+import json
+import time
+import warnings
+
+import numpy as np
+from _report import RESULTS, table, versions, write
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LinearRegression, LogisticRegression
+from sklearn.metrics import r2_score
+
+from skseq import IOHMMClassifier, IOHMMRegressor
+from skseq.datasets import make_toggled_regimes, make_two_sequence
+from skseq.hierarchical import HierarchicalIOHMM
+
+# -- 1. toggled regimes -------------------------------------------------------------
+N_TOGGLE = 60  # training and test sequences each, 50-100 steps
+TOGGLE_DATA = {"margin 0.5 (default)": {}, "no margin": {"trigger_noise": 0.5}}
+
+
+def toggle_trial(data, seed):
+    X, y, regimes = make_toggled_regimes(2 * N_TOGGLE, random_state=seed,
+                                         return_regimes=True, **TOGGLE_DATA[data])
+    train, test = slice(None, N_TOGGLE), slice(N_TOGGLE, None)
+    start = time.perf_counter()
+    model = IOHMMRegressor(n_states=2, random_state=seed).fit(X[train], y[train])
+    seconds = time.perf_counter() - start
+    y_test = np.concatenate(y[test])
+    # the ceiling: the true regime's law, y = s (2 x + 1), at every test step
+    oracle = np.concatenate([(1.0 - 2.0 * r) * (2.0 * x[:, 0] + 1.0)
+                             for x, r in zip(X[test], regimes[test], strict=True)])
+    pooled = LinearRegression().fit(np.concatenate(X[train]), np.concatenate(y[train]))
+    return {"model": model.score(X[test], y[test]), "oracle": r2_score(y_test, oracle),
+            "pooled": pooled.score(np.concatenate(X[test]), y_test),
+            "seconds": seconds, "n_init": model.n_init_}
+
+
+# -- 2. the 2-sequence problem ---------------------------------------------------------
+N_TRAIN, N_TEST = 60, 500
+SLOW = "one slow level: HierarchicalIOHMM((3,), timescales=(300,))"
+FLAT = "flat IOHMMClassifier(6, features='raw')"
+FLAT9 = "flat IOHMMClassifier(9, features='raw')"
+MODELS = {
+    "HierarchicalIOHMM((3, 2)) (defaults)":
+        lambda seed: HierarchicalIOHMM((3, 2), random_state=seed),
+    "HierarchicalIOHMM((3, 3)) (defaults)":
+        lambda seed: HierarchicalIOHMM((3, 3), random_state=seed),
+    "HierarchicalIOHMM((3, 2)), previous defaults":
+        lambda seed: HierarchicalIOHMM((3, 2), learn_timescales=False,
+                                       init=["random", "permutation"],
+                                       random_state=seed),
+    SLOW:
+        lambda seed: HierarchicalIOHMM((3,), timescales=(300,), random_state=seed),
+    FLAT:
+        lambda seed: IOHMMClassifier(6, features="raw", random_state=seed),
+    "flat IOHMMClassifier(6, features='raw', init='hold')":
+        lambda seed: IOHMMClassifier(6, features="raw", init="hold", random_state=seed),
+    FLAT9:
+        lambda seed: IOHMMClassifier(9, features="raw", random_state=seed),
+}
+
+
+def two_sequence_data(seed):
+    X, y = make_two_sequence(N_TRAIN + N_TEST, max_length=303, min_length=153,
+                             random_state=seed)
+    return X[:N_TRAIN], y[:N_TRAIN], X[N_TRAIN:], y[N_TRAIN:]
+
+
+def ceiling(seed, n_steps):
+    """Test accuracy of a logistic regression given the first ``n_steps`` inputs
+    (C=100: little regularization, the patterns' steps are 0.3-1.8 apart)."""
+    X, y, X_test, y_test = two_sequence_data(seed)
+    first = [np.array([x[:n_steps, 0] for x in part]) for part in (X, X_test)]
+    return LogisticRegression(C=100.0).fit(first[0], y).score(first[1], y_test)
+
+
+def two_sequence_trial(name, seed):
+    X, y, X_test, y_test = two_sequence_data(seed)
+    model = MODELS[name](seed)
+    start = time.perf_counter()
+    model.fit(X, y)
+    seconds = time.perf_counter() - start
+    timescales = getattr(model, "transition_timescales_", None)
+    return {"accuracy": model.score(X_test, y_test), "seconds": seconds,
+            "n_init": model.n_init_, "objectives": model.init_objectives_.tolist(),
+            "timescales": None if timescales is None else timescales.tolist()}
+
+
+# -- report -------------------------------------------------------------------------
+def _seeds(values, fmt="{:.3f}"):
+    return " / ".join(fmt.format(v) for v in values)
+
+
+def markdown(toggle, two, ceilings, args, elapsed):
+    rows = []
+    for data, res in toggle.items():
+        ratio = [r["model"] / r["oracle"] for r in res]
+        rows.append([data, _seeds([r["model"] for r in res]),
+                     _seeds([r["oracle"] for r in res]), _seeds(ratio),
+                     f"{sum(q >= 0.95 for q in ratio)} / {len(ratio)}",
+                     _seeds([r["pooled"] for r in res], "{:.2f}"),
+                     f"{np.mean([r['seconds'] for r in res]):.1f}"])
+    toggle_table = table(["data", "default IOHMMRegressor(2), test R²",
+                          "true regime's law", "ratio", "ratio ≥ 0.95",
+                          "pooled linear", "fit (s)"], rows)
+    rows = []
+    for name, res in two.items():
+        acc = [r["accuracy"] for r in res]
+        rows.append([name, _seeds(acc), f"**{np.mean(acc):.3f}**",
+                     f"{np.mean([r['seconds'] for r in res]):.0f}",
+                     f"{res[0]['n_init']}"])
+    for k, acc in ceilings.items():
+        rows.append([f"reference: logistic regression on steps 1-{k}" if k > 1 else
+                     "reference: logistic regression on step 1", _seeds(acc),
+                     f"{np.mean(acc):.3f}", "", ""])
+    two_table = table(["model", f"test accuracy, seeds 0-{args.seeds - 1}", "mean",
+                       "fit (s)", "restarts"], rows)
+    default = next(iter(two))
+    good = [_seeds(np.sort(r["objectives"]), "{:.2f}") for r in two[default]]
+    return f"""# Learning long memory (issue 17)
+
+Generated by `PYTHONPATH=$PWD python benchmarks/bench_long_memory.py{
+    ' --quick' if args.quick else ''}` in {elapsed / 60:.1f} min; {versions()}.
+Run under `nice -n 10` on a shared 2-core machine: times are indicative.
+
+## 1. Regimes toggled by the input
+
+`make_toggled_regimes(120, random_state=seed)` (documented in
+`skseq.datasets`): sequences of 50-100 steps, an input x_t ~ N(0, 1) and a
+trigger channel that is 1 at an event (probability 0.1 per step) and 0 otherwise,
+plus uniform noise in [-trigger_noise, trigger_noise]; each event flips the
+regime, and y_t = ±(2 x_t + 1) + N(0, 0.3²) by regime. The first 60 sequences
+train `IOHMMRegressor(n_states=2, random_state=seed)` (all other parameters
+default), the last 60 test it (R² over all test steps). The ceiling is the true
+regime's law; the pooled linear law (no memory) explains nothing. Seeds
+0-{args.seeds - 1}.
+
+{toggle_table}
+
+With a margin between events and quiet steps (trigger_noise 0.25: events at
+0.75-1.25, quiet steps at -0.25-0.25) the default fit finds the flip-flop on
+every seed. Without one (trigger_noise 0.5), a step of trigger near 0.5 is
+ambiguous, and the fit must place a sharp threshold exactly there: the previous
+study of this issue (a Gaussian trigger with an event above 1.5, no margin)
+measured that the fit does find the right machine (flip iff trigger > 1.45), but
+with a slope of ~50 per unit of trigger, so that every step within ~0.04 of the
+threshold leaves the filtered state near 50/50 for the rest of the sequence; the
+true machine with a steeper slope has a *worse* penalised training objective
+there (the L2 prior `alpha` and the likelihood of a target seen at every step
+both prefer the soft threshold), so it is the objective, not the search, that
+stops it. A smaller `alpha` (1e-3 to 0) helps partly (0.77-0.92 of the ceiling
+there).
+
+## 2. The 2-sequence problem: 150-300 steps of noise, 60 training sequences
+
+`make_two_sequence(560, max_length=303, min_length=153, random_state=seed)`: the
+class is carried by the first 3 steps (a class pattern in [-1, 1]³ plus noise in
+[-0.2, 0.2]), then 150-300 steps of uniform noise in [-1, 1], the pattern's own
+range, so that only the position tells the pattern from the noise, and the class
+is asked for at the last step. The first 60 sequences train, the last 500 test;
+`random_state=seed` for the models too, everything else default (`n_init="auto"`
+gives {two[default][0]['n_init']} restarts on these 60 sequences).
+
+{two_table}
+
+![2-sequence problem: test accuracy per data seed](long_memory.png)
+
+**Against the issue's targets.** Two levels with nothing but `n_states` set:
+`(3, 2)` {np.mean([r["accuracy"] for r in two[default]]):.3f} mean held-out
+accuracy (target 0.95). One slow level (`bench_hierarchical.py`'s recipe, under
+the same new defaults): {np.mean([r["accuracy"] for r in two[SLOW]]):.4f}
+against {np.mean([r["accuracy"] for r in two[default]]):.4f}: the two differ
+on seed 3 only, by one test sequence of 500 (see the overfitting note below);
+the issue measured the recipe at 0.76 / 0.53 / 0.52 with the previous defaults.
+Flat IOHMMs with as many states and their defaults stay at chance (6 states
+{np.mean([r["accuracy"] for r in two[FLAT]]):.3f}, 9 states
+{np.mean([r["accuracy"] for r in two[FLAT9]]):.3f}). But a flat IOHMM given the
+same hold starts (`init="hold"`) reads the pattern as well, ten times faster:
+on this problem what pays is the start, and the hierarchy's defaults now
+include it.
+
+**What changed.** The defaults of `HierarchicalIOHMM` are now
+`learn_timescales=True` and `init="auto"`, which, with learned time scales,
+cycles the restarts through `"hold"`, `"random"` and `"permutation"` starts
+(fixed time scales keep `"random"` / `"permutation"`, and the flat estimators
+are unchanged, bitwise). A hold start begins every level in its first value,
+whose network is random (it reads the input), puts a stay logit of 7 on every
+other value (under every value of the slower level), and starts learned time
+scales at 1: what the first steps wrote into the state survives 150-300 steps
+of noise from the first iteration, and so does the gradient that flows back to
+the reading network.
+
+**Cause of the previous failure (measured).** From random or permutation starts
+the state diffuses within a few steps of noise (paper 000, §5.1) and the fit
+explains the 60 training classes with the noise: training objective 0.5-0.7,
+chance on the test set. From hold starts the fit reads the pattern: final
+training objectives of the default `(3, 2)` restarts, sorted, per seed:
+{'; '.join(good)} (0.005-0.22: the pattern read; 0.5-0.7: the noise fitted).
+Which start pays was measured on seeds 0 and 3 with 10 hold starts each,
+counting restarts that end below 0.35: a stay logit of 7 or 10, 1-3 of 10; hold
+starts whose learned time scales begin at `timescales` = (10, 1), 1-2 of 10, at
+1, 5-7 of 10 (the slow start also kept the *reading* value, which then read the
+noise some steps later); `(3, 3)` from (10, 1), 7 of 10. The learned time scales
+end near 1 on the successful fits: slowness helps the search, it is not part of
+the solution here.
+
+**Remaining gap to 1.0 (measured).** Seeds 0 and 3 draw class patterns whose
+first values are 0.30 and 0.34 apart (with noise in [-0.2, 0.2] on each), while
+their second values are 0.89 and 0.77 apart. The fits kept there read step 1
+(their test accuracy is that of the logistic regression on step 1 alone: 0.884
+and 0.936 against 0.884 and 0.938); reading step 2 needs a state that waits one
+step, which no start provides. Some restarts do read more: on seed 3, one that
+reached a training objective of 0.223 scores 0.976, but one at 0.17 (kept, as
+the best training objective) scores 0.936: 60 training sequences leave some
+overfitting among the good restarts, which selecting restarts on a held-out
+part of the training set might address (not tried).
+
+**Cost.** The restarts are as many as before (`n_init="auto"`, here 7); learned
+time scales add one parameter per level; the fit times are those of the table.
+A flat IOHMM can be given hold starts too (`init="hold"`, row above); it is not
+its default, since the flat defaults were kept for the Tomita and parity
+benchmarks (`bench_tomita_table6.py` measures hold starts on the grammars:
+they suit a fact read once and kept, not counters).
+
+## 3. The paper rows
+
+* **Paper 000, Table 6** (`tomita_table6.md`, variations of `gem`): one hold
+  start per trial raises grammar #7's convergence from 0.05 to 0.20 and gives
+  #2 an average of 0.976 (paper 0.965) but at a convergence of 0.30 (paper
+  0.80); it never fits #3 or #5. A permutation start gives #5 an average of
+  0.877 (paper 1.000) and #7 a convergence of 0.15. The grammars need
+  machines that keep moving (counters, parities), which a hold start does not
+  suggest; #7's convergence (paper 0.45) remains the largest gap, with the
+  causes measured on that page.
+* **2-sequence problem, Figure 4a read literally** (`long_term.md`): the
+  drawn graph lets the first transition alone choose the chain, so the class is
+  decided by the first input; on the trials where a threshold on the first input
+  separates the training set the training error is 0.0-0.1 %, and the remaining
+  0.8-5.7 % comes from the trials whose two patterns' first values are closer
+  than the noise. A start cannot change what the graph can read; the graph
+  aligned with the 3 informative steps (ours, on that page) is at 0-0.2 %.
+"""
+
+
+def figure(two, ceilings):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 3.2))
+    names = list(two)
+    for k, name in enumerate(names):
+        acc = [r["accuracy"] for r in two[name]]
+        ax.scatter(acc, np.full(len(acc), k), color="k", s=14)
+        ax.plot([np.mean(acc)] * 2, [k - 0.3, k + 0.3], color="C3")
+    ceil = np.mean(ceilings[1])
+    ax.axvline(ceil, color="0.6", ls=":", label="logistic regression on step 1")
+    ax.set_yticks(range(len(names)), names, fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel("test accuracy (dots: data seeds, bar: mean)")
+    ax.set_xlim(0.4, 1.02)
+    ax.legend(frameon=False, fontsize=7, loc="lower left")
+    ax.set_title("2-sequence problem, 150-300 noise steps, 60 training sequences",
+                 fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--quick", action="store_true",
+                        help="2 data seeds instead of 5")
+    parser.add_argument("--render", action="store_true",
+                        help="only rewrite the page and figure from long_memory.json")
+    args = parser.parse_args()
+    raw = RESULTS / "long_memory.json"
+    if args.render:
+        saved = json.loads(raw.read_text())
+        vars(args).update(saved["args"])
+        toggle, two, elapsed = saved["toggle"], saved["two"], saved["elapsed"]
+    else:
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        if args.quick:
+            args.seeds = 2
+        start = time.perf_counter()
+        seeds = range(args.seeds)
+        toggle = {data: [toggle_trial(data, s) for s in seeds] for data in TOGGLE_DATA}
+        print(toggle, flush=True)
+        two = {}
+        for name in MODELS:
+            two[name] = []
+            for s in seeds:
+                two[name].append(two_sequence_trial(name, s))
+                print(name, s, f"{two[name][-1]['accuracy']:.3f}", flush=True)
+        elapsed = time.perf_counter() - start
+        raw.write_text(json.dumps({"args": {"seeds": args.seeds, "quick": args.quick},
+                                   "toggle": toggle, "two": two, "elapsed": elapsed},
+                                  indent=1))
+    # cheap, so recomputed when rendering
+    ceilings = {k: [ceiling(s, k) for s in range(args.seeds)] for k in (1, 3)}
+    text = markdown(toggle, two, ceilings, args, elapsed)
+    print(text)
+    write("long_memory.md", text)
+    figure(two, ceilings).savefig(RESULTS / "long_memory.png", dpi=120)
+    print(f"wrote {RESULTS / 'long_memory.png'}")
+
+
+if __name__ == "__main__":
+    main()
