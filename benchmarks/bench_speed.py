@@ -524,10 +524,11 @@ def _issue15_sections(emit, args, scale, kernel_single, kernel_collection, iohmm
     emit()
     bars.append(Bar("GaussianHMM.fit / IOHMMClassifier.fit (lbfgs, 20 iterations)",
                     fit["hmmlearn"] / fit["lbfgs"], 30, True, size,
-                    "the fused value-and-gradient pass (n=8) costs ~20-25 ms per "
-                    "evaluation on 50,000 steps, ~21 evaluations: the serial "
-                    "forward-backward chain with n^2 exp per step (section 1 of "
-                    "doc/results/fused.md)"))
+                    f"the lbfgs fit is ~21 evaluations of the fused value-and-"
+                    f"gradient pass, ~{fit['lbfgs'] / 21 * 1e3:.0f} ms each on "
+                    f"{n_seq * length:,} steps (the serial forward-backward chain, "
+                    f"n^2 exp per step, doc/results/fused.md); hmmlearn's 20 "
+                    f"iterations take {fit['hmmlearn']:.1f} s"))
     bars.append(Bar("solver=\"em\" / solver=\"lbfgs\" (20 iterations)",
                     fit["em"] / fit["lbfgs"], 1.5, False, size,
                     "an EM iteration is an unfused E-step (the (T, n, n) matrices "
@@ -631,7 +632,11 @@ def _issue15_sections(emit, args, scale, kernel_single, kernel_collection, iohmm
     else:
         ratio = (iohmm["set_data"] + iohmm["train"]) / iohmm["skseq_fit"]
         bars.append(Bar("IOHMM package / skseq, one EM iteration", ratio, 100, True,
-                        "section 4", "timing noise on the shared machine"))
+                        "section 4",
+                        f"skseq's fit {iohmm['skseq_fit'] * 1e3:.1f} ms against "
+                        f"{iohmm['set_data'] + iohmm['train']:.2f} s; the ratio "
+                        "swings by ~10% between runs on the shared machine (108x "
+                        "in the page of commit aac08a8)"))
     return bars
 
 
