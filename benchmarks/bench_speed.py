@@ -524,16 +524,18 @@ def _issue15_sections(emit, args, scale, kernel_single, kernel_collection, iohmm
     emit()
     bars.append(Bar("GaussianHMM.fit / IOHMMClassifier.fit (lbfgs, 20 iterations)",
                     fit["hmmlearn"] / fit["lbfgs"], 30, True, size,
-                    "the fused value-and-gradient pass (n=8) costs ~20-25 ms per "
-                    "evaluation on 50,000 steps, ~21 evaluations: the serial "
-                    "forward-backward chain with n^2 exp per step (section 1 of "
-                    "doc/results/fused.md)"))
+                    f"the lbfgs fit is ~21 evaluations of the fused value-and-"
+                    f"gradient pass, ~{fit['lbfgs'] / 21 * 1e3:.0f} ms each on "
+                    f"{n_seq * length:,} steps (the serial forward-backward chain, "
+                    f"n^2 exp per step, doc/results/fused.md); hmmlearn's 20 "
+                    f"iterations take {fit['hmmlearn']:.1f} s"))
     bars.append(Bar("solver=\"em\" / solver=\"lbfgs\" (20 iterations)",
                     fit["em"] / fit["lbfgs"], 1.5, False, size,
-                    "the GEM M-step's ~5 inner L-BFGS evaluations per iteration each "
-                    "recompute the (T, n, n) logits and their log-normaliser in NumPy "
-                    "(LinearSoftmaxObjective, ~20 ms each), and the E-step forms the "
-                    "(T, n, n) matrices unfused"))
+                    "an EM iteration is an unfused E-step (the (T, n, n) matrices "
+                    "and pairwise posteriors) plus ~5 inner L-BFGS evaluations of the "
+                    "M-step, each a pass over the T n^2 logits, their exp and "
+                    "log-normaliser (compiled, skseq._fused.LinearNormalizer): ~6 "
+                    "passes where an lbfgs iteration takes ~1"))
 
     thr = bench_fit_threads(args.repeat, scale)
     n_seq, length, d = thr["shape"]
@@ -578,9 +580,10 @@ def _issue15_sections(emit, args, scale, kernel_single, kernel_collection, iohmm
     n_seq, length, d = sc["shape"]
     best_hmm = min(sc["log"], sc["scaling"])
     emit(f"Scoring: {n_seq} sequences x {length} steps x {d} features, n=8: "
-         "`IOHMMClassifier.score_samples` (validation, per-step transition "
-         "matrices, forward pass) against `GaussianHMM.score` (both "
-         "implementations; the faster counts).")
+         "`IOHMMClassifier.score_samples` (validation, emissions, and the fused "
+         "pass of skseq._fused: the transition matrices formed inside the "
+         "kernel, the forward and backward recursions and an unused gradient) "
+         "against `GaussianHMM.score` (both implementations; the faster counts).")
     emit()
     emit(table(["skseq score_samples (s)", "hmmlearn score, log (s)",
                 "hmmlearn score, scaling (s)", "hmmlearn (best) / skseq"],
@@ -629,7 +632,11 @@ def _issue15_sections(emit, args, scale, kernel_single, kernel_collection, iohmm
     else:
         ratio = (iohmm["set_data"] + iohmm["train"]) / iohmm["skseq_fit"]
         bars.append(Bar("IOHMM package / skseq, one EM iteration", ratio, 100, True,
-                        "section 4", "timing noise on the shared machine"))
+                        "section 4",
+                        f"skseq's fit {iohmm['skseq_fit'] * 1e3:.1f} ms against "
+                        f"{iohmm['set_data'] + iohmm['train']:.2f} s; the ratio "
+                        "swings by ~10% between runs on the shared machine (108x "
+                        "in the page of commit aac08a8)"))
     return bars
 
 
@@ -732,6 +739,8 @@ def main():
         out.append(text)
 
     command = "python benchmarks/bench_speed.py" + (" --quick" if args.quick else "")
+    if args.iohmm_python != IOHMM_PYTHON:
+        command += f" --iohmm-python {args.iohmm_python}"
     if args.quick:
         command += " --write-quick" if args.write_quick else ""
     emit("# Speed: skseq against hmmlearn and the IOHMM package")

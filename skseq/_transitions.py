@@ -312,6 +312,11 @@ class SoftmaxTransitions(TransitionFamily):
         return float(step_weight @ np.abs(det)), self.backward(theta, U, G)
 
 
+# From this many states the M-step's log-normaliser runs compiled (see
+# LinearSoftmaxObjective).
+_FUSED_M_STEP_STATES = 8
+
+
 def _block_steps(n_steps, n):
     """Steps per block of the M-step's evaluations: at most ~2 MB, and at most
     1/8 of the steps (but not below 0.5 MB), so the temporaries stay a small
@@ -335,10 +340,14 @@ class LinearSoftmaxObjective:
         self.g_linear = family.backward(None, U, xi)
         self.rows = row_sums(xi)
         self.block = _block_steps(xi.shape[0], family.n_states)
-        # the families of the fused pass: the log-normaliser in one compiled
-        # pass (skseq._fused.LinearNormalizer), 3-5x the NumPy blocks below
+        # The families of the fused pass, from 8 states: the log-normaliser in
+        # one compiled pass (skseq._fused.LinearNormalizer), measured 1.7-2x the
+        # NumPy blocks below at 8 states; with fewer, its one libm log per row
+        # makes it slower than NumPy's vectorised log (0.7x at 2 and 4 states).
         kind = getattr(family, "_fused_kind", None)
-        self.fused = None if kind is None else LinearNormalizer(kind, U, self.rows)
+        self.fused = (LinearNormalizer(kind, U, self.rows)
+                      if kind is not None and family.n_states >= _FUSED_M_STEP_STATES
+                      else None)
 
     def __call__(self, theta):
         if self.fused is not None:

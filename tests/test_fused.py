@@ -514,7 +514,7 @@ def test_m_step_objective_through_the_kernel_equals_the_pairwise_one(family):
     from skseq._transitions import LinearSoftmaxObjective, SoftmaxTransitions
 
     rng = np.random.default_rng(13)
-    n, d, T = 4, 3, 300
+    n, d, T = 8, 3, 300  # the kernel runs from 8 states
     fam = FAMILIES[family](n, d)
     U = rng.normal(size=(T, d))
     xi = rng.random((T, n, n))
