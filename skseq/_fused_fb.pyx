@@ -46,7 +46,7 @@ from libc.string cimport memset
 
 cimport numpy as cnp
 
-from ._loops cimport _dot
+from ._loops cimport _dot, _scaled_step
 
 cnp.import_array()
 
@@ -299,16 +299,6 @@ cdef double _LOGIT_LIMIT = 1e300
 # Additive family: a row sum of the factored exponentials below this falls back to
 # the direct, shifted softmax of that row (the factors may have underflowed).
 cdef double _FACTORED_MIN = 1e-100
-# Emission scaling, as in skseq/_forward_backward.pyx: an unshifted c_t within
-# these bounds is used as is; below _TINY, 1 / c_t may overflow; c_t within the
-# _PROD_C bounds enters a running product kept within the _PROD bounds.
-cdef double _SAFE_LO = 1e-280
-cdef double _SAFE_HI = 1e280
-cdef double _TINY = 1e-300
-cdef double _PROD_C_LO = 1e-100
-cdef double _PROD_C_HI = 1e100
-cdef double _PROD_LO = 1e-200
-cdef double _PROD_HI = 1e200
 
 
 cdef struct Net:
@@ -514,26 +504,6 @@ cdef inline void _vecmat(
             out[i] += xj * r[i]
 
 
-cdef double _emission_shifted(
-    Py_ssize_t n, const double* pred, const double* le, double* a, double* e
-) noexcept nogil:
-    """Slow path of one forward step: emissions shifted by their maximum m over the
-    reachable states; fills a = pred * exp(le - m), e = exp(le - m) (0 where
-    unreachable) and returns m, or -inf if no reachable state can emit."""
-    cdef Py_ssize_t i
-    cdef double m = -INFINITY, x
-    for i in range(n):
-        if pred[i] > 0.0 and le[i] > m:
-            m = le[i]
-    if m == -INFINITY:
-        return -INFINITY
-    for i in range(n):
-        x = exp(le[i] - m) if pred[i] > 0.0 else 0.0
-        e[i] = x
-        a[i] = pred[i] * x
-    return m
-
-
 cdef struct Chain:
     # The forward recursion's running state within one sequence.
     double loglik
@@ -560,42 +530,10 @@ cdef inline void _forward_step(
 ) noexcept nogil:
     """One scaled forward step (eq. 24); marks the chain impossible if no reachable
     state can emit."""
-    cdef Py_ssize_t i
-    cdef double x, c, inv
     _vecmat(chain.prev, A, n, pred)
-    c = 0.0
-    for i in range(n):
-        x = e[i] if pred[i] > 0.0 else 0.0
-        e[i] = x
-        a[i] = pred[i] * x
-        c += a[i]
-    if not _SAFE_LO < c < _SAFE_HI:
-        # Out of range, or NaN (an overflowing exp met an impossible state).
-        x = _emission_shifted(n, pred, le, a, e)
-        if x == -INFINITY:
-            chain.possible = False
-            return
-        chain.loglik += x
-        c = 0.0
-        for i in range(n):
-            c += a[i]
-    if c > _TINY:
-        inv = 1.0 / c
-        for i in range(n):
-            a[i] *= inv
-            e[i] *= inv
-    else:
-        for i in range(n):
-            a[i] /= c
-            e[i] /= c
-    # loglik += log(c), one log per ~200 decades rather than per step.
-    if _PROD_C_LO < c < _PROD_C_HI:
-        chain.prod *= c
-        if not _PROD_LO < chain.prod < _PROD_HI:
-            chain.loglik += log(chain.prod)
-            chain.prod = 1.0
-    else:
-        chain.loglik += log(c)
+    if not _scaled_step(n, pred, le, a, e, &chain.loglik, &chain.prod):
+        chain.possible = False
+        return
     chain.prev = a
 
 

@@ -37,7 +37,7 @@ from libc.stdlib cimport malloc, free
 
 cimport numpy as cnp
 
-from ._loops cimport _dot
+from ._loops cimport _dot, _scaled_step
 
 cnp.import_array()
 
@@ -67,17 +67,6 @@ cpdef enum:
 # How far ahead (in doubles, 2 KiB) the transition stream is prefetched: from 1 to
 # 8 KiB, 2 KiB measured best at 8 and 32 states.
 cdef Py_ssize_t _AHEAD = 256
-# An unshifted c_t within these bounds is used as is (the terms lost to underflow
-# are then below 1e-27 of it).
-cdef double _SAFE_LO = 1e-280
-cdef double _SAFE_HI = 1e280
-# Below this, 1 / c_t may overflow: divide instead.
-cdef double _TINY = 1e-300
-# c_t within the first bounds enters a running product kept within the second.
-cdef double _PROD_C_LO = 1e-100
-cdef double _PROD_C_HI = 1e100
-cdef double _PROD_LO = 1e-200
-cdef double _PROD_HI = 1e200
 
 
 cdef inline void _prefetch(const double* p, Py_ssize_t count) noexcept nogil:
@@ -173,27 +162,6 @@ cdef inline double _dot_scaled(
     return (s0 + s1) + (s2 + s3)
 
 
-cdef double _shifted_step(
-    Py_ssize_t n, const double* pred, const double* le, double* a, double* e
-) noexcept nogil:
-    """Slow path of one forward step: emissions shifted by their maximum m over the
-    reachable states. Fills a = pred * exp(le - m) and e = exp(le - m) (0 where
-    unreachable, never their possibly huge shifted emission); returns m, or -inf
-    if no reachable state can emit."""
-    cdef Py_ssize_t i
-    cdef double m = -INFINITY, x
-    for i in range(n):
-        if pred[i] > 0.0 and le[i] > m:
-            m = le[i]
-    if m == -INFINITY:
-        return -INFINITY
-    for i in range(n):
-        x = exp(le[i] - m) if pred[i] > 0.0 else 0.0
-        e[i] = x
-        a[i] = pred[i] * x
-    return m
-
-
 cdef double _forward_one(
     Py_ssize_t n,
     const double* startprob,    # IN (n,)
@@ -207,12 +175,12 @@ cdef double _forward_one(
     double* pred,               # scratch (n,)
 ) noexcept nogil:
     """Scaled forward pass over rows t0..t1-1; returns the log-likelihood."""
-    cdef Py_ssize_t t, i
+    cdef Py_ssize_t t
     cdef const double* prev = startprob
     cdef const double* A
     cdef double* a
     cdef double* e
-    cdef double x, c, inv, loglik = 0.0, prod = 1.0
+    cdef double loglik = 0.0, prod = 1.0
     for t in range(t0, t1):
         A = trans + t * trans_step
         a = alpha + t * n
@@ -220,38 +188,8 @@ cdef double _forward_one(
         if trans_step:
             _prefetch(A + _AHEAD, trans_step)
         _vecmat(prev, A, n, pred)
-        c = 0.0
-        for i in range(n):
-            x = e[i] if pred[i] > 0.0 else 0.0
-            e[i] = x
-            a[i] = pred[i] * x
-            c += a[i]
-        if not _SAFE_LO < c < _SAFE_HI:
-            # Out of range, or NaN (an overflowing exp met an impossible state).
-            x = _shifted_step(n, pred, log_emit + t * n, a, e)
-            if x == -INFINITY:
-                return -INFINITY
-            loglik += x
-            c = 0.0
-            for i in range(n):
-                c += a[i]
-        if c > _TINY:
-            inv = 1.0 / c
-            for i in range(n):
-                a[i] *= inv
-                e[i] *= inv
-        else:
-            for i in range(n):
-                a[i] /= c
-                e[i] /= c
-        # loglik += log(c), taking one log per ~200 decades rather than per step.
-        if _PROD_C_LO < c < _PROD_C_HI:
-            prod *= c
-            if not _PROD_LO < prod < _PROD_HI:
-                loglik += log(prod)
-                prod = 1.0
-        else:
-            loglik += log(c)
+        if not _scaled_step(n, pred, log_emit + t * n, a, e, &loglik, &prod):
+            return -INFINITY
         prev = a
     return loglik + log(prod)
 
