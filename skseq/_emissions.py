@@ -24,13 +24,13 @@ output distribution is one class here plus its tests.
 """
 
 import numpy as np
-from scipy.special import softmax
 
 from ._params import ParametricFamily, column_sums, linear_map
 from ._softmax import (
     add_bias_,
     log_softmax_categorical_,
     log_softmax_categorical_gradient_,
+    softmax_,
     weighted_log_normalizer_,
 )
 
@@ -191,7 +191,10 @@ class SoftmaxEmission(EmissionFamily):
 
     def predict_proba(self, theta, U):
         """Class probabilities per state, shape (len(U), n_states, n_classes)."""
-        return softmax(self._affine(self.unpack(theta), U), axis=2)
+        # in place, shifted by each row's max without NumPy's overflow
+        # warnings: logits near +-1.8e308 (inputs near the float64 limit)
+        # saturate instead of turning inf - inf into NaN
+        return softmax_(self._fresh_logits(theta, U))
 
     def n_free_params(self, mask=None):
         # each state's softmax has n_classes - 1 free logits
