@@ -1,4 +1,4 @@
-"""Regenerate every result of issue #6 in doc/results/ (about 1-1.5 hours on 2 cores).
+"""Regenerate every accuracy result in doc/results/ (about 1.5-2 hours on 2 cores).
 
     python benchmarks/run_all.py [--quick]
 
@@ -6,12 +6,15 @@ Runs, each in its own process (each also runs alone, with its own flags):
 ``bench_tomita_table6.py`` (paper 000, Table 6 and Figure 5),
 ``bench_long_term.py`` (paper 000, Tables 1-4), ``bench_rnn_stability.py``
 (paper 003, analog vs discretized nets on long strings),
-``bench_hierarchical.py`` (paper 001, Figure 2) and ``bench_real_data.py``
-(four UCR/UEA data sets). The speed and memory figures (issue #7) come from
-``bench_speed.py``, which wants a quiet machine and is run on its own. Needs the ``[bench]`` extra (hmmlearn, torch,
-sktime, matplotlib). The Table 6 and Tables 1-4 scripts also save their raw
-per-trial results as JSON next to the page; ``--render`` on either rewrites
-its page and figure from that JSON without rerunning.
+``bench_hierarchical.py`` (paper 001, Figure 2), ``bench_long_memory.py``
+(toggled regimes, the 2-sequence problem with little data) and
+``bench_real_data.py`` (four UCR/UEA data sets). The timing pages come from
+``bench_speed.py``, ``bench_memory.py``, ``bench_fused.py`` and
+``bench_representations.py``, which want a quiet machine and are run on their
+own. Needs the ``[bench]`` extra (hmmlearn, torch, sktime, matplotlib). The
+Table 6, Tables 1-4 and Figure 2 scripts also save their raw per-trial results
+as JSON next to the page; ``--render`` on either rewrites its page and figure
+from that JSON without rerunning.
 """
 
 import argparse
@@ -21,7 +24,7 @@ import time
 from pathlib import Path
 
 SCRIPTS = ("bench_tomita_table6.py", "bench_long_term.py", "bench_rnn_stability.py",
-           "bench_hierarchical.py", "bench_real_data.py")
+           "bench_hierarchical.py", "bench_long_memory.py", "bench_real_data.py")
 
 
 def main():
