@@ -3,7 +3,7 @@
 from sklearn.preprocessing import SplineTransformer, StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from skseq import IOHMMClassifier, IOHMMRegressor
+from skseq import HierarchicalIOHMM, IOHMMClassifier, IOHMMRegressor
 from skseq.preprocessing import (
     DilatedConvolution,
     RunningPooling,
@@ -19,12 +19,9 @@ from skseq.rnn import DiscretizedRNNClassifier
     [
         # The default estimators, as a user gets them (issue 15: every check in
         # well under a minute each; doc/results/speed.md times them).
-        # HierarchicalIOHMM() is not here yet: its 50 default restarts fail
-        # check_sample_weight_equivalence_on_dense_data by ~2e-6 relative on
-        # predict_proba (weight 2 against a duplicated row; it passes with
-        # n_init=1 or 5, see tests/test_hierarchical.py for its checks).
         IOHMMClassifier(),
         IOHMMRegressor(),
+        HierarchicalIOHMM(),
         DiscretizedRNNClassifier(),
         IOHMMClassifier(n_states=2, n_init=1, max_iter=50, random_state=0),
         IOHMMClassifier(n_states=3, transition="additive", emission="state",
