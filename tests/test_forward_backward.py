@@ -1,29 +1,17 @@
 """The recursions (forward-backward, Viterbi) against brute-force enumeration of
 every state path."""
 
-import importlib
 import itertools
 
 import numpy as np
 import pytest
+from _builds import kernel_build_fixture
 from numpy.testing import assert_allclose, assert_array_equal
 
 import skseq._inference as _inference
-from skseq._compiled import build
 from skseq._inference import XI_GRAD, XI_STEP, XI_SUM, forward_backward, viterbi
 
-BUILDS = ["portable"]
-if importlib.util.find_spec("skseq._recursions_avx2") is not None:
-    BUILDS.append("avx2")
-
-
-@pytest.fixture(autouse=True, params=BUILDS)
-def kernel_build(request, monkeypatch):
-    """Every test here runs on each build of the kernels (portable, AVX2 + FMA)."""
-    module = build("_recursions", request.param)
-    assert module.__name__.endswith("_avx2") == (request.param == "avx2")
-    monkeypatch.setattr(_inference, "_recursions", module)
-    return request.param
+kernel_build = kernel_build_fixture("_recursions", _inference)
 
 
 def _random_problem(rng, lengths, n, emit_scale=1.0, mask=None):

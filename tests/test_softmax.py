@@ -1,27 +1,14 @@
 """The row kernels of the networks (softmax and its log-likelihood gradients)
 against SciPy and NumPy."""
 
-import importlib
-
 import numpy as np
 import pytest
+from _builds import kernel_build_fixture
 from numpy.testing import assert_allclose
 
 import skseq._softmax as _softmax
-from skseq._compiled import build
 
-BUILDS = ["portable"]
-if importlib.util.find_spec("skseq._rows_avx2") is not None:
-    BUILDS.append("avx2")
-
-
-@pytest.fixture(autouse=True, params=BUILDS)
-def kernel_build(request, monkeypatch):
-    """Every test here runs on each build of the kernels (portable, AVX2 + FMA)."""
-    module = build("_rows", request.param)
-    assert module.__name__.endswith("_avx2") == (request.param == "avx2")
-    monkeypatch.setattr(_softmax, "_rows", module)
-    return request.param
+kernel_build = kernel_build_fixture("_rows", _softmax)
 
 
 @pytest.mark.parametrize("masked", [False, True])
