@@ -124,16 +124,16 @@ class ShapeFeatures:
         self.sample_steps = sample_steps
 
     def fit(self, seqs, rng):
-        from .preprocessing import DilatedConvolution
+        from .preprocessing import DilatedConvolution, _dilation_grid
 
         rng = check_random_state(rng)
         # Dilations up to the longest training sequence (long patterns of the
         # longest series matter; a shorter one reads its edge value), and as
         # many thresholds as the indicator budget allows.
         max_dilation = max(1, (int(seqs.lengths.max()) - 1) // 8)
-        probe = DilatedConvolution(self.n_dilations, max_dilation=max_dilation,
-                                   output="value").fit(_as_list(seqs))
-        n_biases = max(1, self.n_indicators // (84 * len(probe.dilations_)))
+        n_dilations = _dilation_grid(self.n_dilations, max_dilation).size
+        n_kernels = _convolve.KERNEL_POSITIONS.shape[0]  # 84
+        n_biases = max(1, self.n_indicators // (n_kernels * n_dilations))
         self.convolution_ = DilatedConvolution(
             self.n_dilations, max_dilation=max_dilation, n_biases=n_biases,
             quantile_levels="random", quantile_range=self.quantile_range,

@@ -512,6 +512,16 @@ class SequenceFeatures(_SequenceTransformer):
 _GOLDEN = (1.0 + np.sqrt(5.0)) / 2.0
 
 
+def _dilation_grid(n_dilations, max_dilation):
+    """The distinct dilations of :class:`DilatedConvolution`: ``n_dilations``
+    exponentially spaced from 1 to ``max_dilation``, rounded down (MiniRocket's
+    spacing)."""
+    # + 1e-9: 2 ** log2(8) may land just below 8.
+    exponents = np.linspace(0.0, np.log2(max_dilation), n_dilations)
+    return np.unique(np.minimum(np.floor(2.0 ** exponents + 1e-9),
+                                max_dilation)).astype(np.intp)
+
+
 class DilatedConvolution(_SequenceTransformer):
     """Local shape around every step: MiniRocket's dilated kernels, kept per step.
 
@@ -709,10 +719,7 @@ class DilatedConvolution(_SequenceTransformer):
             max_d = self.max_dilation
             if max_d is None:
                 max_d = max(1, int((np.median(seqs.lengths) - 1) // 8))
-            # + 1e-9: 2 ** log2(8) may land just below 8.
-            exponents = np.linspace(0.0, np.log2(max_d), self.n_dilations)
-            self.dilations_ = np.unique(np.minimum(
-                np.floor(2.0 ** exponents + 1e-9), max_d)).astype(np.intp)
+            self.dilations_ = _dilation_grid(self.n_dilations, max_d)
             n_kernels = _convolve.KERNEL_POSITIONS.shape[0]
             n_ch = seqs.n_features
             combinations, channels = [], []
