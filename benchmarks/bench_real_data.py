@@ -75,10 +75,6 @@ DEFAULT, TUNED = "skseq IOHMMClassifier() (default)", "skseq IOHMMClassifier (tu
 TUNED_GRID = {"alpha": [0.01, 0.1, 1.0], "n_states": [2, 4]}
 
 
-def _last_rows(seqs):
-    return seqs.offsets[1:] - 1
-
-
 class ShapeLastStep(ClassifierMixin, BaseEstimator):
     """A logistic regression on the default representation at each sequence's
     last step (the prefix mean over the whole sequence), fitted like the
@@ -90,7 +86,7 @@ class ShapeLastStep(ClassifierMixin, BaseEstimator):
 
     def _inputs(self, X):
         seqs = check_sequences(X)
-        return self.representation_.inputs(seqs, _last_rows(seqs))[1]
+        return self.representation_.inputs(seqs, seqs.last_steps)[1]
 
     def fit(self, X, y):
         seqs = check_sequences(X)

@@ -126,8 +126,7 @@ class CategoricalOutputs:
     def predict_proba(self, est, seqs):
         _, proba = self.step_proba(est, seqs)
         if est.step_level_:
-            return [proba[a:b] for a, b in zip(seqs.offsets[:-1], seqs.offsets[1:],
-                                               strict=True)]
+            return seqs.split(proba)
         if est._readout()[0] == "mean":
             return np.exp(self._mean_log_proba(est, seqs, proba))
         return proba

@@ -137,7 +137,7 @@ class ShapeFeatures:
         self.convolution_ = DilatedConvolution(
             self.n_dilations, max_dilation=max_dilation, n_biases=n_biases,
             quantile_levels="random", quantile_range=self.quantile_range,
-            random_state=rng.randint(2**31)).fit(_as_list(seqs))
+            random_state=rng.randint(2**31)).fit(seqs.split(seqs.data))
         # prefix means at steps drawn from all training sequences
         n_steps = seqs.data.shape[0]
         rows = np.arange(n_steps)
@@ -227,7 +227,3 @@ def resolve(features, seqs):
         return "raw"
     return "shape"
 
-
-def _as_list(seqs):
-    return [seqs.data[a:b] for a, b in zip(seqs.offsets[:-1], seqs.offsets[1:],
-                                           strict=True)]

@@ -111,6 +111,11 @@ class Sequences:
         seq = int(np.searchsorted(self.offsets, row, side="right")) - 1
         return seq, int(row - self.offsets[seq])
 
+    def split(self, packed):
+        """Per-sequence views of packed per-step values (a list)."""
+        return [packed[a:b] for a, b in zip(self.offsets[:-1], self.offsets[1:],
+                                            strict=True)]
+
     def unpack(self, packed, fill=np.nan):
         """Return per-step values in the user's form.
 
@@ -120,10 +125,7 @@ class Sequences:
         """
         packed = np.asarray(packed)
         if self.form == "list":
-            return [
-                packed[self.offsets[s] : self.offsets[s + 1]]
-                for s in range(self.n_sequences)
-            ]
+            return self.split(packed)
         lengths = self.lengths
         max_len = int(lengths.max())
         dtype = np.result_type(packed.dtype, np.min_scalar_type(fill))

@@ -63,10 +63,7 @@ def to_list(X):
     [[1.0, 2.0], [3.0]]
     """
     seqs = check_sequences(X)
-    return [
-        seqs.data[a:b].copy()
-        for a, b in zip(seqs.offsets[:-1], seqs.offsets[1:], strict=True)
-    ]
+    return [x.copy() for x in seqs.split(seqs.data)]
 
 
 def sequence_lengths(X):
@@ -150,8 +147,7 @@ def from_channels_first(X):
                 )
             items.append(x.T if x.ndim == 2 else x)
         seqs = check_sequences(items)
-        return [seqs.data[a:b].copy()
-                for a, b in zip(seqs.offsets[:-1], seqs.offsets[1:], strict=True)]
+        return [x.copy() for x in seqs.split(seqs.data)]
     arr = np.asarray(X)
     if arr.ndim not in (2, 3):
         raise ValueError(
