@@ -198,10 +198,8 @@ class _Problem:
         return theta[..., :a], theta[..., a:b], theta[..., b:]
 
     def startprob(self, theta_s):
-        if self.fixed_start is not None:
-            return self.fixed_start
-        p = np.exp(theta_s - theta_s.max())
-        return p / p.sum()
+        """The start distribution of one parameter set (:meth:`startprobs`)."""
+        return self.startprobs(theta_s[None])[0]
 
     def startprobs(self, thetas_s):
         """The start distributions of R parameter sets, (R, n)."""
