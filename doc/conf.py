@@ -22,6 +22,8 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    # MathJax bundled into _static/, so equations render without network access.
+    "sphinx-mathjax-offline",
     "sphinx.ext.viewcode",
     "numpydoc",
     "myst_parser",
