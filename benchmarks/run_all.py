@@ -9,10 +9,10 @@ Runs, each in its own process (each also runs alone, with its own flags):
 ``bench_hierarchical.py`` (El Hihi & Bengio 1995, Figure 2), ``bench_long_memory.py``
 (toggled regimes, the 2-sequence problem with little data) and
 ``bench_real_data.py`` (four UCR/UEA data sets). The timing pages come from
-``bench_speed.py``, ``bench_memory.py``, ``bench_fused.py``,
-``bench_representations.py`` and ``bench_scaling.py``, which want a quiet
-machine and are run on their own. Needs the ``[bench]`` extra (hmmlearn,
-torch, sktime, matplotlib). The Table 6, Tables 1-4 and Figure 2 scripts also save their raw per-trial results
+``bench_speed.py``, ``bench_memory.py``, ``bench_fused.py``, ``bench_scaling.py``
+and ``bench_representations.py``, which want a quiet machine and are run on their
+own. Needs the ``[bench]`` extra (hmmlearn, torch, sktime, matplotlib). The
+Table 6, Tables 1-4 and Figure 2 scripts also save their raw per-trial results
 as JSON next to the page; ``--render`` on either rewrites its page and figure
 from that JSON without rerunning.
 """
