@@ -168,29 +168,24 @@ def figure(rows):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--quick", action="store_true",
-                        help="one seed, two sizes (a smoke test, not for the record)")
-    parser.add_argument("--render", action="store_true",
-                        help="only rewrite the page and figure from scaling.json")
+    for flag, text in [("--quick", "one seed, two sizes (a smoke test, not written)"),
+                       ("--render", "only rewrite the page and figure from the JSON")]:
+        parser.add_argument(flag, action="store_true", help=text)
     args = parser.parse_args()
     raw = RESULTS / "scaling.json"
-    if args.render:
-        saved = json.loads(raw.read_text())
-        rows, saved_args, elapsed = saved["rows"], saved["args"], saved["elapsed"]
-    else:
+    if not args.render:
         start = time.perf_counter()
-        sizes = SIZES[:2] if args.quick else SIZES
         with threadpool_limits(limits=1):
-            rows = run(1 if args.quick else args.seeds, sizes)
-        elapsed = time.perf_counter() - start
-        saved_args = {"seeds": args.seeds, "quick": args.quick}
+            rows = run(1 if args.quick else args.seeds,
+                       SIZES[:2] if args.quick else SIZES)
         if args.quick:
-            print("--quick: nothing written")
             return
-        raw.write_text(json.dumps({"args": saved_args, "elapsed": elapsed,
+        raw.write_text(json.dumps({"args": {"seeds": args.seeds, "quick": False},
+                                   "elapsed": time.perf_counter() - start,
                                    "rows": rows}, indent=1) + "\n")
-    write("scaling.md", markdown(rows, saved_args, elapsed))
-    figure(rows)
+    saved = json.loads(raw.read_text())
+    write("scaling.md", markdown(saved["rows"], saved["args"], saved["elapsed"]))
+    figure(saved["rows"])
 
 
 if __name__ == "__main__":
