@@ -314,9 +314,9 @@ def figure(two, ceilings):
         ax.plot([np.mean(acc)] * 2, [k - 0.3, k + 0.3], color="C3")
     ceil = np.mean(ceilings[1])
     ax.axvline(ceil, color="0.6", ls=":", label="logistic regression on step 1")
-    ax.set_yticks(range(len(names)), names, fontsize=7)
+    ax.set_yticks(range(len(names)), [SHOWN.get(n, n) for n in names], fontsize=7)
     ax.invert_yaxis()
-    ax.set_xlabel("test accuracy (dots: data seeds, bar: mean)")
+    ax.set_xlabel("test accuracy (dots: data seeds, red line: mean)")
     ax.set_xlim(0.4, 1.02)
     ax.legend(frameon=False, fontsize=7, loc="lower left")
     ax.set_title("2-sequence problem, 150-300 noise steps, 60 training sequences",
