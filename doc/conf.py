@@ -145,6 +145,7 @@ html_theme_options = {
     "show_toc_level": 2,
     "secondary_sidebar_items": ["page-toc", "sourcelink"],
 }
-html_sidebars = {"index": [], "getting_started": []}
+html_sidebars = {"index": [], "getting_started": [], "which_estimator": [],
+                 "references": []}
 html_static_path = []
 html_show_sourcelink = True
