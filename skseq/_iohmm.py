@@ -568,12 +568,18 @@ class BaseIOHMM(BaseEstimator):
         do_init = not (self.warm_start and hasattr(self, "converged_"))
         rng = check_random_state(self.random_state)
         # What the networks see (a warm start keeps the fitted representation)
+        start = time.perf_counter()
         if do_init:
             features = resolve(self.features, seqs)
-            representation = self._make_representation(features).fit(seqs, rng)
+            representation = self._make_representation(features).fit(
+                seqs, rng, self.n_jobs)
         else:
             features, representation = self.features_, self.representation_
-        inputs = representation.inputs(seqs, targets.steps)
+        inputs = representation.inputs(seqs, targets.steps, self.n_jobs)
+        if self.verbose:
+            print(f"Representation {features!r}: {inputs[1].shape[1]} features "
+                  f"at {seqs.data.shape[0]} steps in "
+                  f"{time.perf_counter() - start:.2f}s", flush=True)
         transition = self._make_transition(representation.n_state_features)
         emission = self._outputs.make_emission(self, n,
                                                representation.n_output_features)
@@ -789,7 +795,7 @@ class BaseIOHMM(BaseEstimator):
     def _inputs(self, seqs, rows=()):
         """What the fitted networks see of the sequences: the state networks'
         inputs at every step, and the output networks' at ``rows``."""
-        return self.representation_.inputs(seqs, rows)
+        return self.representation_.inputs(seqs, rows, self.n_jobs)
 
     def _transitions(self, U, model):
         check_memory(self, U.shape[0], self._n_chain_states())
