@@ -48,6 +48,7 @@ from ._emissions import inverse_cdf
 from ._inference import Chain, one_blas_thread, viterbi
 from ._layers import LAYERS
 from ._lbfgs import CONVERGED, DROPPED, LINE_SEARCH_FAILED, minimize_batch
+from ._penalty import MAX_ALPHA, RAW_ALPHA
 from ._representation import REPRESENTATIONS, resolve
 from ._restarts import run_restarts, warn_not_converged
 from ._transitions import HOLD_LOGIT, STARTS, TRANSITIONS
@@ -434,7 +435,8 @@ class BaseIOHMM(BaseEstimator):
         "n_hidden": [Interval(numbers.Integral, 1, None, closed="left")],
         "startprob": [StrOptions({"learn", "uniform"}), "array-like"],
         "solver": [StrOptions({"lbfgs", "em"})],
-        "alpha": [Interval(numbers.Real, 0, None, closed="left")],
+        "alpha": [Interval(numbers.Real, 0, None, closed="left"),
+                  StrOptions({"auto"})],
         "det_penalty": [Interval(numbers.Real, 0, None, closed="left")],
         "n_init": [Interval(numbers.Integral, 1, None, closed="left"),
                    StrOptions({"auto"})],
@@ -525,6 +527,20 @@ class BaseIOHMM(BaseEstimator):
             return 1
         return int(np.clip(_AUTO_RESTART_STEPS // max(n_steps, 1), 5, 50))
 
+    def _alpha(self, features, U_rows, seqs, targets, weight):
+        """The penalty of this fit: ``alpha``, or with ``alpha="auto"`` the one
+        a linear read-out of the output networks' inputs validates best on
+        representations whose output networks read a whole-sequence summary
+        (``skseq._penalty``); on raw inputs, where one step's input says
+        nothing of what the states carry, the weak prior near-deterministic
+        transitions need."""
+        if self.alpha != "auto":
+            return self.alpha
+        if features == "raw" or self._outputs is None:
+            return RAW_ALPHA
+        seq_of = np.searchsorted(seqs.offsets, targets.steps, side="right") - 1
+        return self._outputs.choose_alpha(self, U_rows, targets, weight[seq_of])[0]
+
     def _validate_X(self, X, reset):
         return validate_sequences(self, X, reset=reset)
 
@@ -560,7 +576,9 @@ class BaseIOHMM(BaseEstimator):
                 return self._fit(seqs, y, sample_weight)
 
     def _fit(self, seqs, y, sample_weight):
-        weight = check_sample_weight(sample_weight, seqs.n_sequences, alpha=self.alpha)
+        weight = check_sample_weight(
+            sample_weight, seqs.n_sequences,
+            alpha=MAX_ALPHA if self.alpha == "auto" else self.alpha)
         targets = self._outputs.encode_targets(self, y, seqs, sample_weight=weight)
         n = self._n_chain_states()
         mask = self._transition_mask()
@@ -587,6 +605,7 @@ class BaseIOHMM(BaseEstimator):
                      transition.n_params + emission.n_params,
                      transition.fit_entries_per_step(self.solver, self.det_penalty))
         weight, target_weight = self._target_weights(seqs, targets, weight)
+        alpha = self._alpha(features, inputs[1], seqs, targets, weight)
         if self.det_penalty and self.solver != "lbfgs":
             raise ValueError(
                 f"det_penalty={self.det_penalty} needs solver='lbfgs' (got "
@@ -594,7 +613,7 @@ class BaseIOHMM(BaseEstimator):
                 "measured not to help (the posteriors are already diffuse)."
             )
         problem = _Problem(seqs, targets, weight, transition, emission, mask,
-                           fixed_start, self.alpha, self.n_jobs, self.det_penalty,
+                           fixed_start, alpha, self.n_jobs, self.det_penalty,
                            target_weight, inputs)
         n_init = self._n_init(seqs.data.shape[0], features) if do_init else 1
 
@@ -652,6 +671,7 @@ class BaseIOHMM(BaseEstimator):
         self.loss_curve_ = best["curve"]
         self.features_ = features
         self.representation_ = representation
+        self.alpha_ = alpha
         self.n_init_ = len(objectives)
         self.init_objectives_ = objectives
         self.step_level_ = targets.step_level

@@ -1,0 +1,81 @@
+"""``alpha="auto"``: the L2 penalty chosen from the data inside ``fit``.
+
+The penalty a model needs depends on how many sequences it learns from: a
+prior that is right for 20,000 sequences lets the output networks memorise
+20 (training accuracy 1.0, test accuracy well below MiniRocket's on small
+archive sets), and one that is right for 20 throws away what 20,000 say. So
+the penalty is chosen as ``RidgeClassifierCV`` chooses its own, on the
+whole-sequence read-out: the output networks' inputs at the supervised steps,
+read by one linear network, over a grid of penalties, by the exact
+leave-one-out error of ridge regression, which one eigendecomposition gives
+for every penalty at once (a residual over one minus its leverage: Allen's
+1974 PRESS identity).
+
+Ridge regression's penalty ``lam`` becomes the prior precision of the model's
+output networks (against the summed log-likelihood, as ``alpha`` is) through
+their log-likelihood's curvature:
+
+- real targets (Gaussian outputs, standardized targets): the log-likelihood
+  is the squared error over 2 sigma^2, so ``alpha = lam / sigma^2`` with
+  sigma^2 the residual variance at ``lam``;
+- classes: ridge on +-1 class indicators (``RidgeClassifierCV``'s targets);
+  the log-loss of a logit ``eta`` near ``p = 1/2`` is, to second order, the
+  squared error of ``eta / 2`` against those indicators, so
+  ``alpha = lam / 2``.
+
+Rows are weighted by their sequence's weight, so a weight equals a repeated
+sequence.
+"""
+
+import numpy as np
+
+# The candidates (of the ridge penalty lam), strongest first.
+LAMBDAS = np.logspace(4, -3, 29)
+# The largest penalty alpha="auto" can choose (for checks made before it).
+MAX_ALPHA = float(LAMBDAS[0])
+# The penalty of models that read raw inputs, where a read-out of one step's
+# input says nothing of the state networks: near-deterministic transitions
+# need the weak prior.
+RAW_ALPHA = 1e-2
+
+
+def ridge_loo(X, Y, weight):
+    """Weighted leave-one-out squared error of ridge regression of ``Y`` on
+    ``X`` (with an unpenalised intercept) for every penalty in ``LAMBDAS``,
+    and the weighted residual variance of the fit on all rows."""
+    w = weight / weight.sum()
+    s = np.sqrt(weight)[:, None]
+    Xc, Yc = (X - w @ X) * s, (Y - w @ Y) * s
+    # Xc = U diag(d) V^T from the Gram matrix (rows >> columns here): the hat
+    # matrix of penalty lam is U diag(d^2 / (d^2 + lam)) U^T, plus the
+    # intercept's leverage w_i.
+    d2, V = np.linalg.eigh(Xc.T @ Xc)
+    keep = d2 > 1e-10 * max(d2.max(), 1e-300)
+    d2, V = d2[keep], V[:, keep]
+    U = (Xc @ V) / np.sqrt(d2)
+    UtY = U.T @ Yc
+    errors, variances = [], []
+    for lam in LAMBDAS:
+        shrink = d2 / (d2 + lam)
+        resid = Yc - U @ (shrink[:, None] * UtY)
+        leverage = (U**2) @ shrink + w
+        loo = resid / np.maximum(1.0 - leverage, 1e-12)[:, None]
+        errors.append(float(np.sum(loo**2)))
+        variances.append(float(np.sum(resid**2)) / weight.sum() / Y.shape[1])
+    return np.array(errors), np.maximum(np.array(variances), 1e-12)
+
+
+def choose_alpha_classes(X, y, weight):
+    """The output networks' penalty for classes ``y`` (indices) read from
+    ``X``, and the leave-one-out error of every candidate."""
+    Y = np.where(y[:, None] == np.arange(y.max() + 1), 1.0, -1.0)
+    errors, _ = ridge_loo(X, Y, weight)
+    return float(LAMBDAS[np.argmin(errors)] / 2.0), errors
+
+
+def choose_alpha_gaussian(X, Y, weight):
+    """The output networks' prior precision for standardized real targets
+    ``Y`` read from ``X``, and the leave-one-out error of every candidate."""
+    errors, variances = ridge_loo(X, Y, weight)
+    best = int(np.argmin(errors))
+    return float(LAMBDAS[best] / variances[best]), errors
