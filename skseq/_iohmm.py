@@ -542,6 +542,14 @@ class BaseIOHMM(BaseEstimator):
         seq_of = np.searchsorted(seqs.offsets, targets.steps, side="right") - 1
         return self._outputs.choose_alpha(self, U_rows, targets, weight[seq_of])[0]
 
+    def _starts_shared(self, features, targets):
+        """Whether the output networks start from one shared read-out: on a
+        whole-sequence summary (the shape representation) with linear outputs
+        and one target per sequence."""
+        return (features == "shape" and self.emission == "input"
+                and not targets.step_level
+                and hasattr(self._outputs, "shared_readout"))
+
     def _validate_X(self, X, reset):
         return validate_sequences(self, X, reset=reset)
 
@@ -631,6 +639,21 @@ class BaseIOHMM(BaseEstimator):
                                          emission.pack(values_e)])
             thetas0.append(theta0)
         thetas0 = np.array(thetas0)
+        if do_init and self._starts_shared(features, targets):
+            # Every state's output network starts at one read-out of the whole
+            # sequence (plus a tenth of its random start, to break the tie):
+            # the chain begins as good as its n_states=1 model, and the states
+            # move apart only where the likelihood gains.
+            seq_of = np.searchsorted(seqs.offsets, targets.steps, side="right") - 1
+            shared = self._outputs.shared_readout(self, inputs[1], targets,
+                                                  weight[seq_of], alpha)
+            start = problem.n_start + transition.n_params
+            for theta in thetas0:
+                p = emission.unpack(theta[start:])
+                for name, value in shared.items():
+                    p[name] *= 0.1
+                    p[name] += value[None] if name == "intercept" else (
+                        value[:, None, :])
 
         def attempts():
             # lbfgs: the restarts of a group advance in lockstep, one batched

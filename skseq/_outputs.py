@@ -23,7 +23,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._emissions import GaussianEmission, SoftmaxEmission
 from ._layers import LAYERS
-from ._penalty import choose_alpha_classes, choose_alpha_gaussian
+from ._penalty import choose_alpha_classes, choose_alpha_gaussian, softmax_readout
 from ._validation import Targets, check_targets
 
 
@@ -86,6 +86,14 @@ class CategoricalOutputs:
         """``alpha="auto"``: the penalty of a linear read-out of the output
         networks' inputs (``skseq._penalty``)."""
         return choose_alpha_classes(U_rows, targets.values, weight)
+
+    def shared_readout(self, est, U_rows, targets, weight, alpha):
+        """Output weights every state can start from: one softmax read-out of
+        the output networks' inputs, ``{"coef": (n_features, n_classes),
+        "intercept": (n_classes,)}``."""
+        coef, intercept = softmax_readout(U_rows, targets.values, weight, alpha,
+                                          len(est.classes_))
+        return {"coef": coef, "intercept": intercept}
 
     def make_emission(self, est, n_states, n_features):
         return SoftmaxEmission(n_states, _layer(est, n_features), len(est.classes_))

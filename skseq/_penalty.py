@@ -87,7 +87,9 @@ def choose_alpha_classes(X, y, weight):
         proba = LogisticRegression(C=2.0 / lam, max_iter=200).fit(
             X, y, sample_weight=weight).predict_proba(X)
     curvature = weight @ np.mean(proba * (1.0 - proba), axis=1) / weight.sum()
-    return 2.0 * lam * float(curvature), errors
+    # A read-out that separates the training set has curvature near 0 there:
+    # never weaker than the raw inputs' prior, lest its weights grow unbounded.
+    return max(2.0 * lam * float(curvature), RAW_ALPHA), errors
 
 
 def choose_alpha_gaussian(X, Y, weight):
@@ -96,3 +98,22 @@ def choose_alpha_gaussian(X, Y, weight):
     errors, variances = ridge_loo(X, Y, weight)
     best = int(np.argmin(errors))
     return float(LAMBDAS[best] / variances[best]), errors
+
+
+def softmax_readout(X, y, weight, alpha, n_classes):
+    """The multinomial logistic regression of classes ``y`` on ``X`` at
+    penalty ``alpha`` (against the summed log-likelihood): its weights
+    (n_features, n_classes) and intercepts (n_classes,) as softmax logits."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model = LogisticRegression(C=1.0 / alpha, max_iter=300).fit(
+            X, y, sample_weight=weight)
+    coef = np.zeros((X.shape[1], n_classes))
+    intercept = np.zeros(n_classes)
+    if model.coef_.shape[0] == 1:  # two classes: one logit, of the second
+        coef[:, model.classes_[1]] = model.coef_[0]
+        intercept[model.classes_[1]] = model.intercept_[0]
+    else:
+        coef[:, model.classes_] = model.coef_.T
+        intercept[model.classes_] = model.intercept_
+    return coef, intercept
