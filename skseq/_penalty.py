@@ -49,9 +49,10 @@ RAW_ALPHA = 1e-2
 
 
 def ridge_loo(X, Y, weight):
-    """Weighted leave-one-out squared error of ridge regression of ``Y`` on
-    ``X`` (with an unpenalised intercept) for every penalty in ``LAMBDAS``,
-    and the weighted residual variance of the fit on all rows."""
+    """Leave-one-out squared error of ridge regression of ``Y`` on ``X``
+    (with an unpenalised intercept) for every penalty in ``LAMBDAS``, a row of
+    integer weight w counting as w copies (so that a weight equals
+    repetition), and the weighted residual variance of the fit on all rows."""
     w = weight / weight.sum()
     s = np.sqrt(weight)[:, None]
     Xc, Yc = (X - w @ X) * s, (Y - w @ Y) * s
@@ -64,10 +65,14 @@ def ridge_loo(X, Y, weight):
     U = (Xc @ V) / np.sqrt(d2)
     UtY = U.T @ Yc
     errors, variances = [], []
+    # A row of weight w_i stands for w_i copies: each is left out in turn
+    # (the others stay), with the leverage of one copy, h_ii / w_i; rows of
+    # weight 0 have no copy to leave out.
+    copies = np.flatnonzero(weight > 0)
     for lam in LAMBDAS:
         shrink = d2 / (d2 + lam)
-        resid = Yc - U @ (shrink[:, None] * UtY)
-        leverage = (U**2) @ shrink + w
+        resid = (Yc - U @ (shrink[:, None] * UtY))[copies]
+        leverage = (U[copies] ** 2) @ shrink / weight[copies] + 1.0 / weight.sum()
         loo = resid / np.maximum(1.0 - leverage, 1e-12)[:, None]
         errors.append(float(np.sum(loo**2)))
         variances.append(float(np.sum(resid**2)) / weight.sum() / Y.shape[1])
