@@ -599,7 +599,8 @@ class BaseIOHMM(BaseEstimator):
         if do_init:
             features = resolve(self.features, seqs)
             representation = self._make_representation(features).fit(
-                seqs, rng, self.n_jobs)
+                seqs, rng, self.n_jobs,
+                sample_weight=None if sample_weight is None else weight)
         else:
             features, representation = self.features_, self.representation_
         inputs = representation.inputs(seqs, targets.steps, self.n_jobs)

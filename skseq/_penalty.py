@@ -65,14 +65,16 @@ def ridge_loo(X, Y, weight):
     U = (Xc @ V) / np.sqrt(d2)
     UtY = U.T @ Yc
     errors, variances = [], []
-    # A row of weight w_i stands for w_i copies: each is left out in turn
-    # (the others stay), with the leverage of one copy, h_ii / w_i; rows of
-    # weight 0 have no copy to leave out.
+    # A row of weight w_i >= 1 stands for w_i copies: each is left out in
+    # turn (the others stay), with the leverage of one copy, h_ii / w_i; a
+    # row of weight below 1 is left out whole; rows of weight 0 have nothing
+    # to leave out.
     copies = np.flatnonzero(weight > 0)
+    copy_weight = np.maximum(weight[copies], 1.0)
     for lam in LAMBDAS:
         shrink = d2 / (d2 + lam)
         resid = (Yc - U @ (shrink[:, None] * UtY))[copies]
-        leverage = (U[copies] ** 2) @ shrink / weight[copies] + 1.0 / weight.sum()
+        leverage = ((U[copies] ** 2) @ shrink + w[copies]) / copy_weight
         loo = resid / np.maximum(1.0 - leverage, 1e-12)[:, None]
         errors.append(float(np.sum(loo**2)))
         variances.append(float(np.sum(resid**2)) / weight.sum() / Y.shape[1])

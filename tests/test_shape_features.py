@@ -126,6 +126,18 @@ def test_sampled_steps_are_walked_in_their_own_sequences_only():
                     rtol=0, atol=1e-12)
 
 
+def test_an_integer_weight_equals_repeating_the_sequence():
+    X = _series((30, 45, 12, 80, 1, 17), n_channels=2, seed=6)
+    weight = np.array([2, 0, 1, 3, 1, 2])
+    weighted = ShapeFeatures(n_components=8).fit(check_sequences(X), 0,
+                                                 sample_weight=weight)
+    repeated = [x for x, w in zip(X, weight, strict=True) for _ in range(w)]
+    plain = ShapeFeatures(n_components=8).fit(check_sequences(repeated[::-1]), 0)
+    assert_array_equal(weighted.levels_, plain.levels_)
+    assert_array_equal(weighted.convolution_.biases_, plain.convolution_.biases_)
+    assert_allclose(weighted.projection_, plain.projection_, rtol=1e-10, atol=1e-12)
+
+
 def test_threads_in_fit_and_inputs_change_nothing(monkeypatch):
     X = _series((300, 7, 260, 1, 90, 150), n_channels=2, seed=5)
     seqs = check_sequences(X)
