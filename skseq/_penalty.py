@@ -48,6 +48,21 @@ MAX_ALPHA = float(LAMBDAS[0])
 RAW_ALPHA = 1e-2
 
 
+def _canonical(X, y, weight):
+    """Rows in an order of their own (by a fixed random projection, then
+    weight and target), so that the choice does not depend on the order of
+    the sequences, not even through rounding or a solver's tolerance."""
+    key = X @ np.random.RandomState(0).standard_normal(X.shape[1])
+    columns = y.reshape(y.shape[0], -1).T
+    order = np.lexsort((*columns[::-1], weight, key))
+    return X[order], y[order], weight[order]
+
+
+def _best(errors):
+    """The strongest candidate whose error is the least, up to rounding."""
+    return int(np.flatnonzero(errors <= errors.min() * (1 + 1e-9))[0])
+
+
 def ridge_loo(X, Y, weight):
     """Leave-one-out squared error of ridge regression of ``Y`` on ``X``
     (with an unpenalised intercept) for every penalty in ``LAMBDAS``, a row of
@@ -84,9 +99,10 @@ def ridge_loo(X, Y, weight):
 def choose_alpha_classes(X, y, weight):
     """The output networks' penalty for classes ``y`` (indices) read from
     ``X``, and the leave-one-out error of every candidate."""
+    X, y, weight = _canonical(X, y, weight)
     Y = np.where(y[:, None] == np.arange(y.max() + 1), 1.0, -1.0)
     errors, _ = ridge_loo(X, Y, weight)
-    lam = float(LAMBDAS[np.argmin(errors)])
+    lam = float(LAMBDAS[_best(errors)])
     # The curvature of the log-loss where the read-out settles, from the
     # logistic regression at the penalty of p = 1/2's curvature (lam / 2).
     with warnings.catch_warnings():
@@ -102,8 +118,9 @@ def choose_alpha_classes(X, y, weight):
 def choose_alpha_gaussian(X, Y, weight):
     """The output networks' prior precision for standardized real targets
     ``Y`` read from ``X``, and the leave-one-out error of every candidate."""
+    X, Y, weight = _canonical(X, Y, weight)
     errors, variances = ridge_loo(X, Y, weight)
-    best = int(np.argmin(errors))
+    best = _best(errors)
     return float(LAMBDAS[best] / variances[best]), errors
 
 
@@ -111,6 +128,7 @@ def softmax_readout(X, y, weight, alpha, n_classes):
     """The multinomial logistic regression of classes ``y`` on ``X`` at
     penalty ``alpha`` (against the summed log-likelihood): its weights
     (n_features, n_classes) and intercepts (n_classes,) as softmax logits."""
+    X, y, weight = _canonical(X, y, weight)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         model = LogisticRegression(C=1.0 / alpha, max_iter=300).fit(
