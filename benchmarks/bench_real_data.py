@@ -353,16 +353,17 @@ gave 0.851, no better. Adding first differences as extra channels
 (MultiRocket's first addition) gave 0.832 on ArrowHead and changed nothing on
 ItalyPowerDemand and BasicMotions: not adopted.
 
-**Speed.** The default fits in a median of 6.5x MiniRocket's time over the
-four sets: 2.0x on PLAID, 6-21x on the three small sets, where MiniRocket
-fits in 0.07-0.13 s and the default's fixed costs dominate: the thresholds
-come from sorting up to 10,000 convolution values per kernel (about a
-quarter of a second on ArrowHead; thresholds from 2,000 steps cost a third of
-that, but ArrowHead's mean test accuracy fell from 0.855 to 0.808 over 3
-seeds with `alpha=0.01`), then a randomized SVD of 2,000 sampled steps by about 2,700
-indicators, the penalty's choice and the solver. Prediction takes a median
-0.7x MiniRocket's time. Fit times vary by up to 2x between seeds because
-the machine was shared.
+**Speed.** The default fits in a median of 10.8x MiniRocket's time over the
+four sets: 1.6x on PLAID, 8-14x on the three small sets, where MiniRocket
+fits in 0.04-0.07 s and the default in 0.4-1.0 s, its fixed costs dominating:
+the thresholds come from sorting up to 10,000 convolution values per kernel
+(about a quarter of a second on ArrowHead; thresholds from 2,000 steps cost a
+third of that, but ArrowHead's mean test accuracy fell from 0.855 to 0.808
+over 3 seeds with `alpha=0.01`), then a randomized SVD of 2,000 sampled
+steps by about 2,700 indicators, the penalty's choice and the solver.
+Prediction takes a median 1.4x MiniRocket's time (0.7x on PLAID, 1.0-3.4x on
+the small sets). The machine was shared: in the run before this one, the
+same code measured a median fit ratio of 6.5x and predict ratio of 0.7x.
 
 **Limits, plainly.** On these sets the default is not yet as accurate as
 MiniRocket (ArrowHead is 0.025 behind), nor as fast to fit on small sets.
