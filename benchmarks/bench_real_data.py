@@ -537,7 +537,7 @@ over MiniRocket's: {fit_median:.1f}x; of predict time: {predict_median:.1f}x.
 ![test accuracy of the default against MiniRocket](real_data.png)
 
 *Each point is a data set: MiniRocket's mean test accuracy across, the
-default's up; the bars span the lowest and highest seed. Above the diagonal
+default's up; the whiskers span the lowest and highest seed. Above the diagonal
 the default is more accurate. Hollow points are the sets kept aside.*
 
 {READING}
