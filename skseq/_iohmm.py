@@ -49,6 +49,7 @@ from ._emissions import inverse_cdf
 from ._inference import Chain, one_blas_thread, viterbi
 from ._layers import LAYERS
 from ._lbfgs import CONVERGED, DROPPED, LINE_SEARCH_FAILED, minimize_batch
+from ._penalty import MAX_ALPHA, RAW_ALPHA
 from ._representation import REPRESENTATIONS, resolve
 from ._restarts import run_restarts, warn_not_converged
 from ._transitions import HOLD_LOGIT, STARTS, TRANSITIONS
@@ -436,7 +437,8 @@ class BaseIOHMM(BaseEstimator):
         "n_hidden": [Interval(numbers.Integral, 1, None, closed="left")],
         "startprob": [StrOptions({"learn", "uniform"}), "array-like"],
         "solver": [StrOptions({"lbfgs", "em"})],
-        "alpha": [Interval(numbers.Real, 0, None, closed="left")],
+        "alpha": [Interval(numbers.Real, 0, None, closed="left"),
+                  StrOptions({"auto"})],
         "det_penalty": [Interval(numbers.Real, 0, None, closed="left")],
         "n_init": [Interval(numbers.Integral, 1, None, closed="left"),
                    StrOptions({"auto"})],
@@ -527,6 +529,29 @@ class BaseIOHMM(BaseEstimator):
             return 1
         return int(np.clip(_AUTO_RESTART_STEPS // max(n_steps, 1), 5, 50))
 
+    def _alpha(self, features, U_rows, seqs, targets, weight):
+        """The penalty of this fit: ``alpha``, or with ``alpha="auto"`` the one
+        a linear read-out of the output networks' inputs validates best on
+        representations whose output networks read a whole-sequence summary
+        (``skseq._penalty``); on raw inputs, where one step's input says
+        nothing of what the states carry, and with step-level targets (whose
+        steps are not independent draws to leave out one by one), the weak
+        prior near-deterministic transitions need."""
+        if self.alpha != "auto":
+            return self.alpha
+        if features == "raw" or self._outputs is None or targets.step_level:
+            return RAW_ALPHA
+        seq_of = np.searchsorted(seqs.offsets, targets.steps, side="right") - 1
+        return self._outputs.choose_alpha(self, U_rows, targets, weight[seq_of])[0]
+
+    def _starts_shared(self, features, targets):
+        """Whether the output networks start from one shared read-out: on a
+        whole-sequence summary (the shape representation) with linear outputs
+        and one target per sequence."""
+        return (features == "shape" and self.emission == "input"
+                and not targets.step_level
+                and hasattr(self._outputs, "shared_readout"))
+
     def _validate_X(self, X, reset):
         return validate_sequences(self, X, reset=reset)
 
@@ -562,7 +587,9 @@ class BaseIOHMM(BaseEstimator):
                 return self._fit(seqs, y, sample_weight)
 
     def _fit(self, seqs, y, sample_weight):
-        weight = check_sample_weight(sample_weight, seqs.n_sequences, alpha=self.alpha)
+        weight = check_sample_weight(
+            sample_weight, seqs.n_sequences,
+            alpha=MAX_ALPHA if self.alpha == "auto" else self.alpha)
         targets = self._outputs.encode_targets(self, y, seqs, sample_weight=weight)
         n = self._n_chain_states()
         mask = self._transition_mask()
@@ -570,12 +597,19 @@ class BaseIOHMM(BaseEstimator):
         do_init = not (self.warm_start and hasattr(self, "converged_"))
         rng = check_random_state(self.random_state)
         # What the networks see (a warm start keeps the fitted representation)
+        start = time.perf_counter()
         if do_init:
             features = resolve(self.features, seqs)
-            representation = self._make_representation(features).fit(seqs, rng)
+            representation = self._make_representation(features).fit(
+                seqs, rng, self.n_jobs,
+                sample_weight=None if sample_weight is None else weight)
         else:
             features, representation = self.features_, self.representation_
-        inputs = representation.inputs(seqs, targets.steps)
+        inputs = representation.inputs(seqs, targets.steps, self.n_jobs)
+        if self.verbose:
+            print(f"Representation {features!r}: {inputs[1].shape[1]} features "
+                  f"at {seqs.data.shape[0]} steps in "
+                  f"{time.perf_counter() - start:.2f}s", flush=True)
         transition = self._make_transition(representation.n_state_features)
         emission = self._outputs.make_emission(self, n,
                                                representation.n_output_features)
@@ -583,6 +617,7 @@ class BaseIOHMM(BaseEstimator):
                      transition.n_params + emission.n_params,
                      transition.fit_entries_per_step(self.solver, self.det_penalty))
         weight, target_weight = self._target_weights(seqs, targets, weight)
+        alpha = self._alpha(features, inputs[1], seqs, targets, weight)
         if self.det_penalty and self.solver != "lbfgs":
             raise ValueError(
                 f"det_penalty={self.det_penalty} needs solver='lbfgs' (got "
@@ -590,7 +625,7 @@ class BaseIOHMM(BaseEstimator):
                 "measured not to help (the posteriors are already diffuse)."
             )
         problem = _Problem(seqs, targets, weight, transition, emission, mask,
-                           fixed_start, self.alpha, self.n_jobs, self.det_penalty,
+                           fixed_start, alpha, self.n_jobs, self.det_penalty,
                            target_weight, inputs)
         n_init = self._n_init(seqs.data.shape[0], features) if do_init else 1
 
@@ -607,6 +642,21 @@ class BaseIOHMM(BaseEstimator):
                                          emission.pack(values_e)])
             thetas0.append(theta0)
         thetas0 = np.array(thetas0)
+        if do_init and self._starts_shared(features, targets):
+            # Every state's output network starts at one read-out of the whole
+            # sequence (plus a tenth of its random start, to break the tie):
+            # the chain begins as good as its n_states=1 model, and the states
+            # move apart only where the likelihood gains.
+            seq_of = np.searchsorted(seqs.offsets, targets.steps, side="right") - 1
+            shared = self._outputs.shared_readout(self, inputs[1], targets,
+                                                  weight[seq_of], alpha)
+            start = problem.n_start + transition.n_params
+            for theta in thetas0:
+                p = emission.unpack(theta[start:])
+                for name, value in shared.items():
+                    p[name] *= 0.1
+                    p[name] += value[None] if name == "intercept" else (
+                        value[:, None, :])
 
         def attempts():
             # lbfgs: the restarts of a group advance in lockstep, one batched
@@ -648,6 +698,7 @@ class BaseIOHMM(BaseEstimator):
         self.loss_curve_ = best["curve"]
         self.features_ = features
         self.representation_ = representation
+        self.alpha_ = alpha
         self.n_init_ = len(objectives)
         self.init_objectives_ = objectives
         self.step_level_ = targets.step_level
@@ -791,7 +842,7 @@ class BaseIOHMM(BaseEstimator):
     def _inputs(self, seqs, rows=()):
         """What the fitted networks see of the sequences: the state networks'
         inputs at every step, and the output networks' at ``rows``."""
-        return self.representation_.inputs(seqs, rows)
+        return self.representation_.inputs(seqs, rows, self.n_jobs)
 
     def _transitions(self, U, model):
         check_memory(self, U.shape[0], self._n_chain_states())

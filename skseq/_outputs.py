@@ -23,6 +23,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._emissions import GaussianEmission, SoftmaxEmission
 from ._layers import LAYERS
+from ._penalty import choose_alpha_classes, choose_alpha_gaussian, softmax_readout
 from ._validation import Targets, check_targets
 
 
@@ -80,6 +81,19 @@ class CategoricalOutputs:
                 )
         return Targets(steps=targets.steps, values=encoded.astype(np.intp),
                        step_level=targets.step_level)
+
+    def choose_alpha(self, est, U_rows, targets, weight):
+        """``alpha="auto"``: the penalty of a linear read-out of the output
+        networks' inputs (``skseq._penalty``)."""
+        return choose_alpha_classes(U_rows, targets.values, weight)
+
+    def shared_readout(self, est, U_rows, targets, weight, alpha):
+        """Output weights every state can start from: one softmax read-out of
+        the output networks' inputs, ``{"coef": (n_features, n_classes),
+        "intercept": (n_classes,)}``."""
+        coef, intercept = softmax_readout(U_rows, targets.values, weight, alpha,
+                                          len(est.classes_))
+        return {"coef": coef, "intercept": intercept}
 
     def make_emission(self, est, n_states, n_features):
         return SoftmaxEmission(n_states, _layer(est, n_features), len(est.classes_))
@@ -249,6 +263,13 @@ class GaussianOutputs:
         return Targets(steps=targets.steps,
                        values=values[:, ~est._constant_outputs_],
                        step_level=targets.step_level)
+
+    def choose_alpha(self, est, U_rows, targets, weight):
+        """``alpha="auto"``: the prior precision of a linear-Gaussian read-out
+        of the output networks' inputs, on standardized targets, as the output
+        family sees them (``skseq._penalty``)."""
+        return choose_alpha_gaussian(U_rows, targets.values / est._y_scale_,
+                                     weight)
 
     def make_emission(self, est, n_states, n_features):
         modelled = ~est._constant_outputs_

@@ -500,6 +500,52 @@ def _rows_hint(seqs, estimator):
     )
 
 
+# A 2-D table (or 3-D array) is suspected to hold series in another layout only
+# from this many columns (time steps) on.
+_SERIES_MIN_STEPS = 8
+
+
+def _layout_hint(X, seqs):
+    """At fit: what a table or array probably meant when its layout looks like
+    series in another form (else ""). A 2-D table whose columns look like the
+    steps of series (at least 8 of them, and more columns than rows or
+    neighbouring columns that move together), a list of equal-length Python
+    lists at least 8 long, and a 3-D array with more features than steps
+    (channels first) are read as they are but warn; ``X[:, None, :]`` (one-step
+    sequences said explicitly) and 3-D arrays of one step are silent."""
+    n_seq, n_features = seqs.n_sequences, seqs.n_features
+    read = (f"read as {n_seq} sequences of ONE step with {n_features} features "
+            "(a tabular model)")
+    if seqs.form == "rows" and n_features >= _SERIES_MIN_STEPS:
+        if isinstance(X, (list, tuple)):
+            return (f"X is a list of {n_seq} equal-length lists of {n_features} "
+                    f"numbers, {read}. For univariate series pass a list of "
+                    "arrays, [np.asarray(s) for s in X]; for one-step rows pass "
+                    "np.asarray(X)[:, None, :].")
+        data = seqs.data
+        a = data[:, :-1] - data[:, :-1].mean(axis=0)
+        b = data[:, 1:] - data[:, 1:].mean(axis=0)
+        norms = np.sqrt((a * a).sum(axis=0) * (b * b).sum(axis=0))
+        varying = norms > 0
+        moves_together = n_seq > 2 and varying.any() and np.mean(
+            (a * b).sum(axis=0)[varying] / norms[varying]) >= 0.5
+        if n_features > n_seq or moves_together:
+            return (f"X is a 2-D table of {n_seq} rows and {n_features} columns, "
+                    f"{read}, but its columns look like the steps of series. For "
+                    f"{n_seq} univariate series of {n_features} steps pass "
+                    "skseq.utils.from_channels_first(X) (or X[:, :, None]); for "
+                    "one-step rows (and no warning) pass X[:, None, :].")
+    if seqs.form == "padded":
+        shape = np.shape(X)
+        if 1 < shape[1] < shape[2] and shape[2] >= _SERIES_MIN_STEPS:
+            return (f"X is a 3-D array of shape {shape}, read as (n_sequences, "
+                    f"max_len, n_features): {shape[0]} sequences of {shape[1]} "
+                    f"steps with {shape[2]} features. If it is (n_sequences, "
+                    "n_channels, n_steps), channels first, pass "
+                    "skseq.utils.from_channels_first(X) (or X.transpose(0, 2, 1)).")
+    return ""
+
+
 def validate_sequences(estimator, X, *, reset):
     """:func:`check_sequences` plus the estimator's feature bookkeeping.
 
@@ -513,6 +559,9 @@ def validate_sequences(estimator, X, *, reset):
     seqs = check_sequences(X)
     validate_data(estimator, X, reset=reset, skip_check_array=True, ensure_2d=False)
     if reset:
+        hint = _layout_hint(X, seqs)
+        if hint:
+            warnings.warn(hint, UserWarning, stacklevel=_user_stacklevel())
         estimator.n_features_in_ = seqs.n_features
         estimator._max_fit_length = int(seqs.lengths.max())
         return seqs

@@ -111,11 +111,16 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
     solver : {"lbfgs", "em"}, default="lbfgs"
         ``"lbfgs"`` minimises the penalised negative conditional log-likelihood with
         its exact gradient; ``"em"`` is the paper's GEM algorithm.
-    alpha : float, default=1e-2
+    alpha : float or "auto", default="auto"
         L2 penalty on the input weights (not the intercepts): the precision of a
         Gaussian prior, against the summed log-likelihood (like ``1 / C`` of
-        ``LogisticRegression``), so it fades as data grows. Kept small by default
-        because near-deterministic transitions need large weights.
+        ``LogisticRegression``), so it fades as data grows. ``"auto"``: on the
+        shape representation, chosen in ``fit`` from the data, by the exact
+        leave-one-out error of a ridge read-out of the output networks'
+        inputs over a grid of penalties (as ``RidgeClassifierCV`` chooses its
+        own), so that 20 sequences get a strong prior and 20,000 a weak one;
+        on raw inputs 1e-2, small because near-deterministic transitions need
+        large weights. The value used is ``alpha_``.
     det_penalty : float, default=0.0
         Reward for |det A_t|, the determinant of each step's transition matrix
         (Bengio & Frasconi 1996, §5.2): it pulls the transitions toward permutations,
@@ -195,6 +200,8 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
 
     Attributes
     ----------
+    alpha_ : float
+        The L2 penalty of the fit (``alpha``, or the one ``"auto"`` chose).
     classes_ : ndarray of shape (n_classes,)
         Class labels.
     startprob_ : ndarray of shape (n_states,)
@@ -290,7 +297,7 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         topology="ergodic",
         startprob="learn",
         solver="lbfgs",
-        alpha=1e-2,
+        alpha="auto",
         det_penalty=0.0,
         n_init="auto",
         max_iter=200,

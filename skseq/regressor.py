@@ -56,9 +56,13 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         Distribution of the state before the first input.
     solver : {"lbfgs", "em"}, default="lbfgs"
         Direct likelihood maximisation with its exact gradient, or the paper's GEM.
-    alpha : float, default=1e-2
+    alpha : float or "auto", default="auto"
         L2 penalty on the input weights of the state and output networks (the
         precision of a Gaussian prior, against the summed log-likelihood).
+        ``"auto"``: on the shape representation, chosen in ``fit`` by the
+        exact leave-one-out error of a ridge read-out of the output networks'
+        inputs over a grid of penalties, turned into a prior precision by the
+        residual variance; on raw inputs 1e-2. The value used is ``alpha_``.
     det_penalty : float, default=0.0
         Reward for |det A_t|, the determinant of each step's transition matrix
         (Bengio & Frasconi 1996, §5.2): it pulls the transitions toward permutations,
@@ -97,6 +101,8 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
 
     Attributes
     ----------
+    alpha_ : float
+        The L2 penalty of the fit (``alpha``, or the one ``"auto"`` chose).
     n_outputs_ : int
         Number of outputs.
     startprob_ : ndarray of shape (n_states,)
@@ -181,7 +187,7 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         topology="ergodic",
         startprob="learn",
         solver="lbfgs",
-        alpha=1e-2,
+        alpha="auto",
         det_penalty=0.0,
         n_init="auto",
         max_iter=200,

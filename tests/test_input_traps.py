@@ -222,3 +222,37 @@ def test_tiny_weights_are_refused_by_every_iohmm_with_the_real_cause(Estimator):
     with pytest.raises(ValueError, match="outweighs the data by a factor"):
         est.fit(X, y, sample_weight=np.full(12, 1e-200))
     assert not hasattr(est, "n_features_in_")  # nothing recorded by a failed fit
+
+
+def _walks(shape, seed=0):
+    return np.cumsum(np.random.default_rng(seed).normal(size=shape), axis=-1)
+
+
+@pytest.mark.parametrize("make, says", [
+    (lambda X: X, "from_channels_first(X) (or X[:, :, None])"),  # smooth columns
+    (lambda X: X[:6], "6 univariate series of 40 steps"),  # more columns than rows
+    (lambda X: X.tolist(), "[np.asarray(s) for s in X]"),
+])
+def test_a_table_of_series_warns_at_fit_and_says_how_to_pass_it(make, says):
+    X = make(_walks((30, 40)))
+    with pytest.warns(UserWarning, match=re.escape(says)):
+        IOHMMClassifier(2, n_init=1, max_iter=3).fit(X, np.arange(len(X)) % 2)
+
+
+def test_channels_first_array_warns_at_fit():
+    X = _walks((10, 3, 40))
+    with pytest.warns(UserWarning, match=re.escape("X.transpose(0, 2, 1)")):
+        IOHMMClassifier(2, n_init=1, max_iter=3).fit(X, np.arange(10) % 2)
+
+
+def test_unambiguous_layouts_fit_silently():
+    """One-step rows said explicitly, tables of unrelated columns, narrow
+    lists of lists and sequences with more steps than features."""
+    rng = np.random.default_rng(0)
+    y = np.arange(30) % 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for X in (_walks((30, 40))[:, None, :], rng.normal(size=(30, 12)),
+                  rng.normal(size=(30, 5)).tolist(), _walks((30, 40, 3), 1)):
+            IOHMMClassifier(2, n_init=1, max_iter=3).fit(X, y)

@@ -391,7 +391,7 @@ def _problem(est, X, y, weight):
     fixed = _fixed_startprob(est.startprob, est._n_chain_states())
     problem = _Problem(seqs, targets, check_sample_weight(weight, len(X)),
                        model.transition, model.emission, model.mask, fixed,
-                       est.alpha, None, inputs=est._inputs(seqs, targets.steps))
+                       est.alpha_, None, inputs=est._inputs(seqs, targets.steps))
     theta_s = np.log(est.startprob_)[: problem.n_start]
     return problem, np.concatenate([theta_s, model.theta_t, model.theta_e])
 

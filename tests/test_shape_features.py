@@ -18,7 +18,7 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
 from skseq import _convolve
-from skseq._representation import ShapeFeatures
+from skseq._representation import ShapeFeatures, _holding
 from skseq._validation import check_sequences
 from skseq.preprocessing import DilatedConvolution
 
@@ -110,6 +110,45 @@ def test_fitted_representation_inputs_equal_the_unfused_pieces():
     steps, at_rows = rep.inputs(seqs, rows)
     assert_allclose(steps, projected[:, :4], rtol=0, atol=1e-10)
     assert_allclose(at_rows, projected[rows], rtol=0, atol=1e-10)
+
+
+def test_sampled_steps_are_walked_in_their_own_sequences_only():
+    """The fit walks only the sequences that hold its sampled steps: their
+    prefix means there are those of the unfused pieces on all sequences."""
+    X = _series((30, 45, 12, 80, 1, 17), n_channels=2, seed=4)
+    seqs = check_sequences(X)
+    rows = np.array([3, 40, 41, 160, 183])  # in sequences 0, 1, 3 and 5
+    held, held_rows = _holding(seqs, rows)
+    assert_array_equal(held.lengths, [30, 45, 80, 17])
+    assert_array_equal(held.data[held_rows], seqs.data[rows])
+    rep = ShapeFeatures(n_components=10).fit(seqs, 0)
+    assert_allclose(rep._walk(held, held_rows, None)[1], _unfused(rep, X)[rows],
+                    rtol=0, atol=1e-12)
+
+
+def test_an_integer_weight_equals_repeating_the_sequence():
+    X = _series((30, 45, 12, 80, 1, 17), n_channels=2, seed=6)
+    weight = np.array([2, 0, 1, 3, 1, 2])
+    weighted = ShapeFeatures(n_components=8).fit(check_sequences(X), 0,
+                                                 sample_weight=weight)
+    repeated = [x for x, w in zip(X, weight, strict=True) for _ in range(w)]
+    plain = ShapeFeatures(n_components=8).fit(check_sequences(repeated[::-1]), 0)
+    assert_array_equal(weighted.levels_, plain.levels_)
+    assert_array_equal(weighted.convolution_.biases_, plain.convolution_.biases_)
+    assert_allclose(weighted.projection_, plain.projection_, rtol=1e-10, atol=1e-12)
+
+
+def test_threads_in_fit_and_inputs_change_nothing(monkeypatch):
+    X = _series((300, 7, 260, 1, 90, 150), n_channels=2, seed=5)
+    seqs = check_sequences(X)
+    one = ShapeFeatures(n_components=6, sample_steps=200).fit(seqs, 0)
+    monkeypatch.setattr(_convolve, "_MIN_VALUES_PER_THREAD", 1)
+    two = ShapeFeatures(n_components=6, sample_steps=200).fit(seqs, 0, n_jobs=2)
+    assert_array_equal(one.projection_, two.projection_)
+    assert_array_equal(one.convolution_.biases_, two.convolution_.biases_)
+    for a, b in zip(one.inputs(seqs, seqs.last_steps),
+                    two.inputs(seqs, seqs.last_steps, n_jobs=2), strict=True):
+        assert_array_equal(a, b)
 
 
 def _kernel_call(rep, X, rows, projection, offset, n_jobs):

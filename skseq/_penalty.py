@@ -1,0 +1,144 @@
+"""``alpha="auto"``: the L2 penalty chosen from the data inside ``fit``.
+
+The penalty a model needs depends on how many sequences it learns from: a
+prior that is right for 20,000 sequences lets the output networks memorise
+20 (training accuracy 1.0, test accuracy well below MiniRocket's on small
+archive sets), and one that is right for 20 throws away what 20,000 say. So
+the penalty is chosen as ``RidgeClassifierCV`` chooses its own, on the
+whole-sequence read-out: the output networks' inputs at the supervised steps,
+read by one linear network, over a grid of penalties, by the exact
+leave-one-out error of ridge regression, which one eigendecomposition gives
+for every penalty at once (a residual over one minus its leverage: Allen's
+1974 PRESS identity).
+
+Ridge regression's penalty ``lam`` becomes the prior precision of the model's
+output networks (against the summed log-likelihood, as ``alpha`` is) through
+their log-likelihood's curvature:
+
+- real targets (Gaussian outputs, standardized targets): the log-likelihood
+  is the squared error over 2 sigma^2, so ``alpha = lam / sigma^2`` with
+  sigma^2 the residual variance at ``lam``;
+- classes: ridge on +-1 class indicators (``RidgeClassifierCV``'s targets).
+  The log-loss of a logit ``eta`` with probability ``p`` has curvature
+  ``c = p (1 - p)``; near ``p = 1/2`` it is, to second order, the squared
+  error of ``eta / 2`` against those indicators, so the same shrinkage needs
+  ``alpha = 2 c lam`` = ``lam / 2``. Where the read-out settles, ``p`` is
+  far from 1/2 and ``c`` smaller: it is measured there, as the weighted mean
+  of ``p_k (1 - p_k)`` over rows and classes of a logistic regression fitted
+  at ``lam / 2`` (on PLAID, 11 classes, ``lam / 2`` itself gave a mean test
+  accuracy of 0.927 over 3 seeds, the measured curvature 0.941).
+
+Rows are weighted by their sequence's weight, so a weight equals a repeated
+sequence.
+"""
+
+import warnings
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression
+
+# The candidates (of the ridge penalty lam), strongest first.
+LAMBDAS = np.logspace(4, -3, 29)
+# The largest penalty alpha="auto" can choose (for checks made before it).
+MAX_ALPHA = float(LAMBDAS[0])
+# The penalty of models that read raw inputs, where a read-out of one step's
+# input says nothing of the state networks: near-deterministic transitions
+# need the weak prior.
+RAW_ALPHA = 1e-2
+
+
+def _canonical(X, y, weight):
+    """Rows in an order of their own (by a fixed random projection, then
+    weight and target), so that the choice does not depend on the order of
+    the sequences, not even through rounding or a solver's tolerance."""
+    key = X @ np.random.RandomState(0).standard_normal(X.shape[1])
+    columns = y.reshape(y.shape[0], -1).T
+    order = np.lexsort((*columns[::-1], weight, key))
+    return X[order], y[order], weight[order]
+
+
+def _best(errors):
+    """The strongest candidate whose error is the least, up to rounding."""
+    return int(np.flatnonzero(errors <= errors.min() * (1 + 1e-9))[0])
+
+
+def ridge_loo(X, Y, weight):
+    """Leave-one-out squared error of ridge regression of ``Y`` on ``X``
+    (with an unpenalised intercept) for every penalty in ``LAMBDAS``, a row of
+    integer weight w counting as w copies (so that a weight equals
+    repetition), and the weighted residual variance of the fit on all rows."""
+    w = weight / weight.sum()
+    s = np.sqrt(weight)[:, None]
+    Xc, Yc = (X - w @ X) * s, (Y - w @ Y) * s
+    # Xc = U diag(d) V^T from the Gram matrix (rows >> columns here): the hat
+    # matrix of penalty lam is U diag(d^2 / (d^2 + lam)) U^T, plus the
+    # intercept's leverage w_i.
+    d2, V = np.linalg.eigh(Xc.T @ Xc)
+    keep = d2 > 1e-10 * max(d2.max(), 1e-300)
+    d2, V = d2[keep], V[:, keep]
+    U = (Xc @ V) / np.sqrt(d2)
+    UtY = U.T @ Yc
+    errors, variances = [], []
+    # A row of weight w_i >= 1 stands for w_i copies: each is left out in
+    # turn (the others stay), with the leverage of one copy, h_ii / w_i; a
+    # row of weight below 1 is left out whole; rows of weight 0 have nothing
+    # to leave out.
+    copies = np.flatnonzero(weight > 0)
+    copy_weight = np.maximum(weight[copies], 1.0)
+    for lam in LAMBDAS:
+        shrink = d2 / (d2 + lam)
+        resid = (Yc - U @ (shrink[:, None] * UtY))[copies]
+        leverage = ((U[copies] ** 2) @ shrink + w[copies]) / copy_weight
+        loo = resid / np.maximum(1.0 - leverage, 1e-12)[:, None]
+        errors.append(float(np.sum(loo**2)))
+        variances.append(float(np.sum(resid**2)) / weight.sum() / Y.shape[1])
+    return np.array(errors), np.maximum(np.array(variances), 1e-12)
+
+
+def choose_alpha_classes(X, y, weight):
+    """The output networks' penalty for classes ``y`` (indices) read from
+    ``X``, and the leave-one-out error of every candidate."""
+    X, y, weight = _canonical(X, y, weight)
+    Y = np.where(y[:, None] == np.arange(y.max() + 1), 1.0, -1.0)
+    errors, _ = ridge_loo(X, Y, weight)
+    lam = float(LAMBDAS[_best(errors)])
+    # The curvature of the log-loss where the read-out settles, from the
+    # logistic regression at the penalty of p = 1/2's curvature (lam / 2).
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        proba = LogisticRegression(C=2.0 / lam, max_iter=200).fit(
+            X, y, sample_weight=weight).predict_proba(X)
+    curvature = weight @ np.mean(proba * (1.0 - proba), axis=1) / weight.sum()
+    # A read-out that separates the training set has curvature near 0 there:
+    # never weaker than the raw inputs' prior, lest its weights grow unbounded.
+    return max(2.0 * lam * float(curvature), RAW_ALPHA), errors
+
+
+def choose_alpha_gaussian(X, Y, weight):
+    """The output networks' prior precision for standardized real targets
+    ``Y`` read from ``X``, and the leave-one-out error of every candidate."""
+    X, Y, weight = _canonical(X, Y, weight)
+    errors, variances = ridge_loo(X, Y, weight)
+    best = _best(errors)
+    return float(LAMBDAS[best] / variances[best]), errors
+
+
+def softmax_readout(X, y, weight, alpha, n_classes):
+    """The multinomial logistic regression of classes ``y`` on ``X`` at
+    penalty ``alpha`` (against the summed log-likelihood): its weights
+    (n_features, n_classes) and intercepts (n_classes,) as softmax logits."""
+    X, y, weight = _canonical(X, y, weight)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model = LogisticRegression(C=1.0 / alpha, max_iter=300).fit(
+            X, y, sample_weight=weight)
+    coef = np.zeros((X.shape[1], n_classes))
+    intercept = np.zeros(n_classes)
+    if model.coef_.shape[0] == 1:  # two classes: one logit, of the second
+        coef[:, model.classes_[1]] = model.coef_[0]
+        intercept[model.classes_[1]] = model.intercept_[0]
+    else:
+        coef[:, model.classes_] = model.coef_.T
+        intercept[model.classes_] = model.intercept_
+    return coef, intercept

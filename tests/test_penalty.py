@@ -1,0 +1,92 @@
+"""``alpha="auto"`` (``skseq._penalty``): the leave-one-out errors of the
+ridge read-out against refitting without each row, and the choice against the
+amount of data."""
+
+import numpy as np
+from numpy.testing import assert_allclose
+
+from skseq import IOHMMClassifier, IOHMMRegressor
+from skseq._penalty import (
+    LAMBDAS,
+    RAW_ALPHA,
+    choose_alpha_classes,
+    choose_alpha_gaussian,
+    ridge_loo,
+)
+
+
+def _brute_force_loo(X, Y, weight, lam):
+    """Weighted ridge with an unpenalised intercept refitted without each row."""
+    total = 0.0
+    for i in range(X.shape[0]):
+        keep = np.arange(X.shape[0]) != i
+        w = weight[keep]
+        A = np.hstack([X[keep], np.ones((keep.sum(), 1))])
+        P = lam * np.eye(A.shape[1])
+        P[-1, -1] = 0.0  # the intercept is not penalised
+        coef = np.linalg.solve(A.T @ (w[:, None] * A) + P, A.T @ (w[:, None] * Y[keep]))
+        err = Y[i] - np.append(X[i], 1.0) @ coef
+        total += weight[i] * err @ err
+    return total
+
+
+def test_leave_one_out_errors_equal_refits():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(12, 4))
+    Y = X @ rng.normal(size=(4, 2)) + rng.normal(size=(12, 2))
+    errors, _ = ridge_loo(X, Y, np.ones(12))
+    for k in (0, 10, 20, 28):
+        assert_allclose(errors[k], _brute_force_loo(X, Y, np.ones(12), LAMBDAS[k]),
+                        rtol=1e-8)
+
+
+def test_an_integer_weight_equals_repeating_the_row():
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(10, 3))
+    Y = X @ rng.normal(size=(3, 1)) + rng.normal(size=(10, 1))
+    weight = rng.integers(0, 4, size=10)
+    repeated = np.repeat(np.arange(10), weight)
+    errors, variances = ridge_loo(X, Y, weight.astype(float))
+    for k in (0, 14, 28):
+        assert_allclose(errors[k], _brute_force_loo(
+            X[repeated], Y[repeated], np.ones(repeated.size), LAMBDAS[k]),
+            rtol=1e-8)
+    assert_allclose(variances, ridge_loo(X[repeated], Y[repeated],
+                                         np.ones(repeated.size))[1], rtol=1e-8)
+
+
+def test_noise_gets_the_strongest_penalty_and_signal_a_weak_one():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(200, 10))
+    noise = rng.integers(0, 3, size=200)
+    # the strongest ridge penalty, at the curvature of near-uniform classes
+    assert choose_alpha_classes(X, noise, np.ones(200))[0] > LAMBDAS[0] / 3
+    signal = np.argmax(X @ rng.normal(size=(10, 3)), axis=1)
+    assert choose_alpha_classes(X, signal, np.ones(200))[0] < 10
+
+
+def test_gaussian_penalty_is_the_ridge_penalty_over_the_residual_variance():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(30, 5))
+    Y = X @ rng.normal(size=(5, 1)) + 0.5 * rng.normal(size=(30, 1))
+    alpha, errors = choose_alpha_gaussian(X, Y, np.ones(30))
+    lam = LAMBDAS[np.argmin([_brute_force_loo(X, Y, np.ones(30), lam)
+                             for lam in LAMBDAS])]
+    A = np.hstack([X, np.ones((30, 1))])
+    P = lam * np.eye(6)
+    P[-1, -1] = 0.0
+    resid = Y - A @ np.linalg.solve(A.T @ A + P, A.T @ Y)
+    assert_allclose(alpha, lam / np.mean(resid**2), rtol=1e-8)
+
+
+def test_estimators_record_the_penalty_they_used():
+    rng = np.random.default_rng(2)
+    X = [np.cumsum(rng.normal(size=(15, 1)), axis=0) for _ in range(16)]
+    y = np.array([float(x[-1, 0] > 0) for x in X])
+    shape = IOHMMClassifier(2, features="shape", random_state=0).fit(X, y)
+    assert 0 < shape.alpha_ <= LAMBDAS[0] / 2.0
+    raw = IOHMMClassifier(2, features="raw", n_init=1, random_state=0).fit(X, y)
+    assert raw.alpha_ == RAW_ALPHA
+    fixed = IOHMMRegressor(2, features="shape", alpha=0.3, n_init=1,
+                           random_state=0).fit(X, y)
+    assert fixed.alpha_ == 0.3
