@@ -45,7 +45,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ._emissions import inverse_cdf
-from ._inference import Chain, one_blas_thread, viterbi
+from ._inference import XI_NONE, Chain, one_blas_thread, viterbi
 from ._layers import LAYERS
 from ._lbfgs import CONVERGED, DROPPED, LINE_SEARCH_FAILED, minimize_batch
 from ._representation import REPRESENTATIONS, resolve
@@ -816,26 +816,98 @@ class BaseIOHMM(BaseEstimator):
             model.theta_e, U_targets, targets.values)
         return log_emit
 
-    def predict_state_proba(self, X):
-        """Filtered state distributions P(x_t | u_1..u_t), step by step.
+    def _given_outputs(self, seqs, y, model, kind):
+        """State distributions at every step given the inputs and the observed
+        outputs ``y`` (in any form ``fit`` accepts; steps without a target are
+        skipped):
 
-        The model's "memory" (paper 000, eq. 6): it uses only the inputs up to t, so
-        it is available causally, as a sequence is being read.
+        * ``"filtered"``: P(x_t | u_1..t, y_1..t), the forward recursion
+          (Hamilton 1989; Bengio & Frasconi 1996, eq. 24);
+        * ``"smoothed"``: P(x_t | u, y) over the whole sequence, by
+          forward-backward (the smoothed probabilities of Kim 1994);
+        * ``"predicted"``: P(x_t | u_1..t, y_1..t-1), the filtered distribution
+          of the step before moved by the transition of step t (x_0 ~
+          ``startprob_`` before the first step).
+        """
+        targets = self._outputs.encode_targets(self, y, seqs, reset=False)
+        U, U_targets = self._inputs(seqs, targets.steps)
+        log_emit = self._log_emissions(U.shape[0], U_targets, model, targets)
+        trans = self._transitions(U, model)
+        chain = Chain(model.startprob, log_emit, seqs.offsets, n_jobs=self.n_jobs)
+        if kind == "smoothed":
+            return chain.posteriors(trans, XI_NONE).gamma
+        filtered = chain.forward(trans).gamma
+        if kind == "filtered":
+            return filtered
+        before = np.empty_like(filtered)
+        before[1:] = filtered[:-1]
+        before[seqs.offsets[:-1]] = model.startprob
+        n = self._n_chain_states()
+        trans = np.broadcast_to(trans, (U.shape[0], n, n))
+        return np.einsum("tj,tji->ti", before, trans)
+
+    def _state_proba(self, X, y, smoothed):
+        """The validated sequences and the packed state distributions of
+        :meth:`predict_state_proba`."""
+        if not isinstance(smoothed, bool | np.bool_):
+            raise TypeError(f"smoothed must be True or False, got {smoothed!r}.")
+        seqs = self._checked(X)
+        model = self._fitted_model()
+        if y is None:
+            # Without outputs, the inputs after t say nothing about x_t (the
+            # chain is conditioned on the inputs, which do not depend on the
+            # states): the smoothed distribution is the filtered one.
+            return seqs, self._filtered(seqs, self._inputs(seqs)[0], model)
+        kind = "smoothed" if smoothed else "filtered"
+        return seqs, self._given_outputs(seqs, y, model, kind)
+
+    def predict_state_proba(self, X, y=None, *, smoothed=False):
+        """State distributions step by step, given the inputs and, optionally,
+        the observed outputs.
+
+        Without ``y``: P(x_t | u_1..t), the model's "memory" (Bengio & Frasconi
+        1996, eq. 6), available causally as a sequence is being read.
+
+        With ``y`` (the regime analyst's view, statsmodels'
+        ``filtered_marginal_probabilities``): the filtered P(x_t | u_1..t,
+        y_1..t) of Hamilton's (1989) filter; with ``smoothed=True``, P(x_t | u,
+        y) given the whole sequence (Kim 1994; statsmodels'
+        ``smoothed_marginal_probabilities``), by forward-backward.
 
         Parameters
         ----------
         X : array-like or list of sequences
             Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
+        y : array-like or list of arrays, default=None
+            Observed outputs, in any form ``fit`` accepts: one target per
+            sequence (observing its last step only), or per-step targets with
+            NaN (None for labels) at steps whose output was not observed, which
+            the filter skips.
+        smoothed : bool, default=False
+            Condition every step on the whole sequence's outputs. Without ``y``
+            nothing is observed after t that concerns x_t (the inputs do not
+            depend on the states), so the result is the filtered one.
 
         Returns
         -------
         proba : list of ndarray (len_i, n_states), or ndarray
             A list for list input; for array input a padded array of shape
             (n_sequences, max_len, n_states) with NaN after each sequence's end.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from skseq import IOHMMRegressor
+        >>> rng = np.random.default_rng(0)
+        >>> y = np.r_[rng.normal(0, 1, 40), rng.normal(5, 1, 40)]
+        >>> X, Y = [np.zeros((80, 1))], [y]
+        >>> reg = IOHMMRegressor(2, emission="state", random_state=0).fit(X, Y)
+        >>> p = reg.predict_state_proba(X, Y, smoothed=True)[0]
+        >>> bool(np.argmax(p[10]) != np.argmax(p[70]))
+        True
         """
-        seqs = self._checked(X)
-        U = self._inputs(seqs)[0]
-        return seqs.unpack(self._filtered(seqs, U, self._fitted_model()))
+        seqs, proba = self._state_proba(X, y, smoothed)
+        return seqs.unpack(proba)
 
     def transition_proba(self, X):
         """Transition matrices P(x_t = i | x_{t-1} = j, u_t) at every step.

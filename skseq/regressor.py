@@ -217,13 +217,24 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
             warm_start=warm_start,
         )
 
-    def predict(self, X, return_std=False):
-        """Predicted mean E[y_t | u_1..t] (and its standard deviation).
+    def predict(self, X, y=None, *, return_std=False):
+        """Predicted mean E[y_t | u_1..t] (and its standard deviation); given
+        the observed outputs, one step ahead.
+
+        With ``y``, the forecast of step t also uses the outputs observed before
+        it: E[y_t | u_1..t, y_1..t-1] = sum_i P(x_t = i | u_1..t, y_1..t-1)
+        (V_i u_t + c_i), from Hamilton's (1989) filter (statsmodels'
+        ``predict(probabilities="predicted")``). The output of step t itself is
+        never used for its own forecast.
 
         Parameters
         ----------
         X : array-like or list of sequences
             Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
+        y : array-like or list of arrays, default=None
+            Observed outputs, in any form ``fit`` accepts (NaN at steps whose
+            output was not observed: the filter skips them). A sequence-level y
+            observes only the last step, which no forecast uses.
         return_std : bool, default=False
             Also return the standard deviation of the predictive mixture.
 
@@ -237,7 +248,8 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         y_std : same form as y_mean
             Only with ``return_std=True``.
         """
-        return self._outputs.predict(self, self._checked(X), return_std=return_std)
+        return self._outputs.predict(self, self._checked(X), return_std=return_std,
+                                     y=y)
 
     def score(self, X, y, sample_weight=None):
         """R^2 of the prediction (averaged uniformly over outputs).

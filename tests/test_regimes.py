@@ -1,0 +1,158 @@
+"""Regime inference given the observed outputs, tied covariances and standard
+errors, against independent references: brute-force enumeration of state
+paths, a step-by-step forecast, finite differences of the log-likelihood."""
+
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+from scipy.special import softmax
+from scipy.stats import multivariate_normal
+
+from skseq import HierarchicalIOHMM, IOHMMClassifier, IOHMMRegressor
+
+
+def _data(n_seq=3, length=5, seed=0):
+    rng = np.random.default_rng(seed)
+    X = [rng.normal(size=(length, 2)) for _ in range(n_seq)]
+    y = [np.where(x[:, 0] > 0, 1.5 * x[:, 1], -1.0) + 0.3 * rng.normal(size=length)
+         for x in X]
+    y[0][2] = np.nan  # an unobserved step, which the filter must skip
+    return X, y
+
+
+def _fit(est, X, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return est.fit(X, y)
+
+
+def _gaussian_density(est, x, y_step, t, state):
+    mean = x[t] @ est.emission_coef_[:, state, :] + est.emission_intercept_[state]
+    cov = est.emission_covariance_
+    cov = cov if cov.ndim == 1 else cov[state]
+    cov = np.diag(np.broadcast_to(cov, mean.shape)) if np.ndim(cov) <= 1 else cov
+    return multivariate_normal(mean, cov).pdf(np.atleast_1d(y_step))
+
+
+def _categorical_density(est, x, label, t, state):
+    logits = x[t] @ est.emission_coef_[:, state, :] + est.emission_intercept_[state]
+    return softmax(logits)[np.searchsorted(est.classes_, label)]
+
+
+def _brute_force(est, x, y, density, observed_until=None):
+    """State marginals by enumerating every path x_0..x_T: the filtered, the
+    smoothed and the one-step predicted distributions."""
+    T, n = x.shape[0], est.startprob_.shape[0]
+    trans = est.transition_proba([x])[0]
+    seen = ~np.isnan(np.asarray(y, float))
+    emit = np.ones((T, n))
+    for t in range(T):
+        for i in range(n):
+            if seen[t]:
+                emit[t, i] = density(est, x, y[t], t, i)
+    # joint[t][path] = P(x_0..x_t, y_1..t); enumerate up to every t
+    filtered, predicted = np.zeros((T, n)), np.zeros((T, n))
+    smoothed = np.zeros((T, n))
+    for t in range(T):
+        for path in itertools.product(range(n), repeat=t + 2):
+            p = est.startprob_[path[0]]
+            for s in range(t + 1):
+                p *= trans[s, path[s], path[s + 1]]
+            before = p * np.prod([emit[s, path[s + 1]] for s in range(t)])
+            predicted[t, path[-1]] += before
+            filtered[t, path[-1]] += before * emit[t, path[-1]]
+            if t == T - 1:
+                for s in range(T):
+                    smoothed[s, path[s + 1]] += before * emit[t, path[-1]]
+    norm = lambda a: a / a.sum(axis=1, keepdims=True)  # noqa: E731
+    return norm(filtered), norm(smoothed), norm(predicted), emit
+
+
+def _regressor():
+    X, y = _data()
+    return X, y, _fit(IOHMMRegressor(2, n_init=1, max_iter=30, random_state=0), X, y)
+
+
+@pytest.mark.parametrize("smoothed", [False, True])
+def test_regressor_state_proba_given_y_matches_enumeration(smoothed):
+    X, y, reg = _regressor()
+    got = reg.predict_state_proba(X, y, smoothed=smoothed)
+    for s in range(len(X)):
+        filt, smooth, _, _ = _brute_force(reg, X[s], y[s], _gaussian_density)
+        np.testing.assert_allclose(got[s], smooth if smoothed else filt, atol=1e-10)
+
+
+def test_state_proba_without_y_unchanged_and_smoothing_alone_is_filtering():
+    X, y, reg = _regressor()
+    base = reg.predict_state_proba(X)
+    last_only = [np.r_[np.full(len(x) - 1, np.nan), 1.0] for x in X]
+    # nothing observed before the last step: the inputs' filter until then
+    for a, b, c in zip(base, reg.predict_state_proba(X, smoothed=True),
+                       reg.predict_state_proba(X, last_only), strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-12)
+        np.testing.assert_allclose(a[:-1], c[:-1], atol=1e-12)
+    with pytest.raises(TypeError, match="smoothed"):
+        reg.predict_state_proba(X, y, smoothed="yes")
+
+
+def test_one_step_forecasts_match_a_step_by_step_reference():
+    X, y, reg = _regressor()
+    mean, std = reg.predict(X, y, return_std=True)
+    for s, x in enumerate(X):
+        _, _, pred, _ = _brute_force(reg, x, y[s], _gaussian_density)
+        for t in range(len(x)):
+            means = x[t] @ reg.emission_coef_[:, :, 0] + reg.emission_intercept_[:, 0]
+            var = reg.emission_covariance_[:, 0]
+            m = pred[t] @ means
+            assert mean[s][t] == pytest.approx(m, abs=1e-10)
+            assert std[s][t] == pytest.approx(
+                np.sqrt(pred[t] @ (var + (means - m) ** 2)), abs=1e-10)
+    # causal: changing y_t and later leaves the forecasts up to t unchanged
+    y2 = [v.copy() for v in y]
+    y2[1][3:] += 10.0
+    np.testing.assert_array_equal(reg.predict(X, y2)[1][:4], mean[1][:4])
+    assert reg.predict(X, y2)[1][4] != mean[1][4]
+
+
+def test_sequence_level_y_observes_the_last_step_only():
+    X, y = _data()
+    y_last = np.array([v[-1] for v in y])
+    reg = _fit(IOHMMRegressor(2, n_init=1, max_iter=30, random_state=0), X, y_last)
+    step_y = [np.r_[np.full(len(x) - 1, np.nan), v] for x, v in zip(X, y_last,
+                                                                    strict=True)]
+    for a, b in zip(reg.predict_state_proba(X, y_last, smoothed=True),
+                    reg.predict_state_proba(X, step_y, smoothed=True), strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-12)
+    # the last step's forecast uses no output: the inputs-only prediction
+    np.testing.assert_allclose(reg.predict(X, y_last), reg.predict(X), atol=1e-12)
+
+
+@pytest.mark.parametrize("smoothed", [False, True])
+def test_classifier_state_proba_given_y_matches_enumeration(smoothed):
+    rng = np.random.default_rng(1)
+    X = [rng.normal(size=(4, 2)) for _ in range(3)]
+    y = [np.where(x[:, 0] > 0, "a", "b").astype(object) for x in X]
+    y[1][1] = None
+    clf = _fit(IOHMMClassifier(2, features="raw", n_init=1, max_iter=20,
+                               random_state=0), X, y)
+    got = clf.predict_state_proba(X, y, smoothed=smoothed)
+    for s, x in enumerate(X):
+        labels = np.array([np.nan if v is None else 0.0 for v in y[s]])
+        filt, smooth, _, _ = _brute_force(
+            clf, x, labels,
+            lambda est, x, _, t, i, s=s: _categorical_density(est, x, y[s][t], t, i))
+        np.testing.assert_allclose(got[s], smooth if smoothed else filt, atol=1e-10)
+
+
+def test_hierarchical_levels_are_marginals_of_the_enumeration():
+    X, y = _data(n_seq=2, length=4)
+    hier = _fit(HierarchicalIOHMM(n_states=(2, 2), task="regression", features="raw",
+                                  n_init=1, max_iter=20, random_state=0), X, y)
+    slow, fast = hier.predict_state_proba(X, y, smoothed=True)
+    for s, x in enumerate(X):
+        _, smooth, _, _ = _brute_force(hier, x, y[s], _gaussian_density)
+        full = smooth.reshape(-1, 2, 2)
+        np.testing.assert_allclose(slow[s], full.sum(axis=2), atol=1e-10)
+        np.testing.assert_allclose(fast[s], full.sum(axis=1), atol=1e-10)
