@@ -193,7 +193,7 @@ class GaussianOutputs:
 
     task = "regression"
     constraints: dict = {
-        "covariance_type": [StrOptions({"diag", "full", "spherical"})],
+        "covariance_type": [StrOptions({"diag", "full", "spherical", "tied"})],
         "min_covar": [Interval(numbers.Real, 0, None, closed="neither")],
     }
 

@@ -85,7 +85,7 @@ class HierarchicalIOHMM(BaseIOHMM):
         linearly or through a tanh hidden layer of ``n_hidden`` units.
     n_hidden : int, default=8
         Hidden units of the output networks with ``emission="mlp"``.
-    covariance_type : {"diag", "full", "spherical"}, default="diag"
+    covariance_type : {"diag", "full", "spherical", "tied"}, default="diag"
         Noise covariance of each product state (``task="regression"`` only).
     min_covar : float, default=1e-6
         Floor added to the variances, in the units of y squared

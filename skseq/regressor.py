@@ -42,9 +42,11 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         shared by the regimes.
     n_hidden : int, default=8
         Hidden units of the networks that are ``"mlp"``; unused otherwise.
-    covariance_type : {"diag", "full", "spherical"}, default="diag"
+    covariance_type : {"diag", "full", "spherical", "tied"}, default="diag"
         Per-state noise covariance: one variance per output, a full matrix, or one
-        variance shared by all outputs.
+        variance shared by all outputs; ``"tied"``: one full matrix shared by all
+        states (regimes that differ in their means only; with ``emission="state"``
+        a switching-mean model, statsmodels' ``switching_variance=False``).
     min_covar : float, default=1e-6
         Floor added to the variances (in the units of y squared), so that no
         density is infinite, even for a constant output.
@@ -109,7 +111,8 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         Each regime's intercept (its mean with ``emission="state"``).
     emission_covariance_ : ndarray
         Noise (co)variances: ``(n_states,)`` spherical, ``(n_states, n_outputs)``
-        diag, ``(n_states, n_outputs, n_outputs)`` full.
+        diag, ``(n_states, n_outputs, n_outputs)`` full, ``(n_outputs,
+        n_outputs)`` tied.
 
         Outputs that are constant in the training targets are predicted exactly
         (standard deviation 0) and left out of the likelihood: they carry no

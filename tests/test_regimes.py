@@ -156,3 +156,26 @@ def test_hierarchical_levels_are_marginals_of_the_enumeration():
         full = smooth.reshape(-1, 2, 2)
         np.testing.assert_allclose(slow[s], full.sum(axis=2), atol=1e-10)
         np.testing.assert_allclose(fast[s], full.sum(axis=1), atol=1e-10)
+
+
+def test_tied_state_emission_is_the_switching_mean_model():
+    """covariance_type="tied" with emission="state": y_t = mu_{x_t} + e_t, one
+    variance for every regime; its likelihood by Hamilton's (1989) filter
+    written out from the fitted attributes."""
+    rng = np.random.default_rng(3)
+    states = np.repeat([0, 1, 0, 1], 15)
+    y = np.array([0.0, 3.0])[states] + rng.normal(size=states.size)
+    X = [np.zeros((y.size, 1))]
+    reg = _fit(IOHMMRegressor(2, emission="state", transition="homogeneous",
+                              covariance_type="tied", n_init=5, random_state=0),
+               X, [y])
+    assert reg.emission_covariance_.shape == (1, 1)
+    mu, var = reg.emission_intercept_[:, 0], reg.emission_covariance_[0, 0]
+    A = reg.transition_proba(X)[0][0]
+    p, loglik = reg.startprob_, 0.0
+    for v in y:
+        joint = (p @ A) * np.exp(-0.5 * (v - mu) ** 2 / var) / np.sqrt(2 * np.pi * var)
+        loglik += np.log(joint.sum())
+        p = joint / joint.sum()
+    assert reg.score_samples(X, [y])[0] == pytest.approx(loglik, rel=1e-10)
+    assert sorted(mu) == pytest.approx([0.0, 3.0], abs=0.5)
