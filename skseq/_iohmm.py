@@ -107,9 +107,12 @@ def topology_mask(topology, n_states):
 
 
 def _fixed_startprob(startprob, n_states):
-    """None when startprob is learned, else the fixed distribution."""
+    """None when startprob is learned, ``"stationary"`` when it is the chain's
+    stationary distribution, else the fixed distribution."""
     if isinstance(startprob, str):
-        return None if startprob == "learn" else np.full(n_states, 1.0 / n_states)
+        if startprob in ("learn", "stationary"):
+            return None if startprob == "learn" else startprob
+        return np.full(n_states, 1.0 / n_states)
     p = np.asarray(startprob, dtype=np.float64)
     if p.shape != (n_states,):
         raise ValueError(
@@ -167,6 +170,14 @@ class _Problem:
         self.transition = transition
         self.emission = emission
         self.mask = mask
+        # the stationary distribution of a homogeneous chain, a function of
+        # the transition parameters
+        self.stationary = isinstance(fixed_start, str)
+        if self.stationary and not hasattr(transition, "stationary"):
+            raise ValueError(
+                "startprob='stationary' needs transition='homogeneous': a chain "
+                "whose transitions change with the inputs has no stationary "
+                "distribution.")
         self.fixed_start = fixed_start
         self.alpha = alpha
         self.det_penalty = det_penalty
@@ -197,13 +208,18 @@ class _Problem:
         a, b = self.n_start, self.n_start + self.n_trans
         return theta[..., :a], theta[..., a:b], theta[..., b:]
 
-    def startprob(self, theta_s):
+    def startprob(self, theta_s, theta_t=None):
         """The start distribution of one parameter set (:meth:`startprobs`)."""
-        return self.startprobs(theta_s[None])[0]
+        return self.startprobs(theta_s[None], None if theta_t is None
+                               else theta_t[None])[0]
 
-    def startprobs(self, thetas_s):
-        """The start distributions of R parameter sets, (R, n)."""
+    def startprobs(self, thetas_s, thetas_t=None):
+        """The start distributions of R parameter sets, (R, n) (the state
+        networks' parameters ``thetas_t`` for a stationary start)."""
         R = thetas_s.shape[0]
+        if self.stationary:
+            return np.array([self.transition.stationary(theta_t, self.mask)
+                             for theta_t in thetas_t])
         if self.fixed_start is not None:
             return np.tile(self.fixed_start, (R, 1))
         p = np.exp(thetas_s - thetas_s.max(axis=1, keepdims=True))
@@ -224,19 +240,19 @@ class _Problem:
             return per_target
         return per_target * self.target_weight[:, None]
 
-    def chain(self, theta_s, theta_e):
+    def chain(self, theta_s, theta_e, theta_t=None):
         """The chain at these parameters: x_0's distribution and the emission
         log-likelihoods at the supervised steps (0 elsewhere)."""
         self.log_emit[self.steps] = self._weighted(self.emission.log_prob(
             theta_e, self.U_targets, self.y))
-        return Chain(self.startprob(theta_s), self.log_emit, self.offsets,
+        return Chain(self.startprob(theta_s, theta_t), self.log_emit, self.offsets,
                      self.weight, self.n_jobs)
 
     def e_step(self, theta):
         """Posteriors for the GEM M-step (``xi`` as the state family needs it)."""
         theta_s, theta_t, theta_e = self.split(theta)
         return self.transition.posterior_pass(theta_t, self.U, self.mask,
-                                              self.chain(theta_s, theta_e))
+                                              self.chain(theta_s, theta_e, theta_t))
 
     def _gradient_passes(self, thetas, what="__call__"):
         """The state family's lbfgs E-step for the rows of ``thetas`` (prepared
@@ -253,7 +269,7 @@ class _Problem:
         thetas_s, thetas_t, thetas_e = self.split(thetas)
         log_emit[:, self.steps] = self._weighted(self.emission.log_prob_batch(
             thetas_e, self.U_targets, self.y))
-        startprob = self.startprobs(thetas_s)
+        startprob = self.startprobs(thetas_s, thetas_t)
         return startprob, getattr(self._passes, what)(thetas_t, startprob, log_emit)
 
     def values_and_grads(self, thetas):
@@ -275,6 +291,13 @@ class _Problem:
                 self._weighted(res.gamma[:, self.steps]))]
             if self.n_start:
                 grads.insert(0, res.start_post.sum(axis=1) - W * startprob)
+            if self.stationary:
+                # d loglik / d pi_i = (weighted posterior of x_0 = i) / pi_i
+                grads[0] = grads[0] + np.array([
+                    self.transition.stationary_backward(theta_t, self.mask, pi, g)
+                    for theta_t, pi, g in zip(
+                        self.split(thetas)[1], startprob,
+                        res.start_post.sum(axis=1) / startprob, strict=True)])
             grads = -np.concatenate(grads, axis=1)
             grads[:, self.penalised] += self.alpha * thetas[:, self.penalised]
             grads /= W
@@ -432,7 +455,7 @@ class BaseIOHMM(BaseEstimator):
         "features": [StrOptions({"auto", *REPRESENTATIONS})],
         "emission": [StrOptions(set(LAYERS))],
         "n_hidden": [Interval(numbers.Integral, 1, None, closed="left")],
-        "startprob": [StrOptions({"learn", "uniform"}), "array-like"],
+        "startprob": [StrOptions({"learn", "uniform", "stationary"}), "array-like"],
         "solver": [StrOptions({"lbfgs", "em"})],
         "alpha": [Interval(numbers.Real, 0, None, closed="left")],
         "det_penalty": [Interval(numbers.Real, 0, None, closed="left")],
@@ -587,6 +610,12 @@ class BaseIOHMM(BaseEstimator):
                 f"solver={self.solver!r}); inside the EM M-step the reward was "
                 "measured not to help (the posteriors are already diffuse)."
             )
+        if isinstance(fixed_start, str) and self.solver != "lbfgs":
+            raise ValueError(
+                "startprob='stationary' needs solver='lbfgs' (got solver="
+                f"{self.solver!r}): the start then depends on the transitions, "
+                "which the EM M-step fits apart from it."
+            )
         problem = _Problem(seqs, targets, weight, transition, emission, mask,
                            fixed_start, self.alpha, self.n_jobs, self.det_penalty,
                            target_weight, inputs)
@@ -634,7 +663,7 @@ class BaseIOHMM(BaseEstimator):
                 f"{self.solver!r}, max_iter={self.max_iter}); {advice}.")
         theta_s, theta_t, theta_e = problem.split(best["theta"])
         log_likelihood = float(problem.weight @ problem.loglik(best["theta"]))
-        self.startprob_ = problem.startprob(theta_s).copy()
+        self.startprob_ = problem.startprob(theta_s, theta_t).copy()
         for name, arr in transition.coefficients(theta_t).items():
             setattr(self, f"transition_{name}_", arr)
         for name, arr in emission.coefficients(theta_e).items():

@@ -1,8 +1,9 @@
 """IOHMMRegressor: sequence regression with an input/output HMM."""
 
+import numpy as np
 from sklearn.base import RegressorMixin
 
-from ._iohmm import FlatIOHMM
+from ._iohmm import FlatIOHMM, _fixed_startprob, _Problem
 from ._outputs import GaussianOutputs
 
 
@@ -53,9 +54,13 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
     topology : {"ergodic", "left-right"} or array-like of shape (n_states, n_states), \
             default="ergodic"
         Allowed transitions (``mask[j, i]``: j -> i allowed).
-    startprob : {"learn", "uniform"} or array-like of shape (n_states,), \
-            default="learn"
-        Distribution of the state before the first input.
+    startprob : {"learn", "uniform", "stationary"} or array-like of shape \
+            (n_states,), default="learn"
+        Distribution of the state before the first input. ``"stationary"``
+        (``transition="homogeneous"``, ``solver="lbfgs"``): the chain's
+        stationary distribution, a function of the transition probabilities, as
+        in Hamilton (1989) and statsmodels' and Stata's Markov-switching
+        models.
     solver : {"lbfgs", "em"}, default="lbfgs"
         Direct likelihood maximisation with its exact gradient, or the paper's GEM.
     alpha : float, default=1e-2
@@ -253,6 +258,85 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         """
         return self._outputs.predict(self, self._checked(X), return_std=return_std,
                                      y=y)
+
+    def standard_errors(self, X, y, *, return_cov=False):
+        """Standard errors of the fitted parameters, from the observed information.
+
+        The inverse of minus the Hessian of the log-likelihood log P(y | u) at
+        the fitted parameters (the Hessian by central differences of the exact
+        gradient), in this parametrisation (the one of statsmodels'
+        ``MarkovRegression`` and Stata's ``mswitch``, where they have the
+        parameter):
+
+        * ``"startprob_logit"`` (learned ``startprob`` only) and
+          ``"transition_intercept"``, ``"transition_coef"``: logits relative to
+          the last state, log P(i) - log P(n-1) (per previous state for the
+          transitions; with ``transition="input"``, statsmodels'
+          ``exog_tvtp`` coefficients); NaN at the last state, the reference;
+        * ``"transition_proba"`` (``transition="homogeneous"`` only): the
+          transition probabilities ``[from, to]``, by the delta method
+          (statsmodels' ``p[j->i]``);
+        * ``"emission_coef"``, ``"emission_intercept"``: as the fitted
+          attributes, in the units of y;
+        * ``"emission_covariance"``: the variances and covariances in the units
+          of y squared (statsmodels' ``sigma2``; Stata reports sigma).
+
+        The information is that of the likelihood alone: at a penalised fit
+        (``alpha > 0``) it is the likelihood's curvature at the penalised
+        estimate; fit with ``alpha=0`` for maximum likelihood standard errors.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+            The training sequences.
+        y : array-like or list of arrays
+            The training targets.
+        return_cov : bool, default=False
+            Also return the covariance matrix of all the parameters above
+            (except ``"transition_proba"``), in the order listed, each block
+            flattened in C order without its reference entries.
+
+        Returns
+        -------
+        standard_errors : dict of str to ndarray
+            One array per parameter, in the shape of its fitted attribute.
+        cov : ndarray of shape (n_params, n_params)
+            Only with ``return_cov=True``.
+
+        Raises
+        ------
+        ValueError
+            Where the model is not identified: the observed information is
+            singular or not positive definite (two regimes alike, a regime never
+            visited, a fit not at a maximum), or the networks have hidden units
+            (``"mlp"``, ``"gated"``) or forbidden transitions.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from skseq import IOHMMRegressor
+        >>> rng = np.random.default_rng(0)
+        >>> y = np.r_[rng.normal(0, 1, 60), rng.normal(4, 1, 60)]
+        >>> X, Y = [np.zeros((120, 1))], [y]
+        >>> reg = IOHMMRegressor(2, emission="state", transition="homogeneous",
+        ...                      covariance_type="tied", alpha=0, n_init=10,
+        ...                      random_state=0).fit(X, Y)
+        >>> se = reg.standard_errors(X, Y)
+        >>> se["emission_intercept"].round(2).ravel().tolist()
+        [0.12, 0.12]
+        """
+        from ._information import standard_errors
+
+        seqs = self._checked(X)
+        targets = self._outputs.encode_targets(self, y, seqs, reset=False)
+        model = self._fitted_model()
+        problem = _Problem(
+            seqs, targets, np.ones(seqs.n_sequences), model.transition,
+            model.emission, model.mask,
+            _fixed_startprob(self.startprob, self.n_states),
+            0.0, self.n_jobs, inputs=self.representation_.inputs(seqs, targets.steps))
+        se, cov, _ = standard_errors(self, problem, model)
+        return (se, cov) if return_cov else se
 
     def score(self, X, y, sample_weight=None):
         """R^2 of the prediction (averaged uniformly over outputs).

@@ -179,3 +179,111 @@ def test_tied_state_emission_is_the_switching_mean_model():
         p = joint / joint.sum()
     assert reg.score_samples(X, [y])[0] == pytest.approx(loglik, rel=1e-10)
     assert sorted(mu) == pytest.approx([0.0, 3.0], abs=0.5)
+
+
+def _switching_mean_series(seed=3, size=60):
+    rng = np.random.default_rng(seed)
+    states = np.repeat([0, 1, 0, 1], size // 4)
+    y = np.array([0.0, 3.0])[states] + rng.normal(size=states.size)
+    return [np.zeros((y.size, 1))], [y]
+
+
+def _hamilton_loglik(P, mu, var, y):
+    """Hamilton's (1989) filter of the switching-mean model started at the
+    stationary distribution of P (from its eigenvector of eigenvalue 1)."""
+    w, V = np.linalg.eig(P.T)
+    p = np.real(V[:, np.argmin(np.abs(w - 1))])
+    p, loglik = p / p.sum(), 0.0
+    for v in y:
+        joint = (p @ P) * np.exp(-0.5 * (v - mu) ** 2 / var) / np.sqrt(2 * np.pi * var)
+        loglik += np.log(joint.sum())
+        p = joint / joint.sum()
+    return loglik
+
+
+def _switching_mean_fit():
+    X, y = _switching_mean_series()
+    reg = _fit(IOHMMRegressor(2, emission="state", transition="homogeneous",
+                              covariance_type="tied", startprob="stationary",
+                              alpha=0, n_init=5, tol=1e-10, random_state=0), X, y)
+    return X, y, reg
+
+
+def test_stationary_start_is_the_chains_stationary_distribution():
+    X, y, reg = _switching_mean_fit()
+    P = reg.transition_proba(X)[0][0]
+    np.testing.assert_allclose(reg.startprob_ @ P, reg.startprob_, atol=1e-12)
+    mu, var = reg.emission_intercept_[:, 0], reg.emission_covariance_[0, 0]
+    assert reg.log_likelihood_ == pytest.approx(_hamilton_loglik(P, mu, var, y[0]),
+                                                rel=1e-10)
+    with pytest.raises(ValueError, match="homogeneous"):
+        IOHMMRegressor(2, startprob="stationary").fit(X, y)
+    with pytest.raises(ValueError, match="lbfgs"):
+        IOHMMRegressor(2, transition="homogeneous", startprob="stationary",
+                       solver="em").fit(X, y)
+
+
+def test_stationary_start_gradient_matches_finite_differences():
+    from skseq._iohmm import _Problem
+
+    X, y, reg = _switching_mean_fit()
+    seqs = reg._checked(X)
+    targets = reg._outputs.encode_targets(reg, y, seqs, reset=False)
+    model = reg._fitted_model()
+    problem = _Problem(seqs, targets, np.ones(1), model.transition, model.emission,
+                       model.mask, "stationary", 0.1, None,
+                       inputs=reg.representation_.inputs(seqs, targets.steps))
+    theta = np.r_[model.theta_t, model.theta_e] + np.random.default_rng(0).normal(
+        scale=0.3, size=problem.n_params)
+    _, grad = problem.value_and_grad(theta)
+    eps = 1e-6
+    num = [(problem.value_and_grad(theta + e)[0] - problem.value_and_grad(theta - e)[0])
+           / (2 * eps) for e in np.eye(theta.size) * eps]
+    np.testing.assert_allclose(grad, num, rtol=1e-6, atol=1e-8)
+
+
+def test_standard_errors_against_a_finite_difference_hessian():
+    """The observed information by second differences of the log-likelihood
+    (Hamilton's filter written out), in the documented parametrisation:
+    transition logits relative to the last state, means, the variance."""
+    X, y, reg = _switching_mean_fit()
+    se, cov = reg.standard_errors(X, y, return_cov=True)
+    logits = reg.transition_intercept_ - reg.transition_intercept_[:, -1:]
+    psi = np.r_[logits[:, 0], reg.emission_intercept_[:, 0],
+                reg.emission_covariance_[0, 0]]
+
+    def loglik(q):
+        P = softmax(np.c_[q[:2], np.zeros(2)], axis=1)
+        return _hamilton_loglik(P, q[2:4], q[4], y[0])
+
+    h = 1e-4 * np.maximum(np.abs(psi), 1.0)
+    H = np.empty((5, 5))
+    for a in range(5):
+        for b in range(5):
+            ea, eb = np.eye(5)[a] * h[a], np.eye(5)[b] * h[b]
+            H[a, b] = (loglik(psi + ea + eb) - loglik(psi + ea - eb)
+                       - loglik(psi - ea + eb)
+                       + loglik(psi - ea - eb)) / (4 * h[a] * h[b])
+    ref = np.linalg.inv(-H)
+    np.testing.assert_allclose(cov, ref, rtol=2e-3, atol=1e-8)
+    np.testing.assert_allclose(se["transition_intercept"][:, 0],
+                               np.sqrt(np.diag(ref))[:2], rtol=1e-3)
+    assert np.isnan(se["transition_intercept"][:, 1]).all()
+    assert se["emission_covariance"][0, 0] == pytest.approx(np.sqrt(ref[4, 4]),
+                                                            rel=1e-3)
+    # the probabilities by the delta method: d P[j, 0] / d logit_j = P0 P1
+    P = reg.transition_proba(X)[0][0]
+    np.testing.assert_allclose(se["transition_proba"][:, 0],
+                               P[:, 0] * P[:, 1] * np.sqrt(np.diag(ref))[:2], rtol=1e-3)
+
+
+def test_standard_errors_refuse_an_unidentified_model():
+    X, y, reg = _switching_mean_fit()
+    # a regime that is never entered: its mean has no effect on the likelihood
+    reg.transition_intercept_ = np.array([[0.0, -30.0], [0.0, -30.0]])
+    with pytest.raises(ValueError, match="not identified"):
+        reg.standard_errors(X, y)
+    mlp = _fit(IOHMMRegressor(2, emission="mlp", n_hidden=2, n_init=1, max_iter=5,
+                              random_state=0), *_data()[:2])
+    with pytest.raises(ValueError, match="not identified"):
+        mlp.standard_errors(*_data()[:2])
