@@ -571,7 +571,10 @@ class HomogeneousTransitions(SoftmaxTransitions):
         Markov-switching models): the solution of pi (I - A + 1 1^T) = 1^T."""
         A = self._matrix(theta, mask)
         n = self.n_states
-        return np.linalg.solve((np.eye(n) - A + 1.0).T, np.ones(n))
+        try:
+            return np.linalg.solve((np.eye(n) - A + 1.0).T, np.ones(n))
+        except np.linalg.LinAlgError:  # reducible: no unique stationary law
+            return np.full(n, np.nan)
 
     def stationary_backward(self, theta, mask, pi, g_pi):
         """Gradient with respect to theta of a function of pi, given its
@@ -581,7 +584,10 @@ class HomogeneousTransitions(SoftmaxTransitions):
         row softmax, dA -> A (G - rowsum(G A))."""
         A = self._matrix(theta, mask)
         n = self.n_states
-        Z = np.linalg.inv(np.eye(n) - A + np.outer(np.ones(n), pi))
+        try:
+            Z = np.linalg.inv(np.eye(n) - A + np.outer(np.ones(n), pi))
+        except np.linalg.LinAlgError:  # the objective is then inf, see stationary
+            return np.full(self.n_params, np.nan)
         G = np.outer(pi, Z @ g_pi)
         G = A * (G - (G * A).sum(axis=1, keepdims=True))
         return self.backward(theta, None, G[None])
