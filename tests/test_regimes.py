@@ -287,3 +287,31 @@ def test_standard_errors_refuse_an_unidentified_model():
                               random_state=0), *_data()[:2])
     with pytest.raises(ValueError, match="not identified"):
         mlp.standard_errors(*_data()[:2])
+
+
+def test_fedfunds_switching_mean_reproduces_statas_published_fit():
+    """Stata's mswitch manual (Stata 14), the Federal-funds rate with a switching
+    constant and one variance: log-likelihood -508.63592, p11 0.9820939 (SE
+    0.0104002), p21 0.0503587 (0.0268434), constants 3.70877 (0.1767083) and
+    9.556793 (0.2999889), sigma 2.107562."""
+    from skseq.datasets import load_fedfunds
+
+    rate = load_fedfunds().rate
+    X, y = [np.zeros((rate.size, 1))], [rate]
+    reg = _fit(IOHMMRegressor(2, transition="homogeneous", emission="state",
+                              covariance_type="tied", startprob="stationary",
+                              alpha=0, n_init=3, tol=1e-10, random_state=0), X, y)
+    assert reg.log_likelihood_ >= -508.63592 - 1e-4
+    low = int(np.argmin(reg.emission_intercept_[:, 0]))
+    order = [low, 1 - low]
+    P = reg.transition_proba(X)[0][0][np.ix_(order, order)]
+    se = reg.standard_errors(X, y)
+    se_P = se["transition_proba"][np.ix_(order, order)]
+    np.testing.assert_allclose([P[0, 0], P[1, 0]], [0.9820939, 0.0503587], atol=1e-4)
+    np.testing.assert_allclose(reg.emission_intercept_[order, 0], [3.70877, 9.556793],
+                               atol=1e-3)
+    assert np.sqrt(reg.emission_covariance_[0, 0]) == pytest.approx(2.107562, abs=1e-4)
+    np.testing.assert_allclose([se_P[0, 0], se_P[1, 0]], [0.0104002, 0.0268434],
+                               rtol=1e-3)
+    np.testing.assert_allclose(se["emission_intercept"][order, 0],
+                               [0.1767083, 0.2999889], rtol=1e-3)
