@@ -45,8 +45,8 @@ def _lower(shape_k):
 class _Parametrisation:
     """The map psi -> theta of a fitted regressor (see the module docstring)."""
 
-    def __init__(self, est, problem, model):
-        self.est, self.problem, self.model = est, problem, model
+    def __init__(self, problem, model):
+        self.problem = problem
         self.transition, self.emission = model.transition, model.emission
         n = self.transition.n_states
         self.n = n
@@ -150,10 +150,10 @@ class _Parametrisation:
         return out
 
 
-def observed_information(est, problem, model):
+def observed_information(problem, model):
     """The parametrisation, minus the Hessian of the (weighted) log-likelihood
     in psi, and the log-likelihood gradient there."""
-    par = _Parametrisation(est, problem, model)
+    par = _Parametrisation(problem, model)
     psi = par.psi
     h = par.steps()
     p = psi.size
@@ -193,7 +193,7 @@ def standard_errors(est, problem, model):
             "standard errors need topology='ergodic': the logits of forbidden "
             "transitions have no effect on the likelihood."
         )
-    par, info, grad = observed_information(est, problem, model)
+    par, info, grad = observed_information(problem, model)
     eig = np.linalg.eigvalsh(info)
     if not np.isfinite(eig).all() or eig[0] <= _RCOND * max(eig[-1], 0.0):
         raise ValueError(

@@ -315,9 +315,9 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         --------
         >>> import numpy as np
         >>> from skseq import IOHMMRegressor
-        >>> rng = np.random.default_rng(0)
-        >>> y = np.r_[rng.normal(0, 1, 60), rng.normal(4, 1, 60)]
-        >>> X, Y = [np.zeros((120, 1))], [y]
+        >>> noise = np.random.default_rng(0).normal(size=120)
+        >>> Y = [np.where(np.arange(120) < 60, 0.0, 4.0) + noise]  # one series
+        >>> X = [np.zeros((120, 1))]  # no regressor
         >>> reg = IOHMMRegressor(2, emission="state", transition="homogeneous",
         ...                      covariance_type="tied", alpha=0, n_init=10,
         ...                      random_state=0).fit(X, Y)
