@@ -71,6 +71,10 @@ _LOCKSTEP_BYTES = 1 << 28
 # stops.
 _DROP_AFTER = 10
 _DROP_MARGIN = 1e-3
+# Smoothing of the L1 penalty on the transition weights, sqrt(w^2 + s^2) - s:
+# below this the penalty is quadratic, so that the objective stays smooth for
+# L-BFGS.
+_L1_SMOOTHING = 1e-4
 
 
 
@@ -154,7 +158,7 @@ class _Problem:
 
     def __init__(self, seqs, targets, weight, transition, emission, mask,
                  fixed_start, alpha, n_jobs, det_penalty=0.0, target_weight=None,
-                 inputs=None):
+                 inputs=None, transition_l1=0.0):
         # What the networks see: the state networks' inputs at every step and
         # the output networks' at the supervised steps (default: the features).
         self.U, self.U_targets = (
@@ -190,6 +194,15 @@ class _Problem:
             [np.zeros(self.n_start, bool), transition.penalty_mask(),
              emission.penalty_mask()]
         )
+        # A (smoothed) L1 penalty on the state networks' input weights in place
+        # of alpha's L2 on them: it lets a threshold on an input be steep, and
+        # takes the weights of inputs the transitions do not need to 0.
+        self.transition_l1 = transition_l1
+        self.l1 = np.zeros_like(self.penalised)
+        if transition_l1:
+            self.l1[self.n_start:self.n_start + self.n_trans] = (
+                transition.penalty_mask())
+            self.penalised &= ~self.l1
         self.log_emit = np.zeros((seqs.data.shape[0], n))
         # The determinant reward is a mean over the training steps, each step
         # weighted by its sequence's weight.
@@ -228,7 +241,16 @@ class _Problem:
 
     def penalty(self, theta):
         w = theta[..., self.penalised]
-        return 0.5 * self.alpha * _row_dots(w, w) / self.total_weight
+        value = 0.5 * self.alpha * _row_dots(w, w)
+        if self.transition_l1:
+            v = theta[..., self.l1]
+            value = value + self.transition_l1 * np.sum(
+                np.sqrt(v * v + _L1_SMOOTHING**2) - _L1_SMOOTHING, axis=-1)
+        return value / self.total_weight
+
+    def _l1_gradient(self, v):
+        """Gradient of the smoothed L1 penalty (times W) at the weights v."""
+        return self.transition_l1 * v / np.sqrt(v * v + _L1_SMOOTHING**2)
 
     def objective(self, loglik, theta):
         return (-_row_dots(loglik, self.weight) / self.total_weight
@@ -301,6 +323,8 @@ class _Problem:
                         res.start_post.sum(axis=1) / startprob, strict=True)])
             grads = -np.concatenate(grads, axis=1)
             grads[:, self.penalised] += self.alpha * thetas[:, self.penalised]
+            if self.transition_l1:
+                grads[:, self.l1] += self._l1_gradient(thetas[:, self.l1])
             grads /= W
             if self.det_penalty:
                 a, b = self.n_start, self.n_start + self.n_trans
@@ -326,15 +350,24 @@ class _Problem:
         pen_t, pen_e = self.split(self.penalised)[1:]
         a = self.alpha
 
-        def penalised(objective, pen):
+        l1_t = self.split(self.l1)[1]
+
+        def penalised(objective, pen, l1=None):
             def f(th):
                 q, g = objective(th)
-                return ((-q + 0.5 * a * np.dot(th[pen], th[pen])) / W,
-                        (-g + a * th * pen) / W)
+                value = -q + 0.5 * a * np.dot(th[pen], th[pen])
+                grad = -g + a * th * pen
+                if l1 is not None and l1.any():
+                    v = th[l1]
+                    value += self.transition_l1 * np.sum(
+                        np.sqrt(v * v + _L1_SMOOTHING**2) - _L1_SMOOTHING)
+                    grad[l1] += self._l1_gradient(v)
+                return value / W, grad / W
             return f
 
         f_trans = penalised(
-            self.transition.m_step_objective(self.U, post.xi, self.mask), pen_t)
+            self.transition.m_step_objective(self.U, post.xi, self.mask), pen_t,
+            l1_t)
         f_emit = penalised(self.emission.m_step_objective(
             self.U_targets, self.y, self._weighted(post.gamma[self.steps])), pen_e)
         options = {"maxiter": max_iter}
@@ -523,6 +556,11 @@ class BaseIOHMM(BaseEstimator):
         model; the output at the last step unless the estimator says otherwise."""
         return "last", 1.0
 
+    def _transition_l1(self):
+        """Weight of the L1 penalty on the state networks' input weights (0:
+        they take alpha's L2 penalty, as the output networks')."""
+        return 0.0
+
     def _make_representation(self, features):
         """The (unfitted) input representation named ``features``."""
         return REPRESENTATIONS[features]()
@@ -620,7 +658,7 @@ class BaseIOHMM(BaseEstimator):
             )
         problem = _Problem(seqs, targets, weight, transition, emission, mask,
                            fixed_start, self.alpha, self.n_jobs, self.det_penalty,
-                           target_weight, inputs)
+                           target_weight, inputs, self._transition_l1())
         n_init = self._n_init(seqs.data.shape[0], features) if do_init else 1
 
         cycle = self._start_cycle()

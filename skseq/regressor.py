@@ -1,7 +1,10 @@
 """IOHMMRegressor: sequence regression with an input/output HMM."""
 
+import numbers
+
 import numpy as np
 from sklearn.base import RegressorMixin
+from sklearn.utils._param_validation import Interval
 
 from ._iohmm import FlatIOHMM, _fixed_startprob, _Problem
 from ._outputs import GaussianOutputs
@@ -66,6 +69,21 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
     alpha : float, default=1e-2
         L2 penalty on the input weights of the state and output networks (the
         precision of a Gaussian prior, against the summed log-likelihood).
+    transition_l1 : float, default=0.0
+        Weight of an L1 penalty on the state networks' input weights (a
+        Laplace prior, against the summed log-likelihood), in place of
+        ``alpha``'s L2 penalty on them; 0 keeps the L2 penalty. Where a regime
+        flips when an input crosses a threshold, the L2 penalty prefers a soft
+        threshold and keeps small weights on inputs the transitions do not
+        need, each of which moves the threshold; the L1 penalty allows a steep
+        threshold and pulls those weights toward 0. On toggled regimes without a
+        margin between events and quiet steps, ``transition_l1=1e-3,
+        tol=1e-8, max_iter=1000`` predicted from the inputs alone 91-98% as well
+        as the true regime's law over 5 data seeds, against 65-80% with the
+        defaults, and one step ahead given y 99.4-100% (98.7-99.5%)
+        (``doc/results/toggle_no_margin.md``); it needs the tight ``tol``, as the
+        penalty's pull on the unneeded weights is small. The
+        penalty is smoothed, sqrt(w^2 + 1e-8) - 1e-4, for the gradient solver.
     det_penalty : float, default=0.0
         Reward for |det A_t|, the determinant of each step's transition matrix
         (Bengio & Frasconi 1996, §5.2): it pulls the transitions toward permutations,
@@ -172,6 +190,7 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
     _parameter_constraints: dict = {
         **FlatIOHMM._parameter_constraints,
         **GaussianOutputs.constraints,
+        "transition_l1": [Interval(numbers.Real, 0, None, closed="left")],
     }
 
     _structure_params = (*FlatIOHMM._structure_params, "covariance_type")
@@ -190,6 +209,7 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         startprob="learn",
         solver="lbfgs",
         alpha=1e-2,
+        transition_l1=0.0,
         det_penalty=0.0,
         n_init="auto",
         max_iter=200,
@@ -203,6 +223,7 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
     ):
         self.covariance_type = covariance_type
         self.min_covar = min_covar
+        self.transition_l1 = transition_l1
         super().__init__(
             n_states,
             features=features,
@@ -258,6 +279,9 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         """
         return self._outputs.predict(self, self._checked(X), return_std=return_std,
                                      y=y)
+
+    def _transition_l1(self):
+        return self.transition_l1
 
     def standard_errors(self, X, y, *, return_cov=False):
         """Standard errors of the fitted parameters, from the observed information.

@@ -315,3 +315,53 @@ def test_fedfunds_switching_mean_reproduces_statas_published_fit():
                                rtol=1e-3)
     np.testing.assert_allclose(se["emission_intercept"][order, 0],
                                [0.1767083, 0.2999889], rtol=1e-3)
+
+
+def test_transition_l1_objective_and_gradient():
+    """The L1 penalty on the transition weights: the objective is the
+    unpenalised one plus transition_l1 * sum(sqrt(w^2 + s^2) - s) / W (the
+    transition weights out of alpha's L2), and the gradient its central
+    differences."""
+    from skseq._emissions import GaussianEmission
+    from skseq._iohmm import _L1_SMOOTHING, _Problem
+    from skseq._layers import LAYERS
+    from skseq._transitions import InputTransitions
+    from skseq._validation import Targets, check_sequences
+
+    rng = np.random.default_rng(0)
+    seqs = check_sequences([rng.normal(size=(k, 2)) for k in (2, 4, 3)])
+    targets = Targets(steps=np.array([0, 1, 3, 5, 6, 8]),
+                      values=rng.normal(size=(6, 1)), step_level=True)
+
+    def problem(alpha, l1):
+        emit = GaussianEmission(2, LAYERS["input"](2, 2), 1, "diag", 1e-3,
+                                y_mean=np.zeros(1), y_scale=np.ones(1))
+        return _Problem(seqs, targets, np.array([1.0, 2.0, 0.5]),
+                        InputTransitions(2, 2), emit, np.ones((2, 2), bool), None,
+                        alpha, None, transition_l1=l1)
+
+    l1, plain = problem(0.3, 0.05), problem(0.3, 0.0)
+    theta = rng.normal(size=l1.n_params)
+    w = l1.split(theta)[1][:8]  # the (2, 2, 2) input weights, before the intercept
+    e = l1.split(theta)[2][:4]  # the (2, 2, 1) output weights: still L2
+    value = l1.value_and_grad(theta)[0]
+    unpenalised = problem(0.0, 0.0).value_and_grad(theta)[0]
+    expected = unpenalised + (0.05 * np.sum(np.sqrt(w**2 + _L1_SMOOTHING**2)
+                                            - _L1_SMOOTHING) + 0.15 * e @ e) / 3.5
+    assert value == pytest.approx(expected, rel=1e-12)
+    assert value != pytest.approx(plain.value_and_grad(theta)[0])
+    _, grad = l1.value_and_grad(theta)
+    eps = 1e-6
+    num = [(l1.value_and_grad(theta + d)[0] - l1.value_and_grad(theta - d)[0])
+           / (2 * eps) for d in np.eye(theta.size) * eps]
+    np.testing.assert_allclose(grad, num, rtol=1e-5, atol=1e-7)
+
+
+def test_transition_l1_em_never_increases_the_objective():
+    X, y = _data(n_seq=6, length=12, seed=2)
+    y = [np.nan_to_num(v) for v in y]
+    reg = IOHMMRegressor(2, transition_l1=0.05, solver="em", warm_start=True,
+                         max_iter=1, n_init=1, random_state=0)
+    objectives = [_fit(reg, X, y).objective_ for _ in range(8)]
+    assert np.all(np.diff(objectives) <= 1e-10)
+    assert objectives[-1] < objectives[0]
