@@ -1,5 +1,6 @@
 """Shared helpers for the benchmark scripts: output folder, versions, tables."""
 
+import json
 import platform
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -31,3 +32,15 @@ def write(name, text):
     path.write_text(text, encoding="utf-8")
     print(f"wrote {path}")
     return path
+
+
+def run_or_render(name, run, render):
+    """The raw results of a benchmark: ``run()`` saved to ``name`` (JSON, next to
+    the pages), or with ``render`` those saved by an earlier run."""
+    path = RESULTS / name
+    if render:
+        return json.loads(path.read_text())
+    data = run()
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=1))
+    return data

@@ -261,8 +261,9 @@ class GaussianEmission(EmissionFamily):
     initialization and optimization do not depend on the units of y; ``log_prob``
     adds the Jacobian so likelihoods are those of y itself, and
     ``coefficients``/``pack`` convert to and from the user's units. Variances are
-    exp(s) + floor (diag, spherical) or L L^T + floor I (full): the floor
-    ``min_covar`` keeps every density finite.
+    exp(s) + floor (diag, spherical) or L L^T + floor I (full, and tied: one
+    factor L shared by every state): the floor ``min_covar`` keeps every
+    density finite.
     """
 
     def __init__(self, n_states, layer, n_outputs, covariance_type, min_covar,
@@ -276,7 +277,8 @@ class GaussianEmission(EmissionFamily):
 
     def _blocks(self):
         n, p = self.n_states, self.n_outputs
-        cov_shape = {"spherical": (n,), "diag": (n, p), "full": (n, p, p)}
+        cov_shape = {"spherical": (n,), "diag": (n, p), "full": (n, p, p),
+                     "tied": (p, p)}
         return self._head_blocks() + [
             ("intercept", (n, p), False),
             ("covariance", cov_shape[self.covariance_type], False)]
@@ -286,7 +288,7 @@ class GaussianEmission(EmissionFamily):
         theta = rng.normal(scale=0.1 * scale, size=self.n_params)
         p = self.unpack(theta)
         p["intercept"][:] = rng.normal(size=p["intercept"].shape)
-        if self.covariance_type == "full":
+        if self._factored():
             p["covariance"][:] = np.eye(self.n_outputs)
         else:
             p["covariance"][:] = 0.0  # log of a unit variance
@@ -294,7 +296,8 @@ class GaussianEmission(EmissionFamily):
 
     def n_free_params(self, mask=None):
         n, k, h = self.n_states, self.n_outputs, self.layer.n_out
-        cov = {"spherical": n, "diag": n * k, "full": n * k * (k + 1) // 2}
+        cov = {"spherical": n, "diag": n * k, "full": n * k * (k + 1) // 2,
+               "tied": k * (k + 1) // 2}
         return self._layer_params() + n * k * (h + 1) + cov[self.covariance_type]
 
     def sample(self, theta, U, states, rng):
@@ -313,9 +316,16 @@ class GaussianEmission(EmissionFamily):
             var = np.repeat(var[..., None], self.n_outputs, axis=-1)
         return var
 
+    def _factored(self):
+        """Whether the covariances are L L^T + floor I (full, tied)."""
+        return self.covariance_type in ("full", "tied")
+
     def _cholesky(self, p):
-        """Lower Cholesky factors of the full standardized covariances."""
+        """Per-state factors L (n, k, k) of the full or tied standardized
+        covariances, and the lower Cholesky factors of the covariances."""
         L = np.tril(p["covariance"])
+        if self.covariance_type == "tied":
+            L = np.broadcast_to(L, (self.n_states, *L.shape))
         cov = L @ np.swapaxes(L, 1, 2) + self.floor * np.eye(self.n_outputs)
         return L, np.linalg.cholesky(cov)
 
@@ -328,7 +338,7 @@ class GaussianEmission(EmissionFamily):
         jacobian = np.sum(np.log(self.y_scale))
         with np.errstate(over="ignore", invalid="ignore"):
             r = ((y - self.y_mean) / self.y_scale)[:, None, :] - self._affine(p, U)
-            if self.covariance_type == "full":
+            if self._factored():
                 _, C = self._cholesky(p)
                 z = np.einsum("nqp,mnp->mnq", np.linalg.inv(C), r)
                 logdet = 2.0 * np.log(np.diagonal(C, axis1=1, axis2=2)).sum(axis=1)
@@ -345,7 +355,7 @@ class GaussianEmission(EmissionFamily):
         r = ((y - self.y_mean) / self.y_scale)[:, None, :] - self._affine(p, U)
         w = weights[:, :, None]
         g = {}
-        if self.covariance_type == "full":
+        if self._factored():
             L, C = self._cholesky(p)
             Cinv = np.linalg.inv(C)
             prec = np.swapaxes(Cinv, 1, 2) @ Cinv
@@ -354,7 +364,10 @@ class GaussianEmission(EmissionFamily):
             # d/dSigma = 1/2 sum_t w (P r r^T P - P); d/dL = 2 d/dSigma L (lower part)
             g_cov = 0.5 * (np.einsum("mn,mnk,mnq->nkq", weights, pr, pr)
                            - weights.sum(axis=0)[:, None, None] * prec)
-            g["covariance"] = np.tril(2.0 * g_cov @ L)
+            if self.covariance_type == "tied":  # one factor: the states' sum
+                g["covariance"] = np.tril(2.0 * g_cov.sum(axis=0) @ L[0])
+            else:
+                g["covariance"] = np.tril(2.0 * g_cov @ L)
         else:
             var = self._variances(p)
             g_mean = w * r / var
@@ -381,7 +394,7 @@ class GaussianEmission(EmissionFamily):
         return r, self._variances(self.unpack_batch(thetas))
 
     def _batched(self):
-        return self.layer.linear and self.covariance_type != "full"
+        return self.layer.linear and not self._factored()
 
     def log_prob_batch(self, thetas, U, y):
         """:meth:`log_prob` of R parameter sets at once (the same formulas)."""
@@ -420,7 +433,7 @@ class GaussianEmission(EmissionFamily):
         p = self.unpack(theta)
         with np.errstate(over="ignore", invalid="ignore"):  # checked by the caller
             means = self._affine(p, U) * self.y_scale + self.y_mean
-        if self.covariance_type == "full":
+        if self._factored():
             L, _ = self._cholesky(p)
             cov = L @ np.swapaxes(L, 1, 2) + self.floor * np.eye(self.n_outputs)
         else:
@@ -435,8 +448,9 @@ class GaussianEmission(EmissionFamily):
         if self.layer.n_out:
             out["coef"] = p["coef"] * self.y_scale
         s2 = self.y_scale**2
-        if self.covariance_type == "full":
-            out["covariance"] = self.moments(theta, np.zeros((0, self.n_features)))[1]
+        if self._factored():
+            cov = self.moments(theta, np.zeros((0, self.n_features)))[1]
+            out["covariance"] = cov[0] if self.covariance_type == "tied" else cov
         elif self.covariance_type == "diag":
             out["covariance"] = self._variances(p) * s2
         else:
@@ -451,8 +465,10 @@ class GaussianEmission(EmissionFamily):
         if self.layer.n_out:
             std["coef"] = np.asarray(values["coef"]) / self.y_scale
         cov = np.asarray(values["covariance"], dtype=np.float64)
-        if self.covariance_type == "full":
+        if self._factored():
             inv_scale = 1.0 / np.outer(self.y_scale, self.y_scale)
+            if self.covariance_type == "tied":
+                cov = cov[None]
             excess = cov * inv_scale - self.floor * np.eye(self.n_outputs)
             # At the floor the excess is ~0 and rounding can make it slightly
             # indefinite: clip its eigenvalues before the Cholesky factor.
@@ -460,6 +476,8 @@ class GaussianEmission(EmissionFamily):
             w = np.maximum(w, 1e-12 * np.maximum(w.max(axis=1, keepdims=True), 1.0))
             clipped = (V * w[:, None, :]) @ V.swapaxes(1, 2)
             std["covariance"] = np.linalg.cholesky(clipped)
+            if self.covariance_type == "tied":
+                std["covariance"] = std["covariance"][0]
         else:
             s2 = self.y_scale**2
             if self.covariance_type == "spherical":

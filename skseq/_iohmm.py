@@ -46,7 +46,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ._emissions import inverse_cdf
-from ._inference import Chain, one_blas_thread, viterbi
+from ._inference import XI_NONE, Chain, one_blas_thread, viterbi
 from ._layers import LAYERS
 from ._lbfgs import CONVERGED, DROPPED, LINE_SEARCH_FAILED, minimize_batch
 from ._penalty import MAX_ALPHA, RAW_ALPHA
@@ -72,6 +72,10 @@ _LOCKSTEP_BYTES = 1 << 28
 # stops.
 _DROP_AFTER = 10
 _DROP_MARGIN = 1e-3
+# Smoothing of the L1 penalty on the transition weights, sqrt(w^2 + s^2) - s:
+# below this the penalty is quadratic, so that the objective stays smooth for
+# L-BFGS.
+_L1_SMOOTHING = 1e-4
 
 
 
@@ -109,9 +113,12 @@ def topology_mask(topology, n_states):
 
 
 def _fixed_startprob(startprob, n_states):
-    """None when startprob is learned, else the fixed distribution."""
+    """None when startprob is learned, ``"stationary"`` when it is the chain's
+    stationary distribution, else the fixed distribution."""
     if isinstance(startprob, str):
-        return None if startprob == "learn" else np.full(n_states, 1.0 / n_states)
+        if startprob in ("learn", "stationary"):
+            return None if startprob == "learn" else startprob
+        return np.full(n_states, 1.0 / n_states)
     p = np.asarray(startprob, dtype=np.float64)
     if p.shape != (n_states,):
         raise ValueError(
@@ -152,7 +159,7 @@ class _Problem:
 
     def __init__(self, seqs, targets, weight, transition, emission, mask,
                  fixed_start, alpha, n_jobs, det_penalty=0.0, target_weight=None,
-                 inputs=None):
+                 inputs=None, transition_l1=0.0):
         # What the networks see: the state networks' inputs at every step and
         # the output networks' at the supervised steps (default: the features).
         self.U, self.U_targets = (
@@ -169,6 +176,14 @@ class _Problem:
         self.transition = transition
         self.emission = emission
         self.mask = mask
+        # the stationary distribution of a homogeneous chain, a function of
+        # the transition parameters
+        self.stationary = isinstance(fixed_start, str)
+        if self.stationary and not hasattr(transition, "stationary"):
+            raise ValueError(
+                "startprob='stationary' needs transition='homogeneous': a chain "
+                "whose transitions change with the inputs has no stationary "
+                "distribution.")
         self.fixed_start = fixed_start
         self.alpha = alpha
         self.det_penalty = det_penalty
@@ -180,6 +195,15 @@ class _Problem:
             [np.zeros(self.n_start, bool), transition.penalty_mask(),
              emission.penalty_mask()]
         )
+        # A (smoothed) L1 penalty on the state networks' input weights in place
+        # of alpha's L2 on them: it lets a threshold on an input be steep, and
+        # takes the weights of inputs the transitions do not need to 0.
+        self.transition_l1 = transition_l1
+        self.l1 = np.zeros_like(self.penalised)
+        if transition_l1:
+            self.l1[self.n_start:self.n_start + self.n_trans] = (
+                transition.penalty_mask())
+            self.penalised &= ~self.l1
         self.log_emit = np.zeros((seqs.data.shape[0], n))
         # The determinant reward is a mean over the training steps, each step
         # weighted by its sequence's weight.
@@ -199,13 +223,18 @@ class _Problem:
         a, b = self.n_start, self.n_start + self.n_trans
         return theta[..., :a], theta[..., a:b], theta[..., b:]
 
-    def startprob(self, theta_s):
+    def startprob(self, theta_s, theta_t=None):
         """The start distribution of one parameter set (:meth:`startprobs`)."""
-        return self.startprobs(theta_s[None])[0]
+        return self.startprobs(theta_s[None], None if theta_t is None
+                               else theta_t[None])[0]
 
-    def startprobs(self, thetas_s):
-        """The start distributions of R parameter sets, (R, n)."""
+    def startprobs(self, thetas_s, thetas_t=None):
+        """The start distributions of R parameter sets, (R, n) (the state
+        networks' parameters ``thetas_t`` for a stationary start)."""
         R = thetas_s.shape[0]
+        if self.stationary:
+            return np.array([self.transition.stationary(theta_t, self.mask)
+                             for theta_t in thetas_t])
         if self.fixed_start is not None:
             return np.tile(self.fixed_start, (R, 1))
         p = np.exp(thetas_s - thetas_s.max(axis=1, keepdims=True))
@@ -213,7 +242,16 @@ class _Problem:
 
     def penalty(self, theta):
         w = theta[..., self.penalised]
-        return 0.5 * self.alpha * _row_dots(w, w) / self.total_weight
+        value = 0.5 * self.alpha * _row_dots(w, w)
+        if self.transition_l1:
+            v = theta[..., self.l1]
+            value = value + self.transition_l1 * np.sum(
+                np.sqrt(v * v + _L1_SMOOTHING**2) - _L1_SMOOTHING, axis=-1)
+        return value / self.total_weight
+
+    def _l1_gradient(self, v):
+        """Gradient of the smoothed L1 penalty (times W) at the weights v."""
+        return self.transition_l1 * v / np.sqrt(v * v + _L1_SMOOTHING**2)
 
     def objective(self, loglik, theta):
         return (-_row_dots(loglik, self.weight) / self.total_weight
@@ -226,19 +264,19 @@ class _Problem:
             return per_target
         return per_target * self.target_weight[:, None]
 
-    def chain(self, theta_s, theta_e):
+    def chain(self, theta_s, theta_e, theta_t=None):
         """The chain at these parameters: x_0's distribution and the emission
         log-likelihoods at the supervised steps (0 elsewhere)."""
         self.log_emit[self.steps] = self._weighted(self.emission.log_prob(
             theta_e, self.U_targets, self.y))
-        return Chain(self.startprob(theta_s), self.log_emit, self.offsets,
+        return Chain(self.startprob(theta_s, theta_t), self.log_emit, self.offsets,
                      self.weight, self.n_jobs)
 
     def e_step(self, theta):
         """Posteriors for the GEM M-step (``xi`` as the state family needs it)."""
         theta_s, theta_t, theta_e = self.split(theta)
         return self.transition.posterior_pass(theta_t, self.U, self.mask,
-                                              self.chain(theta_s, theta_e))
+                                              self.chain(theta_s, theta_e, theta_t))
 
     def _gradient_passes(self, thetas, what="__call__"):
         """The state family's lbfgs E-step for the rows of ``thetas`` (prepared
@@ -255,7 +293,7 @@ class _Problem:
         thetas_s, thetas_t, thetas_e = self.split(thetas)
         log_emit[:, self.steps] = self._weighted(self.emission.log_prob_batch(
             thetas_e, self.U_targets, self.y))
-        startprob = self.startprobs(thetas_s)
+        startprob = self.startprobs(thetas_s, thetas_t)
         return startprob, getattr(self._passes, what)(thetas_t, startprob, log_emit)
 
     def values_and_grads(self, thetas):
@@ -277,8 +315,17 @@ class _Problem:
                 self._weighted(res.gamma[:, self.steps]))]
             if self.n_start:
                 grads.insert(0, res.start_post.sum(axis=1) - W * startprob)
+            if self.stationary:
+                # d loglik / d pi_i = (weighted posterior of x_0 = i) / pi_i
+                grads[0] = grads[0] + np.array([
+                    self.transition.stationary_backward(theta_t, self.mask, pi, g)
+                    for theta_t, pi, g in zip(
+                        self.split(thetas)[1], startprob,
+                        res.start_post.sum(axis=1) / startprob, strict=True)])
             grads = -np.concatenate(grads, axis=1)
             grads[:, self.penalised] += self.alpha * thetas[:, self.penalised]
+            if self.transition_l1:
+                grads[:, self.l1] += self._l1_gradient(thetas[:, self.l1])
             grads /= W
             if self.det_penalty:
                 a, b = self.n_start, self.n_start + self.n_trans
@@ -304,15 +351,24 @@ class _Problem:
         pen_t, pen_e = self.split(self.penalised)[1:]
         a = self.alpha
 
-        def penalised(objective, pen):
+        l1_t = self.split(self.l1)[1]
+
+        def penalised(objective, pen, l1=None):
             def f(th):
                 q, g = objective(th)
-                return ((-q + 0.5 * a * np.dot(th[pen], th[pen])) / W,
-                        (-g + a * th * pen) / W)
+                value = -q + 0.5 * a * np.dot(th[pen], th[pen])
+                grad = -g + a * th * pen
+                if l1 is not None and l1.any():
+                    v = th[l1]
+                    value += self.transition_l1 * np.sum(
+                        np.sqrt(v * v + _L1_SMOOTHING**2) - _L1_SMOOTHING)
+                    grad[l1] += self._l1_gradient(v)
+                return value / W, grad / W
             return f
 
         f_trans = penalised(
-            self.transition.m_step_objective(self.U, post.xi, self.mask), pen_t)
+            self.transition.m_step_objective(self.U, post.xi, self.mask), pen_t,
+            l1_t)
         f_emit = penalised(self.emission.m_step_objective(
             self.U_targets, self.y, self._weighted(post.gamma[self.steps])), pen_e)
         options = {"maxiter": max_iter}
@@ -435,7 +491,7 @@ class BaseIOHMM(BaseEstimator):
         "features": [StrOptions({"auto", *REPRESENTATIONS})],
         "emission": [StrOptions(set(LAYERS))],
         "n_hidden": [Interval(numbers.Integral, 1, None, closed="left")],
-        "startprob": [StrOptions({"learn", "uniform"}), "array-like"],
+        "startprob": [StrOptions({"learn", "uniform", "stationary"}), "array-like"],
         "solver": [StrOptions({"lbfgs", "em"})],
         "alpha": [Interval(numbers.Real, 0, None, closed="left"),
                   StrOptions({"auto"})],
@@ -501,6 +557,11 @@ class BaseIOHMM(BaseEstimator):
         """``(readout, readout_start)``: how a class is read off a sequence-level
         model; the output at the last step unless the estimator says otherwise."""
         return "last", 1.0
+
+    def _transition_l1(self):
+        """Weight of the L1 penalty on the state networks' input weights (0:
+        they take alpha's L2 penalty, as the output networks')."""
+        return 0.0
 
     def _make_representation(self, features):
         """The (unfitted) input representation named ``features``."""
@@ -624,9 +685,15 @@ class BaseIOHMM(BaseEstimator):
                 f"solver={self.solver!r}); inside the EM M-step the reward was "
                 "measured not to help (the posteriors are already diffuse)."
             )
+        if isinstance(fixed_start, str) and self.solver != "lbfgs":
+            raise ValueError(
+                "startprob='stationary' needs solver='lbfgs' (got solver="
+                f"{self.solver!r}): the start then depends on the transitions, "
+                "which the EM M-step fits apart from it."
+            )
         problem = _Problem(seqs, targets, weight, transition, emission, mask,
                            fixed_start, alpha, self.n_jobs, self.det_penalty,
-                           target_weight, inputs)
+                           target_weight, inputs, self._transition_l1())
         n_init = self._n_init(seqs.data.shape[0], features) if do_init else 1
 
         cycle = self._start_cycle()
@@ -686,7 +753,7 @@ class BaseIOHMM(BaseEstimator):
                 f"{self.solver!r}, max_iter={self.max_iter}); {advice}.")
         theta_s, theta_t, theta_e = problem.split(best["theta"])
         log_likelihood = float(problem.weight @ problem.loglik(best["theta"]))
-        self.startprob_ = problem.startprob(theta_s).copy()
+        self.startprob_ = problem.startprob(theta_s, theta_t).copy()
         for name, arr in transition.coefficients(theta_t).items():
             setattr(self, f"transition_{name}_", arr)
         for name, arr in emission.coefficients(theta_e).items():
@@ -869,26 +936,98 @@ class BaseIOHMM(BaseEstimator):
             model.theta_e, U_targets, targets.values)
         return log_emit
 
-    def predict_state_proba(self, X):
-        """Filtered state distributions P(x_t | u_1..u_t), step by step.
+    def _given_outputs(self, seqs, y, model, kind):
+        """State distributions at every step given the inputs and the observed
+        outputs ``y`` (in any form ``fit`` accepts; steps without a target are
+        skipped):
 
-        The model's "memory" (Bengio & Frasconi 1996, eq. 6): it uses only the inputs up
-        to t, so it is available causally, as a sequence is being read.
+        * ``"filtered"``: P(x_t | u_1..t, y_1..t), the forward recursion
+          (Hamilton 1989; Bengio & Frasconi 1996, eq. 24);
+        * ``"smoothed"``: P(x_t | u, y) over the whole sequence, by
+          forward-backward (the smoothed probabilities of Kim 1994);
+        * ``"predicted"``: P(x_t | u_1..t, y_1..t-1), the filtered distribution
+          of the step before moved by the transition of step t (x_0 ~
+          ``startprob_`` before the first step).
+        """
+        targets = self._outputs.encode_targets(self, y, seqs, reset=False)
+        U, U_targets = self._inputs(seqs, targets.steps)
+        log_emit = self._log_emissions(U.shape[0], U_targets, model, targets)
+        trans = self._transitions(U, model)
+        chain = Chain(model.startprob, log_emit, seqs.offsets, n_jobs=self.n_jobs)
+        if kind == "smoothed":
+            return chain.posteriors(trans, XI_NONE).gamma
+        filtered = chain.forward(trans).gamma
+        if kind == "filtered":
+            return filtered
+        before = np.empty_like(filtered)
+        before[1:] = filtered[:-1]
+        before[seqs.offsets[:-1]] = model.startprob
+        n = self._n_chain_states()
+        trans = np.broadcast_to(trans, (U.shape[0], n, n))
+        return np.einsum("tj,tji->ti", before, trans)
+
+    def _state_proba(self, X, y, smoothed):
+        """The validated sequences and the packed state distributions of
+        :meth:`predict_state_proba`."""
+        if not isinstance(smoothed, bool | np.bool_):
+            raise TypeError(f"smoothed must be True or False, got {smoothed!r}.")
+        seqs = self._checked(X)
+        model = self._fitted_model()
+        if y is None:
+            # Without outputs, the inputs after t say nothing about x_t (the
+            # chain is conditioned on the inputs, which do not depend on the
+            # states): the smoothed distribution is the filtered one.
+            return seqs, self._filtered(seqs, self._inputs(seqs)[0], model)
+        kind = "smoothed" if smoothed else "filtered"
+        return seqs, self._given_outputs(seqs, y, model, kind)
+
+    def predict_state_proba(self, X, y=None, *, smoothed=False):
+        """State distributions step by step, given the inputs and, optionally,
+        the observed outputs.
+
+        Without ``y``: P(x_t | u_1..t), the model's "memory" (Bengio & Frasconi
+        1996, eq. 6), available causally as a sequence is being read.
+
+        With ``y`` (the regime analyst's view, statsmodels'
+        ``filtered_marginal_probabilities``): the filtered P(x_t | u_1..t,
+        y_1..t) of Hamilton's (1989) filter; with ``smoothed=True``, P(x_t | u,
+        y) given the whole sequence (Kim 1994; statsmodels'
+        ``smoothed_marginal_probabilities``), by forward-backward.
 
         Parameters
         ----------
         X : array-like or list of sequences
             Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
+        y : array-like or list of arrays, default=None
+            Observed outputs, in any form ``fit`` accepts: one target per
+            sequence (observing its last step only), or per-step targets with
+            NaN (None for labels) at steps whose output was not observed, which
+            the filter skips.
+        smoothed : bool, default=False
+            Condition every step on the whole sequence's outputs. Without ``y``
+            nothing is observed after t that concerns x_t (the inputs do not
+            depend on the states), so the result is the filtered one.
 
         Returns
         -------
         proba : list of ndarray (len_i, n_states), or ndarray
             A list for list input; for array input a padded array of shape
             (n_sequences, max_len, n_states) with NaN after each sequence's end.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from skseq import IOHMMRegressor
+        >>> rng = np.random.default_rng(0)
+        >>> y = np.r_[rng.normal(0, 1, 40), rng.normal(5, 1, 40)]
+        >>> X, Y = [np.zeros((80, 1))], [y]
+        >>> reg = IOHMMRegressor(2, emission="state", random_state=0).fit(X, Y)
+        >>> p = reg.predict_state_proba(X, Y, smoothed=True)[0]
+        >>> bool(np.argmax(p[10]) != np.argmax(p[70]))
+        True
         """
-        seqs = self._checked(X)
-        U = self._inputs(seqs)[0]
-        return seqs.unpack(self._filtered(seqs, U, self._fitted_model()))
+        seqs, proba = self._state_proba(X, y, smoothed)
+        return seqs.unpack(proba)
 
     def transition_proba(self, X):
         """Transition matrices P(x_t = i | x_{t-1} = j, u_t) at every step.

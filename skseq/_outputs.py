@@ -207,7 +207,7 @@ class GaussianOutputs:
 
     task = "regression"
     constraints: dict = {
-        "covariance_type": [StrOptions({"diag", "full", "spherical"})],
+        "covariance_type": [StrOptions({"diag", "full", "spherical", "tied"})],
         "min_covar": [Interval(numbers.Real, 0, None, closed="neither")],
     }
 
@@ -279,15 +279,19 @@ class GaussianOutputs:
             y_mean=est._y_mean_[modelled], y_scale=est._y_scale_,
         )
 
-    def _packed_predictions(self, est, seqs, return_std):
+    def _packed_predictions(self, est, seqs, return_std, y=None):
         """Predicted means (and standard deviations) at the predicted rows:
         every step of a step-level model, else each sequence's last step;
-        shape (n_rows, n_outputs)."""
+        shape (n_rows, n_outputs). Given observed outputs ``y``, one step
+        ahead: the states' mixture at step t is P(x_t | u_1..t, y_1..t-1)."""
         model = est._fitted_model()
         rows = (np.arange(seqs.data.shape[0]) if est.step_level_
                 else seqs.last_steps)
         U, U_rows = est._inputs(seqs, rows)
-        zeta = est._filtered(seqs, U, model)
+        if y is None:
+            zeta = est._filtered(seqs, U, model)
+        else:
+            zeta = est._given_outputs(seqs, y, model, "predicted")
         means, cov = model.emission.moments(model.theta_e, U_rows)
         if not np.isfinite(means).all():
             bad = np.flatnonzero(~np.isfinite(means).all(axis=(1, 2)))[0]
@@ -319,8 +323,8 @@ class GaussianOutputs:
         std[:, modelled] = scale * np.sqrt(total)
         return [mean, std]
 
-    def predict(self, est, seqs, return_std=False):
-        out = self._packed_predictions(est, seqs, return_std)
+    def predict(self, est, seqs, return_std=False, y=None):
+        out = self._packed_predictions(est, seqs, return_std, y)
         if est._squeeze_output_:
             out = [o[:, 0] for o in out]
         if est.step_level_:

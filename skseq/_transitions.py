@@ -561,6 +561,38 @@ class HomogeneousTransitions(SoftmaxTransitions):
     def probs(self, theta, U, mask):
         return super().probs(theta, U[:1], mask)
 
+    def _matrix(self, theta, mask):
+        z = self.unpack(theta)["intercept"][None].copy()
+        softmax_(z, mask)
+        return z[0]
+
+    def stationary(self, theta, mask):
+        """The stationary distribution pi of the chain, pi A = pi (the start
+        distribution of Hamilton 1989 and of statsmodels' and Stata's
+        Markov-switching models): the solution of pi (I - A + 1 1^T) = 1^T."""
+        A = self._matrix(theta, mask)
+        n = self.n_states
+        try:
+            return np.linalg.solve((np.eye(n) - A + 1.0).T, np.ones(n))
+        except np.linalg.LinAlgError:  # reducible: no unique stationary law
+            return np.full(n, np.nan)
+
+    def stationary_backward(self, theta, mask, pi, g_pi):
+        """Gradient with respect to theta of a function of pi, given its
+        gradient ``g_pi`` with respect to pi: differentiating pi (I - A) = 0
+        with pi 1 = 1 gives d pi = pi dA Z, Z = (I - A + 1 pi)^-1 (the
+        fundamental matrix), so d/dA[j, i] = pi_j (Z g_pi)_i; then through the
+        row softmax, dA -> A (G - rowsum(G A))."""
+        A = self._matrix(theta, mask)
+        n = self.n_states
+        try:
+            Z = np.linalg.inv(np.eye(n) - A + np.outer(np.ones(n), pi))
+        except np.linalg.LinAlgError:  # the objective is then inf, see stationary
+            return np.full(self.n_params, np.nan)
+        G = np.outer(pi, Z @ g_pi)
+        G = A * (G - (G * A).sum(axis=1, keepdims=True))
+        return self.backward(theta, None, G[None])
+
     def loglik_gradient(self, theta, U, mask, xi):
         """From the summed pairwise posteriors Xi (1, n, n): sum_t (xi_t -
         gamma_{t-1} A) = Xi - rowsum(Xi) A, since gamma_{t-1, j} is the row sum

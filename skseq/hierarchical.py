@@ -86,7 +86,7 @@ class HierarchicalIOHMM(BaseIOHMM):
         linearly or through a tanh hidden layer of ``n_hidden`` units.
     n_hidden : int, default=8
         Hidden units of the output networks with ``emission="mlp"``.
-    covariance_type : {"diag", "full", "spherical"}, default="diag"
+    covariance_type : {"diag", "full", "spherical", "tied"}, default="diag"
         Noise covariance of each product state (``task="regression"`` only).
     min_covar : float, default=1e-6
         Floor added to the variances, in the units of y squared
@@ -378,16 +378,23 @@ class HierarchicalIOHMM(BaseIOHMM):
             return [list(level) for level in zip(*per_seq, strict=True)]
         return self._split_levels(paths, -1)
 
-    def predict_state_proba(self, X):
+    def predict_state_proba(self, X, y=None, *, smoothed=False):
         """Filtered distribution of every level, P(x^s_t | u_1..u_t).
 
-        The marginals of the product state's filtered distribution (Bengio & Frasconi
-        1996, eq. 6): what each time scale remembers, available causally.
+        The marginals of the product state's filtered distribution (Bengio &
+        Frasconi 1996, eq. 6): what each time scale remembers, available
+        causally. With ``y``, the marginals of the product state's distribution
+        given the observed outputs, filtered or smoothed, as in
+        :meth:`IOHMMClassifier.predict_state_proba`.
 
         Parameters
         ----------
         X : array-like or list of sequences
             Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
+        y : array-like or list of arrays, default=None
+            Observed outputs (NaN or None at unobserved steps).
+        smoothed : bool, default=False
+            Condition every step on the whole sequence's outputs.
 
         Returns
         -------
@@ -397,8 +404,7 @@ class HierarchicalIOHMM(BaseIOHMM):
             ``(len_i, n_s)`` arrays for list input, else a padded array
             ``(n_sequences, max_len, n_s)`` with NaN after each sequence's end.
         """
-        seqs = self._checked(X)
-        zeta = self._filtered(seqs, self._inputs(seqs)[0], self._fitted_model())
+        seqs, zeta = self._state_proba(X, y, smoothed)
         n_states = self._levels()[0]
         full = zeta.reshape((-1,) + n_states)
         axes = range(1, len(n_states) + 1)

@@ -1,8 +1,12 @@
 """IOHMMRegressor: sequence regression with an input/output HMM."""
 
-from sklearn.base import RegressorMixin
+import numbers
 
-from ._iohmm import FlatIOHMM
+import numpy as np
+from sklearn.base import RegressorMixin
+from sklearn.utils._param_validation import Interval
+
+from ._iohmm import FlatIOHMM, _fixed_startprob, _Problem
 from ._outputs import GaussianOutputs
 
 
@@ -42,18 +46,24 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         shared by the regimes.
     n_hidden : int, default=8
         Hidden units of the networks that are ``"mlp"``; unused otherwise.
-    covariance_type : {"diag", "full", "spherical"}, default="diag"
+    covariance_type : {"diag", "full", "spherical", "tied"}, default="diag"
         Per-state noise covariance: one variance per output, a full matrix, or one
-        variance shared by all outputs.
+        variance shared by all outputs; ``"tied"``: one full matrix shared by all
+        states (regimes that differ in their means only; with ``emission="state"``
+        a switching-mean model, statsmodels' ``switching_variance=False``).
     min_covar : float, default=1e-6
         Floor added to the variances (in the units of y squared), so that no
         density is infinite, even for a constant output.
     topology : {"ergodic", "left-right"} or array-like of shape (n_states, n_states), \
             default="ergodic"
         Allowed transitions (``mask[j, i]``: j -> i allowed).
-    startprob : {"learn", "uniform"} or array-like of shape (n_states,), \
-            default="learn"
-        Distribution of the state before the first input.
+    startprob : {"learn", "uniform", "stationary"} or array-like of shape \
+            (n_states,), default="learn"
+        Distribution of the state before the first input. ``"stationary"``
+        (``transition="homogeneous"``, ``solver="lbfgs"``): the chain's
+        stationary distribution, a function of the transition probabilities, as
+        in Hamilton (1989) and statsmodels' and Stata's Markov-switching
+        models.
     solver : {"lbfgs", "em"}, default="lbfgs"
         Direct likelihood maximisation with its exact gradient, or the paper's GEM.
     alpha : float or "auto", default="auto"
@@ -63,6 +73,21 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         exact leave-one-out error of a ridge read-out of the output networks'
         inputs over a grid of penalties, turned into a prior precision by the
         residual variance; on raw inputs 1e-2. The value used is ``alpha_``.
+    transition_l1 : float, default=0.0
+        Weight of an L1 penalty on the state networks' input weights (a
+        Laplace prior, against the summed log-likelihood), in place of
+        ``alpha``'s L2 penalty on them; 0 keeps the L2 penalty. Where a regime
+        flips when an input crosses a threshold, the L2 penalty prefers a soft
+        threshold and keeps small weights on inputs the transitions do not
+        need, each of which moves the threshold; the L1 penalty allows a steep
+        threshold and pulls those weights toward 0. On toggled regimes without a
+        margin between events and quiet steps, ``transition_l1=1e-3,
+        tol=1e-8, max_iter=1000`` predicted from the inputs alone 91-98% as well
+        as the true regime's law over 5 data seeds, against 65-80% with the
+        defaults, and one step ahead given y 99.4-100% (98.7-99.5%)
+        (``doc/results/toggle_no_margin.md``); it needs the tight ``tol``, as the
+        penalty's pull on the unneeded weights is small. The
+        penalty is smoothed, sqrt(w^2 + 1e-8) - 1e-4, for the gradient solver.
     det_penalty : float, default=0.0
         Reward for |det A_t|, the determinant of each step's transition matrix
         (Bengio & Frasconi 1996, §5.2): it pulls the transitions toward permutations,
@@ -115,7 +140,8 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         Each regime's intercept (its mean with ``emission="state"``).
     emission_covariance_ : ndarray
         Noise (co)variances: ``(n_states,)`` spherical, ``(n_states, n_outputs)``
-        diag, ``(n_states, n_outputs, n_outputs)`` full.
+        diag, ``(n_states, n_outputs, n_outputs)`` full, ``(n_outputs,
+        n_outputs)`` tied.
 
         Outputs that are constant in the training targets are predicted exactly
         (standard deviation 0) and left out of the likelihood: they carry no
@@ -170,6 +196,7 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
     _parameter_constraints: dict = {
         **FlatIOHMM._parameter_constraints,
         **GaussianOutputs.constraints,
+        "transition_l1": [Interval(numbers.Real, 0, None, closed="left")],
     }
 
     _structure_params = (*FlatIOHMM._structure_params, "covariance_type")
@@ -188,6 +215,7 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         startprob="learn",
         solver="lbfgs",
         alpha="auto",
+        transition_l1=0.0,
         det_penalty=0.0,
         n_init="auto",
         max_iter=200,
@@ -201,6 +229,7 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
     ):
         self.covariance_type = covariance_type
         self.min_covar = min_covar
+        self.transition_l1 = transition_l1
         super().__init__(
             n_states,
             features=features,
@@ -223,13 +252,24 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
             warm_start=warm_start,
         )
 
-    def predict(self, X, return_std=False):
-        """Predicted mean E[y_t | u_1..t] (and its standard deviation).
+    def predict(self, X, y=None, *, return_std=False):
+        """Predicted mean E[y_t | u_1..t] (and its standard deviation); given
+        the observed outputs, one step ahead.
+
+        With ``y``, the forecast of step t also uses the outputs observed before
+        it: E[y_t | u_1..t, y_1..t-1] = sum_i P(x_t = i | u_1..t, y_1..t-1)
+        (V_i u_t + c_i), from Hamilton's (1989) filter (statsmodels'
+        ``predict(probabilities="predicted")``). The output of step t itself is
+        never used for its own forecast.
 
         Parameters
         ----------
         X : array-like or list of sequences
             Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
+        y : array-like or list of arrays, default=None
+            Observed outputs, in any form ``fit`` accepts (NaN at steps whose
+            output was not observed: the filter skips them). A sequence-level y
+            observes only the last step, which no forecast uses.
         return_std : bool, default=False
             Also return the standard deviation of the predictive mixture.
 
@@ -243,7 +283,90 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         y_std : same form as y_mean
             Only with ``return_std=True``.
         """
-        return self._outputs.predict(self, self._checked(X), return_std=return_std)
+        return self._outputs.predict(self, self._checked(X), return_std=return_std,
+                                     y=y)
+
+    def _transition_l1(self):
+        return self.transition_l1
+
+    def standard_errors(self, X, y, *, return_cov=False):
+        """Standard errors of the fitted parameters, from the observed information.
+
+        The inverse of minus the Hessian of the log-likelihood log P(y | u) at
+        the fitted parameters (the Hessian by central differences of the exact
+        gradient), in this parametrisation (the one of statsmodels'
+        ``MarkovRegression`` and Stata's ``mswitch``, where they have the
+        parameter):
+
+        * ``"startprob_logit"`` (learned ``startprob`` only) and
+          ``"transition_intercept"``, ``"transition_coef"``: logits relative to
+          the last state, log P(i) - log P(n-1) (per previous state for the
+          transitions; with ``transition="input"``, statsmodels'
+          ``exog_tvtp`` coefficients); NaN at the last state, the reference;
+        * ``"transition_proba"`` (``transition="homogeneous"`` only): the
+          transition probabilities ``[from, to]``, by the delta method
+          (statsmodels' ``p[j->i]``);
+        * ``"emission_coef"``, ``"emission_intercept"``: as the fitted
+          attributes, in the units of y;
+        * ``"emission_covariance"``: the variances and covariances in the units
+          of y squared (statsmodels' ``sigma2``; Stata reports sigma).
+
+        The information is that of the likelihood alone: at a penalised fit
+        (``alpha > 0``) it is the likelihood's curvature at the penalised
+        estimate; fit with ``alpha=0`` for maximum likelihood standard errors.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+            The training sequences.
+        y : array-like or list of arrays
+            The training targets.
+        return_cov : bool, default=False
+            Also return the covariance matrix of all the parameters above
+            (except ``"transition_proba"``), in the order listed, each block
+            flattened in C order without its reference entries.
+
+        Returns
+        -------
+        standard_errors : dict of str to ndarray
+            One array per parameter, in the shape of its fitted attribute.
+        cov : ndarray of shape (n_params, n_params)
+            Only with ``return_cov=True``.
+
+        Raises
+        ------
+        ValueError
+            Where the model is not identified: the observed information is
+            singular or not positive definite (two regimes alike, a regime never
+            visited, a fit not at a maximum), or the networks have hidden units
+            (``"mlp"``, ``"gated"``) or forbidden transitions.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from skseq import IOHMMRegressor
+        >>> noise = np.random.default_rng(0).normal(size=120)
+        >>> Y = [np.where(np.arange(120) < 60, 0.0, 4.0) + noise]  # one series
+        >>> X = [np.zeros((120, 1))]  # no regressor
+        >>> reg = IOHMMRegressor(2, emission="state", transition="homogeneous",
+        ...                      covariance_type="tied", alpha=0, n_init=10,
+        ...                      random_state=0).fit(X, Y)
+        >>> se = reg.standard_errors(X, Y)
+        >>> se["emission_intercept"].round(2).ravel().tolist()
+        [0.12, 0.12]
+        """
+        from ._information import standard_errors
+
+        seqs = self._checked(X)
+        targets = self._outputs.encode_targets(self, y, seqs, reset=False)
+        model = self._fitted_model()
+        problem = _Problem(
+            seqs, targets, np.ones(seqs.n_sequences), model.transition,
+            model.emission, model.mask,
+            _fixed_startprob(self.startprob, self.n_states),
+            0.0, self.n_jobs, inputs=self.representation_.inputs(seqs, targets.steps))
+        se, cov, _ = standard_errors(self, problem, model)
+        return (se, cov) if return_cov else se
 
     def score(self, X, y, sample_weight=None):
         """R^2 of the prediction (averaged uniformly over outputs).

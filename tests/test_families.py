@@ -58,7 +58,7 @@ def test_softmax_emission_free_parameters_are_the_jacobian_rank(layer):
 
 
 @pytest.mark.parametrize("layer", list(LAYERS))
-@pytest.mark.parametrize("cov", ["spherical", "diag", "full"])
+@pytest.mark.parametrize("cov", ["spherical", "diag", "full", "tied"])
 def test_gaussian_emission_free_parameters_are_the_jacobian_rank(layer, cov):
     rng = np.random.default_rng(3)
     family = GaussianEmission(2, LAYERS[layer](2, 3), 2, cov, 1e-3,
@@ -71,7 +71,7 @@ def test_gaussian_emission_free_parameters_are_the_jacobian_rank(layer, cov):
 
 
 @pytest.mark.parametrize("layer", list(LAYERS))
-@pytest.mark.parametrize("cov", ["spherical", "diag", "full"])
+@pytest.mark.parametrize("cov", ["spherical", "diag", "full", "tied"])
 def test_gaussian_emission_batches_against_direct_densities(layer, cov):
     """log_prob_batch / grad_batch of R parameter sets (the lockstep restarts)
     against scipy's normal density of every row, state and set, and the gradient

@@ -95,7 +95,7 @@ def _gaussian_problem(cov_type, emission, n_out, seed=0):
     return problem, theta
 
 
-@pytest.mark.parametrize("cov_type", ["diag", "spherical", "full"])
+@pytest.mark.parametrize("cov_type", ["diag", "spherical", "full", "tied"])
 @pytest.mark.parametrize("emission", list(LAYERS))
 def test_lbfgs_gradient_matches_finite_differences(cov_type, emission):
     problem, theta = _gaussian_problem(cov_type, emission, n_out=2)
@@ -108,7 +108,7 @@ def test_lbfgs_gradient_matches_finite_differences(cov_type, emission):
     assert_allclose(grad, num, rtol=1e-5, atol=1e-7)
 
 
-@pytest.mark.parametrize("cov_type", ["diag", "spherical", "full"])
+@pytest.mark.parametrize("cov_type", ["diag", "spherical", "full", "tied"])
 def test_log_prob_is_the_gaussian_density(cov_type):
     """Compare with scipy's multivariate normal, in the units of y."""
     from scipy.stats import multivariate_normal
@@ -125,7 +125,7 @@ def test_log_prob_is_the_gaussian_density(cov_type):
             assert_allclose(logp[t, i], ref, rtol=1e-10)
 
 
-@pytest.mark.parametrize("cov_type", ["diag", "spherical", "full"])
+@pytest.mark.parametrize("cov_type", ["diag", "spherical", "full", "tied"])
 def test_em_never_decreases_the_objective(cov_type):
     rng = np.random.default_rng(1)
     X, y = _sample(10, rng, length=20)

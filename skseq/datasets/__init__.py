@@ -1,6 +1,7 @@
 """Sequence data sets: generators, loaders and a reader for ``.ts`` files."""
 
 from ._long_term import make_parity, make_two_sequence
+from ._macro import load_fedfunds
 from ._regimes import make_toggled_regimes
 from ._tomita import (
     all_strings,
@@ -28,4 +29,5 @@ __all__ = [
     "make_toggled_regimes",
     "load_ts",
     "load_italy_power_demand",
+    "load_fedfunds",
 ]
