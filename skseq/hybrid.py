@@ -159,8 +159,8 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         short (a negative binomial instead of a geometric law).
     transitions : {"learned", "none"}, default="learned"
         ``"learned"``: the sticky chain counted from the labelled sequences.
-        ``"none"``: every step independent of the others (each step's label
-        is then the per-step classifier's alone).
+        ``"none"``: every step's state drawn afresh from the label priors
+        (each step's label is then the per-step classifier's alone).
     likelihood_scale : float, default=1.0
         Exponent applied to the scaled likelihoods (a value below 1 trusts the
         per-step classifier less, relative to the chain).
@@ -177,7 +177,9 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
     class_prior_ : ndarray of shape (n_classes,)
         Label frequencies among the labelled steps (weighted).
     startprob_ : ndarray of shape (n_states,)
-        Distribution of the first step's state.
+        Distribution of the state before the first step (the package's
+        convention: the first step's state is drawn from it through one
+        transition), counted from the first labels of the sequences.
     transmat_ : ndarray of shape (n_states, n_states)
         ``transmat_[j, i] = P(x_t = i | x_{t-1} = j)``; state ``i`` stands for
         label ``classes_[i // n_states_per_label]``.
@@ -257,32 +259,39 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
             seqs = validate_sequences(self, X, reset=True)
             targets = check_targets(y, seqs, task="classification")
             weight = check_sample_weight(sample_weight, seqs.n_sequences)
-            classes, encoded = np.unique(targets.values, return_inverse=True)
+            seq_of = np.searchsorted(seqs.offsets, targets.steps, side="right") - 1
+            # a step of weight 0 counts as unlabelled
+            kept = weight[seq_of] > 0
+            steps, step_weight = targets.steps[kept], weight[seq_of][kept]
+            classes, encoded = np.unique(targets.values[kept], return_inverse=True)
             if classes.shape[0] < 2:
                 raise ValueError(
-                    "y needs samples of at least 2 classes in the data, but "
-                    f"contains only one class: {classes[0]!r}."
+                    "y needs samples of at least 2 classes in the data (steps of "
+                    f"positive weight), but contains only one class: {classes[0]!r}."
                 )
-            seq_of = np.searchsorted(seqs.offsets, targets.steps, side="right") - 1
-            step_weight = weight[seq_of]
-            features = window_summaries(seqs, self.window)[targets.steps]
+            features = window_summaries(seqs, self.window)[steps]
             estimator = self._make_estimator()
             if sample_weight is None:
                 estimator.fit(features, encoded)
             else:
                 estimator.fit(features, encoded, sample_weight=step_weight)
             labels = np.full(seqs.data.shape[0], -1, dtype=np.intp)
-            labels[targets.steps] = encoded
+            labels[steps] = encoded
             prior = np.bincount(encoded, weights=step_weight,
                                 minlength=classes.shape[0])
             startprob, transmat = label_chain(
                 labels, seqs.offsets, classes.shape[0], self.n_states_per_label,
                 weight=weight)
+            prior /= prior.sum()
             if self.transitions == "none":
-                transmat = np.broadcast_to(startprob, transmat.shape).copy()
+                # every state drawn afresh from the label priors: the filter
+                # then returns the per-step classifier's posteriors
+                startprob = np.repeat(prior, self.n_states_per_label)
+                startprob /= self.n_states_per_label
+                transmat = np.tile(startprob, (startprob.shape[0], 1))
             self.classes_ = classes
             self.estimator_ = estimator
-            self.class_prior_ = prior / prior.sum()
+            self.class_prior_ = prior
             self.startprob_ = startprob
             self.transmat_ = transmat
             self.step_level_ = targets.step_level
