@@ -10,8 +10,9 @@ appliance current, 11 appliances); ``--seeds`` constructions of the sessions.
 Compared in one run, on the same sessions:
 
 - ``HybridHMMClassifier()``, nothing set (causal ``predict``; offline with
-  ``algorithm="viterbi"``), and the same with ``transitions="none"`` (each step
-  labelled by its per-step classifier alone);
+  ``algorithm="viterbi"``), and the same with one state per label and
+  ``transitions="none"`` (each step labelled by its per-step classifier alone);
+- ``IOHMMClassifier()``, nothing set (causal);
 - HistGradientBoosting on the last 32 steps of each channel, alone, followed
   by a sticky HMM forward filter over its posteriors (causal), and by Viterbi
   (offline); the chain of that filter is counted from the training labels;
@@ -30,15 +31,17 @@ BasicMotions, 30 for PLAID). Fit time is the whole fit of each model.
 import argparse
 import json
 import time
+import warnings
 
 import _ucr
 import numpy as np
 from _report import RESULTS, table, versions, write
 from scipy.special import logsumexp
 from sklearn.ensemble import HistGradientBoostingClassifier
+from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
-from skseq import HybridHMMClassifier
+from skseq import HybridHMMClassifier, IOHMMClassifier
 from skseq.utils import boundary_f1_score, sequence_lengths
 
 JSON = RESULTS / "step_labelling.json"
@@ -55,9 +58,10 @@ def make_sessions(X, y, rng, n_passes):
         while i < len(order):
             k = int(rng.integers(2, 6))
             part = order[i:i + k]
-            if len(part) < 2 and sessions:  # a lone last recording joins the previous session
-                sessions[-1] = np.vstack([sessions[-1], X[part[0]]])
-                labels[-1] = np.concatenate([labels[-1], np.repeat(y[part[0]], len(X[part[0]]))])
+            if len(part) < 2 and sessions:  # a lone last one joins the previous
+                j = part[0]
+                sessions[-1] = np.vstack([sessions[-1], X[j]])
+                labels[-1] = np.concatenate([labels[-1], np.repeat(y[j], len(X[j]))])
                 break
             sessions.append(np.vstack([X[j] for j in part]))
             labels.append(np.concatenate([np.repeat(y[j], len(X[j])) for j in part]))
@@ -140,7 +144,10 @@ def run_one(name, seed, crf):
            "n_test_boundaries": n_boundaries, "models": {}}
     models = res["models"]
 
-    for key, params in [("hybrid", {}), ("hybrid_no_transitions", {"transitions": "none"})]:
+    variants = [("hybrid", {}),
+                ("hybrid_no_transitions", {"transitions": "none",
+                                           "n_states_per_label": 1})]
+    for key, params in variants:
         model = HybridHMMClassifier(random_state=seed, **params)
         t0 = time.perf_counter()
         model.fit(S_train, L_train)
@@ -153,6 +160,15 @@ def run_one(name, seed, crf):
             models[key]["smoothed"] = scores(model.predict(S_test, algorithm="smooth"),
                                              L_test, tolerance)
         print(name, seed, key, models[key], flush=True)
+
+    model = IOHMMClassifier(random_state=seed)
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(S_train, L_train)
+    models["iohmm"] = {"fit_time": time.perf_counter() - t0,
+                       "causal": scores(model.predict(S_test), L_test, tolerance)}
+    print(name, seed, "iohmm", models["iohmm"], flush=True)
 
     F_train, F_test = lags(S_train), lags(S_test)
     hgb = HistGradientBoostingClassifier(random_state=seed)
@@ -185,13 +201,16 @@ def run_one(name, seed, crf):
         fit_time = time.perf_counter() - t0
         pred = [np.array(p, dtype=object) for p in model.predict(crf_features(F_test))]
         truth = [np.array(list(map(str, lab)), dtype=object) for lab in L_test]
-        models["crf"] = {"fit_time": fit_time, "offline": scores(pred, truth, tolerance)}
+        models["crf"] = {"fit_time": fit_time,
+                         "offline": scores(pred, truth, tolerance)}
         print(name, seed, "crf", models["crf"], flush=True)
     return res
 
 
 MODELS = [("hybrid", "HybridHMMClassifier() (default)"),
-          ("hybrid_no_transitions", "HybridHMMClassifier(transitions='none')"),
+          ("hybrid_no_transitions",
+           "HybridHMMClassifier(transitions='none', n_states_per_label=1)"),
+          ("iohmm", "IOHMMClassifier() (default)"),
           ("hgb", "HistGradientBoosting, last 32 steps"),
           ("hgb_filter", "HistGradientBoosting + sticky HMM"),
           ("crf", "linear-chain CRF (crfsuite), last 32 steps")]
@@ -202,7 +221,8 @@ def _cell(runs, key, mode, metric):
             if key in r["models"] and mode in r["models"][key]]
     if not vals:
         return "", None
-    return f"{np.mean(vals):.3f} ({min(vals):.3f}-{max(vals):.3f})", float(np.mean(vals))
+    mean = float(np.mean(vals))
+    return f"{mean:.3f} ({min(vals):.3f}-{max(vals):.3f})", mean
 
 
 def report(results):
@@ -225,10 +245,11 @@ def report(results):
         runs = [r for r in results if r["dataset"] == name]
         r0 = runs[0]
         lines += [f"## {name}", "",
-                  f"Seeds {[r['seed'] for r in runs]}; {r0['n_train_sessions']} training "
-                  f"sessions ({r0['n_train_steps']} steps), {r0['n_test_sessions']} test "
-                  f"sessions ({r0['n_test_steps']} steps, {r0['n_test_boundaries']} true "
-                  f"boundaries) for seed {r0['seed']}.", ""]
+                  f"Seeds {[r['seed'] for r in runs]}; for seed {r0['seed']}: "
+                  f"{r0['n_train_sessions']} training sessions "
+                  f"({r0['n_train_steps']} steps), {r0['n_test_sessions']} test "
+                  f"sessions ({r0['n_test_steps']} steps, "
+                  f"{r0['n_test_boundaries']} true boundaries).", ""]
         rows = []
         for key, label in MODELS:
             if not any(key in r["models"] for r in runs):
@@ -254,12 +275,14 @@ def comparisons(runs):
            for k in ("hybrid", "hgb")}
     checks = [
         ("causal accuracy of the default >= HistGradientBoosting + filter",
-         mean("hybrid", "causal", "accuracy"), mean("hgb_filter", "causal", "accuracy")),
+         mean("hybrid", "causal", "accuracy"),
+         mean("hgb_filter", "causal", "accuracy")),
         ("causal boundary F1 of the default >= HistGradientBoosting + filter",
          mean("hybrid", "causal", "boundary_f1"),
          mean("hgb_filter", "causal", "boundary_f1")),
         ("offline boundary F1 of the default >= the CRF's",
-         mean("hybrid", "offline", "boundary_f1"), mean("crf", "offline", "boundary_f1")),
+         mean("hybrid", "offline", "boundary_f1"),
+         mean("crf", "offline", "boundary_f1")),
         ("causal accuracy of the default >= the same without transitions",
          mean("hybrid", "causal", "accuracy"),
          mean("hybrid_no_transitions", "causal", "accuracy")),

@@ -517,11 +517,12 @@ class BaseIOHMM(BaseEstimator):
         to 2,000 steps, then about 100,000 / n_steps, and never fewer than 5. On
         the shape representation the output networks read rich, whitened
         features and the fit is close to convex: one start (more were measured
-        to change nothing, ``doc/results/real_data.md``).
+        to change nothing, ``doc/results/real_data.md``); the same on the
+        standardized window summaries.
         """
         if self.n_init != "auto":
             return self.n_init
-        if features == "shape":
+        if features in ("shape", "window"):
             return 1
         return int(np.clip(_AUTO_RESTART_STEPS // max(n_steps, 1), 5, 50))
 
@@ -569,7 +570,7 @@ class BaseIOHMM(BaseEstimator):
         rng = check_random_state(self.random_state)
         # What the networks see (a warm start keeps the fitted representation)
         if do_init:
-            features = resolve(self.features, seqs)
+            features = resolve(self.features, seqs, targets.step_level)
             representation = self._make_representation(features).fit(seqs, rng)
         else:
             features, representation = self.features_, self.representation_

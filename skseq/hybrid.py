@@ -16,8 +16,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from . import _convolve
 from ._inference import forward_backward, viterbi
+from ._representation import window_summaries
 from ._validation import (
     check_sample_weight,
     check_targets,
@@ -28,35 +28,6 @@ from ._validation import (
 # Floor of the per-step posteriors before their logarithm: a classifier that
 # gives a label probability 0 would otherwise veto that label for good.
 _MIN_PROBA = 1e-6
-
-
-def window_summaries(seqs, window):
-    """Causal summaries of the recent past of every channel, per step.
-
-    For each channel: its current value, then the mean, maximum, minimum and
-    standard deviation over the trailing ``max(1, window // 4)`` steps and over
-    the trailing ``window`` steps (fewer at the start of a sequence). Each row
-    depends on the steps up to its own only.
-
-    Parameters
-    ----------
-    seqs : Sequences
-    window : int
-
-    Returns
-    -------
-    features : ndarray of shape (n_steps, n_features * 9)
-    """
-    x = seqs.data
-    blocks = [x]
-    for w in (max(1, window // 4), window):
-        mean = _convolve.running_pool(x, seqs.offsets, w, "mean")
-        square = _convolve.running_pool(x * x, seqs.offsets, w, "mean")
-        blocks += [mean,
-                   _convolve.running_pool(x, seqs.offsets, w, "max"),
-                   -_convolve.running_pool(-x, seqs.offsets, w, "max"),
-                   np.sqrt(np.maximum(square - mean * mean, 0.0))]
-    return np.hstack(blocks)
 
 
 def label_chain(labels, offsets, n_classes, n_states_per_label, *, weight=None,
@@ -153,7 +124,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         Steps of recent past that each step's features summarise: per channel
         the current value, and the mean, maximum, minimum and standard deviation
         over the last ``window // 4`` and the last ``window`` steps.
-    n_states_per_label : int, default=1
+    n_states_per_label : int, default=2
         Hidden states tied to each label, visited left to right within a
         segment: more states give segment durations that are less often very
         short (a negative binomial instead of a geometric law).
@@ -161,9 +132,14 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         ``"learned"``: the sticky chain counted from the labelled sequences.
         ``"none"``: every step's state drawn afresh from the label priors
         (each step's label is then the per-step classifier's alone).
-    likelihood_scale : float, default=1.0
-        Exponent applied to the scaled likelihoods (a value below 1 trusts the
-        per-step classifier less, relative to the chain).
+    likelihood_scale : float, default=0.3
+        Exponent applied to the scaled likelihoods: below 1, the per-step
+        classifier is trusted less relative to the chain. Its posteriors come
+        from overlapping windows, so neighbouring steps' evidence is far from
+        independent, and a classifier's probabilities are often overconfident;
+        the defaults (2 states per label, 0.3) were chosen on sessions cut from
+        the training recordings of BasicMotions and PLAID (see the User Guide,
+        "Labelling every step").
     random_state : int, RandomState instance or None, default=None
         Seeds the default classifier (its early-stopping split) or a given
         classifier's ``random_state``.
@@ -217,8 +193,8 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, estimator=None, *, window=32, n_states_per_label=1,
-                 transitions="learned", likelihood_scale=1.0, random_state=None):
+    def __init__(self, estimator=None, *, window=32, n_states_per_label=2,
+                 transitions="learned", likelihood_scale=0.3, random_state=None):
         self.estimator = estimator
         self.window = window
         self.n_states_per_label = n_states_per_label

@@ -9,7 +9,7 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.linear_model import LogisticRegression
 
-from skseq import HybridHMMClassifier
+from skseq import HybridHMMClassifier, IOHMMClassifier
 from skseq._validation import check_sequences
 from skseq.hybrid import label_chain, window_summaries
 from skseq.utils import boundary_f1_score, segments
@@ -210,3 +210,17 @@ def test_boundary_f1_hand_worked():
         boundary_f1_score(truth, pred, tolerance=-1)
     with pytest.raises(ValueError, match="sequence 1 has"):
         boundary_f1_score(truth, [pred[0], pred[1][:-1]])
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_iohmm_with_step_labels_reads_the_recent_past_causally():
+    X, y = _sessions(n_seq=3)
+    model = IOHMMClassifier(n_states=2, n_init=1, max_iter=20, random_state=0)
+    model.fit(X, y)
+    assert model.features_ == "window"
+    full = model.predict_proba(X[:1])[0]
+    assert_allclose(model.predict_proba([X[0][:9]])[0], full[:9])
+    # sequence-level labels keep the summary of the whole prefix
+    last = np.array([s[-1] for s in y])
+    assert IOHMMClassifier(n_states=2, n_init=1, max_iter=5).fit(X, last).features_ \
+        == "shape"
