@@ -84,7 +84,7 @@ def test_filter_smoother_viterbi_match_enumeration(n_states_per_label):
 
 
 def test_scaled_likelihoods_are_posteriors_over_priors():
-    model, X, _ = _fitted(likelihood_scale=0.5)
+    model, X, _ = _fitted(likelihood_scale=0.5, n_states_per_label=1)
     features = window_summaries(check_sequences(X[:1]), 4)
     proba = model.estimator_.predict_proba(features)
     # posteriors are floored at 1e-6 so that no step can veto a label for good
@@ -125,7 +125,7 @@ def test_label_chain_counts_hand_worked():
 
 
 def test_no_transitions_is_the_per_step_classifier():
-    model, X, _ = _fitted(transitions="none")
+    model, X, _ = _fitted(transitions="none", likelihood_scale=1.0)
     proba = model.estimator_.predict_proba(window_summaries(check_sequences(X), 4))
     proba = np.maximum(proba, 1e-6)  # the floor of the scaled likelihoods
     proba /= proba.sum(axis=1, keepdims=True)
