@@ -56,6 +56,9 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
 
     Sequence-level labels (one per sequence) supervise the sequence's last step;
     step-level labels (a list of per-step arrays) supervise every labelled step.
+    To label every step of long recordings, :class:`HybridHMMClassifier`, whose
+    states weigh how well each label explains what is read, is far more
+    accurate (see the User Guide, "Labelling every step").
 
     How a sequence's class is read off the model is an option. The paper's
     read-out (``readout="last"``) is the output at the last step. The filtered

@@ -224,3 +224,23 @@ def test_iohmm_with_step_labels_reads_the_recent_past_causally():
     last = np.array([s[-1] for s in y])
     assert IOHMMClassifier(n_states=2, n_init=1, max_iter=5).fit(X, last).features_ \
         == "shape"
+
+
+def test_plot_step_labels_draws_one_row_per_labelling():
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from skseq.plotting import plot_step_labels
+
+    ax = plot_step_labels({"truth": ["a", "a", "b", "b"],
+                           "guess": ["a", "b", "b", "a"]}, classes=["a", "b"])
+    rows = [c.get_paths() for c in ax.collections]
+    assert [len(r) for r in rows] == [2, 3]  # segments: a|b and a|b|a
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["a", "b"]
+    with pytest.raises(ValueError, match="not in classes"):
+        plot_step_labels({"truth": ["a", "c"]}, classes=["a", "b"])
+    with pytest.raises(ValueError, match="one length"):
+        plot_step_labels({"truth": ["a", "b"], "guess": ["a"]})
+    with pytest.raises(TypeError, match="dict"):
+        plot_step_labels(["a", "b"])
