@@ -22,6 +22,7 @@ from ._validation import (
     check_sample_weight,
     check_targets,
     restore_on_failure,
+    score_targets,
     validate_sequences,
 )
 
@@ -355,10 +356,11 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         -------
         log_proba : list of ndarray of shape (len_i, n_classes), or ndarray
         """
-        seqs = self._checked(X)
+        proba = self.predict_proba(X, smoothed=smoothed)
         with np.errstate(divide="ignore"):
-            log = np.log(self._label_proba(self._state_proba(seqs, smoothed)))
-        return self._per_sequence(seqs, log)
+            if self.step_level_:
+                return [np.log(p) for p in proba]
+            return np.log(proba)
 
     def decode(self, X):
         """The most likely state path of every sequence (Viterbi).
@@ -435,17 +437,8 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         score : float
         """
         seqs = self._checked(X)
-        targets = check_targets(y, seqs, task="classification")
-        if targets.step_level != self.step_level_:
-            fitted = "per step" if self.step_level_ else "one per sequence"
-            given = "per step" if targets.step_level else "one per sequence"
-            raise ValueError(
-                f"This model was fitted on labels {fitted} but y gives them "
-                f"{given}; score it with labels of the level it was fitted on."
-            )
-        weight = check_sample_weight(sample_weight, seqs.n_sequences)
-        seq_of = np.searchsorted(seqs.offsets, targets.steps, side="right") - 1
+        targets, weight = score_targets(y, seqs, sample_weight, task="classification",
+                                        step_level=self.step_level_)
         proba = self._label_proba(self._state_proba(seqs, False))
         predicted = self.classes_[proba[targets.steps].argmax(axis=1)]
-        correct = predicted == targets.values
-        return float(np.average(correct, weights=weight[seq_of]))
+        return float(np.average(predicted == targets.values, weights=weight))

@@ -162,7 +162,7 @@ def test_sequence_level_labels_give_one_label_per_sequence():
     model = HybridHMMClassifier(estimator=LogisticRegression(), window=4).fit(X, last)
     assert model.predict(X).shape == (4,)
     assert model.predict_proba(X).shape == (4, len(model.classes_))
-    with pytest.raises(ValueError, match="fitted on labels one per sequence"):
+    with pytest.raises(ValueError, match="fitted on targets one per sequence"):
         model.score(X, y)
 
 
