@@ -286,6 +286,9 @@ def comparisons(runs):
         ("causal accuracy of the default >= the same without transitions",
          mean("hybrid", "causal", "accuracy"),
          mean("hybrid_no_transitions", "causal", "accuracy")),
+        ("causal boundary F1 of the default >= the same without transitions",
+         mean("hybrid", "causal", "boundary_f1"),
+         mean("hybrid_no_transitions", "causal", "boundary_f1")),
         ("fit time of the default <= HistGradientBoosting's (same run)",
          -fit["hybrid"], -fit["hgb"]),
     ]
@@ -311,7 +314,7 @@ def figure(results):
               ("offline", "boundary_f1", "offline boundary F1"),
               (None, "fit_time", "fit time (s)")]
     names = list(dict.fromkeys(r["dataset"] for r in results))
-    fig, axes = plt.subplots(1, 4, figsize=(15, 3.8))
+    fig, axes = plt.subplots(1, 4, figsize=(15, 4.4))
     width = 0.8 / len(MODELS)
     for ax, (mode, metric, title) in zip(axes, panels, strict=True):
         for m, (key, label) in enumerate(MODELS):
@@ -328,8 +331,10 @@ def figure(results):
             ax.bar(x, means, width, yerr=[lo, hi], label=label)
         ax.set_xticks(np.arange(len(names)), names)
         ax.set_title(title)
-    axes[0].legend(fontsize=7, loc="lower left")
-    fig.tight_layout()
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8,
+               frameon=False)
+    fig.tight_layout(rect=(0, 0.12, 1, 1))
     fig.savefig(RESULTS / "step_labelling.png", dpi=110)
     print(f"wrote {RESULTS / 'step_labelling.png'}")
 
