@@ -118,7 +118,10 @@ def main():
             for name in args.datasets:
                 for seed in range(args.seeds):
                     results.append(run_one(name, seed))
-        JSON.write_text(json.dumps(results, indent=1), encoding="utf-8")
+        # keep the stored results of the data sets not run this time
+        kept = ([r for r in json.loads(JSON.read_text(encoding="utf-8"))
+                 if r["dataset"] not in args.datasets] if JSON.exists() else [])
+        JSON.write_text(json.dumps(kept + results, indent=1), encoding="utf-8")
     report(json.loads(JSON.read_text(encoding="utf-8")))
 
 
