@@ -91,6 +91,34 @@ def label_chain(labels, offsets, n_classes, n_states_per_label, *, weight=None,
     return startprob, transmat
 
 
+def segment_phases(labels, offsets, n_phases):
+    """Phase of every step within its segment: each run of one label inside a
+    sequence cut into ``n_phases`` parts of equal length, numbered from 0.
+
+    Parameters
+    ----------
+    labels : ndarray of shape (n_steps,), dtype=intp
+        Encoded label of every step, -1 where unlabelled (which ends a run).
+    offsets : ndarray of shape (n_sequences + 1,)
+    n_phases : int
+
+    Returns
+    -------
+    phases : ndarray of shape (n_steps,), dtype=intp
+        ``floor(n_phases * position / run_length)``; 0 at unlabelled steps.
+    """
+    n = labels.shape[0]
+    start = np.ones(n, dtype=bool)
+    start[1:] = labels[1:] != labels[:-1]
+    start[offsets[:-1]] = True
+    run = np.cumsum(start) - 1
+    run_start = np.flatnonzero(start)
+    run_length = np.diff(np.append(run_start, n))
+    phases = (n_phases * (np.arange(n) - run_start[run])) // run_length[run]
+    phases[labels < 0] = 0
+    return phases
+
+
 class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
     """Label every step with a hybrid HMM over a per-step classifier.
 
@@ -129,6 +157,14 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         Hidden states tied to each label, visited left to right within a
         segment: more states give segment durations that are less often very
         short (a negative binomial instead of a geometric law).
+    phase_targets : bool, default=False
+        With several states per label, train the per-step classifier to tell
+        the states apart too: every labelled segment is cut into
+        ``n_states_per_label`` parts of equal length, and the classifier
+        predicts (label, part). Each state then has scaled likelihoods of its
+        own, so that its states follow what the successive parts of a segment
+        look like (a rise, a plateau, a peak). False: the states of a label
+        share its likelihoods and differ only in their place in time.
     transitions : {"learned", "none"}, default="learned"
         ``"learned"``: the sticky chain counted from the labelled sequences.
         ``"none"``: every step's state drawn afresh from the label priors
@@ -153,6 +189,9 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         The fitted per-step classifier.
     class_prior_ : ndarray of shape (n_classes,)
         Label frequencies among the labelled steps (weighted).
+    target_prior_ : ndarray of shape (n_classes,) or (n_states,)
+        Frequencies of the per-step classifier's targets: ``class_prior_``,
+        or with ``phase_targets`` those of the (label, part) pairs.
     startprob_ : ndarray of shape (n_states,)
         Distribution of the state before the first step (the package's
         convention: the first step's state is drawn from it through one
@@ -189,16 +228,19 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         "estimator": [HasMethods(["fit", "predict_proba"]), None],
         "window": [Interval(numbers.Integral, 1, None, closed="left")],
         "n_states_per_label": [Interval(numbers.Integral, 1, None, closed="left")],
+        "phase_targets": ["boolean"],
         "transitions": [StrOptions({"learned", "none"})],
         "likelihood_scale": [Interval(numbers.Real, 0, None, closed="neither")],
         "random_state": ["random_state"],
     }
 
     def __init__(self, estimator=None, *, window=32, n_states_per_label=2,
-                 transitions="learned", likelihood_scale=0.3, random_state=None):
+                 phase_targets=False, transitions="learned", likelihood_scale=0.3,
+                 random_state=None):
         self.estimator = estimator
         self.window = window
         self.n_states_per_label = n_states_per_label
+        self.phase_targets = phase_targets
         self.transitions = transitions
         self.likelihood_scale = likelihood_scale
         self.random_state = random_state
@@ -246,16 +288,23 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
                     "y needs samples of at least 2 classes in the data (steps of "
                     f"positive weight), but contains only one class: {classes[0]!r}."
                 )
+            labels = np.full(seqs.data.shape[0], -1, dtype=np.intp)
+            labels[steps] = encoded
+            k = self.n_states_per_label
+            fit_targets, n_targets = encoded, classes.shape[0]
+            if self.phase_targets and k > 1:
+                phases = segment_phases(labels, seqs.offsets, k)[steps]
+                fit_targets, n_targets = encoded * k + phases, classes.shape[0] * k
             features = window_summaries(seqs, self.window)[steps]
             estimator = self._make_estimator()
             if sample_weight is None:
-                estimator.fit(features, encoded)
+                estimator.fit(features, fit_targets)
             else:
-                estimator.fit(features, encoded, sample_weight=step_weight)
-            labels = np.full(seqs.data.shape[0], -1, dtype=np.intp)
-            labels[steps] = encoded
+                estimator.fit(features, fit_targets, sample_weight=step_weight)
             prior = np.bincount(encoded, weights=step_weight,
                                 minlength=classes.shape[0])
+            target_prior = np.bincount(fit_targets, weights=step_weight,
+                                       minlength=n_targets)
             startprob, transmat = label_chain(
                 labels, seqs.offsets, classes.shape[0], self.n_states_per_label,
                 weight=weight)
@@ -269,6 +318,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
             self.classes_ = classes
             self.estimator_ = estimator
             self.class_prior_ = prior
+            self.target_prior_ = target_prior / target_prior.sum()
             self.startprob_ = startprob
             self.transmat_ = transmat
             self.step_level_ = targets.step_level
@@ -281,10 +331,27 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
 
     def _log_emissions(self, seqs):
         """Scaled log-likelihoods of every state at every step (Bourlard &
-        Morgan 1994): log P(label | window) - log P(label), times the scale."""
-        proba = self.estimator_.predict_proba(window_summaries(seqs, self.window))
-        log_lik = np.log(np.maximum(proba, _MIN_PROBA)) - np.log(self.class_prior_)
-        return np.repeat(self.likelihood_scale * log_lik, self.n_states_per_label,
+        Morgan 1994): log P(target | window) - log P(target), times the scale;
+        the target is the state's label, or with ``phase_targets`` the state
+        itself."""
+        n_steps, n_classes = seqs.data.shape[0], self.classes_.shape[0]
+        n_targets = self.target_prior_.shape[0]
+        proba = np.zeros((n_steps, n_targets))
+        proba[:, self.estimator_.classes_] = self.estimator_.predict_proba(
+            window_summaries(seqs, self.window))
+        log_lik = (np.log(np.maximum(proba, _MIN_PROBA))
+                   - np.log(np.maximum(self.target_prior_, _MIN_PROBA)))
+        if n_targets > n_classes:
+            # a (label, part) pair never seen in training (segments shorter
+            # than the parts) has its label's likelihood
+            label = proba.reshape(n_steps, n_classes, -1).sum(axis=2)
+            log_label = (np.log(np.maximum(label, _MIN_PROBA))
+                         - np.log(self.class_prior_))
+            unseen = self.target_prior_ == 0
+            log_lik[:, unseen] = np.repeat(log_label, n_targets // n_classes,
+                                           axis=1)[:, unseen]
+        n_states = self.startprob_.shape[0]
+        return np.repeat(self.likelihood_scale * log_lik, n_states // n_targets,
                          axis=1)
 
     def _state_proba(self, seqs, smoothed):

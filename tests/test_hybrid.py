@@ -11,7 +11,7 @@ from sklearn.linear_model import LogisticRegression
 
 from skseq import HybridHMMClassifier, IOHMMClassifier
 from skseq._validation import check_sequences
-from skseq.hybrid import label_chain, window_summaries
+from skseq.hybrid import label_chain, segment_phases, window_summaries
 from skseq.utils import boundary_f1_score, segments
 
 
@@ -64,10 +64,12 @@ def _brute_force(startprob, transmat, log_emit):
     return filtered, smoothed, np.array(best_path)
 
 
-@pytest.mark.parametrize("n_states_per_label", [1, 2])
-def test_filter_smoother_viterbi_match_enumeration(n_states_per_label):
+@pytest.mark.parametrize("n_states_per_label, phase_targets",
+                         [(1, False), (2, False), (2, True)])
+def test_filter_smoother_viterbi_match_enumeration(n_states_per_label,
+                                                   phase_targets):
     model, X, _ = _fitted(n_states_per_label=n_states_per_label,
-                          likelihood_scale=0.5)
+                          phase_targets=phase_targets, likelihood_scale=0.5)
     x = [X[0][:5]]
     log_emit = model._log_emissions(check_sequences(x))
     filtered, smoothed, path = _brute_force(model.startprob_, model.transmat_,
@@ -244,3 +246,41 @@ def test_plot_step_labels_draws_one_row_per_labelling():
         plot_step_labels({"truth": ["a", "b"], "guess": ["a"]})
     with pytest.raises(TypeError, match="dict"):
         plot_step_labels(["a", "b"])
+
+
+def test_segment_phases_hand_worked():
+    # sequence 0: one run of 6 steps; sequence 1: a run of 2, a gap, a run of 1
+    labels = np.array([0, 0, 0, 0, 0, 0, 1, 1, -1, 1])
+    offsets = np.array([0, 6, 10])
+    assert_array_equal(segment_phases(labels, offsets, 3),
+                       [0, 0, 1, 1, 2, 2, 0, 1, 0, 0])
+    # a run split by a sequence boundary is two runs
+    assert_array_equal(segment_phases(np.array([2, 2, 2, 2]), np.array([0, 1, 4]), 2),
+                       [0, 0, 0, 1])
+
+
+def test_phase_targets_give_every_state_its_own_likelihoods():
+    model, X, _ = _fitted(n_states_per_label=2, phase_targets=True,
+                          likelihood_scale=1.0)
+    assert_array_equal(model.estimator_.classes_, np.arange(6))
+    proba = model.estimator_.predict_proba(window_summaries(check_sequences(X[:1]), 4))
+    expected = (np.log(np.maximum(proba, 1e-6))
+                - np.log(np.maximum(model.target_prior_, 1e-6)))
+    assert_allclose(model._log_emissions(check_sequences(X[:1])), expected)
+    # the label probabilities sum the states of each label
+    labels = np.vstack(model.predict_proba(X[:1]))
+    states = np.vstack(model.predict_state_proba(X[:1]))
+    assert_allclose(labels, states.reshape(-1, 3, 2).sum(axis=2))
+
+
+def test_phase_targets_on_one_step_sequences_fall_back_on_the_labels():
+    # every segment is one step long: only the first part of a label is ever
+    # seen, and its other parts take the label's likelihood
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2)) + np.repeat([[0.0, 0.0], [3.0, 3.0]], 20, axis=0)
+    y = np.repeat(["a", "b"], 20)
+    model = HybridHMMClassifier(LogisticRegression(), n_states_per_label=3,
+                                phase_targets=True, likelihood_scale=1.0).fit(X, y)
+    log_emit = model._log_emissions(check_sequences(X))
+    assert_allclose(log_emit[:, [1, 2, 4, 5]], log_emit[:, [0, 0, 3, 3]])
+    assert model.score(X, y) == 1.0
