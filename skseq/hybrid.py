@@ -220,7 +220,9 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
     >>> X = [(means + rng.normal(size=100))[:, None] for _ in range(6)]
     >>> y = [np.repeat(["low", "high", "low", "high"], 25) for _ in range(6)]
     >>> model = HybridHMMClassifier(window=8, random_state=0).fit(X, y)
-    >>> list(model.predict(X[:1])[0][22:28])
+    >>> list(model.predict(X[:1])[0][22:28])  # causal: switches once sure
+    ['low', 'low', 'low', 'low', 'high', 'high']
+    >>> list(model.predict(X[:1], algorithm="viterbi")[0][22:28])  # offline
     ['low', 'low', 'low', 'high', 'high', 'high']
     """
 
