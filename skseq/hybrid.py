@@ -311,16 +311,17 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
                 labels, seqs.offsets, classes.shape[0], self.n_states_per_label,
                 weight=weight)
             prior /= prior.sum()
+            target_prior /= target_prior.sum()
             if self.transitions == "none":
-                # every state drawn afresh from the label priors: the filter
-                # then returns the per-step classifier's posteriors
-                startprob = np.repeat(prior, self.n_states_per_label)
-                startprob /= self.n_states_per_label
+                # every state drawn afresh from the classifier's target priors:
+                # the filter then returns the per-step classifier's posteriors
+                share = k * classes.shape[0] // n_targets  # states per target
+                startprob = np.repeat(target_prior, share) / share
                 transmat = np.tile(startprob, (startprob.shape[0], 1))
             self.classes_ = classes
             self.estimator_ = estimator
             self.class_prior_ = prior
-            self.target_prior_ = target_prior / target_prior.sum()
+            self.target_prior_ = target_prior
             self.startprob_ = startprob
             self.transmat_ = transmat
             self.step_level_ = targets.step_level

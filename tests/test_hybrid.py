@@ -126,11 +126,14 @@ def test_label_chain_counts_hand_worked():
                              [leave_b, 0, 0, 1 - leave_b]])
 
 
-def test_no_transitions_is_the_per_step_classifier():
-    model, X, _ = _fitted(transitions="none", likelihood_scale=1.0)
+@pytest.mark.parametrize("phase_targets", [False, True])
+def test_no_transitions_is_the_per_step_classifier(phase_targets):
+    model, X, _ = _fitted(transitions="none", likelihood_scale=1.0,
+                          phase_targets=phase_targets)
     proba = model.estimator_.predict_proba(window_summaries(check_sequences(X), 4))
     proba = np.maximum(proba, 1e-6)  # the floor of the scaled likelihoods
     proba /= proba.sum(axis=1, keepdims=True)
+    proba = proba.reshape(proba.shape[0], 3, -1).sum(axis=2)  # labels
     assert_allclose(np.vstack(model.predict_proba(X)), proba, rtol=1e-9)
 
 
