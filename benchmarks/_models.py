@@ -114,7 +114,7 @@ class TorchRNNClassifier(ClassifierMixin, BaseEstimator):
     ----------
     n_epochs_ : int
         Passes over the training set; ``n_epochs_ * n_sequences`` is the number
-        of sequence presentations (paper 000, Tables 2 and 4).
+        of sequence presentations (Bengio & Frasconi 1996, Tables 2 and 4).
     """
 
     def __init__(self, cell="lstm", hidden_size=16, max_epochs=200,

@@ -3,14 +3,14 @@
     python benchmarks/run_all.py [--quick]
 
 Runs, each in its own process (each also runs alone, with its own flags):
-``bench_tomita_table6.py`` (paper 000, Table 6 and Figure 5),
-``bench_long_term.py`` (paper 000, Tables 1-4), ``bench_rnn_stability.py``
-(paper 003, analog vs discretized nets on long strings),
-``bench_hierarchical.py`` (paper 001, Figure 2), ``bench_long_memory.py``
+``bench_tomita_table6.py`` (Bengio & Frasconi 1996, Table 6 and Figure 5),
+``bench_long_term.py`` (Bengio & Frasconi 1996, Tables 1-4), ``bench_rnn_stability.py``
+(Zeng, Goodman & Smyth 1993, analog vs discretized nets on long strings),
+``bench_hierarchical.py`` (El Hihi & Bengio 1995, Figure 2), ``bench_long_memory.py``
 (toggled regimes, the 2-sequence problem with little data) and
 ``bench_real_data.py`` (four UCR/UEA data sets). The timing pages come from
-``bench_speed.py``, ``bench_memory.py``, ``bench_fused.py`` and
-``bench_representations.py``, which want a quiet machine and are run on their
+``bench_speed.py``, ``bench_memory.py``, ``bench_fused.py``, ``bench_scaling.py``
+and ``bench_representations.py``, which want a quiet machine and are run on their
 own. Needs the ``[bench]`` extra (hmmlearn, torch, sktime, matplotlib). The
 Table 6, Tables 1-4 and Figure 2 scripts also save their raw per-trial results
 as JSON next to the page; ``--render`` on either rewrites its page and figure

@@ -22,6 +22,8 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    # MathJax bundled into _static/, so equations render without network access.
+    "sphinx-mathjax-offline",
     "sphinx.ext.viewcode",
     "numpydoc",
     "myst_parser",
@@ -80,6 +82,30 @@ def setup(app):
     app.connect("autodoc-process-docstring", _unlink_sklearn_docstrings)
 
 
+# -- Pages written on other branches ----------------------------------------------
+# The landing page and "Which estimator?" name the step-labelling and regime
+# guides and Results pages through these substitutions: a link where the page
+# exists, plain text where it does not yet (so that -W passes either way).
+# Once every page below exists, the substitutions may become plain :doc: links.
+_DOC_DIR = os.path.dirname(os.path.abspath(__file__))
+_LINKED_PAGES = {
+    "step_labelling_guide": ("user_guide/step_labelling", "Labelling every step"),
+    "regimes_guide": ("user_guide/regimes", "Regime-switching regression"),
+    "step_labelling_results": ("results/step_labelling", "Step labelling results"),
+    "regimes_results": ("results/regimes", "Regime results"),
+}
+
+
+def _page_or_text(name, page, title):
+    found = any(os.path.exists(os.path.join(_DOC_DIR, page + ext))
+                for ext in (".rst", ".md"))
+    target = f":doc:`{title} </{page}>`" if found else title
+    return f".. |{name}| replace:: {target}"
+
+
+rst_epilog = "\n".join(_page_or_text(name, *page)
+                       for name, page in _LINKED_PAGES.items())
+
 # -- Markdown (benchmark results in doc/results/) -------------------------------
 # Benchmark scripts write these pages; a heading level they skip should not fail
 # the build.
@@ -91,6 +117,16 @@ sphinx_gallery_conf = {
     "examples_dirs": "../examples",
     "gallery_dirs": "auto_examples",
     "filename_pattern": "/plot_",
+    # One subsection per task, in the order of the landing page; a folder not
+    # listed here comes last.
+    "subsection_order": [
+        "../examples/classify_sequences",
+        "../examples/label_steps",
+        "../examples/regimes",
+        "../examples/grammars",
+        "../examples/long_memory",
+        "*",
+    ],
     "abort_on_example_error": True,
     "doc_module": ("skseq",),
     "reference_url": {"skseq": None},
@@ -109,6 +145,7 @@ html_theme_options = {
     "show_toc_level": 2,
     "secondary_sidebar_items": ["page-toc", "sourcelink"],
 }
-html_sidebars = {"index": [], "getting_started": []}
+html_sidebars = {"index": [], "getting_started": [], "which_estimator": [],
+                 "references": []}
 html_static_path = []
 html_show_sourcelink = True

@@ -10,8 +10,8 @@ only calls it:
 ``expected_log(theta, U, y, weights)``
     sum_t,i weights[t, i] log P(y_t | x_t = i, u_t) and its gradient: with the
     state posteriors as weights, both the output part of the EM auxiliary
-    function (paper 000, eqs. 20 and 37) and the gradient of the conditional
-    log-likelihood.
+    function (Bengio & Frasconi 1996, eqs. 20 and 37) and the gradient of the
+    conditional log-likelihood.
 ``grad(theta, U, y, weights)``, ``m_step_objective(U, y, weights)``
     Its gradient alone, and the M-step's objective (defaults from
     ``expected_log``).
@@ -143,9 +143,9 @@ class EmissionFamily(ParametricFamily):
 class SoftmaxEmission(EmissionFamily):
     """Multinomial outputs: P(y_t = k | x_t = i, u_t) = softmax_k(V_i h_t + c_i).
 
-    With the identity layer h_t = u_t (paper 000, eq. 9); with no input the output
-    depends on the state alone (a Moore machine, as used for the Tomita grammars
-    in paper 000, §6); with a tanh layer the heads share learned features.
+    With the identity layer h_t = u_t (Bengio & Frasconi 1996, eq. 9); with no input the
+    output depends on the state alone (a Moore machine, as used for the Tomita grammars
+    in Bengio & Frasconi 1996, §6); with a tanh layer the heads share learned features.
     """
 
     def __init__(self, n_states, layer, n_classes):
@@ -252,10 +252,10 @@ class SoftmaxEmission(EmissionFamily):
 class GaussianEmission(EmissionFamily):
     """Linear-Gaussian outputs: y_t | x_t = i, u_t ~ N(V_i h_t + c_i, Sigma_i).
 
-    Paper 000, §2.2: a mixture of Gaussians whose mixing proportions are the state
-    distribution (eq. 10), the output networks being linear (eq. 9) with the
-    identity layer; with no input each state's mean is constant, with a tanh
-    layer it is a shared nonlinear function of the input.
+    Bengio & Frasconi (1996, §2.2): a mixture of Gaussians whose mixing proportions
+    are the state distribution (eq. 10), the output networks being linear (eq. 9)
+    with the identity layer; with no input each state's mean is constant, with a
+    tanh layer it is a shared nonlinear function of the input.
 
     The family works on standardized targets, (y - y_mean) / y_scale, so that
     initialization and optimization do not depend on the units of y; ``log_prob``

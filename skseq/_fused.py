@@ -292,9 +292,9 @@ class LinearNormalizer:
     networks whose logits are linear in θ, every transition allowed.
 
     Q(θ) = sum_t,j,i xi_t[j, i] z_t[j, i] - sum_t,j rows[t, j] log sum_i exp
-    z_t[j, i] (paper 000, eq. 36): the first term is linear in θ, fixed during an
-    M-step; this computes the second and its gradient in one compiled pass over
-    blocks of steps (nothing of size T n^2 is formed).
+    z_t[j, i] (Bengio & Frasconi 1996, eq. 36): the first term is linear in θ, fixed
+    during an M-step; this computes the second and its gradient in one compiled pass
+    over blocks of steps (nothing of size T n^2 is formed).
 
     Parameters
     ----------

@@ -6,11 +6,11 @@
 # skseq/_forward_backward.pyx: time first, C-contiguous, sequences packed one after
 # the other (`offsets[s]:offsets[s + 1]` are the rows of sequence s).
 #
-# Model and recursions: Bengio & Frasconi 1996 (paper 000). The transition matrices
+# Model and recursions: Bengio & Frasconi (1996). The transition matrices
 # are not read from memory but formed from the inputs inside the pass:
-#   input    z_t[j, i] = sum_k u_t[k] W[k, j, i] + b[j, i]   (paper 002, eq. 22)
-#   additive z_t[j, i] = sum_k u_t[k] V[k, i] + B[j, i]      (paper 002, eq. 23)
-#   A_t[j, :] = softmax over the allowed entries of z_t[j, :]   (paper 000, eq. 2)
+#   input    z_t[j, i] = sum_k u_t[k] W[k, j, i] + b[j, i]   (Buys et al. 2018, eq. 22)
+#   additive z_t[j, i] = sum_k u_t[k] V[k, i] + B[j, i]      (Buys et al. 2018, eq. 23)
+#   A_t[j, :] = softmax over the allowed entries of z_t[j, :]   (Bengio & Frasconi, eq. 2)
 # then the scaled forward recursion (eq. 24) and the backward one (eq. 27), which
 # yields the gradient of log P(y | u) with respect to the logits,
 #   G_t[j, i] = xi_t[j, i] - gamma_{t-1, j} A_t[j, i]   (eqs. 28-29 and 36),
@@ -886,8 +886,8 @@ def linear_transition_fill(
 # -- The GEM M-step's log-normaliser ----------------------------------------------------
 # The M-step maximises Q(theta) = sum_t,j,i xi_t[j, i] z_t[j, i]
 #                                 - sum_t,j rows_t[j] log sum_i exp z_t[j, i]
-# (paper 000, eq. 36; rows_t[j] = sum_i xi_t[j, i] = gamma_{t-1, j}). For logits
-# linear in theta the first term and its gradient are fixed during an M-step; the
+# (Bengio & Frasconi 1996, eq. 36; rows_t[j] = sum_i xi_t[j, i] = gamma_{t-1, j}).
+# For logits linear in theta the first term and its gradient are fixed during an M-step; the
 # second is what each of its evaluations needs: its value and the gradient
 # sum_t rows_t[j] softmax(z_t[j]) pushed into the parameters. Here it is formed a
 # block of steps at a time, the logits and exponentials never leaving the cache.

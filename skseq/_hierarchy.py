@@ -1,8 +1,8 @@
-"""The factored transition of a hierarchical IOHMM (El Hihi & Bengio 1995, paper 001).
+"""The factored transition of a hierarchical IOHMM (El Hihi & Bengio 1995).
 
 The hidden state is the Cartesian product of L levels, x_t = (x^1_t, ..., x^L_t),
-slowest first (paper 001, §5). Level s moves given its own previous value and the
-*current* value of the slower level above it (eq. 5):
+slowest first (El Hihi & Bengio 1995, §5). Level s moves given its own previous value
+and the *current* value of the slower level above it (eq. 5):
 
     P(x_t | x_{t-1}, u_t) = prod_s F^s_t[x^s_{t-1}, x^{s-1}_t, x^s_t],
 
@@ -30,7 +30,7 @@ _MIN_INIT_LOGIT = np.log(0.01)
 
 
 class HierarchicalTransitions(TransitionFamily):
-    """Product-state transitions factored over levels (paper 001, eqs. 5-6).
+    """Product-state transitions factored over levels (El Hihi & Bengio 1995, eqs. 5-6).
 
     Parameters live in one flat vector: for each level s, ``coef{s}`` of shape
     (n_features, n_s, m_s, n_s) and ``intercept{s}`` of shape (n_s, m_s, n_s),

@@ -1,7 +1,7 @@
 """The shared IOHMM machinery: the objective J(theta), its two solvers, the fitting
 driver and inference.
 
-The model (Bengio & Frasconi 1996, paper 000): a discrete state x_0 ~ startprob,
+The model (Bengio & Frasconi 1996): a discrete state x_0 ~ startprob,
 then at every step t = 1..T a transition P(x_t | x_{t-1}, u_t) from the state
 networks and, at supervised steps, an output P(y_t | x_t, u_t) from the output
 networks. The objective minimised by both solvers is
@@ -15,7 +15,8 @@ the same for any data size (:class:`_Problem`). ``solver="em"`` is the paper's G
 network's part of the auxiliary function (eqs. 36-37) with a few warm-started
 L-BFGS iterations, so J never increases. ``solver="lbfgs"`` minimises J directly;
 its gradient comes from the same forward-backward, because the backward pass is
-the gradient of the forward pass (paper 002, §2.2; paper 000, after eq. 29).
+the gradient of the forward pass (Buys, Bisk & Choi 2018, §2.2; Bengio & Frasconi 1996,
+after eq. 29).
 
 The families own their math (``skseq._transitions``, ``skseq._emissions``); the
 driver only composes them. :class:`BaseIOHMM` owns the whole fitting driver once
@@ -319,7 +320,8 @@ class _Problem:
         theta_e = minimize(f_emit, theta_e, jac=True, method="L-BFGS-B",
                            options=options).x
         if self.n_start:
-            # Closed form (paper 000, after eq. 24: x_0's posterior, averaged).
+            # Closed form (Bengio & Frasconi 1996, after eq. 24: x_0's posterior,
+            # averaged).
             p = np.maximum(post.start_post.sum(axis=0) / W, 1e-300)
             theta_s = np.log(p / p.sum())
         return np.concatenate([theta_s, theta_t, theta_e])
@@ -511,8 +513,8 @@ class BaseIOHMM(BaseEstimator):
     def _n_init(self, n_steps, features):
         """Restarts; "auto" spends them where they matter and are cheap.
 
-        On raw inputs IOHMM likelihoods have many local optima (paper 000, §6:
-        10-45% of random starts reach a perfect fit on the Tomita grammars), and
+        On raw inputs IOHMM likelihoods have many local optima (Bengio & Frasconi 1996,
+        §6: 10-45% of random starts reach a perfect fit on the Tomita grammars), and
         on small data restarts both matter most and cost least: 50 restarts up
         to 2,000 steps, then about 100,000 / n_steps, and never fewer than 5. On
         the shape representation the output networks read rich, whitened
@@ -820,8 +822,8 @@ class BaseIOHMM(BaseEstimator):
     def predict_state_proba(self, X):
         """Filtered state distributions P(x_t | u_1..u_t), step by step.
 
-        The model's "memory" (paper 000, eq. 6): it uses only the inputs up to t, so
-        it is available causally, as a sequence is being read.
+        The model's "memory" (Bengio & Frasconi 1996, eq. 6): it uses only the inputs up
+        to t, so it is available causally, as a sequence is being read.
 
         Parameters
         ----------
@@ -958,8 +960,8 @@ class BaseIOHMM(BaseEstimator):
 
         For every sequence, x_0 ~ startprob, then at each step x_t from the
         transition the input chose and y_t from the output network of x_t
-        (paper 000, eqs. 2 and 9): simulated scenarios, e.g. of a regressor's
-        regimes under given inputs.
+        (Bengio & Frasconi 1996, eqs. 2 and 9): simulated scenarios, e.g. of a
+        regressor's regimes under given inputs.
 
         Parameters
         ----------

@@ -4,8 +4,8 @@ networks.
 Every network of a family is an affine map of its layer's output h_t: the input
 itself (:class:`Identity`), nothing (:class:`NoInput`: the network depends on the
 state alone, e.g. a Moore machine's outputs), or a tanh hidden layer
-(:class:`TanhLayer`: the multilayer subnetworks of paper 000, §3.3.2). A layer
-declares its parameter blocks, computes h from the inputs, and back-propagates a
+(:class:`TanhLayer`: the multilayer subnetworks of Bengio & Frasconi 1996, §3.3.2). A
+layer declares its parameter blocks, computes h from the inputs, and back-propagates a
 gradient with respect to h into its own parameters; the family owns the affine
 map on top.
 
@@ -54,7 +54,8 @@ class InputLayer:
 
 
 class Identity(InputLayer):
-    """h_t = u_t: the network is linear in the input (paper 000, eqs. 2 and 9)."""
+    """h_t = u_t: the network is linear in the input (Bengio & Frasconi 1996, eqs. 2 and
+    9)."""
 
 
 class NoInput(InputLayer):
@@ -67,8 +68,8 @@ class NoInput(InputLayer):
 
 class TanhLayer(InputLayer):
     """h_t = tanh(u_t A + a), ``n_hidden`` units shared by the n networks of the
-    family, so its features are learned once (paper 000, §3.3.2: the subnetworks
-    may be any feed-forward network; their gradient is back-propagated)."""
+    family, so its features are learned once (Bengio & Frasconi 1996, §3.3.2: the
+    subnetworks may be any feed-forward network; their gradient is back-propagated)."""
 
     linear = False
 

@@ -23,7 +23,7 @@ cdef inline double _dot(const double* a, const double* b, Py_ssize_t n) noexcept
     return (s0 + s1) + (s2 + s3)
 
 
-# -- one scaled forward step (paper 000, eq. 24) ----------------------------------
+# -- one scaled forward step (Bengio & Frasconi 1996, eq. 24) --------------------
 # An unshifted c_t within (1e-280, 1e280) is used as is (the terms lost to
 # underflow are then below 1e-27 of it); below 1e-300, 1 / c_t may overflow, so
 # it divides instead; c_t within (1e-100, 1e100) enters a running product kept

@@ -10,7 +10,7 @@ encoding) and sequences validated once by the estimator's public method.
 
 Predictions mix the per-state outputs with the filtered state distribution
 zeta_t = P(x_t | u_1..t): P(y_t | u_1..t) = sum_i zeta_t,i P(y_t | x_t = i, u_t)
-(paper 000, eq. 10).
+(Bengio & Frasconi 1996, eq. 10).
 """
 
 import numbers
@@ -277,7 +277,7 @@ class GaussianOutputs:
                 "features, e.g. with skseq.preprocessing.Stepwise(StandardScaler())."
             )
         weights = zeta[rows]
-        # mixture moments (paper 000, eq. 10): E[y] and E[y^2] - E[y]^2
+        # mixture moments (Bengio & Frasconi 1996, eq. 10): E[y] and E[y^2] - E[y]^2
         modelled = ~est._constant_outputs_
         mean = np.tile(est._y_mean_, (weights.shape[0], 1))
         mean[:, modelled] = np.einsum("ti,tik->tk", weights, means)

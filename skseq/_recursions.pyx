@@ -8,7 +8,7 @@
 # the other and `offsets[s]:offsets[s + 1]` are the rows of sequence s. A transition
 # array with a single matrix (1, n, n) is shared by every step (input-free chain).
 #
-# Model (Bengio & Frasconi 1996, paper 000): x_0 ~ startprob, then at every step t
+# Model (Bengio & Frasconi 1996): x_0 ~ startprob, then at every step t
 # (including the first) x_t | x_{t-1}=j, u_t ~ trans[t, j, :] and the supervised
 # output contributes log_emit[t, i] = log P(y_t | x_t = i, u_t) (0 where no target).
 # The forward recursion is eq. 24, the backward eq. 27, the pairwise posteriors

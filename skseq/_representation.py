@@ -1,9 +1,9 @@
 """What the networks see of raw sequences: the estimators' input representations.
 
 ``features="raw"`` gives the state and output networks the input features as
-they are: paper 000's networks, linear in one step's input. A linear network of
-one step cannot see local shape (a rise, a burst, a notch), nor summarize what
-the sequence did so far; ``features="shape"`` gives it both:
+they are: Bengio & Frasconi's (1996) networks, linear in one step's input. A linear
+network of one step cannot see local shape (a rise, a burst, a notch), nor summarize
+what the sequence did so far; ``features="shape"`` gives it both:
 
 1. the local shape around every step: MiniRocket's dilated kernels (Dempster,
    Schmidt & Webb 2021; :class:`~skseq.preprocessing.DilatedConvolution`),

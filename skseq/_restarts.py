@@ -1,7 +1,7 @@
 """The restart driver shared by every estimator: several starts, the best kept.
 
-The likelihoods of models with hidden states have many local optima (paper 000,
-§6: 10-45% of random starts reach a perfect fit on the Tomita grammars), so every
+The likelihoods of models with hidden states have many local optima (Bengio & Frasconi
+1996, §6: 10-45% of random starts reach a perfect fit on the Tomita grammars), so every
 estimator fits from ``n_init`` starts and keeps the best. An estimator gives the
 driver its starts as an iterable of results, produced lazily; the driver drops
 the starts that diverged, prints progress at ``verbose >= 1`` and returns the

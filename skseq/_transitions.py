@@ -1,8 +1,8 @@
 """State networks: the families of input-conditioned transition matrices.
 
 A family maps the inputs u_t to transition matrices A_t[j, i] = P(x_t = i |
-x_{t-1} = j, u_t) (paper 000, eq. 2) and owns all the math that depends on how
-it does so. :class:`TransitionFamily` writes the contract down; the driver
+x_{t-1} = j, u_t) (Bengio & Frasconi 1996, eq. 2) and owns all the math that depends on
+how it does so. :class:`TransitionFamily` writes the contract down; the driver
 (``skseq._iohmm``) only calls it:
 
 ``probs(theta, U, mask)``
@@ -25,9 +25,9 @@ it does so. :class:`TransitionFamily` writes the contract down; the driver
     M-step needs.
 ``m_step_objective(U, xi, mask)``
     Q_trans(theta) = sum_t xi_t log A_t(theta) and its gradient, for one
-    M-step's posteriors (paper 000, eqs. 20 and 36).
+    M-step's posteriors (Bengio & Frasconi 1996, eqs. 20 and 36).
 ``det_reward(theta, U, mask, step_weight)``
-    The weighted mean of |det A_t| and its gradient (paper 000, §5.2).
+    The weighted mean of |det A_t| and its gradient (Bengio & Frasconi 1996, §5.2).
 
 Most families are a masked softmax of logits (:class:`SoftmaxTransitions`): they
 only give the logits and back-propagate a gradient with respect to them. A
@@ -142,8 +142,8 @@ class TransitionFamily(ParametricFamily):
         ``3 * scale`` on a random permutation: each state is pushed toward its
         own distinct successor. Such near-deterministic, information-preserving
         transitions keep early inputs visible at the end of a sequence, which is
-        when temporal credit assignment works (paper 000, §5.1) -- the random
-        start of the counting grammars (Tomita #5, #6) that diffuse soft
+        when temporal credit assignment works (Bengio & Frasconi 1996, §5.1) -- the
+        random start of the counting grammars (Tomita #5, #6) that diffuse soft
         transitions cannot learn.
 
         ``"hold"``: every state but the first also gets :data:`HOLD_LOGIT` on
@@ -152,8 +152,8 @@ class TransitionFamily(ParametricFamily):
         The chain reads the input from its first state and keeps what it read
         in the others, so that the early inputs reach the end of a long
         sequence, and the gradient reaches back to them, from the first
-        iteration (paper 000, §5.1: credit survives where transitions are near
-        0 or 1), while the first state's network is free to learn what to read.
+        iteration (Bengio & Frasconi 1996, §5.1: credit survives where transitions are
+        near 0 or 1), while the first state's network is free to learn what to read.
         """
         theta = super().init(rng, scale)
         n = self.n_states
@@ -174,8 +174,8 @@ class TransitionFamily(ParametricFamily):
     def expected_log(self, theta, U, xi, mask):
         """sum_t,j,i xi_t[j, i] log A_t[j, i](theta) and its gradient.
 
-        The state-network part of the EM auxiliary function (paper 000, eq. 20;
-        its gradient is eq. 36). ``xi`` may be any weights (it is linear in them).
+        The state-network part of the EM auxiliary function (Bengio & Frasconi 1996, eq.
+        20; its gradient is eq. 36). ``xi`` may be any weights (it is linear in them).
         """
         raise NotImplementedError
 
@@ -217,7 +217,8 @@ class TransitionFamily(ParametricFamily):
         return lambda theta: self.expected_log(theta, U, xi, mask)
 
     def det_reward(self, theta, U, mask, step_weight):
-        """sum_t step_weight_t |det A_t| and its gradient (paper 000, §5.2).
+        """sum_t step_weight_t |det A_t| and its gradient (Bengio & Frasconi 1996,
+        §5.2).
 
         Rewarding |det A_t| pushes the transition matrices' eigenvalues toward
         the unit circle, against the diffusion that erases temporal credit
@@ -251,8 +252,8 @@ class SoftmaxTransitions(TransitionFamily):
     A subclass gives the logits (``logits``) and back-propagates a gradient with
     respect to them (``backward``). The forward-backward then writes the
     log-likelihood gradient with respect to the logits directly (XI_GRAD:
-    xi_t - gamma_{t-1} A_t, paper 002, §2.2), and ``backward`` turns it into the
-    gradient with respect to theta.
+    xi_t - gamma_{t-1} A_t, Buys, Bisk & Choi 2018, §2.2), and ``backward`` turns it
+    into the gradient with respect to theta.
     """
 
     gradient_statistic = XI_GRAD
@@ -416,12 +417,12 @@ class _FusedGradient:
 class InputTransitions(_FusedGradient, SoftmaxTransitions):
     """One softmax network per previous state: z_t[j] = W_j h_t + b_j.
 
-    The paper's state networks N_j (paper 000, eq. 2; "tensor feeding", paper
-    002, eq. 22), on the output h_t of an input layer (``skseq._layers``): the
-    input itself (``transition="input"``) or a shared tanh hidden layer
-    (``transition="mlp"``, the multilayer subnetworks of paper 000, §3.3.2,
-    trained by the back-propagated gradient). ``coef`` has shape (n_out, n, n)
-    so that the logits of all steps are one matrix product.
+    The paper's state networks N_j (Bengio & Frasconi 1996, eq. 2; "tensor
+    feeding", Buys, Bisk & Choi 2018, eq. 22), on the output h_t of an input layer
+    (``skseq._layers``): the input itself (``transition="input"``) or a shared tanh
+    hidden layer (``transition="mlp"``, the multilayer subnetworks of Bengio & Frasconi
+    1996, §3.3.2, trained by the back-propagated gradient). ``coef`` has shape (n_out,
+    n, n) so that the logits of all steps are one matrix product.
     """
 
     def __init__(self, n_states, n_features, layer=None):
@@ -469,8 +470,8 @@ class InputTransitions(_FusedGradient, SoftmaxTransitions):
 class AdditiveTransitions(_FusedGradient, SoftmaxTransitions):
     """Shared input weights plus a per-state bias: z_t[j, i] = B[j, i] + (u_t W)_i.
 
-    Addition-based feeding (paper 002, eq. 23): n_features * n + n^2 parameters
-    instead of n_features * n^2 + n^2.
+    Addition-based feeding (Buys, Bisk & Choi 2018, eq. 23): n_features * n + n^2
+    parameters instead of n_features * n^2 + n^2.
     """
 
     linear = True
@@ -500,7 +501,7 @@ class AdditiveTransitions(_FusedGradient, SoftmaxTransitions):
 class GatedTransitions(SoftmaxTransitions):
     """Input gates on the transition logits: z_t[j, i] = B[j, i] f_t,i.
 
-    Gating-based feeding (paper 002, eqs. 24-26): f_t = sigmoid(u_t U + c).
+    Gating-based feeding (Buys, Bisk & Choi 2018, eqs. 24-26): f_t = sigmoid(u_t U + c).
     """
 
     def _blocks(self):

@@ -92,13 +92,14 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         step (see the User Guide, "Labelling every step").
     transition : {"input", "additive", "gated", "homogeneous", "mlp"}, \
             default="input"
-        Family of state networks. ``"input"``: one softmax regression of the input
-        per previous state (paper 000, eq. 2); ``"additive"``: shared input weights
-        plus a per-state bias (paper 002, eq. 23), fewer parameters; ``"gated"``:
-        input gates scaling the transition logits (paper 002, eqs. 24-26);
-        ``"homogeneous"``: one input-free transition matrix (an ordinary HMM
-        chain); ``"mlp"``: a tanh hidden layer of ``n_hidden`` units, shared by the
-        per-state softmax networks (paper 000, §3.3.2), nonlinear in the input.
+        Family of state networks. ``"input"``: one softmax regression of the input per
+        previous state (Bengio & Frasconi 1996, eq. 2); ``"additive"``: shared input
+        weights plus a per-state bias (Buys, Bisk & Choi 2018, eq. 23), fewer
+        parameters; ``"gated"``: input gates scaling the transition logits (Buys, Bisk &
+        Choi 2018, eqs. 24-26); ``"homogeneous"``: one input-free transition matrix (an
+        ordinary HMM chain); ``"mlp"``: a tanh hidden layer of ``n_hidden`` units,
+        shared by the per-state softmax networks (Bengio & Frasconi 1996, §3.3.2),
+        nonlinear in the input.
     emission : {"input", "state", "mlp"}, default="input"
         ``"input"``: P(y | state, input) is a softmax regression per state;
         ``"state"``: the class depends on the state only (a Moore machine, the
@@ -125,8 +126,8 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         because near-deterministic transitions need large weights.
     det_penalty : float, default=0.0
         Reward for |det A_t|, the determinant of each step's transition matrix
-        (paper 000, §5.2): it pulls the transitions toward permutations, whose
-        determinant is +-1, so that early inputs stay visible at the end of long
+        (Bengio & Frasconi 1996, §5.2): it pulls the transitions toward permutations,
+        whose determinant is +-1, so that early inputs stay visible at the end of long
         sequences. The weighted mean of |det A_t| over the training steps,
         times ``det_penalty``, is subtracted from the objective. 0 turns it off.
         Needs ``solver="lbfgs"``. On the parity problem it is what learns
@@ -447,8 +448,8 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         For symbolic inputs (one-hot features: symbol k is the unit vector e_k)
         and a binary Moore model (``emission="state"``): the states reachable
         from the start state, breadth-first over the symbols, with each
-        transition's most likely successor (paper 000, §6: trained models whose
-        transition probabilities converge to 0 or 1 behave like finite automata).
+        transition's most likely successor (Bengio & Frasconi 1996, §6: trained models
+        whose transition probabilities converge to 0 or 1 behave like finite automata).
 
         Parameters
         ----------

@@ -1,4 +1,4 @@
-"""HierarchicalIOHMM: an IOHMM whose state has several time scales (paper 001)."""
+"""HierarchicalIOHMM: a state with several time scales (El Hihi & Bengio, 1995)."""
 
 import numbers
 
@@ -25,7 +25,7 @@ class HierarchicalIOHMM(BaseIOHMM):
     The hidden state is the Cartesian product of levels,
     x_t = (x^1_t, ..., x^L_t), slowest first (El Hihi & Bengio, 1995, §5). The
     levels are conditionally independent given the previous state and the
-    slower levels' current values, so the transition factors (paper 001,
+    slower levels' current values, so the transition factors (El Hihi & Bengio 1995,
     eq. 5):
 
         P(x_t | x_{t-1}, u_t) = prod_s P(x^s_t | x^s_{t-1}, x^{s-1}_t, u_t),
@@ -40,8 +40,8 @@ class HierarchicalIOHMM(BaseIOHMM):
 
     A slow level's value survives many steps whatever the inputs, so context
     (forward) and credit (backward) travel far through it: the diffusion that
-    makes long-term dependencies hard to learn for a flat IOHMM (paper 001, §2;
-    paper 000, §5) is slowed down there. The outputs are those of
+    makes long-term dependencies hard to learn for a flat IOHMM (El Hihi & Bengio 1995,
+    §2; Bengio & Frasconi 1996, §5) is slowed down there. The outputs are those of
     :class:`IOHMMClassifier` (``task="classification"``) or
     :class:`IOHMMRegressor` (``task="regression"``), conditioned on the full
     product state and the input. Training maximises the conditional likelihood
@@ -76,7 +76,8 @@ class HierarchicalIOHMM(BaseIOHMM):
         the search (what a level read survives the noise, in the state and in
         the gradient) while the fit may speed the level up: on the 2-sequence
         problem with long noise the learned time scales end near 1
-        (:ref:`long_memory`). ``False`` keeps paper 001's fixed time scales.
+        (:ref:`long_memory`). ``False`` keeps El Hihi & Bengio's (1995) fixed time
+        scales.
     task : {"classification", "regression"}, default="classification"
         Categorical outputs, P(y_t = c | x_t, u_t) = softmax_c(V_x u_t + c_x), or
         linear-Gaussian ones, y_t | x_t, u_t ~ N(V_x u_t + c_x, Sigma_x).
@@ -102,7 +103,7 @@ class HierarchicalIOHMM(BaseIOHMM):
         precision of a Gaussian prior against the summed log-likelihood.
     det_penalty : float, default=0.0
         Reward for |det A_t|, the determinant of each step's product-state
-        transition matrix (paper 000, §5.2; see :class:`IOHMMClassifier`).
+        transition matrix (Bengio & Frasconi 1996, §5.2; see :class:`IOHMMClassifier`).
         0 turns it off. Needs ``solver="lbfgs"``.
     n_init : int or "auto", default="auto"
         Random initialisations, the best training objective kept; ``"auto"`` as
@@ -194,12 +195,12 @@ class HierarchicalIOHMM(BaseIOHMM):
     -----
     A level reads its input at a rate of at most 1 - w_s per step, and keeps
     what it read for about ``timescale_s`` steps. With fixed time scales a slow
-    level therefore records the inputs that stand out from the rest (paper 001's
-    experiments, where the noise is small), but not a short pattern that only its
-    position tells from noise of the same range: a fast level must read it and
-    hold it by its own network, which is the flat model's difficulty. Learning
-    the time scales (``learn_timescales=True``) starts a level slow, so that what
-    it reads survives the noise in the state and in the gradient while its
+    level therefore records the inputs that stand out from the rest (the
+    experiments of El Hihi & Bengio 1995, where the noise is small), but not a short
+    pattern that only its position tells from noise of the same range: a fast level must
+    read it and hold it by its own network, which is the flat model's difficulty.
+    Learning the time scales (``learn_timescales=True``) starts a level slow, so that
+    what it reads survives the noise in the state and in the gradient while its
     networks learn to hold it, and then lets it speed up; hold starts
     (``init``) give the first value of each level the reading and make the
     others keep what was read (see ``benchmarks/bench_hierarchical.py`` and
@@ -342,7 +343,7 @@ class HierarchicalIOHMM(BaseIOHMM):
         150-300 noise steps, hold starts find the machine that reads the first
         steps where random ones do not; with fixed slow time scales a level
         reads at a rate of 1 / timescale and hold starts were measured to lose
-        accuracy (paper 001's Figure 2 at 40 steps).
+        accuracy (El Hihi & Bengio 1995, Figure 2 at 40 steps).
         """
         if self.learn_timescales:
             return ("hold", "random", "permutation")
@@ -380,8 +381,8 @@ class HierarchicalIOHMM(BaseIOHMM):
     def predict_state_proba(self, X):
         """Filtered distribution of every level, P(x^s_t | u_1..u_t).
 
-        The marginals of the product state's filtered distribution (paper 000,
-        eq. 6): what each time scale remembers, available causally.
+        The marginals of the product state's filtered distribution (Bengio & Frasconi
+        1996, eq. 6): what each time scale remembers, available causally.
 
         Parameters
         ----------

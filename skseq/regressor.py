@@ -13,7 +13,7 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
     between discrete states, Bengio & Frasconi 1996) with a linear-Gaussian output
     network per state: y_t | x_t = i, u_t ~ N(V_i u_t + c_i, Sigma_i). The states
     are regimes, each with its own linear law; the prediction is the mixture mean
-    E[y_t | u_1..t] = sum_i P(x_t = i | u_1..t) (V_i u_t + c_i) (paper 000,
+    E[y_t | u_1..t] = sum_i P(x_t = i | u_1..t) (V_i u_t + c_i) (Bengio & Frasconi 1996,
     eqs. 5 and 10).
 
     Sequence-level targets (one per sequence, 1-D or ``(n_sequences, n_outputs)``)
@@ -61,8 +61,8 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         precision of a Gaussian prior, against the summed log-likelihood).
     det_penalty : float, default=0.0
         Reward for |det A_t|, the determinant of each step's transition matrix
-        (paper 000, §5.2): it pulls the transitions toward permutations, whose
-        determinant is +-1, so that early inputs stay visible at the end of long
+        (Bengio & Frasconi 1996, §5.2): it pulls the transitions toward permutations,
+        whose determinant is +-1, so that early inputs stay visible at the end of long
         sequences. The weighted mean of |det A_t| over the training steps,
         times ``det_penalty``, is subtracted from the objective. 0 turns it off.
         Needs ``solver="lbfgs"``. On the parity problem it is what learns

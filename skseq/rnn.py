@@ -1,6 +1,6 @@
 """DiscretizedRNNClassifier: the self-clustering second-order recurrent net.
 
-Zeng, Goodman & Smyth (1993, paper 003). A second-order ("gated") recurrent net
+Zeng, Goodman & Smyth (1993). A second-order ("gated") recurrent net
 whose hidden units are discretized to two values in training *and* use, so its
 states are isolated points in activation space: it behaves exactly like a
 finite-state machine, stays correct on arbitrarily long strings once it has
@@ -86,8 +86,9 @@ class _Net:
     """The second-order net's dynamics for one set of hyper-parameters.
 
     h_t = sigma(sum_jk W_ijk S_{t-1,j} u_{t,k} + b_i) and S_t = D(h_t) with
-    D(h) = high if h >= 0.5 else low (paper 003, §3), or S_t = h_t for the analog
-    net (§2). The weights travel as arguments, so one net serves every restart.
+    D(h) = high if h >= 0.5 else low (Zeng, Goodman & Smyth 1993, §3), or S_t = h_t for
+    the analog net (§2). The weights travel as arguments, so one net serves every
+    restart.
     """
 
     def __init__(self, n_hidden, discretize, high, low):
@@ -169,8 +170,8 @@ class DiscretizedRNNClassifier(ClassifierMixin, BaseEstimator):
         h_t,i = sigma(sum_jk W_ijk S_t-1,j u_t,k + b_i),
         S_t,i = D(h_t,i),   D(h) = high if h >= 0.5 else low
 
-    (paper 003, §3; the paper has no bias b). With one-hot symbols, W[:, :, k]
-    is the paper's "net k" that symbol k switches on (§2, Figure 1); any real
+    (Zeng, Goodman & Smyth 1993, §3; the paper has no bias b). With one-hot symbols,
+    W[:, :, k] is the paper's "net k" that symbol k switches on (§2, Figure 1); any real
     features work too. The discretization is used while training *and*
     predicting, so the states S are a finite set of isolated points: the
     trained net is exactly a finite-state machine, it stays correct on strings
@@ -204,8 +205,8 @@ class DiscretizedRNNClassifier(ClassifierMixin, BaseEstimator):
         number of classes when there are more than two. The net has at most
         ``2 ** n_hidden`` states.
     discretize : bool, default=True
-        Discretize the hidden units (paper 003, §3); False gives the analog
-        second-order net (§2).
+        Discretize the hidden units (Zeng, Goodman & Smyth 1993, §3); False gives the
+        analog second-order net (§2).
     high, low : float, default=0.8, 0.2
         The two values of a discretized unit (§3), ``0 <= low < high <= 1``.
     learning_rate : float, default=10.0
@@ -570,9 +571,9 @@ class DiscretizedRNNClassifier(ClassifierMixin, BaseEstimator):
         """The finite-state machine the discretized net implements.
 
         Breadth-first search over the discrete states reachable from the start
-        state S_0, each symbol k being the one-hot input e_k (paper 003, §5: every
-        point of the discrete state space is a state). A state reached by a
-        string accepts iff its indicator unit is on, i.e. the string is of class
+        state S_0, each symbol k being the one-hot input e_k (Zeng, Goodman & Smyth
+        1993, §5: every point of the discrete state space is a state). A state reached
+        by a string accepts iff its indicator unit is on, i.e. the string is of class
         ``classes_[1]``. The result predicts exactly like the net on one-hot
         inputs; :meth:`~skseq.automata.DFA.minimize` gives the minimal machine.
 

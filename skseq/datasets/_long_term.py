@@ -1,8 +1,8 @@
 """Long-term dependency benchmarks: the 2-sequence and parity problems.
 
 Bengio, Simard & Frasconi (1994) built both so that the span of the dependency is
-controlled by the sequence length; paper 000 (§5.3, Tables 1-4) uses them to
-compare IOHMMs with recurrent networks. Lengths are drawn uniformly in
+controlled by the sequence length; Bengio & Frasconi (1996, §5.3, Tables 1-4) use them
+to compare IOHMMs with recurrent networks. Lengths are drawn uniformly in
 ``[max_length // 2, max_length]`` as in the paper (for the 2-sequence problem at
 least ``n_informative``), unless ``min_length`` is given.
 """

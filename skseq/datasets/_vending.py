@@ -1,4 +1,4 @@
-"""The vending machine of Zeng, Goodman & Smyth (1993, paper 003, §2).
+"""The vending machine of Zeng, Goodman & Smyth (1993, §2).
 
 "The machine takes in 3 types of coins: nickel, dime and quarter. Starting from
 empty, a string of coins is entered into the machine. The machine accepts, i.e.
@@ -31,8 +31,8 @@ def make_vending_machine(
     """Draw random strings of coins labelled by the paper's vending machine.
 
     Each string has a length drawn uniformly from ``[min_length, max_length]``
-    (paper 003, §2) and i.i.d. uniform coins; it is accepted (y = 1) iff its
-    coins add up to more than 30 cents.
+    (Zeng, Goodman & Smyth 1993, §2) and i.i.d. uniform coins; it is accepted (y = 1)
+    iff its coins add up to more than 30 cents.
 
     Parameters
     ----------

@@ -2,8 +2,8 @@
 Long-term dependencies: IOHMM versus a recurrent net
 ====================================================
 
-The "2-sequence problem" (Bengio, Simard & Frasconi, 1994; paper 000, §5.3):
-each sequence is a univariate series whose class is carried only by its first
+The "2-sequence problem" (Bengio, Simard & Frasconi, 1994; Bengio & Frasconi 1996,
+§5.3): each sequence is a univariate series whose class is carried only by its first
 three steps, a fixed pattern per class plus a little noise; every later step is
 pure noise. Sequences of maximum length ``T`` have a length drawn from
 ``T/2`` to ``T``, and the class is asked for at the last step only. To answer,
@@ -18,7 +18,7 @@ We compare, for growing ``T``, on 100 training and 500 test sequences:
   may follow any other);
 * an **IOHMMClassifier with the paper's kind of transition graph**: a start
   state that may only move to one of two absorbing states, one per class. This
-  is prior knowledge about the task (paper 000, §5.1: "fully connected
+  is prior knowledge about the task (Bengio & Frasconi 1996, §5.1: "fully connected
   transition graphs have the worst behavior from the point of view of temporal
   credit propagation"), given through the ``topology`` mask.
 """
@@ -155,11 +155,11 @@ plt.show()
 # ---------------
 # All three solve short sequences. Beyond ``T = 20`` the gradient of the
 # Elman net's loss with respect to the first steps vanishes on its way back
-# through the tanh units (paper 004), and the net falls to chance. The ergodic
-# IOHMM, even with its default 50 restarts, holds a little longer and then
+# through the tanh units (Permuter, lecture notes), and the net falls to chance. The
+# ergodic IOHMM, even with its default 50 restarts, holds a little longer and then
 # fails too: with soft transitions the state posteriors far from the end of the
-# sequence diffuse, and the early inputs get no credit (paper 000, §5.1). With
-# the transition graph restricted to what the task needs, the IOHMM's
+# sequence diffuse, and the early inputs get no credit (Bengio & Frasconi 1996, §5.1).
+# With the transition graph restricted to what the task needs, the IOHMM's
 # transitions out of the absorbing states are exactly the identity, nothing
 # diffuses, and it is perfect at every length, as in the paper's Table 1. One
 # data set per length and one seed per model: a sketch, not a benchmark.

@@ -6,7 +6,7 @@ An IOHMM's hidden state is its memory, and it can be read at every step.
 
 * :meth:`~skseq.IOHMMClassifier.predict_state_proba` gives the *filtered*
   distribution P(x_t | u_1..u_t): what the model believes after reading the
-  first t inputs, computed causally (paper 000, eqs. 4 and 6).
+  first t inputs, computed causally (Bengio & Frasconi 1996, eqs. 4 and 6).
 * :meth:`~skseq.IOHMMClassifier.transition_proba` gives the transition matrix
   the input chose at each step (eq. 2).
 * :meth:`~skseq.IOHMMClassifier.decode` gives the single most likely state path

@@ -2,7 +2,7 @@
 Discretized versus analog recurrent nets on long strings
 ========================================================
 
-Zeng, Goodman & Smyth (1993, paper 003) train second-order recurrent nets on
+Zeng, Goodman & Smyth (1993) train second-order recurrent nets on
 short strings and test them on much longer ones. The ordinary ("analog") net's
 hidden activations form clusters, one per state of the machine it learned, but
 the clusters drift a little at each step; on long enough strings they merge and

@@ -2,14 +2,14 @@
 A slow level carries context across noise
 =========================================
 
-The 2-sequence problem (paper 000, §5.3): the class is set by the first 3 steps
-and followed by 150-300 steps of uniform noise; only the last step is labelled.
+The 2-sequence problem (Bengio & Frasconi 1996, §5.3): the class is set by the first 3
+steps and followed by 150-300 steps of uniform noise; only the last step is labelled.
 A flat :class:`~skseq.IOHMMClassifier` never links the label to the distant start
 and stays at chance. :class:`~skseq.HierarchicalIOHMM` with one *slow* level
-(paper 001, eq. 6: the level keeps its value with probability 1 - 1/timescale)
-starts out slow, so both the class and the learning signal survive the noise.
-With ``learn_timescales=True`` it then learns how fast to move. The plot shows the
-slow level's state distribution over time: set by the first steps, then held.
+(El Hihi & Bengio 1995, eq. 6: the level keeps its value with probability 1 -
+1/timescale) starts out slow, so both the class and the learning signal survive the
+noise. With ``learn_timescales=True`` it then learns how fast to move. The plot shows
+the slow level's state distribution over time: set by the first steps, then held.
 """
 
 import warnings

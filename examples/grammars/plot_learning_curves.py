@@ -5,12 +5,12 @@ Learning curves of the two solvers
 :class:`~skseq.IOHMMClassifier` has two solvers for the same objective, the
 penalised negative conditional log-likelihood per sequence:
 
-* ``solver="em"``: the paper's generalized EM (paper 000, Algorithm 1). Each
-  iteration runs forward-backward (eqs. 24-29), then improves every state and
-  output network on the posteriors with a few L-BFGS steps.
+* ``solver="em"``: the paper's generalized EM (Bengio & Frasconi 1996,
+  Algorithm 1). Each iteration runs forward-backward (eqs. 24-29), then improves
+  every state and output network on the posteriors with a few L-BFGS steps.
 * ``solver="lbfgs"`` (the default): L-BFGS on the objective itself. The gradient
   comes from the same forward-backward, since the backward pass is the gradient
-  of the forward pass (paper 002, §2.2).
+  of the forward pass (Buys, Bisk & Choi 2018, §2.2).
 
 After fitting, ``loss_curve_`` holds the objective at each iteration of the
 best restart. Here we fit six single restarts with each solver on Tomita's
