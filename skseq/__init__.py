@@ -8,6 +8,7 @@ unchanged.
 
 from .classifier import IOHMMClassifier
 from .hierarchical import HierarchicalIOHMM
+from .hybrid import HybridHMMClassifier
 from .regressor import IOHMMRegressor
 from .rnn import DiscretizedRNNClassifier
 
@@ -16,6 +17,7 @@ __version__ = "0.1.0.dev0"
 __all__ = [
     "DiscretizedRNNClassifier",
     "HierarchicalIOHMM",
+    "HybridHMMClassifier",
     "IOHMMClassifier",
     "IOHMMRegressor",
     "__version__",

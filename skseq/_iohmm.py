@@ -56,9 +56,9 @@ from ._transitions import HOLD_LOGIT, STARTS, TRANSITIONS
 from ._validation import (
     check_fitted_params,
     check_sample_weight,
-    check_targets,
     record_fitted_params,
     restore_on_failure,
+    score_targets,
     validate_sequences,
 )
 
@@ -582,11 +582,12 @@ class BaseIOHMM(BaseEstimator):
         to 2,000 steps, then about 100,000 / n_steps, and never fewer than 5. On
         the shape representation the output networks read rich, whitened
         features and the fit is close to convex: one start (more were measured
-        to change nothing, ``doc/results/real_data.md``).
+        to change nothing, ``doc/results/real_data.md``); the same on the
+        standardized window summaries.
         """
         if self.n_init != "auto":
             return self.n_init
-        if features == "shape":
+        if features in ("shape", "window"):
             return 1
         return int(np.clip(_AUTO_RESTART_STEPS // max(n_steps, 1), 5, 50))
 
@@ -660,7 +661,7 @@ class BaseIOHMM(BaseEstimator):
         # What the networks see (a warm start keeps the fitted representation)
         start = time.perf_counter()
         if do_init:
-            features = resolve(self.features, seqs)
+            features = resolve(self.features, seqs, targets.step_level)
             representation = self._make_representation(features).fit(
                 seqs, rng, self.n_jobs,
                 sample_weight=None if sample_weight is None else weight)
@@ -1053,26 +1054,9 @@ class BaseIOHMM(BaseEstimator):
         return seqs.unpack(np.broadcast_to(probs, (seqs.data.shape[0], n, n)))
 
     def _score_targets(self, seqs, y, sample_weight):
-        """Targets for ``score`` and per-target weights (None if unweighted).
-
-        The targets must be of the level the model was fitted on: a sequence-level
-        model has no per-step prediction to compare with, and the reverse.
-        """
-        targets = check_targets(y, seqs, task=self._outputs.task)
-        if targets.step_level != self.step_level_:
-            fitted = "per step" if self.step_level_ else "one per sequence"
-            given = "per step" if targets.step_level else "one per sequence"
-            raise ValueError(
-                f"This model was fitted on targets {fitted} but y gives them "
-                f"{given}; score it with targets of the level it was fitted on."
-            )
-        if sample_weight is None:
-            return targets, None
-        weight = check_sample_weight(sample_weight, seqs.n_sequences)
-        if not targets.step_level:
-            return targets, weight
-        seq_of = np.searchsorted(seqs.offsets, targets.steps, side="right") - 1
-        return targets, weight[seq_of]
+        """Targets for ``score`` and per-target weights (None if unweighted)."""
+        return score_targets(y, seqs, sample_weight, task=self._outputs.task,
+                             step_level=self.step_level_)
 
     def _score(self, X, y, sample_weight):
         seqs = self._checked(X)

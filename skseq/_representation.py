@@ -267,19 +267,85 @@ def _holding(seqs, rows):
     return held, rows - seqs.offsets[seq] + held.offsets[np.searchsorted(used, seq)]
 
 
-REPRESENTATIONS = {"raw": RawFeatures, "shape": ShapeFeatures}
+
+def window_summaries(seqs, window):
+    """Causal summaries of the recent past of every channel, per step.
+
+    For each channel: its current value, then the mean, maximum, minimum and
+    standard deviation over the trailing ``max(1, window // 4)`` steps and over
+    the trailing ``window`` steps (fewer at the start of a sequence). Each row
+    depends on the steps up to its own only.
+
+    Parameters
+    ----------
+    seqs : Sequences
+    window : int
+
+    Returns
+    -------
+    features : ndarray of shape (n_steps, n_features * 9)
+    """
+    x = seqs.data
+    blocks = [x]
+    for w in (max(1, window // 4), window):
+        mean = _convolve.running_pool(x, seqs.offsets, w, "mean")
+        square = _convolve.running_pool(x * x, seqs.offsets, w, "mean")
+        blocks += [mean,
+                   _convolve.running_pool(x, seqs.offsets, w, "max"),
+                   -_convolve.running_pool(-x, seqs.offsets, w, "max"),
+                   np.sqrt(np.maximum(square - mean * mean, 0.0))]
+    return np.hstack(blocks)
 
 
-def resolve(features, seqs):
+class WindowFeatures:
+    """The recent past of every step, standardized (``features="window"``).
+
+    :func:`window_summaries` over the last ``window`` steps, standardized with
+    the training steps' mean and spread: a causal, local view for labelling
+    every step, where a summary of the whole prefix would mix the segments
+    seen so far.
+    """
+
+    name = "window"
+
+    def __init__(self, window=32):
+        self.window = window
+
+    def fit(self, seqs, rng, n_jobs=None, sample_weight=None):
+        Z = window_summaries(_as_weighted(seqs, sample_weight), self.window)
+        self.mean_ = Z.mean(axis=0)
+        self.scale_ = np.where(Z.std(axis=0) > 1e-12, Z.std(axis=0), 1.0)
+        return self
+
+    @property
+    def n_state_features(self):
+        return self.mean_.shape[0]
+
+    @property
+    def n_output_features(self):
+        return self.mean_.shape[0]
+
+    def inputs(self, seqs, rows, n_jobs=None):
+        """The standardized summaries at every step and at ``rows``."""
+        Z = (window_summaries(seqs, self.window) - self.mean_) / self.scale_
+        return Z, Z[rows]
+
+
+REPRESENTATIONS = {"raw": RawFeatures, "shape": ShapeFeatures,
+                   "window": WindowFeatures}
+
+
+def resolve(features, seqs, step_level=False):
     """The representation ``features="auto"`` chooses for training sequences:
     ``"raw"`` for one-step rows (a tabular model) and for symbols (every
-    feature takes at most two values, as one-hot or +-1 codes), ``"shape"`` for
-    real-valued series."""
+    feature takes at most two values, as one-hot or +-1 codes); for
+    real-valued series ``"window"`` (the recent past) when every step is
+    labelled, else ``"shape"``."""
     if features != "auto":
         return features
     U = seqs.data
     binary = np.all((U == U.min(axis=0)) | (U == U.max(axis=0)))
     if seqs.lengths.max() == 1 or binary:
         return "raw"
-    return "shape"
+    return "window" if step_level else "shape"
 

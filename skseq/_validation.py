@@ -903,6 +903,31 @@ def check_targets(y, seqs, *, task, name="y"):
     return Targets(steps=steps, values=values, step_level=True)
 
 
+def score_targets(y, seqs, sample_weight, *, task, step_level):
+    """Targets for a fitted model's ``score`` and per-target weights (None if
+    unweighted).
+
+    The targets must be of the level the model was fitted on
+    (``step_level``): a sequence-level model has no per-step prediction to
+    compare with, and the reverse. A step's weight is its sequence's.
+    """
+    targets = check_targets(y, seqs, task=task)
+    if targets.step_level != step_level:
+        fitted = "per step" if step_level else "one per sequence"
+        given = "per step" if targets.step_level else "one per sequence"
+        raise ValueError(
+            f"This model was fitted on targets {fitted} but y gives them "
+            f"{given}; score it with targets of the level it was fitted on."
+        )
+    if sample_weight is None:
+        return targets, None
+    weight = check_sample_weight(sample_weight, seqs.n_sequences)
+    if not targets.step_level:
+        return targets, weight
+    seq_of = np.searchsorted(seqs.offsets, targets.steps, side="right") - 1
+    return targets, weight[seq_of]
+
+
 # -- sample_weight --------------------------------------------------------------
 # Beyond this ratio of an L2 penalty to the total sequence weight the data cannot
 # move the fit, and the penalty's gradient (alpha * theta / sum(w)) overflows

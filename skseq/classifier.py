@@ -56,6 +56,9 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
 
     Sequence-level labels (one per sequence) supervise the sequence's last step;
     step-level labels (a list of per-step arrays) supervise every labelled step.
+    To label every step of long recordings, :class:`HybridHMMClassifier`, whose
+    states weigh how well each label explains what is read, is far more
+    accurate (see the User Guide, "Labelling every step").
 
     How a sequence's class is read off the model is an option. The paper's
     read-out (``readout="last"``) is the output at the last step. The filtered
@@ -69,7 +72,7 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
     ----------
     n_states : int, default=4
         Number of hidden states. Tune it with ``GridSearchCV``.
-    features : {"auto", "raw", "shape"}, default="auto"
+    features : {"auto", "raw", "shape", "window"}, default="auto"
         What the networks see of each step (see the User Guide,
         "Input representations"). ``"raw"``: the input features as they are
         (the paper's model, linear in one step's input). ``"shape"``: the local
@@ -77,11 +80,16 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         thresholded), averaged over the sequence so far, standardized and
         projected on 128 whitened principal components; the state networks see
         the leading 8 of them, the output networks all 128, so raw sequences of
-        any scale need no preprocessing. ``"auto"``: ``"raw"`` for one-step rows
-        (a tabular model) and for symbols (every feature takes at most two
-        values, e.g. one-hot strings or +-1 codes), ``"shape"`` for real-valued
-        series. The choice is
-        ``features_``.
+        any scale need no preprocessing. ``"window"``: the recent past of every
+        step (per channel the value, and mean, maximum, minimum and spread over
+        the last 8 and 32 steps), standardized. ``"auto"``: ``"raw"`` for
+        one-step rows (a tabular model) and for symbols (every feature takes at
+        most two values, e.g. one-hot strings or +-1 codes); for real-valued
+        series ``"window"`` with step-level labels (a summary of the whole
+        prefix would mix the segments seen so far), else ``"shape"``. The
+        choice is ``features_``. To label every step, prefer
+        :class:`HybridHMMClassifier`, whose states weigh the evidence of each
+        step (see the User Guide, "Labelling every step").
     transition : {"input", "additive", "gated", "homogeneous", "mlp"}, \
             default="input"
         Family of state networks. ``"input"``: one softmax regression of the input per
@@ -232,8 +240,8 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
     loss_curve_ : list of float
         The objective at each iteration of the best initialisation.
     features_ : str
-        The representation used, ``"raw"`` or ``"shape"`` (``features`` with
-        ``"auto"`` resolved on the training data).
+        The representation used, ``"raw"``, ``"shape"`` or ``"window"``
+        (``features`` with ``"auto"`` resolved on the training data).
     representation_ : object
         The fitted representation (for ``"shape"``: ``convolution_``, the fitted
         :class:`~skseq.preprocessing.DilatedConvolution`, and ``projection_``).

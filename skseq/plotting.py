@@ -1,4 +1,5 @@
-"""Plots of what a sequence model learned: state posteriors, automata, loss curves.
+"""Plots of what a sequence model learned: state posteriors, automata, loss curves,
+step labels.
 
 matplotlib is an optional dependency (``pip install skseq[plot]``); it is imported
 only when a function is called. Every function draws on ``ax`` (or on the current
@@ -11,7 +12,7 @@ import numbers
 
 import numpy as np
 
-__all__ = ["plot_automaton", "plot_loss_curve", "plot_state_proba"]
+__all__ = ["plot_automaton", "plot_loss_curve", "plot_state_proba", "plot_step_labels"]
 
 
 def _pyplot():
@@ -121,6 +122,76 @@ def plot_state_proba(proba, ax=None, *, kind="area", state_labels=None,
         ax.set_yticks(range(n_states), labels=state_labels, parse_math=False)
         ax.figure.colorbar(image, ax=ax, label="probability")
     ax.set_xlabel("step")
+    return ax
+
+
+def plot_step_labels(labelings, ax=None, *, classes=None, cmap="tab10"):
+    """Plot step labels of one sequence as coloured segments, one row each.
+
+    Parameters
+    ----------
+    labelings : dict of str to array-like of shape (n_steps,)
+        Named labellings of the same sequence, drawn top to bottom, e.g.
+        ``{"truth": y[0], "causal": model.predict(X)[0]}``.
+    ax : matplotlib.axes.Axes, default=None
+        Axes to draw on; a new figure's axes if None.
+    classes : array-like, default=None
+        The labels in colour order (and in the legend); default: the sorted
+        labels that occur.
+    cmap : str or matplotlib.colors.Colormap, default="tab10"
+        Colormap of the labels.
+
+    Returns
+    -------
+    ax : matplotlib.axes.Axes
+        The axes drawn on. Step ``t`` (from 0) spans ``[t, t + 1)`` on the x axis.
+
+    See Also
+    --------
+    skseq.utils.segments : The segments drawn here.
+
+    Examples
+    --------
+    >>> from skseq.plotting import plot_step_labels
+    >>> ax = plot_step_labels({"truth": ["a", "a", "b"], "guess": ["a", "b", "b"]})
+    >>> [t.get_text() for t in ax.get_yticklabels()]
+    ['truth', 'guess']
+    >>> len(ax.collections)  # one collection of segments per row
+    2
+    """
+    from .utils import segments
+
+    if not isinstance(labelings, dict) or not labelings:
+        raise TypeError("labelings must be a non-empty dict of name -> step labels "
+                        f"of one sequence, got {type(labelings).__name__}.")
+    rows = {name: np.asarray(labels) for name, labels in labelings.items()}
+    lengths = {name: labels.shape for name, labels in rows.items()}
+    if len(set(lengths.values())) != 1 or next(iter(lengths.values()))[0:1] == (0,):
+        raise ValueError(f"labelings must hold 1-D labels of one sequence, of one "
+                         f"length, got shapes {lengths}.")
+    if classes is None:
+        classes = np.unique(np.concatenate(list(rows.values())))
+    classes = list(np.asarray(classes))
+    plt = _pyplot()
+    colors = plt.get_cmap(cmap)(np.arange(len(classes)) % 10 / 9.0 if cmap == "tab10"
+                                else np.linspace(0.0, 1.0, len(classes)))
+    ax = _axes(ax)
+    for r, labels in enumerate(rows.values()):
+        starts, stops, seg_labels = segments(labels)
+        unknown = [v for v in seg_labels if v not in classes]
+        if unknown:
+            raise ValueError(f"label {unknown[0]!r} is not in classes {classes}.")
+        ax.broken_barh(list(zip(starts, stops - starts, strict=True)), (r - 0.4, 0.8),
+                       facecolors=[colors[classes.index(v)] for v in seg_labels])
+    n_steps = next(iter(rows.values())).shape[0]
+    ax.set_xlim(0, n_steps)
+    ax.set_ylim(len(rows) - 0.5, -0.5)
+    ax.set_yticks(range(len(rows)), labels=list(rows), parse_math=False)
+    ax.set_xlabel("step")
+    handles = [plt.Rectangle((0, 0), 1, 1, color=colors[i])
+               for i in range(len(classes))]
+    _literal(ax.legend(handles, [str(c) for c in classes], loc="upper left",
+                       bbox_to_anchor=(1.0, 1.0), frameon=False).get_texts())
     return ax
 
 

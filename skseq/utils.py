@@ -1,4 +1,5 @@
-"""Conversions between the accepted forms of a collection of sequences."""
+"""Conversions between the accepted forms of a collection of sequences, and
+segments of per-step labels."""
 
 from collections.abc import Hashable
 from dataclasses import replace
@@ -8,8 +9,10 @@ import numpy as np
 from ._validation import check_sequences
 
 __all__ = [
+    "boundary_f1_score",
     "from_channels_first",
     "from_long_frame",
+    "segments",
     "sequence_lengths",
     "to_channels_first",
     "to_list",
@@ -319,3 +322,114 @@ def from_long_frame(df, sequence_id, time=None, target=None, features=None, *,
     unchanged = (y[1:] == y[:-1]) | (na[1:] & na[:-1])
     y = y[np.r_[0, bounds]] if unchanged[same_seq].all() else np.split(y, bounds)
     return (X, y, ids) if return_ids else (X, y)
+
+
+def _labels_1d(labels, name):
+    labels = np.asarray(labels)
+    if labels.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D array of per-step labels, got "
+                         f"shape {labels.shape}.")
+    return labels
+
+
+def segments(labels):
+    """Segments of constant label in one sequence of per-step labels.
+
+    Parameters
+    ----------
+    labels : array-like of shape (n_steps,)
+        One label per step, e.g. a sequence of
+        :meth:`skseq.HybridHMMClassifier.predict`.
+
+    Returns
+    -------
+    starts : ndarray of shape (n_segments,)
+        First step of every segment; ``starts[1:]`` are the boundaries (the
+        steps whose label differs from the previous step's).
+    stops : ndarray of shape (n_segments,)
+        One past the last step of every segment.
+    segment_labels : ndarray of shape (n_segments,)
+        The label of every segment.
+
+    Examples
+    --------
+    >>> from skseq.utils import segments
+    >>> starts, stops, labels = segments(["a", "a", "b", "b", "b", "a"])
+    >>> starts, stops, labels
+    (array([0, 2, 5]), array([2, 5, 6]), array(['a', 'b', 'a'], dtype='<U1'))
+    """
+    labels = _labels_1d(labels, "labels")
+    if labels.shape[0] == 0:
+        raise ValueError("labels is empty: a sequence has at least one step.")
+    starts = np.concatenate([[0], np.flatnonzero(labels[1:] != labels[:-1]) + 1])
+    stops = np.append(starts[1:], labels.shape[0])
+    return starts, stops, labels[starts]
+
+
+def boundary_f1_score(y_true, y_pred, *, tolerance=0):
+    """F1 score of the segment boundaries of predicted step labels.
+
+    A boundary is a step whose label differs from the previous step's. A
+    predicted boundary matches a true one of the same sequence at most
+    ``tolerance`` steps away; each boundary matches at most one other, in
+    order of time (both are sorted, so matching greedily in time order finds
+    a largest matching). Precision is the fraction of predicted boundaries
+    matched, recall the fraction of true ones; with no boundary on either
+    side the score is 1.
+
+    Parameters
+    ----------
+    y_true, y_pred : list of array-like of shape (len_i,)
+        Per-step labels of every sequence (as given to and returned by a
+        step-level classifier), or a single 1-D sequence.
+    tolerance : int, default=0
+        Largest distance, in steps, between matched boundaries.
+
+    Returns
+    -------
+    f1 : float
+
+    Examples
+    --------
+    >>> from skseq.utils import boundary_f1_score
+    >>> truth = [[0, 0, 0, 1, 1, 1, 0, 0]]
+    >>> guess = [[0, 0, 1, 1, 1, 1, 1, 0]]
+    >>> float(boundary_f1_score(truth, guess, tolerance=0))
+    0.0
+    >>> float(boundary_f1_score(truth, guess, tolerance=1))
+    1.0
+    """
+    if tolerance < 0:
+        raise ValueError(f"tolerance must be >= 0, got {tolerance}.")
+    if np.ndim(y_true[0]) == 0:
+        y_true, y_pred = [y_true], [y_pred]
+    if len(y_true) != len(y_pred):
+        raise ValueError(f"y_true has {len(y_true)} sequences but y_pred has "
+                         f"{len(y_pred)}.")
+    matched = n_true = n_pred = 0
+    for s, (true, pred) in enumerate(zip(y_true, y_pred, strict=True)):
+        true = _labels_1d(true, f"y_true[{s}]")
+        pred = _labels_1d(pred, f"y_pred[{s}]")
+        if true.shape != pred.shape:
+            raise ValueError(f"sequence {s} has {true.shape[0]} true labels but "
+                             f"{pred.shape[0]} predicted ones.")
+        a = segments(true)[0][1:]
+        b = segments(pred)[0][1:]
+        n_true += a.shape[0]
+        n_pred += b.shape[0]
+        i = j = 0
+        while i < a.shape[0] and j < b.shape[0]:
+            if abs(a[i] - b[j]) <= tolerance:
+                matched += 1
+                i += 1
+                j += 1
+            elif a[i] < b[j]:
+                i += 1
+            else:
+                j += 1
+    if n_true == 0 and n_pred == 0:
+        return 1.0
+    if matched == 0:
+        return 0.0
+    precision, recall = matched / n_pred, matched / n_true
+    return 2 * precision * recall / (precision + recall)

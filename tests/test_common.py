@@ -8,7 +8,12 @@ from sklearn.utils.estimator_checks import (
     parametrize_with_checks,
 )
 
-from skseq import HierarchicalIOHMM, IOHMMClassifier, IOHMMRegressor
+from skseq import (
+    HierarchicalIOHMM,
+    HybridHMMClassifier,
+    IOHMMClassifier,
+    IOHMMRegressor,
+)
 from skseq.preprocessing import (
     DilatedConvolution,
     RunningPooling,
@@ -28,6 +33,9 @@ from skseq.rnn import DiscretizedRNNClassifier
         IOHMMRegressor(),
         HierarchicalIOHMM(),
         DiscretizedRNNClassifier(),
+        HybridHMMClassifier(),
+        HybridHMMClassifier(n_states_per_label=3, phase_targets=True,
+                            likelihood_scale=1.0, random_state=0),
         IOHMMClassifier(n_states=2, n_init=1, max_iter=50, random_state=0),
         IOHMMClassifier(n_states=3, transition="additive", emission="state",
                         solver="em", n_init=2, max_iter=20, random_state=0),

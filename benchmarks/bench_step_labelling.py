@@ -1,0 +1,374 @@
+"""Step labelling on sessions built from the panel's recordings.
+
+Sessions are concatenations of 2-5 recordings of one archive set, every step
+labelled with its recording's class: the official training recordings make the
+training sessions (two random passes over them), the official test recordings
+make the test sessions (one pass), so no recording is seen on both sides.
+BasicMotions (6-D accelerometer and gyroscope, 4 activities) and PLAID (1-D
+appliance current, 11 appliances); ``--seeds`` constructions of the sessions.
+
+Compared in one run, on the same sessions:
+
+- ``HybridHMMClassifier()``, nothing set (causal ``predict``; offline with
+  ``algorithm="viterbi"``), and the same with one state per label and
+  ``transitions="none"`` (each step labelled by its per-step classifier alone);
+- ``IOHMMClassifier()``, nothing set (causal);
+- HistGradientBoosting on the last 32 steps of each channel, alone, followed
+  by a sticky HMM forward filter over its posteriors (causal), and by Viterbi
+  (offline); the chain of that filter is counted from the training labels;
+- a linear-chain CRF (sklearn-crfsuite, L-BFGS, offline) on the same 32 lags.
+
+Scores: per-step accuracy, and boundary F1: a predicted boundary (a step whose
+label differs from the previous step's) matches a true one at most
+``tolerance`` steps away, one to one (``skseq.utils.boundary_f1_score``); the
+tolerance is 10% of the median recording length of the set (10 steps for
+BasicMotions, 30 for PLAID). Fit time is the whole fit of each model.
+
+    python benchmarks/bench_step_labelling.py [--seeds 3] [--datasets ...]
+    python benchmarks/bench_step_labelling.py --render
+"""
+
+import argparse
+import json
+import time
+import warnings
+
+import _ucr
+import numpy as np
+from _report import RESULTS, table, versions, write
+from scipy.special import logsumexp
+from sklearn.ensemble import HistGradientBoostingClassifier
+from sklearn.exceptions import ConvergenceWarning
+from threadpoolctl import threadpool_limits
+
+from skseq import HybridHMMClassifier, IOHMMClassifier
+from skseq.utils import boundary_f1_score, sequence_lengths
+
+JSON = RESULTS / "step_labelling.json"
+LAGS = 32
+
+
+def make_sessions(X, y, rng, n_passes):
+    """Shuffle the recordings ``n_passes`` times and cut each pass into sessions
+    of 2-5 recordings; every step carries its recording's label."""
+    sessions, labels = [], []
+    for _ in range(n_passes):
+        order = rng.permutation(len(X))
+        i = 0
+        while i < len(order):
+            k = int(rng.integers(2, 6))
+            part = order[i:i + k]
+            if len(part) < 2 and sessions:  # a lone last one joins the previous
+                j = part[0]
+                sessions[-1] = np.vstack([sessions[-1], X[j]])
+                labels[-1] = np.concatenate([labels[-1], np.repeat(y[j], len(X[j]))])
+                break
+            sessions.append(np.vstack([X[j] for j in part]))
+            labels.append(np.concatenate([np.repeat(y[j], len(X[j])) for j in part]))
+            i += k
+    return sessions, labels
+
+
+def lags(sessions):
+    """The last LAGS steps of every channel at every step (the first step repeated
+    before the start), most recent first."""
+    out = []
+    for x in sessions:
+        padded = np.vstack([np.repeat(x[:1], LAGS - 1, axis=0), x])
+        cols = [padded[LAGS - 1 - d: LAGS - 1 - d + len(x)] for d in range(LAGS)]
+        out.append(np.hstack(cols))
+    return out
+
+
+def counted_chain(labels, classes):
+    """Start and transition log-probabilities counted from labelled sessions (+1)."""
+    index = {c: i for i, c in enumerate(classes)}
+    n = len(classes)
+    start, trans = np.ones(n), np.ones((n, n))
+    for lab in labels:
+        code = np.array([index[v] for v in lab])
+        start[code[0]] += 1
+        np.add.at(trans, (code[:-1], code[1:]), 1)
+    return (np.log(start / start.sum()),
+            np.log(trans / trans.sum(axis=1, keepdims=True)))
+
+
+def hmm_filter(log_lik, log_start, log_trans):
+    """Sticky HMM forward filter: argmax of P(label_t | steps up to t)."""
+    out = np.empty(len(log_lik), dtype=int)
+    alpha = log_start + log_lik[0]
+    out[0] = alpha.argmax()
+    for t in range(1, len(log_lik)):
+        alpha = logsumexp(alpha[:, None] + log_trans, axis=0) + log_lik[t]
+        alpha -= alpha.max()
+        out[t] = alpha.argmax()
+    return out
+
+
+def hmm_viterbi(log_lik, log_start, log_trans):
+    delta = log_start + log_lik[0]
+    back = np.empty(log_lik.shape, dtype=int)
+    for t in range(1, len(log_lik)):
+        cand = delta[:, None] + log_trans
+        back[t] = cand.argmax(axis=0)
+        delta = cand.max(axis=0) + log_lik[t]
+    path = np.empty(len(log_lik), dtype=int)
+    path[-1] = delta.argmax()
+    for t in range(len(log_lik) - 1, 0, -1):
+        path[t - 1] = back[t, path[t]]
+    return path
+
+
+def crf_features(features):
+    return [[{f"f{j}": float(v) for j, v in enumerate(row)} for row in seq]
+            for seq in features]
+
+
+def scores(pred, truth, tolerance):
+    pred_all, true_all = np.concatenate(pred), np.concatenate(truth)
+    return {"accuracy": float(np.mean(pred_all == true_all)),
+            "boundary_f1": float(boundary_f1_score(truth, pred, tolerance=tolerance))}
+
+
+def run_one(name, seed, crf):
+    X_train, y_train, X_test, y_test = _ucr.load(name)
+    rng = np.random.default_rng(seed)
+    S_train, L_train = make_sessions(X_train, y_train, rng, 2)
+    S_test, L_test = make_sessions(X_test, y_test, rng, 1)
+    tolerance = int(round(0.1 * np.median(sequence_lengths(X_train))))
+    n_boundaries = sum(int(np.sum(lab[1:] != lab[:-1])) for lab in L_test)
+    res = {"dataset": name, "seed": seed, "tolerance": tolerance,
+           "n_train_sessions": len(S_train), "n_test_sessions": len(S_test),
+           "n_train_steps": int(sum(map(len, S_train))),
+           "n_test_steps": int(sum(map(len, S_test))),
+           "n_test_boundaries": n_boundaries, "models": {}}
+    models = res["models"]
+
+    variants = [("hybrid", {}),
+                ("hybrid_no_transitions", {"transitions": "none",
+                                           "n_states_per_label": 1})]
+    for key, params in variants:
+        model = HybridHMMClassifier(random_state=seed, **params)
+        t0 = time.perf_counter()
+        model.fit(S_train, L_train)
+        fit_time = time.perf_counter() - t0
+        models[key] = {"fit_time": fit_time,
+                       "causal": scores(model.predict(S_test), L_test, tolerance)}
+        if key == "hybrid":
+            models[key]["offline"] = scores(model.predict(S_test, algorithm="viterbi"),
+                                            L_test, tolerance)
+            models[key]["smoothed"] = scores(model.predict(S_test, algorithm="smooth"),
+                                             L_test, tolerance)
+        print(name, seed, key, models[key], flush=True)
+
+    model = IOHMMClassifier(random_state=seed)
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(S_train, L_train)
+    models["iohmm"] = {"fit_time": time.perf_counter() - t0,
+                       "causal": scores(model.predict(S_test), L_test, tolerance)}
+    print(name, seed, "iohmm", models["iohmm"], flush=True)
+
+    F_train, F_test = lags(S_train), lags(S_test)
+    hgb = HistGradientBoostingClassifier(random_state=seed)
+    t0 = time.perf_counter()
+    hgb.fit(np.vstack(F_train), np.concatenate(L_train))
+    fit_time = time.perf_counter() - t0
+    classes = hgb.classes_
+    log_start, log_trans = counted_chain(L_train, classes)
+    prior = np.array([np.mean(np.concatenate(L_train) == c) for c in classes])
+    alone, filtered, decoded = [], [], []
+    for f in F_test:
+        proba = hgb.predict_proba(f)
+        log_lik = np.log(np.maximum(proba, 1e-6)) - np.log(prior)
+        alone.append(classes[proba.argmax(axis=1)])
+        filtered.append(classes[hmm_filter(log_lik, log_start, log_trans)])
+        decoded.append(classes[hmm_viterbi(log_lik, log_start, log_trans)])
+    models["hgb"] = {"fit_time": fit_time, "causal": scores(alone, L_test, tolerance)}
+    models["hgb_filter"] = {"fit_time": fit_time,
+                            "causal": scores(filtered, L_test, tolerance),
+                            "offline": scores(decoded, L_test, tolerance)}
+    print(name, seed, "hgb", models["hgb_filter"], flush=True)
+
+    if crf:
+        import sklearn_crfsuite
+
+        model = sklearn_crfsuite.CRF(algorithm="lbfgs", c1=0.1, c2=0.1,
+                                     max_iterations=100)
+        t0 = time.perf_counter()
+        model.fit(crf_features(F_train), [list(map(str, lab)) for lab in L_train])
+        fit_time = time.perf_counter() - t0
+        pred = [np.array(p, dtype=object) for p in model.predict(crf_features(F_test))]
+        truth = [np.array(list(map(str, lab)), dtype=object) for lab in L_test]
+        models["crf"] = {"fit_time": fit_time,
+                         "offline": scores(pred, truth, tolerance)}
+        print(name, seed, "crf", models["crf"], flush=True)
+    return res
+
+
+MODELS = [("hybrid", "HybridHMMClassifier() (default)"),
+          ("hybrid_no_transitions",
+           "HybridHMMClassifier(transitions='none', n_states_per_label=1)"),
+          ("iohmm", "IOHMMClassifier() (default)"),
+          ("hgb", "HistGradientBoosting, last 32 steps"),
+          ("hgb_filter", "HistGradientBoosting + sticky HMM"),
+          ("crf", "linear-chain CRF (crfsuite), last 32 steps")]
+
+
+def _cell(runs, key, mode, metric):
+    vals = [r["models"][key][mode][metric] for r in runs
+            if key in r["models"] and mode in r["models"][key]]
+    if not vals:
+        return "", None
+    mean = float(np.mean(vals))
+    return f"{mean:.3f} ({min(vals):.3f}-{max(vals):.3f})", mean
+
+
+def report(results):
+    lines = ["# Step labelling", "",
+             "How well does `HybridHMMClassifier()` label every step of real "
+             "sessions, and find where their segments begin, causally (as the "
+             "steps arrive) and offline? Against gradient-boosted trees on the "
+             "last 32 steps (alone, and followed by a sticky HMM filter or "
+             "Viterbi), a linear-chain CRF, the same model without its chain, "
+             "and `IOHMMClassifier()`.", "",
+             "Regenerate with `python benchmarks/bench_step_labelling.py` "
+             "(about 30 minutes on a shared 2-core machine; `--render` rewrites "
+             "this page and its figure from `step_labelling.json`).", "",
+             "**Limits.** Two panel constructions only; sessions are "
+             "concatenated recordings, so every change of label is abrupt and "
+             "every segment lasts a whole recording. The hybrid's defaults "
+             "(`likelihood_scale=0.3`, two states per label) were chosen on "
+             "sessions cut from the training recordings of these two sets, "
+             "split by recording. The CRF reads the same 32 raw values as the "
+             "boosted trees, as numeric features with crfsuite's defaults "
+             "(c1 = c2 = 0.1, 100 L-BFGS iterations); it is a weak per-step "
+             "classifier of raw current values (PLAID).", "",
+             "Sessions are 2-5 recordings of one archive set put end to end, every "
+             "step labelled with its recording's class; training sessions use only "
+             "the official training recordings (two random passes), test sessions "
+             "only the test recordings. Cells: mean (min-max) over the seeds of the "
+             "session construction (each model's random_state is the seed). Boundary "
+             "F1 matches predicted and true label changes one to one within a "
+             "tolerance of 10% of the median recording length (BasicMotions: 10 "
+             "steps, PLAID: 30 steps). Causal: the label of step t from steps up to "
+             "t. Offline: from the whole session (Viterbi; the CRF's decoding).", "",
+             f"Environment: {versions('sklearn-crfsuite')}; one thread per model; "
+             "the machine was shared with other jobs, so fit times are comparable "
+             "only within a run.", ""]
+    for name in dict.fromkeys(r["dataset"] for r in results):
+        runs = [r for r in results if r["dataset"] == name]
+        r0 = runs[0]
+        lines += [f"## {name}", "",
+                  f"Seeds {[r['seed'] for r in runs]}; for seed {r0['seed']}: "
+                  f"{r0['n_train_sessions']} training sessions "
+                  f"({r0['n_train_steps']} steps), {r0['n_test_sessions']} test "
+                  f"sessions ({r0['n_test_steps']} steps, "
+                  f"{r0['n_test_boundaries']} true boundaries).", ""]
+        rows = []
+        for key, label in MODELS:
+            if not any(key in r["models"] for r in runs):
+                continue
+            fit = [r["models"][key]["fit_time"] for r in runs if key in r["models"]]
+            rows.append([label, _cell(runs, key, "causal", "accuracy")[0],
+                         _cell(runs, key, "causal", "boundary_f1")[0],
+                         _cell(runs, key, "offline", "accuracy")[0],
+                         _cell(runs, key, "offline", "boundary_f1")[0],
+                         f"{np.mean(fit):.2f}"])
+        lines += [table(["model", "causal accuracy", "causal boundary F1",
+                         "offline accuracy", "offline boundary F1", "fit time (s)"],
+                        rows), ""]
+        lines += comparisons(runs)
+    write("step_labelling.md", "\n".join(lines) + "\n")
+
+
+def comparisons(runs):
+    def mean(key, mode, metric):
+        return _cell(runs, key, mode, metric)[1]
+
+    fit = {k: np.mean([r["models"][k]["fit_time"] for r in runs])
+           for k in ("hybrid", "hgb")}
+    peers = [  # (what, peer, mode, metric): the default against a peer
+        ("causal accuracy", "HistGradientBoosting + filter", "hgb_filter",
+         "causal", "accuracy"),
+        ("causal boundary F1", "HistGradientBoosting + filter", "hgb_filter",
+         "causal", "boundary_f1"),
+        ("offline boundary F1", "the CRF's", "crf", "offline", "boundary_f1"),
+        ("causal accuracy", "the same without transitions",
+         "hybrid_no_transitions", "causal", "accuracy"),
+        ("causal boundary F1", "the same without transitions",
+         "hybrid_no_transitions", "causal", "boundary_f1"),
+    ]
+    checks = [(f"{what} of the default >= {name}", mean("hybrid", mode, metric),
+               mean(key, mode, metric)) for what, name, key, mode, metric in peers]
+    checks.append(("fit time of the default <= HistGradientBoosting's (same run)",
+                   -fit["hybrid"], -fit["hgb"]))
+    out = []
+    for text, a, b in checks:
+        if a is None or b is None:
+            continue
+        met = "met" if a >= b else "not met"
+        shown = (f"{-a:.2f} s against {-b:.2f} s" if a < 0 or b < 0
+                 else f"{a:.3f} against {b:.3f}")
+        out.append(f"- {text}: {shown} — {met}.")
+    return out + [""]
+
+
+def figure(results):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    panels = [("causal", "accuracy", "causal per-step accuracy"),
+              ("causal", "boundary_f1", "causal boundary F1"),
+              ("offline", "boundary_f1", "offline boundary F1"),
+              (None, "fit_time", "fit time (s)")]
+    names = list(dict.fromkeys(r["dataset"] for r in results))
+    fig, axes = plt.subplots(1, 4, figsize=(15, 4.4))
+    width = 0.8 / len(MODELS)
+    for ax, (mode, metric, title) in zip(axes, panels, strict=True):
+        for m, (key, label) in enumerate(MODELS):
+            means, lo, hi = [], [], []
+            for name in names:
+                vals = [r["models"][key]["fit_time"] if mode is None
+                        else r["models"][key].get(mode, {}).get(metric, np.nan)
+                        for r in results if r["dataset"] == name and key in r["models"]]
+                vals = np.array(vals if vals else [np.nan], dtype=float)
+                means.append(np.mean(vals))
+                lo.append(np.mean(vals) - np.min(vals))
+                hi.append(np.max(vals) - np.mean(vals))
+            x = np.arange(len(names)) + (m - len(MODELS) / 2 + 0.5) * width
+            ax.bar(x, means, width, yerr=[lo, hi], label=label)
+        ax.set_xticks(np.arange(len(names)), names)
+        ax.set_title(title)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8,
+               frameon=False)
+    fig.tight_layout(rect=(0, 0.12, 1, 1))
+    fig.savefig(RESULTS / "step_labelling.png", dpi=110)
+    print(f"wrote {RESULTS / 'step_labelling.png'}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--datasets", nargs="+", default=["BasicMotions", "PLAID"])
+    parser.add_argument("--no-crf", action="store_true")
+    parser.add_argument("--render", action="store_true")
+    args = parser.parse_args()
+    if not args.render:
+        results = []
+        with threadpool_limits(1):
+            for name in args.datasets:
+                for seed in range(args.seeds):
+                    results.append(run_one(name, seed, not args.no_crf))
+        JSON.write_text(json.dumps(results, indent=1), encoding="utf-8")
+    results = json.loads(JSON.read_text(encoding="utf-8"))
+    report(results)
+    figure(results)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,514 @@
+"""HybridHMMClassifier: step labelling with a hybrid HMM / per-step classifier.
+
+A per-step classifier reads a causal window of the recent past and gives
+P(label | window); divided by the label priors, its posteriors act as scaled
+likelihoods of hidden states tied to the labels (Bourlard & Morgan 1994), and a
+sticky Markov chain over those states, learned from the labelled sequences,
+accumulates the evidence step by step (Bengio, De Mori, Flammia & Kompe 1992).
+"""
+
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
+from sklearn.ensemble import HistGradientBoostingClassifier
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from ._inference import forward_backward, viterbi
+from ._representation import window_summaries
+from ._validation import (
+    check_sample_weight,
+    check_targets,
+    restore_on_failure,
+    score_targets,
+    validate_sequences,
+)
+
+# Floor of the per-step posteriors before their logarithm: a classifier that
+# gives a label probability 0 would otherwise veto that label for good.
+_MIN_PROBA = 1e-6
+
+
+def label_chain(labels, offsets, n_classes, n_states_per_label, *, weight=None,
+                pseudocount=1.0):
+    """Start and transition probabilities of states tied to labels, from counts.
+
+    One state per label: the maximum-likelihood (count) estimate of a Markov
+    chain of labels, with ``pseudocount`` added to every count. With ``k``
+    states per label, a segment of label ``c`` walks through its ``k`` states
+    left to right, staying in each with the same probability ``p_c``; the
+    segment then lasts ``k / (1 - p_c)`` steps on average, set to the mean
+    duration of label ``c`` in the data, and its last state leaves to the
+    first state of the other labels in the proportions observed.
+
+    Parameters
+    ----------
+    labels : ndarray of shape (n_steps,), dtype=intp
+        Encoded label of every step, -1 where unlabelled.
+    offsets : ndarray of shape (n_sequences + 1,)
+    n_classes, n_states_per_label : int
+    weight : ndarray of shape (n_sequences,), default=None
+    pseudocount : float, default=1.0
+
+    Returns
+    -------
+    startprob : ndarray of shape (n_classes * n_states_per_label,)
+    transmat : ndarray of shape (n_classes * n_states_per_label,) * 2
+        ``transmat[j, i] = P(x_t = i | x_{t-1} = j)``.
+    """
+    n_seq = offsets.shape[0] - 1
+    weight = np.ones(n_seq) if weight is None else weight
+    step_weight = np.repeat(weight, np.diff(offsets))
+    k = n_states_per_label
+    first = labels[offsets[:-1]]
+    start = np.full(n_classes, pseudocount)
+    np.add.at(start, first[first >= 0], weight[first >= 0])
+    same_seq = np.ones(labels.shape[0], dtype=bool)
+    same_seq[offsets[:-1]] = False  # step t and t - 1 in one sequence
+    pair = same_seq[1:] & (labels[:-1] >= 0) & (labels[1:] >= 0)
+    counts = np.full((n_classes, n_classes), pseudocount)
+    np.add.at(counts, (labels[:-1][pair], labels[1:][pair]), step_weight[1:][pair])
+    stays = np.diag(counts).copy()
+    leaves = counts.sum(axis=1) - stays
+    # k / (1 - p) = (stays + leaves) / leaves, the mean duration
+    leave = np.minimum(k * leaves / (stays + leaves), 1.0)
+    switch = counts - np.diag(stays)
+    switch /= np.maximum(switch.sum(axis=1, keepdims=True), np.finfo(float).tiny)
+    n = n_classes * k
+    transmat = np.zeros((n, n))
+    for c in range(n_classes):
+        for j in range(k):
+            s = c * k + j
+            transmat[s, s] = 1.0 - leave[c]
+            if j < k - 1:
+                transmat[s, s + 1] = leave[c]
+            else:
+                transmat[s, np.arange(n_classes) * k] += leave[c] * switch[c]
+    startprob = np.zeros(n)
+    startprob[np.arange(n_classes) * k] = start / start.sum()
+    return startprob, transmat
+
+
+def segment_phases(labels, offsets, n_phases):
+    """Phase of every step within its segment: each run of one label inside a
+    sequence cut into ``n_phases`` parts of equal length, numbered from 0.
+
+    Parameters
+    ----------
+    labels : ndarray of shape (n_steps,), dtype=intp
+        Encoded label of every step, -1 where unlabelled (which ends a run).
+    offsets : ndarray of shape (n_sequences + 1,)
+    n_phases : int
+
+    Returns
+    -------
+    phases : ndarray of shape (n_steps,), dtype=intp
+        ``floor(n_phases * position / run_length)``; 0 at unlabelled steps.
+    """
+    n = labels.shape[0]
+    start = np.ones(n, dtype=bool)
+    start[1:] = labels[1:] != labels[:-1]
+    start[offsets[:-1]] = True
+    run = np.cumsum(start) - 1
+    run_start = np.flatnonzero(start)
+    run_length = np.diff(np.append(run_start, n))
+    phases = (n_phases * (np.arange(n) - run_start[run])) // run_length[run]
+    phases[labels < 0] = 0
+    return phases
+
+
+class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
+    """Label every step with a hybrid HMM over a per-step classifier.
+
+    A per-step classifier (the "network" of a hybrid HMM/ANN) reads a causal
+    window of each step's recent past and gives P(label | window). Divided by
+    the label priors its outputs are scaled likelihoods P(window | label) /
+    P(window) of hidden states tied to the labels (Bourlard & Morgan 1994), so
+    that a Markov chain over those states weighs, at every step, how well each
+    label explains what it reads, and accumulates that evidence over time. The
+    chain is learned from the labelled sequences by counting: its transitions
+    are as sticky as the labelled segments are long. Several states per label
+    (left to right) model how long segments last.
+
+    ``predict`` is causal: the label at step ``t`` is the most probable under
+    the forward filter P(x_t | u_1..t), so a prefix's prediction is the prefix
+    of the full sequence's. ``algorithm="smooth"`` (forward-backward marginals)
+    and ``algorithm="viterbi"`` (the most likely label path) use the whole
+    sequence, for segmentation after the fact. For step labelling
+    :class:`IOHMMClassifier`'s conditional state cannot weigh evidence in this
+    way (a next-state classifier suffers from label bias; Lafferty, McCallum &
+    Pereira 2001): prefer this estimator (see the User Guide, "Labelling every
+    step").
+
+    Parameters
+    ----------
+    estimator : classifier or None, default=None
+        The per-step classifier, with ``fit`` and ``predict_proba``; fitted on
+        the labelled steps' window features. None: a
+        :class:`~sklearn.ensemble.HistGradientBoostingClassifier` with 100
+        iterations (early stopping on 10% of the steps above 10,000 steps).
+    window : int, default=32
+        Steps of recent past that each step's features summarise: per channel
+        the current value, and the mean, maximum, minimum and standard deviation
+        over the last ``window // 4`` and the last ``window`` steps.
+    n_states_per_label : int, default=2
+        Hidden states tied to each label, visited left to right within a
+        segment: more states give segment durations that are less often very
+        short (a negative binomial instead of a geometric law).
+    phase_targets : bool, default=False
+        With several states per label, train the per-step classifier to tell
+        the states apart too: every labelled segment is cut into
+        ``n_states_per_label`` parts of equal length, and the classifier
+        predicts (label, part). Each state then has scaled likelihoods of its
+        own, so that its states follow what the successive parts of a segment
+        look like (a rise, a plateau, a peak). False: the states of a label
+        share its likelihoods and differ only in their place in time.
+    transitions : {"learned", "none"}, default="learned"
+        ``"learned"``: the sticky chain counted from the labelled sequences.
+        ``"none"``: every step's state drawn afresh from the label priors
+        (each step's label is then the per-step classifier's alone).
+    likelihood_scale : float, default=0.3
+        Exponent applied to the scaled likelihoods: below 1, the per-step
+        classifier is trusted less relative to the chain. Its posteriors come
+        from overlapping windows, so neighbouring steps' evidence is far from
+        independent, and a classifier's probabilities are often overconfident;
+        the defaults (2 states per label, 0.3) were chosen on sessions cut from
+        the training recordings of BasicMotions and PLAID (see the User Guide,
+        "Labelling every step").
+    random_state : int, RandomState instance or None, default=None
+        Seeds the default classifier (its early-stopping split) or a given
+        classifier's ``random_state``.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        Labels seen in fit.
+    estimator_ : classifier
+        The fitted per-step classifier.
+    class_prior_ : ndarray of shape (n_classes,)
+        Label frequencies among the labelled steps (weighted).
+    target_prior_ : ndarray of shape (n_classes,) or (n_states,)
+        Frequencies of the per-step classifier's targets: ``class_prior_``,
+        or with ``phase_targets`` those of the (label, part) pairs.
+    startprob_ : ndarray of shape (n_states,)
+        Distribution of the state before the first step (the package's
+        convention: the first step's state is drawn from it through one
+        transition), counted from the first labels of the sequences.
+    transmat_ : ndarray of shape (n_states, n_states)
+        ``transmat_[j, i] = P(x_t = i | x_{t-1} = j)``; state ``i`` stands for
+        label ``classes_[i // n_states_per_label]``.
+    step_level_ : bool
+        Whether the model was fitted on labels per step (else one per
+        sequence, at its last step).
+    n_features_in_ : int
+        Number of features per step.
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
+        Names of features, when X was a DataFrame with string column names.
+
+    See Also
+    --------
+    IOHMMClassifier : Input/output HMM, for sequence-level labels.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skseq import HybridHMMClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> means = np.repeat([0.0, 3.0, 0.0, 3.0], 25)
+    >>> X = [(means + rng.normal(size=100))[:, None] for _ in range(6)]
+    >>> y = [np.repeat(["low", "high", "low", "high"], 25) for _ in range(6)]
+    >>> model = HybridHMMClassifier(window=8, random_state=0).fit(X, y)
+    >>> list(model.predict(X[:1])[0][22:28])  # causal: switches once sure
+    ['low', 'low', 'low', 'low', 'high', 'high']
+    >>> list(model.predict(X[:1], algorithm="viterbi")[0][22:28])  # offline
+    ['low', 'low', 'low', 'high', 'high', 'high']
+    """
+
+    _parameter_constraints: dict = {
+        "estimator": [HasMethods(["fit", "predict_proba"]), None],
+        "window": [Interval(numbers.Integral, 1, None, closed="left")],
+        "n_states_per_label": [Interval(numbers.Integral, 1, None, closed="left")],
+        "phase_targets": ["boolean"],
+        "transitions": [StrOptions({"learned", "none"})],
+        "likelihood_scale": [Interval(numbers.Real, 0, None, closed="neither")],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, estimator=None, *, window=32, n_states_per_label=2,
+                 phase_targets=False, transitions="learned", likelihood_scale=0.3,
+                 random_state=None):
+        self.estimator = estimator
+        self.window = window
+        self.n_states_per_label = n_states_per_label
+        self.phase_targets = phase_targets
+        self.transitions = transitions
+        self.likelihood_scale = likelihood_scale
+        self.random_state = random_state
+
+    def _make_estimator(self):
+        seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
+        if self.estimator is None:
+            return HistGradientBoostingClassifier(random_state=seed)
+        estimator = clone(self.estimator)
+        if "random_state" in estimator.get_params(deep=False):
+            estimator.set_params(random_state=seed)
+        return estimator
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, y, sample_weight=None):
+        """Fit the per-step classifier and the chain of label states.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_sequences, max_len, n_features) or list
+            Sequences: a 3-D array padded at the end with NaN rows, a list of
+            ``(len_i, n_features)`` arrays, or a 2-D array of one-step sequences.
+        y : array-like of shape (n_sequences,) or list of arrays
+            A list of per-step label arrays (NaN/None = unlabelled step), or
+            one label per sequence, which labels its last step.
+        sample_weight : array-like of shape (n_sequences,), default=None
+            Per-sequence weights (of every labelled step of the sequence).
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        with restore_on_failure(self):
+            seqs = validate_sequences(self, X, reset=True)
+            targets = check_targets(y, seqs, task="classification")
+            weight = check_sample_weight(sample_weight, seqs.n_sequences)
+            seq_of = np.searchsorted(seqs.offsets, targets.steps, side="right") - 1
+            # a step of weight 0 counts as unlabelled
+            kept = weight[seq_of] > 0
+            steps, step_weight = targets.steps[kept], weight[seq_of][kept]
+            classes, encoded = np.unique(targets.values[kept], return_inverse=True)
+            if classes.shape[0] < 2:
+                raise ValueError(
+                    "y needs samples of at least 2 classes in the data (steps of "
+                    f"positive weight), but contains only one class: {classes[0]!r}."
+                )
+            labels = np.full(seqs.data.shape[0], -1, dtype=np.intp)
+            labels[steps] = encoded
+            k = self.n_states_per_label
+            fit_targets, n_targets = encoded, classes.shape[0]
+            if self.phase_targets and k > 1:
+                phases = segment_phases(labels, seqs.offsets, k)[steps]
+                fit_targets, n_targets = encoded * k + phases, classes.shape[0] * k
+            features = window_summaries(seqs, self.window)[steps]
+            estimator = self._make_estimator()
+            if sample_weight is None:
+                estimator.fit(features, fit_targets)
+            else:
+                estimator.fit(features, fit_targets, sample_weight=step_weight)
+            prior = np.bincount(encoded, weights=step_weight,
+                                minlength=classes.shape[0])
+            target_prior = np.bincount(fit_targets, weights=step_weight,
+                                       minlength=n_targets)
+            startprob, transmat = label_chain(
+                labels, seqs.offsets, classes.shape[0], self.n_states_per_label,
+                weight=weight)
+            prior /= prior.sum()
+            target_prior /= target_prior.sum()
+            if self.transitions == "none":
+                # every state drawn afresh from the classifier's target priors:
+                # the filter then returns the per-step classifier's posteriors
+                share = k * classes.shape[0] // n_targets  # states per target
+                startprob = np.repeat(target_prior, share) / share
+                transmat = np.tile(startprob, (startprob.shape[0], 1))
+            self.classes_ = classes
+            self.estimator_ = estimator
+            self.class_prior_ = prior
+            self.target_prior_ = target_prior
+            self.startprob_ = startprob
+            self.transmat_ = transmat
+            self.step_level_ = targets.step_level
+        return self
+
+    # -- inference -----------------------------------------------------------
+    def _checked(self, X):
+        check_is_fitted(self)
+        return validate_sequences(self, X, reset=False)
+
+    def _log_emissions(self, seqs):
+        """Scaled log-likelihoods of every state at every step (Bourlard &
+        Morgan 1994): log P(target | window) - log P(target), times the scale;
+        the target is the state's label, or with ``phase_targets`` the state
+        itself."""
+        n_steps, n_classes = seqs.data.shape[0], self.classes_.shape[0]
+        n_targets = self.target_prior_.shape[0]
+        proba = np.zeros((n_steps, n_targets))
+        proba[:, self.estimator_.classes_] = self.estimator_.predict_proba(
+            window_summaries(seqs, self.window))
+        log_lik = (np.log(np.maximum(proba, _MIN_PROBA))
+                   - np.log(np.maximum(self.target_prior_, _MIN_PROBA)))
+        if n_targets > n_classes:
+            # a (label, part) pair never seen in training (segments shorter
+            # than the parts) has its label's likelihood
+            label = proba.reshape(n_steps, n_classes, -1).sum(axis=2)
+            log_label = (np.log(np.maximum(label, _MIN_PROBA))
+                         - np.log(self.class_prior_))
+            unseen = self.target_prior_ == 0
+            log_lik[:, unseen] = np.repeat(log_label, n_targets // n_classes,
+                                           axis=1)[:, unseen]
+        n_states = self.startprob_.shape[0]
+        return np.repeat(self.likelihood_scale * log_lik, n_states // n_targets,
+                         axis=1)
+
+    def _state_proba(self, seqs, smoothed):
+        post = forward_backward(self.startprob_, self.transmat_[None],
+                                self._log_emissions(seqs), seqs.offsets,
+                                backward=smoothed)
+        return post.gamma
+
+    def _label_proba(self, state_proba):
+        n = state_proba.shape[0]
+        return state_proba.reshape(n, -1, self.n_states_per_label).sum(axis=2)
+
+    def _per_sequence(self, seqs, packed):
+        """Per-step values as a list (step-level model), else the last step's."""
+        if self.step_level_:
+            return seqs.split(packed)
+        return packed[seqs.last_steps]
+
+    def predict_state_proba(self, X, *, smoothed=False):
+        """Distributions of the hidden states at every step.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
+        smoothed : bool, default=False
+            False: filtered, P(x_t | u_1..t) (causal). True: smoothed over the
+            whole sequence, P(x_t | u_1..T).
+
+        Returns
+        -------
+        proba : list of ndarray of shape (len_i, n_states)
+            State ``i`` stands for label ``classes_[i // n_states_per_label]``.
+        """
+        seqs = self._checked(X)
+        return seqs.split(self._state_proba(seqs, smoothed))
+
+    def predict_proba(self, X, *, smoothed=False):
+        """Label probabilities at every step.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
+        smoothed : bool, default=False
+            False: P(label_t | u_1..t), causal. True: P(label_t | u_1..T).
+
+        Returns
+        -------
+        proba : list of ndarray of shape (len_i, n_classes), or ndarray
+            Per step (a model fitted on step-level labels), else of shape
+            ``(n_sequences, n_classes)``: the distribution at each last step.
+        """
+        seqs = self._checked(X)
+        return self._per_sequence(
+            seqs, self._label_proba(self._state_proba(seqs, smoothed)))
+
+    def predict_log_proba(self, X, *, smoothed=False):
+        """Logarithm of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
+        smoothed : bool, default=False
+            False: causal. True: smoothed over the whole sequence.
+
+        Returns
+        -------
+        log_proba : list of ndarray of shape (len_i, n_classes), or ndarray
+        """
+        proba = self.predict_proba(X, smoothed=smoothed)
+        with np.errstate(divide="ignore"):
+            if self.step_level_:
+                return [np.log(p) for p in proba]
+            return np.log(proba)
+
+    def decode(self, X):
+        """The most likely state path of every sequence (Viterbi).
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
+
+        Returns
+        -------
+        states : list of ndarray of shape (len_i,)
+            State ``i`` stands for label ``classes_[i // n_states_per_label]``.
+        """
+        seqs = self._checked(X)
+        return seqs.split(self._viterbi(seqs))
+
+    def _viterbi(self, seqs):
+        with np.errstate(divide="ignore"):
+            log_start, log_trans = np.log(self.startprob_), np.log(self.transmat_)
+        _, path = viterbi(log_start, np.ascontiguousarray(log_trans[None]),
+                          self._log_emissions(seqs), seqs.offsets)
+        return path
+
+    def predict(self, X, *, algorithm="filter"):
+        """Most probable label of every step.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
+        algorithm : {"filter", "smooth", "viterbi"}, default="filter"
+            ``"filter"``: the most probable label given the steps so far
+            (causal: a prefix's prediction is the prefix of the full one).
+            ``"smooth"``: the most probable label at each step given the whole
+            sequence. ``"viterbi"``: the labels of the most likely state path,
+            which never holds a transition the chain forbids.
+
+        Returns
+        -------
+        labels : list of ndarray of shape (len_i,), or ndarray
+            Per step (a model fitted on step-level labels), else one label per
+            sequence (that of its last step).
+        """
+        if algorithm not in ("filter", "smooth", "viterbi"):
+            raise ValueError(
+                "algorithm must be 'filter', 'smooth' or 'viterbi', got "
+                f"{algorithm!r}."
+            )
+        seqs = self._checked(X)
+        if algorithm == "viterbi":
+            index = self._viterbi(seqs) // self.n_states_per_label
+        else:
+            proba = self._label_proba(self._state_proba(seqs, algorithm == "smooth"))
+            index = proba.argmax(axis=1)
+        return self._per_sequence(seqs, self.classes_[index])
+
+    def score(self, X, y, sample_weight=None):
+        """Mean accuracy of the causal prediction.
+
+        Sequence-level labels: the fraction of sequences classified correctly.
+        Step-level labels: the fraction of labelled steps labelled correctly
+        (each step weighted by its sequence's weight).
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
+        y : array-like or list of arrays
+        sample_weight : array-like of shape (n_sequences,), default=None
+
+        Returns
+        -------
+        score : float
+        """
+        seqs = self._checked(X)
+        targets, weight = score_targets(y, seqs, sample_weight, task="classification",
+                                        step_level=self.step_level_)
+        proba = self._label_proba(self._state_proba(seqs, False))
+        predicted = self.classes_[proba[targets.steps].argmax(axis=1)]
+        return float(np.average(predicted == targets.values, weights=weight))

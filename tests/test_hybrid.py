@@ -1,0 +1,289 @@
+"""HybridHMMClassifier: inference against brute force, the chain against counts,
+causality, the data model, and the segment helpers on hand-worked examples."""
+
+import itertools
+import pickle
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.linear_model import LogisticRegression
+
+from skseq import HybridHMMClassifier, IOHMMClassifier
+from skseq._validation import check_sequences
+from skseq.hybrid import label_chain, segment_phases, window_summaries
+from skseq.utils import boundary_f1_score, segments
+
+
+def _sessions(n_seq=4, seed=0):
+    """Sequences of three noisy level segments, labelled by level."""
+    rng = np.random.default_rng(seed)
+    X, y = [], []
+    for _ in range(n_seq):
+        lengths = rng.integers(6, 12, size=3)
+        codes = rng.permutation(3)
+        y.append(np.repeat(np.array(["a", "b", "c"])[codes], lengths))
+        X.append(np.column_stack([np.repeat(codes * 1.5, lengths)
+                                  + rng.normal(scale=0.7, size=lengths.sum()),
+                                  rng.normal(size=lengths.sum())]))
+    return X, y
+
+
+def _fitted(**params):
+    X, y = _sessions()
+    params = {"estimator": LogisticRegression(), "window": 4, **params}
+    return HybridHMMClassifier(**params).fit(X, y), X, y
+
+
+def _brute_force(startprob, transmat, log_emit):
+    """Filtered and smoothed state marginals, and the best path, by enumerating
+    every state path of a short sequence."""
+    n, T = startprob.shape[0], log_emit.shape[0]
+    emit = np.exp(log_emit)
+    filtered = np.zeros((T, n))
+    smoothed = np.zeros((T, n))
+    best, best_path = -np.inf, None
+    for path in itertools.product(range(n), repeat=T):
+        # the state before the first step is drawn from startprob (the
+        # package's convention), the first step's through one transition
+        p = (startprob @ transmat)[path[0]] * emit[0, path[0]]
+        prefix = [p]
+        for t in range(1, T):
+            p = p * transmat[path[t - 1], path[t]] * emit[t, path[t]]
+            prefix.append(p)
+        for t in range(T):
+            smoothed[t, path[t]] += p
+        if p > best:
+            best, best_path = p, path
+        # P(x_1..t, y_1..t): each prefix is counted once per continuation, so
+        # divide by the number of continuations
+        for t in range(T):
+            filtered[t, path[t]] += prefix[t] / n ** (T - 1 - t)
+    filtered /= filtered.sum(axis=1, keepdims=True)
+    smoothed /= smoothed.sum(axis=1, keepdims=True)
+    return filtered, smoothed, np.array(best_path)
+
+
+@pytest.mark.parametrize("n_states_per_label, phase_targets",
+                         [(1, False), (2, False), (2, True)])
+def test_filter_smoother_viterbi_match_enumeration(n_states_per_label,
+                                                   phase_targets):
+    model, X, _ = _fitted(n_states_per_label=n_states_per_label,
+                          phase_targets=phase_targets, likelihood_scale=0.5)
+    x = [X[0][:5]]
+    log_emit = model._log_emissions(check_sequences(x))
+    filtered, smoothed, path = _brute_force(model.startprob_, model.transmat_,
+                                            log_emit)
+    assert_allclose(model.predict_state_proba(x)[0], filtered, rtol=1e-10)
+    assert_allclose(model.predict_state_proba(x, smoothed=True)[0], smoothed,
+                    rtol=1e-10)
+    assert_array_equal(model.decode(x)[0], path)
+    k = n_states_per_label
+    labels = model.classes_[filtered.reshape(5, -1, k).sum(axis=2).argmax(axis=1)]
+    assert_array_equal(model.predict(x)[0], labels)
+    assert_array_equal(model.predict(x, algorithm="viterbi")[0],
+                       model.classes_[path // k])
+
+
+def test_scaled_likelihoods_are_posteriors_over_priors():
+    model, X, _ = _fitted(likelihood_scale=0.5, n_states_per_label=1)
+    features = window_summaries(check_sequences(X[:1]), 4)
+    proba = model.estimator_.predict_proba(features)
+    # posteriors are floored at 1e-6 so that no step can veto a label for good
+    expected = 0.5 * (np.log(np.maximum(proba, 1e-6)) - np.log(model.class_prior_))
+    assert_allclose(model._log_emissions(check_sequences(X[:1])), expected)
+
+
+def test_window_summaries_against_direct_computation():
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(9, 2))
+    got = window_summaries(check_sequences([x[:4], x[4:]]), 4)
+    for part, rows in ((x[:4], got[:4]), (x[4:], got[4:])):
+        for t in range(len(part)):
+            expected = [part[t]]
+            for w in (1, 4):
+                past = part[max(0, t - w + 1): t + 1]
+                expected += [past.mean(0), past.max(0), past.min(0), past.std(0)]
+            assert_allclose(rows[t], np.concatenate(expected), atol=1e-12)
+
+
+def test_label_chain_counts_hand_worked():
+    # one sequence a a a b b, one b b a with the first step unlabelled
+    labels = np.array([0, 0, 0, 1, 1, -1, 1, 0])
+    offsets = np.array([0, 5, 8])
+    start, trans = label_chain(labels, offsets, 2, 1, pseudocount=1.0)
+    # first labels: a only (the second sequence starts unlabelled) -> (1+1, 0+1)
+    assert_allclose(start, [2 / 3, 1 / 3])
+    # pairs: a->a twice, a->b once, b->b once, b->a once; plus 1 each
+    assert_allclose(trans, [[3 / 5, 2 / 5], [2 / 4, 2 / 4]])
+    # two states per label: the same mean durations, (stays + leaves) / leaves
+    start2, trans2 = label_chain(labels, offsets, 2, 2, pseudocount=1.0)
+    assert_allclose(start2, [2 / 3, 0, 1 / 3, 0])
+    leave_a, leave_b = 2 * 2 / 5, 1.0
+    assert_allclose(trans2, [[1 - leave_a, leave_a, 0, 0],
+                             [0, 1 - leave_a, leave_a, 0],
+                             [0, 0, 1 - leave_b, leave_b],
+                             [leave_b, 0, 0, 1 - leave_b]])
+
+
+@pytest.mark.parametrize("phase_targets", [False, True])
+def test_no_transitions_is_the_per_step_classifier(phase_targets):
+    model, X, _ = _fitted(transitions="none", likelihood_scale=1.0,
+                          phase_targets=phase_targets)
+    proba = model.estimator_.predict_proba(window_summaries(check_sequences(X), 4))
+    proba = np.maximum(proba, 1e-6)  # the floor of the scaled likelihoods
+    proba /= proba.sum(axis=1, keepdims=True)
+    proba = proba.reshape(proba.shape[0], 3, -1).sum(axis=2)  # labels
+    assert_allclose(np.vstack(model.predict_proba(X)), proba, rtol=1e-9)
+
+
+@pytest.mark.parametrize("algorithm", ["filter", "smooth", "viterbi"])
+def test_predictions_are_per_step_and_the_filter_is_causal(algorithm):
+    model, X, y = _fitted()
+    full = model.predict(X, algorithm=algorithm)
+    assert [len(p) for p in full] == [len(s) for s in y]
+    if algorithm == "filter":
+        for cut in (1, 7, 15):
+            assert_array_equal(model.predict([X[0][:cut]])[0], full[0][:cut])
+            assert_allclose(model.predict_proba([X[0][:cut]])[0],
+                            model.predict_proba(X[:1])[0][:cut])
+    assert np.mean(np.concatenate(full) == np.concatenate(y)) > 0.8
+
+
+def test_unlabelled_steps_pickle_and_determinism():
+    X, y = _sessions()
+    y = [np.where(np.arange(len(s)) % 3 == 0, None, s).astype(object) for s in y]
+    a = HybridHMMClassifier(window=4, random_state=0).fit(X, y)
+    b = pickle.loads(pickle.dumps(a))
+    c = HybridHMMClassifier(window=4, random_state=0).fit(X, y)
+    for m in (b, c):
+        assert_allclose(np.vstack(m.predict_proba(X)), np.vstack(a.predict_proba(X)))
+    assert set(a.classes_) == {"a", "b", "c"}
+
+
+def test_sequence_level_labels_give_one_label_per_sequence():
+    X, y = _sessions()
+    last = np.array([s[-1] for s in y])
+    model = HybridHMMClassifier(estimator=LogisticRegression(), window=4).fit(X, last)
+    assert model.predict(X).shape == (4,)
+    assert model.predict_proba(X).shape == (4, len(model.classes_))
+    with pytest.raises(ValueError, match="fitted on targets one per sequence"):
+        model.score(X, y)
+
+
+def test_bad_input_errors_and_failed_fit_leaves_model():
+    model, X, y = _fitted()
+    before = model.predict_proba(X)
+    with pytest.raises(ValueError, match="algorithm must be"):
+        model.predict(X, algorithm="forward")
+    bad = [s[:-1] for s in y]
+    with pytest.raises(ValueError, match="sequence 0 has"):
+        model.fit(X, bad)
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        model.fit(X, [np.full(len(s), "a") for s in y])
+    with pytest.raises(ValueError, match="expecting 2 features"):
+        model.predict([x[:, :1] for x in X])
+    assert_allclose(np.vstack(model.predict_proba(X)), np.vstack(before))
+
+
+def test_segments_hand_worked():
+    starts, stops, labels = segments(np.array([3, 3, 1, 1, 1, 3]))
+    assert_array_equal(starts, [0, 2, 5])
+    assert_array_equal(stops, [2, 5, 6])
+    assert_array_equal(labels, [3, 1, 3])
+    starts, stops, labels = segments(["x"])
+    assert_array_equal(starts, [0])
+    assert_array_equal(stops, [1])
+    with pytest.raises(ValueError, match="1-D"):
+        segments(np.zeros((2, 2)))
+    with pytest.raises(ValueError, match="empty"):
+        segments([])
+
+
+def test_boundary_f1_hand_worked():
+    truth = [np.array([0] * 5 + [1] * 5 + [2] * 5), np.array([0] * 6)]
+    # boundaries at 5 and 10; predicted at 3, 6 and 14, and one in sequence 1
+    pred = [np.array([0] * 3 + [5] * 3 + [1] * 8 + [2]), np.array([0] * 3 + [1] * 3)]
+    # tolerance 1: 6 matches 5 (3 is 2 away); 14 is 4 from 10 -> 1 match
+    # precision 1/4, recall 1/2 -> F1 = 2 * (1/8) / (3/4) = 1/3
+    assert boundary_f1_score(truth, pred, tolerance=1) == pytest.approx(1 / 3)
+    # tolerance 4: 3 matches 5 and 6 matches 10 (one to one) -> 2 matches
+    assert boundary_f1_score(truth, pred, tolerance=4) == pytest.approx(
+        2 * (2 / 4) * (2 / 2) / (2 / 4 + 2 / 2))
+    assert boundary_f1_score([np.zeros(4)], [np.zeros(4)]) == 1.0
+    with pytest.raises(ValueError, match="tolerance"):
+        boundary_f1_score(truth, pred, tolerance=-1)
+    with pytest.raises(ValueError, match="sequence 1 has"):
+        boundary_f1_score(truth, [pred[0], pred[1][:-1]])
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_iohmm_with_step_labels_reads_the_recent_past_causally():
+    X, y = _sessions(n_seq=3)
+    model = IOHMMClassifier(n_states=2, n_init=1, max_iter=20, random_state=0)
+    model.fit(X, y)
+    assert model.features_ == "window"
+    full = model.predict_proba(X[:1])[0]
+    assert_allclose(model.predict_proba([X[0][:9]])[0], full[:9])
+    # sequence-level labels keep the summary of the whole prefix
+    last = np.array([s[-1] for s in y])
+    assert IOHMMClassifier(n_states=2, n_init=1, max_iter=5).fit(X, last).features_ \
+        == "shape"
+
+
+def test_plot_step_labels_draws_one_row_per_labelling():
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from skseq.plotting import plot_step_labels
+
+    ax = plot_step_labels({"truth": ["a", "a", "b", "b"],
+                           "guess": ["a", "b", "b", "a"]}, classes=["a", "b"])
+    rows = [c.get_paths() for c in ax.collections]
+    assert [len(r) for r in rows] == [2, 3]  # segments: a|b and a|b|a
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["a", "b"]
+    with pytest.raises(ValueError, match="not in classes"):
+        plot_step_labels({"truth": ["a", "c"]}, classes=["a", "b"])
+    with pytest.raises(ValueError, match="one length"):
+        plot_step_labels({"truth": ["a", "b"], "guess": ["a"]})
+    with pytest.raises(TypeError, match="dict"):
+        plot_step_labels(["a", "b"])
+
+
+def test_segment_phases_hand_worked():
+    # sequence 0: one run of 6 steps; sequence 1: a run of 2, a gap, a run of 1
+    labels = np.array([0, 0, 0, 0, 0, 0, 1, 1, -1, 1])
+    offsets = np.array([0, 6, 10])
+    assert_array_equal(segment_phases(labels, offsets, 3),
+                       [0, 0, 1, 1, 2, 2, 0, 1, 0, 0])
+    # a run split by a sequence boundary is two runs
+    assert_array_equal(segment_phases(np.array([2, 2, 2, 2]), np.array([0, 1, 4]), 2),
+                       [0, 0, 0, 1])
+
+
+def test_phase_targets_give_every_state_its_own_likelihoods():
+    model, X, _ = _fitted(n_states_per_label=2, phase_targets=True,
+                          likelihood_scale=1.0)
+    assert_array_equal(model.estimator_.classes_, np.arange(6))
+    proba = model.estimator_.predict_proba(window_summaries(check_sequences(X[:1]), 4))
+    expected = (np.log(np.maximum(proba, 1e-6))
+                - np.log(np.maximum(model.target_prior_, 1e-6)))
+    assert_allclose(model._log_emissions(check_sequences(X[:1])), expected)
+    # the label probabilities sum the states of each label
+    labels = np.vstack(model.predict_proba(X[:1]))
+    states = np.vstack(model.predict_state_proba(X[:1]))
+    assert_allclose(labels, states.reshape(-1, 3, 2).sum(axis=2))
+
+
+def test_phase_targets_on_one_step_sequences_fall_back_on_the_labels():
+    # every segment is one step long: only the first part of a label is ever
+    # seen, and its other parts take the label's likelihood
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2)) + np.repeat([[0.0, 0.0], [3.0, 3.0]], 20, axis=0)
+    y = np.repeat(["a", "b"], 20)
+    model = HybridHMMClassifier(LogisticRegression(), n_states_per_label=3,
+                                phase_targets=True, likelihood_scale=1.0).fit(X, y)
+    log_emit = model._log_emissions(check_sequences(X))
+    assert_allclose(log_emit[:, [1, 2, 4, 5]], log_emit[:, [0, 0, 3, 3]])
+    assert model.score(X, y) == 1.0
