@@ -82,30 +82,6 @@ def setup(app):
     app.connect("autodoc-process-docstring", _unlink_sklearn_docstrings)
 
 
-# -- Pages written on other branches ----------------------------------------------
-# The landing page and "Which estimator?" name the step-labelling and regime
-# guides and Results pages through these substitutions: a link where the page
-# exists, plain text where it does not yet (so that -W passes either way).
-# Once every page below exists, the substitutions may become plain :doc: links.
-_DOC_DIR = os.path.dirname(os.path.abspath(__file__))
-_LINKED_PAGES = {
-    "step_labelling_guide": ("user_guide/step_labelling", "Labelling every step"),
-    "regimes_guide": ("user_guide/regimes", "Regime-switching regression"),
-    "step_labelling_results": ("results/step_labelling", "Step labelling results"),
-    "regimes_results": ("results/regimes", "Regime results"),
-}
-
-
-def _page_or_text(name, page, title):
-    found = any(os.path.exists(os.path.join(_DOC_DIR, page + ext))
-                for ext in (".rst", ".md"))
-    target = f":doc:`{title} </{page}>`" if found else title
-    return f".. |{name}| replace:: {target}"
-
-
-rst_epilog = "\n".join(_page_or_text(name, *page)
-                       for name, page in _LINKED_PAGES.items())
-
 # -- Markdown (benchmark results in doc/results/) -------------------------------
 # Benchmark scripts write these pages; a heading level they skip should not fail
 # the build.
