@@ -38,7 +38,7 @@ def problems(n_samples, seed):
     yield "parity", X, y, 2
 
 
-def problem_and_starts(X, y, n_states, n_starts, seed):
+def problem_and_starts(X, y, n_states, n_starts, seed, **params):
     """The fit's objective and its first ``n_starts`` starting points."""
     captured = {}
 
@@ -50,7 +50,7 @@ def problem_and_starts(X, y, n_states, n_starts, seed):
                 for t in thetas0]
 
     clf = IOHMMClassifier(n_states, emission="state", n_init=n_starts,
-                          random_state=seed)
+                          random_state=seed, **params)
     owner = next(c for c in type(clf).__mro__ if "_solve_lbfgs" in vars(c))
     original = owner._solve_lbfgs
     owner._solve_lbfgs = capture
@@ -86,6 +86,10 @@ def main():
     parser.add_argument("--problems", nargs="+", default=None)
     parser.add_argument("--tol", type=float, default=None,
                         help="ftol and gtol of both solvers (default: the estimator's)")
+    parser.add_argument("--init-scale", type=float, default=None)
+    parser.add_argument("--init", default=None,
+                        help="the estimator's init (default: its own)")
+    parser.add_argument("--lockstep-only", action="store_true")
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
     rows = []
@@ -94,13 +98,19 @@ def main():
     for name, X, y, n in problems(args.n_samples, args.seed):
         if args.problems and name not in args.problems:
             continue
-        clf, problem, thetas0 = problem_and_starts(X, y, n, args.starts, args.seed)
+        params = {k: v for k, v in [("init_scale", args.init_scale),
+                                    ("init", args.init)] if v is not None}
+        clf, problem, thetas0 = problem_and_starts(X, y, n, args.starts, args.seed,
+                                                   **params)
         tol = clf.tol if args.tol is None else args.tol
         t0 = time.perf_counter()
         res = minimize_batch(problem.values_and_grads, thetas0, max_iter=clf.max_iter,
                              ftol=tol, gtol=tol)
         t1 = time.perf_counter()
-        xs, fs, _ = run_scipy(problem, thetas0, tol, clf.max_iter)
+        if args.lockstep_only:
+            xs, fs = res.x, res.fun
+        else:
+            xs, fs, _ = run_scipy(problem, thetas0, tol, clf.max_iter)
         t2 = time.perf_counter()
         ok_l, ok_s = perfect(problem, res.x), perfect(problem, xs)
         same = np.abs(res.fun - fs) <= 1e-6 * np.maximum(1.0, np.abs(fs))
