@@ -21,7 +21,6 @@ import numpy as np
 from scipy.optimize import minimize
 
 from skseq import IOHMMClassifier
-from skseq import _iohmm
 from skseq._lbfgs import minimize_batch
 from skseq.datasets import make_parity, make_tomita
 
