@@ -147,10 +147,8 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         while every other state is pushed to keep its value (``"hold"``, a stay
         logit of 7; for long memory, see :ref:`long_memory`). ``"auto"`` cycles
         through ``["random", "permutation"]``.
-    init_scale : float, default=0.3
-        Standard deviation of the random initial weights. Small weights start
-        every transition near uniform; on Tomita's grammars 0.3 let more starts
-        reach a perfect fit than 1.0 (doc/results/restarts.md).
+    init_scale : float, default=1.0
+        Standard deviation of the random initial weights.
     random_state : int, RandomState instance or None, default=None
         Controls the initialisations.
     verbose : int, default=0
@@ -297,7 +295,7 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         max_iter=200,
         tol=1e-5,
         init="auto",
-        init_scale=0.3,
+        init_scale=1.0,
         random_state=None,
         verbose=0,
         n_jobs=None,
