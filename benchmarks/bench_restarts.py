@@ -11,6 +11,13 @@ the same objective (to 1e-6 relative) and the mean objectives.
 
     OMP_NUM_THREADS=1 python benchmarks/bench_restarts.py [--starts 40] \
         [--n-samples 100] [--out doc/results/restarts.json]
+
+``--gridsearch`` instead runs the model selection of the results page:
+GridSearchCV over n_states 2-5 with ``n_init=5`` on 200 strings of length 1-12,
+100 accepted and 100 rejected by Tomita's grammar 4, one line per sampling seed:
+
+    OMP_NUM_THREADS=1 python benchmarks/bench_restarts.py --gridsearch \
+        --seeds 0 1 2 3 4 5 6 7 [--init-scale 0.3]
 """
 
 import argparse
@@ -19,10 +26,11 @@ import time
 
 import numpy as np
 from scipy.optimize import minimize
+from sklearn.model_selection import GridSearchCV, KFold
 
 from skseq import IOHMMClassifier
 from skseq._lbfgs import minimize_batch
-from skseq.datasets import make_parity, make_tomita
+from skseq.datasets import make_parity, make_tomita, make_tomita_exhaustive
 
 # Problems: (name, data, n_states). The state counts are those of the smallest
 # automaton of each language (Tomita 1-7 with a dead state where one is needed).
@@ -77,6 +85,24 @@ def run_scipy(problem, thetas0, tol, max_iter):
             np.array([o[2] for o in out]))
 
 
+def gridsearch(seed, **params):
+    """Best n_states, accuracy on all strings up to 12 and on 200 strings of
+    length 50-100, for one balanced training sample of Tomita 4."""
+    X_all, y_all = make_tomita_exhaustive(4, 12)
+    rng = np.random.RandomState(seed)
+    idx = np.concatenate([rng.choice(np.flatnonzero(y_all == c), 100, replace=False)
+                          for c in (0, 1)])
+    rng.shuffle(idx)
+    search = GridSearchCV(
+        IOHMMClassifier(emission="state", n_init=5, random_state=0, **params),
+        {"n_states": [2, 3, 4, 5]}, cv=KFold(3, shuffle=True, random_state=0))
+    search.fit([X_all[i] for i in idx], y_all[idx])
+    X_long, y_long = make_tomita(4, 200, min_length=50, max_length=100,
+                                 random_state=1000)
+    return (search.best_params_["n_states"], search.score(X_all, y_all),
+            search.score(X_long, y_long))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--starts", type=int, default=40)
@@ -89,8 +115,17 @@ def main():
     parser.add_argument("--init", default=None,
                         help="the estimator's init (default: its own)")
     parser.add_argument("--lockstep-only", action="store_true")
+    parser.add_argument("--gridsearch", action="store_true")
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0])
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
+    if args.gridsearch:
+        params = {} if args.init_scale is None else {"init_scale": args.init_scale}
+        print("seed n_states acc(1-12) acc(50-100)")
+        for seed in args.seeds:
+            n, short, long = gridsearch(seed, **params)
+            print(f"{seed:4d} {n:8d} {short:9.4f} {long:11.4f}", flush=True)
+        return
     rows = []
     print(f"{'problem':9s} n  lockstep  scipy  same_opt  f_lockstep  f_scipy  "
           "t_lock  t_scipy")
