@@ -766,6 +766,10 @@ class BaseIOHMM(BaseEstimator):
         self.loss_curve_ = best["curve"]
         self.features_ = features
         self.representation_ = representation
+        # to_automaton reads symbols as unit vectors: were the inputs one-hot?
+        U = seqs.data
+        self._one_hot_inputs_ = bool(((U == 0) | (U == 1)).all()
+                                     and (U.sum(axis=1) == 1).all())
         self.alpha_ = alpha
         self.n_init_ = len(objectives)
         self.init_objectives_ = objectives

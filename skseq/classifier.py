@@ -475,7 +475,8 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         Raises
         ------
         ValueError
-            If the model is not binary, not ``emission="state"``, or not
+            If the model is not binary, not ``emission="state"``, not fitted
+            with ``features="raw"`` on one-hot inputs, or not
             near-deterministic on its reachable states.
         """
         from .automata import DFA
@@ -485,6 +486,16 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
             raise ValueError(
                 "to_automaton needs a binary model with emission='state' (the class "
                 "must depend on the state alone, as in a Moore machine)."
+            )
+        if self.features_ != "raw" or not getattr(self, "_one_hot_inputs_", False):
+            what = (f"its representation is features_={self.features_!r}"
+                    if self.features_ != "raw" else
+                    "its training inputs were not one-hot symbols")
+            raise ValueError(
+                f"to_automaton needs a model of symbols: {what}. The machine is "
+                "read off by feeding one symbol (a one-hot row) at a time, which "
+                "only a features='raw' model fitted on one-hot inputs (e.g. "
+                "Stepwise(OneHotEncoder())) interprets as a symbol."
             )
         n_symbols = self.n_features_in_
         if alphabet is None:

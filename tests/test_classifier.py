@@ -502,3 +502,18 @@ def test_soft_voting_classifier_over_restarts():
         mean = np.mean([m.predict_proba(form) for m in alone], axis=0)
         assert_allclose(vote.predict_proba(form), mean, rtol=1e-12)
         assert_array_equal(vote.predict(form), alone[0].classes_[mean.argmax(1)])
+
+
+def test_to_automaton_refuses_models_that_do_not_read_symbols():
+    X, y = make_tomita(4, 30, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        shape = IOHMMClassifier(2, emission="state", features="shape", n_init=1,
+                                max_iter=2, random_state=0).fit(X, y)
+        real = [x * 0.5 + 0.25 for x in X]  # raw, but not one-hot symbols
+        raw_real = IOHMMClassifier(2, emission="state", features="raw", n_init=1,
+                                   max_iter=2, random_state=0).fit(real, y)
+    with pytest.raises(ValueError, match="features_='shape'"):
+        shape.to_automaton(min_proba=0.0)
+    with pytest.raises(ValueError, match="not one-hot symbols"):
+        raw_real.to_automaton(min_proba=0.0)
