@@ -1212,6 +1212,11 @@ def _steps(estimator):
             for inner in _steps(step)]
 
 
+# Methods whose output is per sequence unless the model labels every step.
+_PER_SEQUENCE_METHODS = frozenset({"predict", "predict_proba", "predict_log_proba",
+                                   "decision_function", "score"})
+
+
 def on_raw_steps(estimator, method, X, *args, **kwargs):
     """Call a method of a pipeline's last step on X, with outputs on X's steps.
 
@@ -1248,7 +1253,8 @@ def on_raw_steps(estimator, method, X, *args, **kwargs):
     ------
     ValueError
         If a step other than WindowMean changes the sequences' lengths, or the
-        method's output is not per step while the pipeline has a WindowMean.
+        method's output is not per step (e.g. ``predict_proba`` of a model
+        fitted on sequence-level labels) while the pipeline has a WindowMean.
 
     Examples
     --------
@@ -1281,6 +1287,14 @@ def on_raw_steps(estimator, method, X, *args, **kwargs):
                 "can be mapped back onto the raw steps)."
             )
         lengths = new
+    if windows and method in _PER_SEQUENCE_METHODS and not getattr(
+            last, "step_level_", False):
+        raise ValueError(
+            f"{type(last).__name__}.{method} gives one value per sequence (it was "
+            "not fitted on step-level labels), so there are no steps to map back "
+            f"through WindowMean: call {method} on the pipeline itself instead. "
+            "on_raw_steps is for per-step outputs such as predict_state_proba."
+        )
     result = getattr(last, method)(Xt, *args, **kwargs)
     for step, X_in in reversed(windows):
         result = step.to_raw_steps(result, X_in)
