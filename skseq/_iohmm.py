@@ -54,6 +54,7 @@ from ._representation import REPRESENTATIONS, resolve
 from ._restarts import run_restarts, warn_not_converged
 from ._transitions import HOLD_LOGIT, STARTS, TRANSITIONS
 from ._validation import (
+    N_JOBS_CONSTRAINT,
     check_fitted_params,
     check_sample_weight,
     record_fitted_params,
@@ -504,7 +505,7 @@ class BaseIOHMM(BaseEstimator):
         "init_scale": [Interval(numbers.Real, 0, None, closed="left")],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
-        "n_jobs": [None, numbers.Integral],
+        "n_jobs": N_JOBS_CONSTRAINT,
         "warm_start": ["boolean"],
     }
 

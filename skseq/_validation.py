@@ -54,6 +54,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 from sklearn.exceptions import DataConversionWarning
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
@@ -67,6 +68,11 @@ __all__ = [
     "record_fitted_params",
     "validate_sequences",
 ]
+
+# joblib's n_jobs: None, a positive count, or -1, -2, ... (all CPUs but k - 1); 0
+# means nothing.
+N_JOBS_CONSTRAINT = [None, Interval(numbers.Integral, 1, None, closed="left"),
+                     Interval(numbers.Integral, None, -1, closed="right")]
 
 _ENCODE_HINT = "encode them first, e.g. with Stepwise(OneHotEncoder())."
 

@@ -31,6 +31,7 @@ from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
 
 from . import _convolve
 from ._validation import (
+    N_JOBS_CONSTRAINT,
     Sequences,
     check_fitted_params,
     check_sequences,
@@ -667,7 +668,7 @@ class DilatedConvolution(_SequenceTransformer):
         "quantile_range": [tuple],
         "subsample": [Interval(numbers.Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
-        "n_jobs": [numbers.Integral, None],
+        "n_jobs": N_JOBS_CONSTRAINT,
     }
 
     def __init__(self, n_dilations=4, *, max_dilation=None, n_biases=2,
@@ -905,7 +906,7 @@ class RunningPooling(OneToOneFeatureMixin, _SequenceTransformer):
     _parameter_constraints: dict = {
         "window": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "statistic": [StrOptions({"mean", "max"})],
-        "n_jobs": [numbers.Integral, None],
+        "n_jobs": N_JOBS_CONSTRAINT,
     }
 
     def __init__(self, window=None, *, statistic="mean", n_jobs=None):
@@ -1001,7 +1002,7 @@ class SequenceUnion(TransformerMixin, _BaseComposition):
 
     _parameter_constraints: dict = {
         "transformer_list": [list],
-        "n_jobs": [numbers.Integral, None],
+        "n_jobs": N_JOBS_CONSTRAINT,
         "transformer_weights": [dict, None],
         "verbose_feature_names_out": ["boolean"],
     }
