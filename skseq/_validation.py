@@ -74,6 +74,17 @@ __all__ = [
 N_JOBS_CONSTRAINT = [None, Interval(numbers.Integral, 1, None, closed="left"),
                      Interval(numbers.Integral, None, -1, closed="right")]
 
+def quote(value, limit=40):
+    """``repr(value)`` in at most about ``limit`` characters: a longer string
+    is cut and closed with ``...'``, so that a message stays readable."""
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    if isinstance(value, (str, bytes)):
+        return repr(value[: limit - 6])[:-1] + "..." + text[-1]
+    return text[: limit - 3] + "..."
+
+
 _ENCODE_HINT = "encode them first, e.g. with Stepwise(OneHotEncoder())."
 
 
@@ -222,17 +233,17 @@ def _object_as_float(arr, name, where, hint=_ENCODE_HINT):
         if isinstance(value, numbers.Complex) and not isinstance(value, numbers.Real):
             problem = "a complex number: Complex data not supported."
         elif isinstance(value, (str, bytes)):
-            problem = f"the string {value!r:.40}, which is not numeric; {hint}"
+            problem = f"the string {quote(value)}, which is not numeric; {hint}"
         elif not isinstance(value, (numbers.Number, np.bool_)):
             error = TypeError
-            problem = (f"{value!r:.40}: float() argument must be a string or a real "
+            problem = (f"{quote(value)}: float() argument must be a string or a real "
                        f"number, not {type(value).__name__!r}; {hint}")
         else:
             try:
                 flat[i] = float(value)
                 continue
             except OverflowError:
-                problem = f"{value!r:.40}, which is too large for float64."
+                problem = f"{quote(value)}, which is too large for float64."
         pos = _position(where, np.unravel_index(i, arr.shape))
         raise error(f"{name}: {pos} holds {problem}")
     return out

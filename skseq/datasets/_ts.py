@@ -14,6 +14,8 @@ from importlib.resources import files
 
 import numpy as np
 
+from .._validation import quote
+
 __all__ = ["load_italy_power_demand", "load_ts"]
 
 _BOOLEAN_KEYS = {"timestamps", "missing", "univariate", "equallength", "targetlabel"}
@@ -108,14 +110,31 @@ class _Header:
 def _read_text(path):
     """Text and name of a path or an open text file."""
     if hasattr(path, "read"):
-        text = path.read()
-        name = getattr(path, "name", "<stream>")
+        name = str(getattr(path, "name", "<stream>"))
+        try:
+            text = path.read()
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{name}: not UTF-8 text ({exc.reason} at byte "
+                             f"{exc.start} of a chunk); open it in binary mode for "
+                             "the line, or re-encode it as UTF-8.") from exc
         if isinstance(text, bytes):
-            text = text.decode("utf-8-sig")
-        return text.removeprefix("\ufeff"), str(name)
+            text = _decode(text, name)
+        return text.removeprefix("\ufeff"), name
     name = os.fspath(path)
-    with open(name, encoding="utf-8-sig") as f:
-        return f.read(), str(name)
+    with open(name, "rb") as f:
+        return _decode(f.read(), str(name)), str(name)
+
+
+def _decode(data, name):
+    """UTF-8 bytes as text; a byte that is not UTF-8 is named with its line."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ValueError(
+            f"{name}, line {line}: not UTF-8 text ({exc.reason}: byte "
+            f"{data[exc.start:exc.start + 1]!r}); re-encode the file as UTF-8."
+        ) from exc
 
 
 def _parse_values(text, header, line, dim):
@@ -132,7 +151,7 @@ def _parse_values(text, header, line, dim):
             except ValueError:
                 value = None
             if value is None or np.isinf(value):
-                what = "empty" if not token else f"{token!r:.40}, not a finite number"
+                what = "empty" if not token else f"{quote(token)}, not a finite number"
                 raise header.error(line, f"dimension {dim}, value {i} is {what}.")
     return values
 
@@ -190,12 +209,12 @@ def _parse_label(text, header, line):
         except ValueError:
             target = np.nan
         if not np.isfinite(target):
-            raise header.error(line, f"the target {label!r:.40} is not a finite "
+            raise header.error(line, f"the target {quote(label)} is not a finite "
                                      "number (@targetLabel true).")
         return target
     if label not in header.classes:
         raise header.error(line, (
-            f"class label {label!r:.40} is not among those declared by @classLabel "
+            f"class label {quote(label)} is not among those declared by @classLabel "
             f"(line {header.lines['classlabel']}): {header.classes}."))
     return label
 
@@ -306,7 +325,7 @@ def load_ts(path, *, missing="raise"):
                 header.declare(spelled, tokens, number)
             continue
         if not in_data:
-            raise header.error(number, f"data before @data: {line!r:.40}.")
+            raise header.error(number, f"data before @data: {quote(line)}.")
         fields = line.split(":")
         if header.labelled:
             if len(fields) < 2:
