@@ -502,10 +502,11 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         Parameters
         ----------
         alphabet : sequence of hashable, default=None
-            Symbol labels; default the feature names, or "0", "1", ...
+            Symbol labels, one per input column; default the feature names, or
+            "0", "1", ...
         min_proba : float, default=0.9
             Every transition and the start distribution used by the machine must
-            give its most likely state at least this probability.
+            give its most likely state at least this probability; in [0, 1).
 
         Returns
         -------
@@ -520,7 +521,7 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
             with ``features="raw"`` on one-hot inputs, or not
             near-deterministic on its reachable states.
         """
-        from .automata import DFA
+        from .automata import DFA, check_threshold, symbol_alphabet
 
         check_is_fitted(self)
         if self.emission != "state" or len(self.classes_) != 2:
@@ -538,10 +539,9 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
                 "only a features='raw' model fitted on one-hot inputs (e.g. "
                 "Stepwise(OneHotEncoder())) interprets as a symbol."
             )
+        check_threshold(min_proba, "min_proba")
         n_symbols = self.n_features_in_
-        if alphabet is None:
-            names = getattr(self, "feature_names_in_", range(n_symbols))
-            alphabet = [str(name) for name in names]
+        alphabet = symbol_alphabet(self, alphabet)
         # one one-step sequence per symbol: (symbol, from, to)
         trans = self.transition_proba(np.eye(n_symbols)[:, None, :])[:, 0]
         start = int(np.argmax(self.startprob_))

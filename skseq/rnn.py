@@ -32,7 +32,7 @@ from ._validation import (
     restore_on_failure,
     validate_sequences,
 )
-from .automata import DFA
+from .automata import DFA, symbol_alphabet
 
 __all__ = ["DiscretizedRNNClassifier"]
 
@@ -622,10 +622,12 @@ class DiscretizedRNNClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"accept_empty must be None, True or False, got {accept_empty!r}."
             )
+        if (isinstance(max_states, bool) or not isinstance(max_states, numbers.Integral)
+                or max_states < 1):
+            raise ValueError(f"max_states must be a positive integer, got "
+                             f"{max_states!r}.")
         n_symbols = self.n_features_in_
-        if alphabet is None:
-            names = getattr(self, "feature_names_in_", range(n_symbols))
-            alphabet = [str(name) for name in names]
+        alphabet = symbol_alphabet(self, alphabet)
         transitions, accepting = self._reachable_states(n_symbols, max_states)
         if accept_empty is not None:
             return self._with_start(alphabet, transitions, accepting, accept_empty)

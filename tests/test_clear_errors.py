@@ -2,11 +2,18 @@
 refused up front with a message naming the parameter, file or value."""
 
 import io
+import warnings
 
 import numpy as np
 import pytest
+from sklearn.exceptions import ConvergenceWarning
 
-from skseq import HierarchicalIOHMM, IOHMMClassifier, IOHMMRegressor
+from skseq import (
+    DiscretizedRNNClassifier,
+    HierarchicalIOHMM,
+    IOHMMClassifier,
+    IOHMMRegressor,
+)
 from skseq.datasets import load_ts, make_tomita
 from skseq.preprocessing import DilatedConvolution, RunningPooling, SequenceUnion
 
@@ -48,3 +55,36 @@ def test_long_values_in_messages_are_cut_with_a_closed_quote():
         IOHMMClassifier(2).fit([np.array([[1], [10**400]], dtype=object)], [0])
     assert "000..." in str(info.value) and "too large" in str(info.value)
     assert len(str(info.value)) < 200
+
+
+@pytest.fixture(scope="module")
+def machines():
+    X, y = make_tomita(4, 20, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        iohmm = IOHMMClassifier(2, emission="state", n_init=1, max_iter=2,
+                                random_state=0).fit(X, y)
+        rnn = DiscretizedRNNClassifier(n_hidden=2, n_init=1, max_iter=2,
+                                       random_state=0).fit(X, y)
+    return iohmm, rnn
+
+
+def test_automaton_alphabet_of_the_wrong_length_is_named(machines):
+    iohmm, rnn = machines
+    with pytest.raises(ValueError, match="alphabet has 3 symbols.*2 input columns"):
+        iohmm.to_automaton(alphabet=["a", "b", "c"], min_proba=0.0)
+    with pytest.raises(ValueError, match="alphabet has 1 symbols.*2 input columns"):
+        rnn.extract_automaton(alphabet=["a"])
+
+
+@pytest.mark.parametrize("min_proba", [np.nan, -1.0, 1.0, 1.5])
+def test_to_automaton_min_proba_outside_0_1_is_refused(machines, min_proba):
+    with pytest.raises(ValueError, match=r"min_proba=.* must be in \[0, 1\)"):
+        machines[0].to_automaton(min_proba=min_proba)
+
+
+@pytest.mark.parametrize("max_states", [0, -1, 2.5])
+def test_extract_automaton_max_states_must_be_a_positive_integer(machines,
+                                                                max_states):
+    with pytest.raises(ValueError, match="max_states must be a positive integer"):
+        machines[1].extract_automaton(max_states=max_states)
