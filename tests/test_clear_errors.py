@@ -88,3 +88,21 @@ def test_extract_automaton_max_states_must_be_a_positive_integer(machines,
                                                                 max_states):
     with pytest.raises(ValueError, match="max_states must be a positive integer"):
         machines[1].extract_automaton(max_states=max_states)
+
+
+@pytest.mark.parametrize("bad", [1.2, -0.1])
+def test_plots_refuse_values_that_are_not_probabilities(bad):
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    from skseq.plotting import plot_automaton, plot_state_proba
+
+    proba = np.array([[0.5, 0.5], [bad, 1 - bad]])
+    try:
+        with pytest.raises(ValueError, match=r"probabilities of at most 1; entry \[1"):
+            plot_state_proba(proba)
+        with pytest.raises(ValueError, match=r"probabilities of at most 1; entry \[1"):
+            plot_automaton(proba)
+        plot_state_proba(np.array([[1 + 1e-12, -1e-12]]))  # rounding is tolerated
+    finally:
+        plt.close("all")
