@@ -113,6 +113,16 @@ def topology_mask(topology, n_states):
     return mask
 
 
+def _refuse_warm_change(what, before, now):
+    """A warm start continues the fitted parameters, whose shapes fix the
+    number of features and the classes: refuse data that change them."""
+    if before != now:
+        raise ValueError(
+            f"warm_start=True continues the fitted model, but the {what} changed: "
+            f"{before} before, {now} now. Set warm_start=False to fit anew."
+        )
+
+
 def _fixed_startprob(startprob, n_states):
     """None when startprob is learned, ``"stationary"`` when it is the chain's
     stationary distribution, else the fixed distribution."""
@@ -645,19 +655,29 @@ class BaseIOHMM(BaseEstimator):
         """
         with restore_on_failure(self):
             self._validate_params()
+            n_features = getattr(self, "n_features_in_", None)
             seqs = self._validate_X(X, reset=True)
+            if self._warm():
+                _refuse_warm_change("number of features", n_features, seqs.n_features)
             with one_blas_thread():
                 return self._fit(seqs, y, sample_weight)
+
+    def _warm(self):
+        """Whether this fit continues from the fitted parameters."""
+        return self.warm_start and hasattr(self, "converged_")
 
     def _fit(self, seqs, y, sample_weight):
         weight = check_sample_weight(
             sample_weight, seqs.n_sequences,
             alpha=MAX_ALPHA if self.alpha == "auto" else self.alpha)
+        classes = getattr(self, "classes_", None)
         targets = self._outputs.encode_targets(self, y, seqs, sample_weight=weight)
+        if self._warm() and classes is not None:
+            _refuse_warm_change("classes", classes.tolist(), self.classes_.tolist())
         n = self._n_chain_states()
         mask = self._transition_mask()
         fixed_start = _fixed_startprob(self.startprob, n)
-        do_init = not (self.warm_start and hasattr(self, "converged_"))
+        do_init = not self._warm()
         rng = check_random_state(self.random_state)
         # What the networks see (a warm start keeps the fitted representation)
         start = time.perf_counter()

@@ -97,6 +97,7 @@ def test_plots_refuse_values_that_are_not_probabilities(bad):
 
     from skseq.plotting import plot_automaton, plot_state_proba
 
+    plt.switch_backend("Agg")
     proba = np.array([[0.5, 0.5], [bad, 1 - bad]])
     try:
         with pytest.raises(ValueError, match=r"probabilities of at most 1; entry \[1"):
@@ -106,3 +107,21 @@ def test_plots_refuse_values_that_are_not_probabilities(bad):
         plot_state_proba(np.array([[1 + 1e-12, -1e-12]]))  # rounding is tolerated
     finally:
         plt.close("all")
+
+
+def test_warm_start_refit_that_changes_features_or_classes_says_so():
+    X, y = make_tomita(4, 12, random_state=0)
+    clf = IOHMMClassifier(2, n_init=1, max_iter=2, warm_start=True, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf.fit(X, y)
+        coef = clf.emission_coef_.copy()
+        with pytest.raises(ValueError, match=r"number of features changed: 2 "
+                                             r"before, 3 now\. Set warm_start=False"):
+            clf.fit([np.hstack([x, x[:, :1]]) for x in X], y)
+        y3 = np.where(np.arange(len(y)) < 3, 2, y)
+        with pytest.raises(ValueError, match=r"classes changed: \[0, 1\] before, "
+                                             r"\[0, 1, 2\] now\. Set warm_start=False"):
+            clf.fit(X, y3)
+        np.testing.assert_array_equal(clf.emission_coef_, coef)
+        clf.set_params(warm_start=False).fit(X, y3)  # what the message advises
