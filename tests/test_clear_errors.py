@@ -125,3 +125,20 @@ def test_warm_start_refit_that_changes_features_or_classes_says_so():
             clf.fit(X, y3)
         np.testing.assert_array_equal(clf.emission_coef_, coef)
         clf.set_params(warm_start=False).fit(X, y3)  # what the message advises
+
+
+def test_load_ts_skips_percent_comments_and_offers_numeric_labels():
+    text = ("% exported by another toolkit\n%\n@problemName T\n@univariate true\n"
+            "@classLabel true 1 2 10\n% a comment in the header\n@data\n"
+            "1,2:10\n3,4:2\n5,6:1\n")
+    X, y = load_ts(io.StringIO(text))
+    assert len(X) == 3 and y.tolist() == ["10", "2", "1"]  # default: as written
+    X, y = load_ts(io.StringIO(text), numeric_labels=True)
+    assert y.dtype == np.int64 and y.tolist() == [10, 2, 1]
+    assert np.unique(y).tolist() == [1, 2, 10]  # numeric order, unlike strings
+    _, y = load_ts(io.StringIO(text.replace(" 10\n", " 0.5\n").replace(":10", ":0.5")),
+                   numeric_labels=True)
+    assert y.dtype == np.float64 and y.tolist() == [0.5, 2.0, 1.0]
+    with pytest.raises(ValueError, match=r"line 10: numeric_labels=True.*'up'"):
+        load_ts(io.StringIO(text.replace(" 1 2", " up 2").replace(":1\n", ":up\n")),
+                numeric_labels=True)
