@@ -2,9 +2,9 @@
 
 The format (Bagnall et al., the archive's own description): ``#`` (or ``%``)
 comment lines, then a header of ``@key value`` lines, then ``@data`` and one
-case per line. A case holds its dimensions (channels) separated by ``:``, the values of a
-dimension separated by ``,``, ``?`` for a missing value, and (if the header
-declares labels) the class label or regression target last. Keys are
+case per line. A case holds its dimensions (channels) separated by ``:``, the
+values of a dimension separated by ``,``, ``?`` for a missing value, and (if the
+header declares labels) the class label or regression target last. Keys are
 case-insensitive.
 """
 
