@@ -85,6 +85,10 @@ def quote(value, limit=40):
     return text[: limit - 3] + "..."
 
 
+# Predicting on sequences whose median length is this many times shorter than
+# the training ones' warns.
+_SHORT_FACTOR = 4
+
 _ENCODE_HINT = "encode them first, e.g. with Stepwise(OneHotEncoder())."
 
 
@@ -303,8 +307,12 @@ def _collection_items(X):
 
     A list, tuple or 1-D object array is a collection when some item is itself
     sequence-like; but a list of flat lists of numbers is a table (one-step
-    sequences), as scikit-learn reads ``X.tolist()``.
+    sequences), as scikit-learn reads ``X.tolist()``. A pandas Series of
+    arrays is read as the 1-D object array it holds.
     """
+    if (hasattr(X, "to_numpy") and getattr(X, "ndim", None) == 1
+            and getattr(X, "dtype", None) is np.dtype(object)):
+        X = X.to_numpy()
     if isinstance(X, np.ndarray):
         if X.dtype != object or X.ndim != 1:
             return None
@@ -581,6 +589,7 @@ def validate_sequences(estimator, X, *, reset):
             warnings.warn(hint, UserWarning, stacklevel=_user_stacklevel())
         estimator.n_features_in_ = seqs.n_features
         estimator._max_fit_length = int(seqs.lengths.max())
+        estimator._median_fit_length = float(np.median(seqs.lengths))
         return seqs
     hint = _rows_hint(seqs, estimator)
     if seqs.n_features != estimator.n_features_in_:
@@ -589,9 +598,25 @@ def validate_sequences(estimator, X, *, reset):
             f"expecting {estimator.n_features_in_} features as input."
             + (f" {hint}" if hint else "")
         )
+    if not hint:
+        hint = _short_hint(seqs, estimator)
     if hint:
         warnings.warn(hint, UserWarning, stacklevel=_user_stacklevel())
     return seqs
+
+
+def _short_hint(seqs, estimator):
+    """A warning for a model asked to predict on sequences much shorter than
+    those it was fitted on (what it learned may need steps they lack)."""
+    fitted = getattr(estimator, "_median_fit_length", None)
+    median = float(np.median(seqs.lengths))
+    if (fitted is None or not hasattr(estimator, "predict")
+            or median * _SHORT_FACTOR >= fitted):
+        return ""
+    return (f"X's sequences are much shorter than the training ones (median "
+            f"length {median:g} steps against {fitted:g} at fit): the model may "
+            "rely on steps these sequences do not reach, and predict worse. Fit "
+            "on sequences of the lengths it will see, or predict on whole ones.")
 
 
 def _params_snapshot(estimator, names):

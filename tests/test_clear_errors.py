@@ -14,6 +14,7 @@ from skseq import (
     IOHMMClassifier,
     IOHMMRegressor,
 )
+from skseq._validation import check_sequences
 from skseq.datasets import load_ts, make_tomita
 from skseq.preprocessing import DilatedConvolution, RunningPooling, SequenceUnion
 
@@ -142,3 +143,33 @@ def test_load_ts_skips_percent_comments_and_offers_numeric_labels():
     with pytest.raises(ValueError, match=r"line 10: numeric_labels=True.*'up'"):
         load_ts(io.StringIO(text.replace(" 1 2", " up 2").replace(":1\n", ":up\n")),
                 numeric_labels=True)
+
+
+def test_a_pandas_series_of_arrays_is_a_list_of_sequences():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    X = [rng.normal(size=(k, 2)) for k in (3, 5, 4)]
+    series = pd.Series(X, index=[10, 11, 12])
+    seqs = check_sequences(series)
+    np.testing.assert_array_equal(seqs.lengths, [3, 5, 4])
+    np.testing.assert_array_equal(seqs.data, np.concatenate(X))
+    univariate = check_sequences(pd.Series([x[:, 0] for x in X]))
+    np.testing.assert_array_equal(univariate.data[:, 0], np.concatenate(X)[:, 0])
+
+
+def test_predicting_on_much_shorter_sequences_warns_once():
+    rng = np.random.default_rng(0)
+    X = [rng.normal(size=(16, 1)) + s % 2 for s in range(8)]
+    y = np.arange(8) % 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf = IOHMMClassifier(2, n_init=1, max_iter=3, random_state=0).fit(X, y)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        clf.predict([x[:3] for x in X])  # median 3 < 16 / 4
+    short = [w for w in caught if "much shorter" in str(w.message)]
+    assert len(short) == 1 and "median length 3 steps against 16" in str(
+        short[0].message)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clf.predict([x[:4] for x in X])  # a quarter: no warning
