@@ -607,11 +607,12 @@ def validate_sequences(estimator, X, *, reset):
 
 def _short_hint(seqs, estimator):
     """A warning for a model asked to predict on sequences much shorter than
-    those it was fitted on (what it learned may need steps they lack)."""
+    those it was fitted on (what it learned may need steps they lack). One-step
+    sequences passed as such are a deliberate table (see ``_rows_hint``)."""
     fitted = getattr(estimator, "_median_fit_length", None)
     median = float(np.median(seqs.lengths))
     if (fitted is None or not hasattr(estimator, "predict")
-            or median * _SHORT_FACTOR >= fitted):
+            or seqs.lengths.max() == 1 or median * _SHORT_FACTOR >= fitted):
         return ""
     return (f"X's sequences are much shorter than the training ones (median "
             f"length {median:g} steps against {fitted:g} at fit): the model may "
