@@ -173,3 +173,29 @@ def test_predicting_on_much_shorter_sequences_warns_once():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         clf.predict([x[:4] for x in X])  # a quarter: no warning
+
+
+def test_running_means_of_values_near_the_float64_limit_stay_finite():
+    big = np.finfo(np.float64).max / 2
+    X = [np.array([[big], [big], [-big], [big], [big]])]
+    # running means written out by hand: prefix means, and windows of 2
+    prefix = np.array([big, big, big / 3, big / 2, 0.6 * big])[:, None]
+    window = np.array([big, big, 0.0, 0.0, big])[:, None]
+    np.testing.assert_allclose(RunningPooling().fit_transform(X)[0], prefix)
+    np.testing.assert_allclose(RunningPooling(window=2).fit_transform(X)[0], window)
+    # a scale that needs no care is untouched, bit for bit
+    small = [x / big for x in X]
+    np.testing.assert_array_equal(RunningPooling().fit_transform(small)[0],
+                                  [[1.0], [1.0], [1 / 3], [0.5], [0.6]])
+
+
+def test_dilated_convolution_values_near_the_float64_limit():
+    rng = np.random.default_rng(0)
+    X = [rng.choice([-1.0, 1.0], size=(12, 1)) for _ in range(2)]
+    conv = DilatedConvolution(1, output="value").fit(X)
+    scale = 2.0 ** 1000  # exact: the values scale with the inputs
+    out = conv.transform([x * scale for x in X])
+    np.testing.assert_array_equal(np.concatenate(out),
+                                  np.concatenate(conv.transform(X)) * scale)
+    with pytest.raises(ValueError, match="exceed the float64 range.*Scale"):
+        conv.transform([x * 1e308 for x in X])
