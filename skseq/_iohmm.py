@@ -446,7 +446,30 @@ def _available_memory():
             available = min(available, int(limit) - used)
     except (OSError, ValueError):
         pass
+    try:  # an address-space limit (ulimit -v) caps what this process may map
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if soft != resource.RLIM_INFINITY:
+            with open("/proc/self/status") as f:
+                status = dict(line.split(":", 1) for line in f if ":" in line)
+            mapped = int(status["VmSize"].split()[0]) * 1024
+            available = min(available, soft - mapped)
+    except (ImportError, OSError, KeyError, ValueError):
+        pass
     return available
+
+
+def check_allocation(estimator, n_bytes, what, advice):
+    """ValueError if ``n_bytes`` (for ``what``) exceed the available memory:
+    a check in O(1), before allocating."""
+    available = _available_memory()
+    if available is not None and n_bytes > available:
+        raise ValueError(
+            f"{type(estimator).__name__} needs about {n_bytes / 2**30:.3g} GiB for "
+            f"{what}, but only {max(available, 0) / 2**30:.3g} GiB are available: "
+            f"{advice}"
+        )
 
 
 def check_memory(estimator, n_steps, n_states, n_params=0, entries_per_step=None):
@@ -675,6 +698,9 @@ class BaseIOHMM(BaseEstimator):
         if self._warm() and classes is not None:
             _refuse_warm_change("classes", classes.tolist(), self.classes_.tolist())
         n = self._n_chain_states()
+        # before the n x n mask: it and at least one n x n transition matrix
+        check_allocation(self, 9 * n * n, f"{n}x{n} transition matrices",
+                         "use fewer states.")
         mask = self._transition_mask()
         fixed_start = _fixed_startprob(self.startprob, n)
         do_init = not self._warm()

@@ -9,7 +9,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted
 
-from ._iohmm import FlatIOHMM
+from ._iohmm import FlatIOHMM, check_allocation
 from ._outputs import CategoricalOutputs
 from ._validation import Sequences, check_sample_weight, check_targets
 
@@ -397,6 +397,11 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
             )
         if self.n_prefixes == 1:
             return super()._fit(seqs, targets.values, weight)
+        # the (n_sequences, n_prefixes) tables of prefix lengths, before they exist
+        check_allocation(self, 17 * seqs.n_sequences * self.n_prefixes,
+                         f"the prefix lengths of n_prefixes={self.n_prefixes}",
+                         "use fewer prefixes (more than a sequence's length add "
+                         "no distinct prefix).")
         prefixes, parent, share = _prefix_sequences(seqs, self.n_prefixes)
         return super()._fit(prefixes, targets.values[parent], weight[parent] * share)
 

@@ -12,6 +12,7 @@ prefix of that order and their inputs are one contiguous block of a time-major
 copy of the data (:class:`_Lockstep`).
 """
 
+import math
 import numbers
 import time
 from collections import deque
@@ -23,6 +24,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
+from ._iohmm import check_allocation
 from ._restarts import run_restarts, warn_not_converged
 from ._validation import (
     check_fitted_params,
@@ -394,10 +396,16 @@ class DiscretizedRNNClassifier(ClassifierMixin, BaseEstimator):
             target = encoded[:, None].astype(np.float64)
         else:
             target = np.eye(n_outputs)[encoded]
+        shape = (self.n_hidden, self.n_hidden, seqs.n_features)
+        # the weights, their gradient and step (a few copies), and per step the
+        # activations and second-order inputs
+        check_allocation(
+            self, 8 * (4 * math.prod(shape)
+                       + seqs.data.shape[0] * self.n_hidden * (seqs.n_features + 2)),
+            f"a net of n_hidden={self.n_hidden} units", "use fewer hidden units.")
         net = self._net()
         batch = _Lockstep(seqs)
         rng = check_random_state(self.random_state)
-        shape = (self.n_hidden, self.n_hidden, seqs.n_features)
 
         def attempts():
             for _ in range(self.n_init):

@@ -199,3 +199,40 @@ def test_dilated_convolution_values_near_the_float64_limit():
                                   np.concatenate(conv.transform(X)) * scale)
     with pytest.raises(ValueError, match="exceed the float64 range.*Scale"):
         conv.transform([x * 1e308 for x in X])
+
+
+def test_huge_models_are_refused_before_allocating(monkeypatch):
+    import skseq._iohmm as iohmm_module
+
+    def no_mask(*args):
+        raise AssertionError("the n x n mask was built before the memory check")
+
+    monkeypatch.setattr(iohmm_module, "_available_memory", lambda: 2**30)
+    monkeypatch.setattr(iohmm_module, "topology_mask", no_mask)
+    X, y = make_tomita(4, 6, random_state=0)
+    with pytest.raises(ValueError, match="40000x40000 transition matrices.*fewer "
+                                         "states"):
+        IOHMMClassifier(40_000, features="raw").fit(X, y)
+    with pytest.raises(ValueError, match="n_prefixes=100000000.*fewer prefixes"):
+        IOHMMClassifier(2, n_prefixes=10**8).fit(X, y)
+    with pytest.raises(ValueError, match="n_hidden=15000 units.*fewer hidden"):
+        DiscretizedRNNClassifier(n_hidden=15_000).fit(X, y)
+
+
+def test_available_memory_respects_an_address_space_limit():
+    resource = pytest.importorskip("resource")
+    from skseq._iohmm import _available_memory
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    with open("/proc/self/status") as f:
+        mapped = next(int(line.split()[1]) * 1024 for line in f
+                      if line.startswith("VmSize"))
+    limit = mapped + 2**30
+    if hard != resource.RLIM_INFINITY and hard < limit:
+        pytest.skip("the hard address-space limit is already lower")
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    try:
+        available = _available_memory()
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+    assert available is not None and available <= 2**30
