@@ -466,9 +466,9 @@ def check_allocation(estimator, n_bytes, what, advice):
     available = _available_memory()
     if available is not None and n_bytes > available:
         raise ValueError(
-            f"{type(estimator).__name__} needs about {n_bytes / 2**30:.3g} GiB for "
-            f"{what}, but only {max(available, 0) / 2**30:.3g} GiB are available: "
-            f"{advice}"
+            f"{type(estimator).__name__} with {what} needs about "
+            f"{n_bytes / 2**30:.3g} GiB, but only {max(available, 0) / 2**30:.3g} "
+            f"GiB are available: {advice}"
         )
 
 
@@ -480,17 +480,13 @@ def check_memory(estimator, n_steps, n_states, n_params=0, entries_per_step=None
     parameter vectors."""
     if entries_per_step is None:
         entries_per_step = 3 * n_states**2
-    needed = 8 * (entries_per_step * n_steps + 25 * n_params)
-    available = _available_memory()
-    if available is not None and needed > available:
-        raise ValueError(
-            f"{type(estimator).__name__} with {n_states} states on {n_steps} steps "
-            f"({n_params} parameters) needs about {needed / 2**30:.3g} GiB (per-step "
-            f"{n_states}x{n_states} transition matrices and their statistics, or "
-            f"state posteriors), but only {available / 2**30:.3g} GiB are "
-            "available: use fewer states, shorter or fewer sequences (e.g. "
-            "skseq.preprocessing.WindowMean), or more memory."
-        )
+    check_allocation(
+        estimator, 8 * (entries_per_step * n_steps + 25 * n_params),
+        f"{n_states} states on {n_steps} steps ({n_params} parameters; per-step "
+        f"{n_states}x{n_states} transition matrices and their statistics, or "
+        "state posteriors)",
+        "use fewer states, shorter or fewer sequences (e.g. "
+        "skseq.preprocessing.WindowMean), or more memory.")
 
 
 def _sample_paths(seqs, startprob, trans, rng):
@@ -699,7 +695,8 @@ class BaseIOHMM(BaseEstimator):
             _refuse_warm_change("classes", classes.tolist(), self.classes_.tolist())
         n = self._n_chain_states()
         # before the n x n mask: it and at least one n x n transition matrix
-        check_allocation(self, 9 * n * n, f"{n}x{n} transition matrices",
+        check_allocation(self, 9 * n * n,
+                         f"{n} states (its {n}x{n} transition mask and matrices)",
                          "use fewer states.")
         mask = self._transition_mask()
         fixed_start = _fixed_startprob(self.startprob, n)

@@ -399,7 +399,7 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
             return super()._fit(seqs, targets.values, weight)
         # the (n_sequences, n_prefixes) tables of prefix lengths, before they exist
         check_allocation(self, 17 * seqs.n_sequences * self.n_prefixes,
-                         f"the prefix lengths of n_prefixes={self.n_prefixes}",
+                         f"n_prefixes={self.n_prefixes} (its table of prefix lengths)",
                          "use fewer prefixes (more than a sequence's length add "
                          "no distinct prefix).")
         prefixes, parent, share = _prefix_sequences(seqs, self.n_prefixes)

@@ -402,7 +402,8 @@ class DiscretizedRNNClassifier(ClassifierMixin, BaseEstimator):
         check_allocation(
             self, 8 * (4 * math.prod(shape)
                        + seqs.data.shape[0] * self.n_hidden * (seqs.n_features + 2)),
-            f"a net of n_hidden={self.n_hidden} units", "use fewer hidden units.")
+            f"n_hidden={self.n_hidden} units (weights, gradients, activations)",
+            "use fewer hidden units.")
         net = self._net()
         batch = _Lockstep(seqs)
         rng = check_random_state(self.random_state)
