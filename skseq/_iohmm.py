@@ -54,6 +54,7 @@ from ._representation import REPRESENTATIONS, resolve
 from ._restarts import run_restarts, warn_not_converged
 from ._transitions import HOLD_LOGIT, STARTS, TRANSITIONS
 from ._validation import (
+    N_JOBS_CONSTRAINT,
     check_fitted_params,
     check_sample_weight,
     record_fitted_params,
@@ -110,6 +111,16 @@ def topology_mask(topology, n_states):
             "mask is all False)."
         )
     return mask
+
+
+def _refuse_warm_change(what, before, now):
+    """A warm start continues the fitted parameters, whose shapes fix the
+    number of features and the classes: refuse data that change them."""
+    if before != now:
+        raise ValueError(
+            f"warm_start=True continues the fitted model, but the {what} changed: "
+            f"{before} before, {now} now. Set warm_start=False to fit anew."
+        )
 
 
 def _fixed_startprob(startprob, n_states):
@@ -435,7 +446,30 @@ def _available_memory():
             available = min(available, int(limit) - used)
     except (OSError, ValueError):
         pass
+    try:  # an address-space limit (ulimit -v) caps what this process may map
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if soft != resource.RLIM_INFINITY:
+            with open("/proc/self/status") as f:
+                status = dict(line.split(":", 1) for line in f if ":" in line)
+            mapped = int(status["VmSize"].split()[0]) * 1024
+            available = min(available, soft - mapped)
+    except (ImportError, OSError, KeyError, ValueError):
+        pass
     return available
+
+
+def check_allocation(estimator, n_bytes, what, advice):
+    """ValueError if ``n_bytes`` (for ``what``) exceed the available memory:
+    a check in O(1), before allocating."""
+    available = _available_memory()
+    if available is not None and n_bytes > available:
+        raise ValueError(
+            f"{type(estimator).__name__} with {what} needs about "
+            f"{n_bytes / 2**30:.3g} GiB, but only {max(available, 0) / 2**30:.3g} "
+            f"GiB are available: {advice}"
+        )
 
 
 def check_memory(estimator, n_steps, n_states, n_params=0, entries_per_step=None):
@@ -446,17 +480,13 @@ def check_memory(estimator, n_steps, n_states, n_params=0, entries_per_step=None
     parameter vectors."""
     if entries_per_step is None:
         entries_per_step = 3 * n_states**2
-    needed = 8 * (entries_per_step * n_steps + 25 * n_params)
-    available = _available_memory()
-    if available is not None and needed > available:
-        raise ValueError(
-            f"{type(estimator).__name__} with {n_states} states on {n_steps} steps "
-            f"({n_params} parameters) needs about {needed / 2**30:.3g} GiB (per-step "
-            f"{n_states}x{n_states} transition matrices and their statistics, or "
-            f"state posteriors), but only {available / 2**30:.3g} GiB are "
-            "available: use fewer states, shorter or fewer sequences (e.g. "
-            "skseq.preprocessing.WindowMean), or more memory."
-        )
+    check_allocation(
+        estimator, 8 * (entries_per_step * n_steps + 25 * n_params),
+        f"{n_states} states on {n_steps} steps ({n_params} parameters; per-step "
+        f"{n_states}x{n_states} transition matrices and their statistics, or "
+        "state posteriors)",
+        "use fewer states, shorter or fewer sequences (e.g. "
+        "skseq.preprocessing.WindowMean), or more memory.")
 
 
 def _sample_paths(seqs, startprob, trans, rng):
@@ -504,7 +534,7 @@ class BaseIOHMM(BaseEstimator):
         "init_scale": [Interval(numbers.Real, 0, None, closed="left")],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
-        "n_jobs": [None, numbers.Integral],
+        "n_jobs": N_JOBS_CONSTRAINT,
         "warm_start": ["boolean"],
     }
 
@@ -644,19 +674,33 @@ class BaseIOHMM(BaseEstimator):
         """
         with restore_on_failure(self):
             self._validate_params()
+            n_features = getattr(self, "n_features_in_", None)
             seqs = self._validate_X(X, reset=True)
+            if self._warm():
+                _refuse_warm_change("number of features", n_features, seqs.n_features)
             with one_blas_thread():
                 return self._fit(seqs, y, sample_weight)
+
+    def _warm(self):
+        """Whether this fit continues from the fitted parameters."""
+        return self.warm_start and hasattr(self, "converged_")
 
     def _fit(self, seqs, y, sample_weight):
         weight = check_sample_weight(
             sample_weight, seqs.n_sequences,
             alpha=MAX_ALPHA if self.alpha == "auto" else self.alpha)
+        classes = getattr(self, "classes_", None)
         targets = self._outputs.encode_targets(self, y, seqs, sample_weight=weight)
+        if self._warm() and classes is not None:
+            _refuse_warm_change("classes", classes.tolist(), self.classes_.tolist())
         n = self._n_chain_states()
+        # before the n x n mask: it and at least one n x n transition matrix
+        check_allocation(self, 9 * n * n,
+                         f"{n} states (its {n}x{n} transition mask and matrices)",
+                         "use fewer states.")
         mask = self._transition_mask()
         fixed_start = _fixed_startprob(self.startprob, n)
-        do_init = not (self.warm_start and hasattr(self, "converged_"))
+        do_init = not self._warm()
         rng = check_random_state(self.random_state)
         # What the networks see (a warm start keeps the fitted representation)
         start = time.perf_counter()
@@ -766,6 +810,10 @@ class BaseIOHMM(BaseEstimator):
         self.loss_curve_ = best["curve"]
         self.features_ = features
         self.representation_ = representation
+        # to_automaton reads symbols as unit vectors: were the inputs one-hot?
+        U = seqs.data
+        self._one_hot_inputs_ = bool(((U == 0) | (U == 1)).all()
+                                     and (U.sum(axis=1) == 1).all())
         self.alpha_ = alpha
         self.n_init_ = len(objectives)
         self.init_objectives_ = objectives

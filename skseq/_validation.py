@@ -54,6 +54,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 from sklearn.exceptions import DataConversionWarning
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
@@ -67,6 +68,26 @@ __all__ = [
     "record_fitted_params",
     "validate_sequences",
 ]
+
+# joblib's n_jobs: None, a positive count, or -1, -2, ... (all CPUs but k - 1); 0
+# means nothing.
+N_JOBS_CONSTRAINT = [None, Interval(numbers.Integral, 1, None, closed="left"),
+                     Interval(numbers.Integral, None, -1, closed="right")]
+
+def quote(value, limit=40):
+    """``repr(value)`` in at most about ``limit`` characters: a longer string
+    is cut and closed with ``...'``, so that a message stays readable."""
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    if isinstance(value, (str, bytes)):
+        return repr(value[: limit - 6])[:-1] + "..." + text[-1]
+    return text[: limit - 3] + "..."
+
+
+# Predicting on sequences whose median length is this many times shorter than
+# the training ones' warns.
+_SHORT_FACTOR = 4
 
 _ENCODE_HINT = "encode them first, e.g. with Stepwise(OneHotEncoder())."
 
@@ -216,17 +237,17 @@ def _object_as_float(arr, name, where, hint=_ENCODE_HINT):
         if isinstance(value, numbers.Complex) and not isinstance(value, numbers.Real):
             problem = "a complex number: Complex data not supported."
         elif isinstance(value, (str, bytes)):
-            problem = f"the string {value!r:.40}, which is not numeric; {hint}"
+            problem = f"the string {quote(value)}, which is not numeric; {hint}"
         elif not isinstance(value, (numbers.Number, np.bool_)):
             error = TypeError
-            problem = (f"{value!r:.40}: float() argument must be a string or a real "
+            problem = (f"{quote(value)}: float() argument must be a string or a real "
                        f"number, not {type(value).__name__!r}; {hint}")
         else:
             try:
                 flat[i] = float(value)
                 continue
             except OverflowError:
-                problem = f"{value!r:.40}, which is too large for float64."
+                problem = f"{quote(value)}, which is too large for float64."
         pos = _position(where, np.unravel_index(i, arr.shape))
         raise error(f"{name}: {pos} holds {problem}")
     return out
@@ -286,8 +307,12 @@ def _collection_items(X):
 
     A list, tuple or 1-D object array is a collection when some item is itself
     sequence-like; but a list of flat lists of numbers is a table (one-step
-    sequences), as scikit-learn reads ``X.tolist()``.
+    sequences), as scikit-learn reads ``X.tolist()``. A pandas Series of
+    arrays is read as the 1-D object array it holds.
     """
+    if (hasattr(X, "to_numpy") and getattr(X, "ndim", None) == 1
+            and getattr(X, "dtype", None) is np.dtype(object)):
+        X = X.to_numpy()
     if isinstance(X, np.ndarray):
         if X.dtype != object or X.ndim != 1:
             return None
@@ -564,6 +589,7 @@ def validate_sequences(estimator, X, *, reset):
             warnings.warn(hint, UserWarning, stacklevel=_user_stacklevel())
         estimator.n_features_in_ = seqs.n_features
         estimator._max_fit_length = int(seqs.lengths.max())
+        estimator._median_fit_length = float(np.median(seqs.lengths))
         return seqs
     hint = _rows_hint(seqs, estimator)
     if seqs.n_features != estimator.n_features_in_:
@@ -572,9 +598,26 @@ def validate_sequences(estimator, X, *, reset):
             f"expecting {estimator.n_features_in_} features as input."
             + (f" {hint}" if hint else "")
         )
+    if not hint:
+        hint = _short_hint(seqs, estimator)
     if hint:
         warnings.warn(hint, UserWarning, stacklevel=_user_stacklevel())
     return seqs
+
+
+def _short_hint(seqs, estimator):
+    """A warning for a model asked to predict on sequences much shorter than
+    those it was fitted on (what it learned may need steps they lack). One-step
+    sequences passed as such are a deliberate table (see ``_rows_hint``)."""
+    fitted = getattr(estimator, "_median_fit_length", None)
+    median = float(np.median(seqs.lengths))
+    if (fitted is None or not hasattr(estimator, "predict")
+            or seqs.lengths.max() == 1 or median * _SHORT_FACTOR >= fitted):
+        return ""
+    return (f"X's sequences are much shorter than the training ones (median "
+            f"length {median:g} steps against {fitted:g} at fit): the model may "
+            "rely on steps these sequences do not reach, and predict worse. Fit "
+            "on sequences of the lengths it will see, or predict on whole ones.")
 
 
 def _params_snapshot(estimator, names):

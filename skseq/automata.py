@@ -15,6 +15,37 @@ import numpy as np
 __all__ = ["DFA"]
 
 
+def symbol_alphabet(estimator, alphabet):
+    """The labels of a fitted model's one-hot input columns: ``alphabet``
+    checked to have one per column, or the feature names, or "0", "1", ..."""
+    n_symbols = estimator.n_features_in_
+    if alphabet is None:
+        names = getattr(estimator, "feature_names_in_", range(n_symbols))
+        return [str(name) for name in names]
+    if isinstance(alphabet, str) or not hasattr(alphabet, "__len__"):
+        raise TypeError(f"alphabet must be a sequence of symbol labels, got "
+                        f"{type(alphabet).__name__}.")
+    if len(alphabet) != n_symbols:
+        raise ValueError(
+            f"alphabet has {len(alphabet)} symbols, but the model reads "
+            f"{n_symbols} input columns (one per symbol, one-hot): give one label "
+            "per column, in column order."
+        )
+    return alphabet
+
+
+def check_threshold(value, name):
+    """A probability threshold in [0, 1): NaN, negative or >= 1 is refused."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number in [0, 1), got {value!r}.")
+    if not 0 <= value < 1:
+        raise ValueError(
+            f"{name}={value!r} must be in [0, 1): it is the least probability a "
+            "transition's most likely successor must have (computed "
+            "probabilities reach 1 only up to rounding)."
+        )
+
+
 def _is_int(value):
     # bool is an Integral subclass, but True/False as a state index is a bug.
     return isinstance(value, numbers.Integral) and not isinstance(

@@ -9,9 +9,12 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted
 
-from ._iohmm import FlatIOHMM
+from ._iohmm import FlatIOHMM, check_allocation
 from ._outputs import CategoricalOutputs
 from ._validation import Sequences, check_sample_weight, check_targets
+
+# Class weights whose weighted labels sum beyond this overflow the objective.
+_MAX_CLASS_WEIGHT_TOTAL = 1e150
 
 
 def _prefix_sequences(seqs, n_prefixes):
@@ -42,6 +45,39 @@ def _prefix_sequences(seqs, n_prefixes):
     prefixes = Sequences(data=np.ascontiguousarray(seqs.data[rows]),
                          offsets=offsets, form="list")
     return prefixes, parent, mult / n_prefixes
+
+
+def _check_class_weights(class_weight, classes, per_class, weighted):
+    """Refuse class weights that are negative, not finite, all zero, or so
+    large that the weighted log-likelihood would overflow."""
+    balanced = isinstance(class_weight, str)
+    for label, value in zip(classes.tolist(), per_class.tolist(), strict=True):
+        if balanced and not np.isfinite(value):
+            raise ValueError(
+                f"class_weight='balanced' cannot weigh class {label!r}: "
+                "sample_weight gives all of its labels weight 0. Drop that "
+                "class, or give its sequences a positive sample_weight."
+            )
+        if not np.isfinite(value) or value < 0:
+            raise ValueError(
+                f"class_weight for class {label!r} is {value:g}; class weights "
+                "must be finite and non-negative."
+            )
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = weighted.sum()
+    if not total > 0:
+        raise ValueError(
+            f"class_weight={class_weight!r} gives every labelled sequence or step "
+            "weight 0; at least one class needs a positive weight."
+        )
+    if not total < _MAX_CLASS_WEIGHT_TOTAL:
+        label = classes.tolist()[int(np.argmax(per_class))]
+        raise ValueError(
+            f"class_weight for class {label!r} is {per_class.max():.3g}: the "
+            f"weights then sum to {total:.3g} and the weighted log-likelihood "
+            "overflows. Only the ratios between class weights matter: divide "
+            "them all by the same number."
+        )
 
 
 class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
@@ -204,7 +240,8 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         the class), counted with ``sample_weight``) or None (all 1). With
         sequence-level labels a class weight multiplies its sequences' weights;
         with step-level labels it is the exponent of the output likelihood of
-        every step labelled with that class.
+        every step labelled with that class. Weights must be finite and
+        non-negative, and not all zero.
 
     Attributes
     ----------
@@ -360,6 +397,11 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
             )
         if self.n_prefixes == 1:
             return super()._fit(seqs, targets.values, weight)
+        # the (n_sequences, n_prefixes) tables of prefix lengths, before they exist
+        check_allocation(self, 17 * seqs.n_sequences * self.n_prefixes,
+                         f"n_prefixes={self.n_prefixes} (its table of prefix lengths)",
+                         "use fewer prefixes (more than a sequence's length add "
+                         "no distinct prefix).")
         prefixes, parent, share = _prefix_sequences(seqs, self.n_prefixes)
         return super()._fit(prefixes, targets.values[parent], weight[parent] * share)
 
@@ -374,8 +416,12 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
             return weight, None
         labels = self.classes_[targets.values]
         seq_of = np.searchsorted(seqs.offsets, targets.steps, side="right") - 1
-        per_class = compute_class_weight(self.class_weight, classes=self.classes_,
-                                         y=labels, sample_weight=weight[seq_of])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            per_class = compute_class_weight(
+                self.class_weight, classes=self.classes_, y=labels,
+                sample_weight=weight[seq_of])
+            weighted = weight[seq_of] * per_class[targets.values]
+        _check_class_weights(self.class_weight, self.classes_, per_class, weighted)
         if targets.step_level:
             return weight, per_class[targets.values]
         return weight * per_class[targets.values], None
@@ -461,10 +507,11 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         Parameters
         ----------
         alphabet : sequence of hashable, default=None
-            Symbol labels; default the feature names, or "0", "1", ...
+            Symbol labels, one per input column; default the feature names, or
+            "0", "1", ...
         min_proba : float, default=0.9
             Every transition and the start distribution used by the machine must
-            give its most likely state at least this probability.
+            give its most likely state at least this probability; in [0, 1).
 
         Returns
         -------
@@ -475,10 +522,11 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         Raises
         ------
         ValueError
-            If the model is not binary, not ``emission="state"``, or not
+            If the model is not binary, not ``emission="state"``, not fitted
+            with ``features="raw"`` on one-hot inputs, or not
             near-deterministic on its reachable states.
         """
-        from .automata import DFA
+        from .automata import DFA, check_threshold, symbol_alphabet
 
         check_is_fitted(self)
         if self.emission != "state" or len(self.classes_) != 2:
@@ -486,10 +534,19 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
                 "to_automaton needs a binary model with emission='state' (the class "
                 "must depend on the state alone, as in a Moore machine)."
             )
+        if self.features_ != "raw" or not getattr(self, "_one_hot_inputs_", False):
+            what = (f"its representation is features_={self.features_!r}"
+                    if self.features_ != "raw" else
+                    "its training inputs were not one-hot symbols")
+            raise ValueError(
+                f"to_automaton needs a model of symbols: {what}. The machine is "
+                "read off by feeding one symbol (a one-hot row) at a time, which "
+                "only a features='raw' model fitted on one-hot inputs (e.g. "
+                "Stepwise(OneHotEncoder())) interprets as a symbol."
+            )
+        check_threshold(min_proba, "min_proba")
         n_symbols = self.n_features_in_
-        if alphabet is None:
-            names = getattr(self, "feature_names_in_", range(n_symbols))
-            alphabet = [str(name) for name in names]
+        alphabet = symbol_alphabet(self, alphabet)
         # one one-step sequence per symbol: (symbol, from, to)
         trans = self.transition_proba(np.eye(n_symbols)[:, None, :])[:, 0]
         start = int(np.argmax(self.startprob_))

@@ -14,6 +14,9 @@ import numpy as np
 
 __all__ = ["plot_automaton", "plot_loss_curve", "plot_state_proba", "plot_step_labels"]
 
+# Probabilities computed in floating point may leave [0, 1] by this much.
+_ROUNDING = 1e-9
+
 
 def _pyplot():
     try:
@@ -94,6 +97,7 @@ def plot_state_proba(proba, ax=None, *, kind="area", state_labels=None,
         raise ValueError("proba has no steps or no states to plot.")
     if np.isnan(proba).any():
         raise ValueError("proba contains NaN inside the sequence.")
+    _check_probabilities(proba, "proba")
     n_states = proba.shape[1]
     if state_labels is None:
         state_labels = [f"state {i}" for i in range(n_states)]
@@ -209,9 +213,19 @@ def _check_matrix(matrix):
             "A transition matrix must be a square (n_states, n_states) array "
             f"indexed [from, to], got shape {matrix.shape}."
         )
-    if not np.isfinite(matrix).all() or (matrix < 0).any():
-        raise ValueError("A transition matrix must hold finite, non-negative values.")
+    _check_probabilities(matrix, "A transition matrix")
     return matrix
+
+
+def _check_probabilities(values, name):
+    """Refuse values that are not probabilities (rounding error of 1e-9 aside)."""
+    bad = ~(np.isfinite(values) & (values >= -_ROUNDING) & (values <= 1 + _ROUNDING))
+    if bad.any():
+        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(
+            f"{name} must hold finite, non-negative probabilities of at most 1; "
+            f"entry {list(where)} is {values[where]!r}."
+        )
 
 
 def plot_automaton(dfa_or_transition_matrix, ax=None, *, min_proba=0.05,

@@ -31,6 +31,7 @@ from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
 
 from . import _convolve
 from ._validation import (
+    N_JOBS_CONSTRAINT,
     Sequences,
     check_fitted_params,
     check_sequences,
@@ -667,7 +668,7 @@ class DilatedConvolution(_SequenceTransformer):
         "quantile_range": [tuple],
         "subsample": [Interval(numbers.Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
-        "n_jobs": [numbers.Integral, None],
+        "n_jobs": N_JOBS_CONSTRAINT,
     }
 
     def __init__(self, n_dilations=4, *, max_dilation=None, n_biases=2,
@@ -905,7 +906,7 @@ class RunningPooling(OneToOneFeatureMixin, _SequenceTransformer):
     _parameter_constraints: dict = {
         "window": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "statistic": [StrOptions({"mean", "max"})],
-        "n_jobs": [numbers.Integral, None],
+        "n_jobs": N_JOBS_CONSTRAINT,
     }
 
     def __init__(self, window=None, *, statistic="mean", n_jobs=None):
@@ -1001,7 +1002,7 @@ class SequenceUnion(TransformerMixin, _BaseComposition):
 
     _parameter_constraints: dict = {
         "transformer_list": [list],
-        "n_jobs": [numbers.Integral, None],
+        "n_jobs": N_JOBS_CONSTRAINT,
         "transformer_weights": [dict, None],
         "verbose_feature_names_out": ["boolean"],
     }
@@ -1212,6 +1213,11 @@ def _steps(estimator):
             for inner in _steps(step)]
 
 
+# Methods whose output is per sequence unless the model labels every step.
+_PER_SEQUENCE_METHODS = frozenset({"predict", "predict_proba", "predict_log_proba",
+                                   "decision_function", "score"})
+
+
 def on_raw_steps(estimator, method, X, *args, **kwargs):
     """Call a method of a pipeline's last step on X, with outputs on X's steps.
 
@@ -1248,7 +1254,8 @@ def on_raw_steps(estimator, method, X, *args, **kwargs):
     ------
     ValueError
         If a step other than WindowMean changes the sequences' lengths, or the
-        method's output is not per step while the pipeline has a WindowMean.
+        method's output is not per step (e.g. ``predict_proba`` of a model
+        fitted on sequence-level labels) while the pipeline has a WindowMean.
 
     Examples
     --------
@@ -1281,6 +1288,14 @@ def on_raw_steps(estimator, method, X, *args, **kwargs):
                 "can be mapped back onto the raw steps)."
             )
         lengths = new
+    if windows and method in _PER_SEQUENCE_METHODS and not getattr(
+            last, "step_level_", False):
+        raise ValueError(
+            f"{type(last).__name__}.{method} gives one value per sequence (it was "
+            "not fitted on step-level labels), so there are no steps to map back "
+            f"through WindowMean: call {method} on the pipeline itself instead. "
+            "on_raw_steps is for per-step outputs such as predict_state_proba."
+        )
     result = getattr(last, method)(Xt, *args, **kwargs)
     for step, X_in in reversed(windows):
         result = step.to_raw_steps(result, X_in)

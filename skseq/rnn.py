@@ -12,6 +12,7 @@ prefix of that order and their inputs are one contiguous block of a time-major
 copy of the data (:class:`_Lockstep`).
 """
 
+import math
 import numbers
 import time
 from collections import deque
@@ -23,6 +24,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
+from ._iohmm import check_allocation
 from ._restarts import run_restarts, warn_not_converged
 from ._validation import (
     check_fitted_params,
@@ -32,7 +34,7 @@ from ._validation import (
     restore_on_failure,
     validate_sequences,
 )
-from .automata import DFA
+from .automata import DFA, symbol_alphabet
 
 __all__ = ["DiscretizedRNNClassifier"]
 
@@ -394,10 +396,17 @@ class DiscretizedRNNClassifier(ClassifierMixin, BaseEstimator):
             target = encoded[:, None].astype(np.float64)
         else:
             target = np.eye(n_outputs)[encoded]
+        shape = (self.n_hidden, self.n_hidden, seqs.n_features)
+        # the weights, their gradient and step (a few copies), and per step the
+        # activations and second-order inputs
+        check_allocation(
+            self, 8 * (4 * math.prod(shape)
+                       + seqs.data.shape[0] * self.n_hidden * (seqs.n_features + 2)),
+            f"n_hidden={self.n_hidden} units (weights, gradients, activations)",
+            "use fewer hidden units.")
         net = self._net()
         batch = _Lockstep(seqs)
         rng = check_random_state(self.random_state)
-        shape = (self.n_hidden, self.n_hidden, seqs.n_features)
 
         def attempts():
             for _ in range(self.n_init):
@@ -622,10 +631,12 @@ class DiscretizedRNNClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"accept_empty must be None, True or False, got {accept_empty!r}."
             )
+        if (isinstance(max_states, bool) or not isinstance(max_states, numbers.Integral)
+                or max_states < 1):
+            raise ValueError(f"max_states must be a positive integer, got "
+                             f"{max_states!r}.")
         n_symbols = self.n_features_in_
-        if alphabet is None:
-            names = getattr(self, "feature_names_in_", range(n_symbols))
-            alphabet = [str(name) for name in names]
+        alphabet = symbol_alphabet(self, alphabet)
         transitions, accepting = self._reachable_states(n_symbols, max_states)
         if accept_empty is not None:
             return self._with_start(alphabet, transitions, accepting, accept_empty)

@@ -502,3 +502,41 @@ def test_soft_voting_classifier_over_restarts():
         mean = np.mean([m.predict_proba(form) for m in alone], axis=0)
         assert_allclose(vote.predict_proba(form), mean, rtol=1e-12)
         assert_array_equal(vote.predict(form), alone[0].classes_[mean.argmax(1)])
+
+
+def test_to_automaton_refuses_models_that_do_not_read_symbols():
+    X, y = make_tomita(4, 30, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        shape = IOHMMClassifier(2, emission="state", features="shape", n_init=1,
+                                max_iter=2, random_state=0).fit(X, y)
+        real = [x * 0.5 + 0.25 for x in X]  # raw, but not one-hot symbols
+        raw_real = IOHMMClassifier(2, emission="state", features="raw", n_init=1,
+                                   max_iter=2, random_state=0).fit(real, y)
+    with pytest.raises(ValueError, match="features_='shape'"):
+        shape.to_automaton(min_proba=0.0)
+    with pytest.raises(ValueError, match="not one-hot symbols"):
+        raw_real.to_automaton(min_proba=0.0)
+
+
+@pytest.mark.parametrize("class_weight, match", [
+    ({0: -1, 1: 1}, "class 0 is -1"),
+    ({0: np.nan, 1: 1}, "class 0 is nan"),
+    ({0: 1, 1: np.inf}, "class 1 is inf"),
+    ({0: 1, 1: 1e308}, "class 1 is 1e\\+308"),
+    ({0: 0, 1: 0}, "weight 0"),
+])
+def test_bad_class_weights_are_named(class_weight, match):
+    X, y = make_tomita(4, 12, random_state=0)
+    clf = IOHMMClassifier(2, n_init=1, max_iter=1, class_weight=class_weight)
+    with pytest.raises(ValueError, match=match):
+        clf.fit(X, y)
+
+
+def test_balanced_class_weight_refuses_a_class_with_zero_total_weight():
+    X, y = make_tomita(4, 12, random_state=0)
+    y = np.asarray(y)
+    weight = (y == y[0]).astype(float)  # every sequence of the other class: 0
+    clf = IOHMMClassifier(2, n_init=1, max_iter=1, class_weight="balanced")
+    with pytest.raises(ValueError, match="'balanced' cannot weigh class"):
+        clf.fit(X, y, sample_weight=weight)

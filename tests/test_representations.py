@@ -539,6 +539,15 @@ def test_on_raw_steps_through_a_fitted_pipeline(method):
         assert_array_equal(padded[s, : len(e)], e)
 
 
+@pytest.mark.parametrize("method", ["predict_proba", "predict"])
+def test_on_raw_steps_refuses_per_sequence_outputs(method):
+    rng = np.random.default_rng(16)
+    X = [rng.normal(size=(12, 1)) + (s % 2) for s in range(6)]
+    pipe = _window_pipe(X, np.arange(6) % 2)  # windows of 3: 4 per sequence
+    with pytest.raises(ValueError, match="one value per sequence"):
+        on_raw_steps(pipe, method, X)
+
+
 def test_on_raw_steps_follows_nested_pipelines_and_plain_estimators():
     rng = np.random.default_rng(17)
     X = [rng.normal(size=(k, 1)) + (s % 2) for s, k in enumerate((8, 5, 9, 6))]

@@ -1,10 +1,10 @@
 """Reader for the ``.ts`` files of the UCR/UEA time series archive.
 
-The format (Bagnall et al., the archive's own description): ``#`` comment lines,
-then a header of ``@key value`` lines, then ``@data`` and one case per line. A
-case holds its dimensions (channels) separated by ``:``, the values of a
-dimension separated by ``,``, ``?`` for a missing value, and (if the header
-declares labels) the class label or regression target last. Keys are
+The format (Bagnall et al., the archive's own description): ``#`` (or ``%``)
+comment lines, then a header of ``@key value`` lines, then ``@data`` and one
+case per line. A case holds its dimensions (channels) separated by ``:``, the
+values of a dimension separated by ``,``, ``?`` for a missing value, and (if the
+header declares labels) the class label or regression target last. Keys are
 case-insensitive.
 """
 
@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from importlib.resources import files
 
 import numpy as np
+
+from .._validation import quote
 
 __all__ = ["load_italy_power_demand", "load_ts"]
 
@@ -108,14 +110,31 @@ class _Header:
 def _read_text(path):
     """Text and name of a path or an open text file."""
     if hasattr(path, "read"):
-        text = path.read()
-        name = getattr(path, "name", "<stream>")
+        name = str(getattr(path, "name", "<stream>"))
+        try:
+            text = path.read()
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{name}: not UTF-8 text ({exc.reason} at byte "
+                             f"{exc.start} of a chunk); open it in binary mode for "
+                             "the line, or re-encode it as UTF-8.") from exc
         if isinstance(text, bytes):
-            text = text.decode("utf-8-sig")
-        return text.removeprefix("\ufeff"), str(name)
+            text = _decode(text, name)
+        return text.removeprefix("\ufeff"), name
     name = os.fspath(path)
-    with open(name, encoding="utf-8-sig") as f:
-        return f.read(), str(name)
+    with open(name, "rb") as f:
+        return _decode(f.read(), str(name)), str(name)
+
+
+def _decode(data, name):
+    """UTF-8 bytes as text; a byte that is not UTF-8 is named with its line."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ValueError(
+            f"{name}, line {line}: not UTF-8 text ({exc.reason}: byte "
+            f"{data[exc.start:exc.start + 1]!r}); re-encode the file as UTF-8."
+        ) from exc
 
 
 def _parse_values(text, header, line, dim):
@@ -132,7 +151,7 @@ def _parse_values(text, header, line, dim):
             except ValueError:
                 value = None
             if value is None or np.isinf(value):
-                what = "empty" if not token else f"{token!r:.40}, not a finite number"
+                what = "empty" if not token else f"{quote(token)}, not a finite number"
                 raise header.error(line, f"dimension {dim}, value {i} is {what}.")
     return values
 
@@ -190,12 +209,12 @@ def _parse_label(text, header, line):
         except ValueError:
             target = np.nan
         if not np.isfinite(target):
-            raise header.error(line, f"the target {label!r:.40} is not a finite "
+            raise header.error(line, f"the target {quote(label)} is not a finite "
                                      "number (@targetLabel true).")
         return target
     if label not in header.classes:
         raise header.error(line, (
-            f"class label {label!r:.40} is not among those declared by @classLabel "
+            f"class label {quote(label)} is not among those declared by @classLabel "
             f"(line {header.lines['classlabel']}): {header.classes}."))
     return label
 
@@ -214,7 +233,7 @@ def _check_lengths(X, data_lines, header):
                 f"{source} say {expected}."))
 
 
-def load_ts(path, *, missing="raise"):
+def load_ts(path, *, missing="raise", numeric_labels=False):
     """Read a ``.ts`` file of the UCR/UEA time series archive.
 
     Univariate and multivariate files, equal and unequal lengths, with class
@@ -234,6 +253,12 @@ def load_ts(path, *, missing="raise"):
         observed value of its dimension (the first observed one if none came
         before); a dimension that ends early is filled the same way up to the
         case's longest dimension.
+    numeric_labels : bool, default=False
+        Class labels as numbers: int64 when every label is an integer, else
+        float64 (a ValueError names a label that is not a number). The default
+        keeps them as the strings of the file, which sort as text
+        (``"10" < "2"``): set True for archives whose classes are numbered, so
+        that ``classes_`` is in numeric order.
 
     Returns
     -------
@@ -241,8 +266,9 @@ def load_ts(path, *, missing="raise"):
         One float64 array per case, its dimensions (channels) as features: the
         list form of :ref:`the data model <data_model>`.
     y : ndarray of shape (n_cases,) or None
-        Class labels as strings (as written in the file), regression targets as
-        float64, or None for ``@classLabel false``.
+        Class labels as strings (as written in the file; numbers with
+        ``numeric_labels=True``), regression targets as float64, or None for
+        ``@classLabel false``.
 
     Raises
     ------
@@ -283,6 +309,9 @@ def load_ts(path, *, missing="raise"):
     """
     if missing not in ("raise", "ffill"):
         raise ValueError(f"missing must be 'raise' or 'ffill', got {missing!r}.")
+    if numeric_labels not in (True, False):
+        raise ValueError(f"numeric_labels must be True or False, got "
+                         f"{numeric_labels!r}.")
     text, source = _read_text(path)
     header = _Header(source)
     X, y, data_lines = [], [], []
@@ -290,7 +319,7 @@ def load_ts(path, *, missing="raise"):
     n_dims = None
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
-        if not line or line.startswith("#"):
+        if not line or line.startswith(("#", "%")):
             continue
         if line.startswith("@"):
             spelled, *tokens = line[1:].split()
@@ -306,7 +335,7 @@ def load_ts(path, *, missing="raise"):
                 header.declare(spelled, tokens, number)
             continue
         if not in_data:
-            raise header.error(number, f"data before @data: {line!r:.40}.")
+            raise header.error(number, f"data before @data: {quote(line)}.")
         fields = line.split(":")
         if header.labelled:
             if len(fields) < 2:
@@ -331,7 +360,27 @@ def load_ts(path, *, missing="raise"):
     _check_lengths(X, data_lines, header)
     if not header.labelled:
         return X, None
-    return X, np.array(y, dtype=np.float64 if header.get("targetlabel") else str)
+    if header.get("targetlabel"):
+        return X, np.array(y, dtype=np.float64)
+    return X, _numeric(y, data_lines, source) if numeric_labels else np.array(y, str)
+
+
+def _numeric(labels, lines, source):
+    """Class labels as int64 if all are integers, else float64."""
+    for kind in (int, float):
+        try:
+            return np.array([kind(label) for label in labels],
+                            dtype=np.int64 if kind is int else np.float64)
+        except (ValueError, OverflowError):
+            continue
+    for label, line in zip(labels, lines, strict=True):
+        try:
+            float(label)
+        except ValueError:
+            raise ValueError(
+                f"{source}, line {line}: numeric_labels=True, but the class label "
+                f"{quote(label)} is not a number."
+            ) from None
 
 
 def load_italy_power_demand(split="train"):
