@@ -178,9 +178,12 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
     n_init : int or "auto", default="auto"
         Number of random initialisations; the best training objective is kept.
         Restarts alternate small random weights and near-permutation transitions.
-        ``"auto"``: 50 for small problems (up to 2,000 steps in all), about
-        100,000 / n_steps for larger ones, at least 5 — local optima decide the
-        result on small data, where restarts are cheap. With ``solver="lbfgs"``
+        ``"auto"``: one start on the shape and window representations
+        (``features_`` ``"shape"`` or ``"window"``, where the fit is close to
+        convex); on raw inputs 50 for small problems (up to 2,000 steps in
+        all), about 100,000 / n_steps for larger ones, at least 5 — local
+        optima decide the result on small data, where restarts are cheap. The
+        number used is ``n_init_``. With ``solver="lbfgs"``
         the restarts advance in lockstep and hopeless ones stop early (user
         guide, "Restarts").
     max_iter : int, default=200
@@ -442,7 +445,11 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
             step (``readout="last"``), or the normalised geometric mean of
             P(y | u_1..t) over the averaged steps (``readout="mean"``). For
             step-level labels: a list with one ``(len_i, n_classes)`` array per
-            sequence.
+            sequence. A sequence's representation and state distributions are
+            the same bit for bit whatever the other sequences in the call; its
+            probabilities may differ in the last bit (a few 1e-16), since the
+            output networks' matrix products round differently for other
+            numbers of rows.
         """
         return self._outputs.predict_proba(self, self._checked(X))
 

@@ -10,15 +10,18 @@ accumulates the evidence step by step (Bengio, De Mori, Flammia & Kompe 1992).
 import numbers
 
 import numpy as np
+from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
+from threadpoolctl import threadpool_limits
 
 from ._inference import forward_backward, viterbi
 from ._representation import window_summaries
 from ._validation import (
+    N_JOBS_CONSTRAINT,
     check_sample_weight,
     check_targets,
     restore_on_failure,
@@ -177,6 +180,12 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         the defaults (2 states per label, 0.3) were chosen on sessions cut from
         the training recordings of BasicMotions and PLAID (see the User Guide,
         "Labelling every step").
+    n_jobs : int or None, default=None
+        Threads of the per-step classifier's OpenMP loops (HistGradientBoosting
+        uses them) in ``fit`` and prediction. None means 1, as everywhere in
+        the package, so that a fit does not compete with other processes for
+        the cores (OpenMP threads that wait for a busy core slow down a
+        great deal); -1 uses every processor.
     random_state : int, RandomState instance or None, default=None
         Seeds the default classifier (its early-stopping split) or a given
         classifier's ``random_state``.
@@ -233,19 +242,26 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         "phase_targets": ["boolean"],
         "transitions": [StrOptions({"learned", "none"})],
         "likelihood_scale": [Interval(numbers.Real, 0, None, closed="neither")],
+        "n_jobs": N_JOBS_CONSTRAINT,
         "random_state": ["random_state"],
     }
 
     def __init__(self, estimator=None, *, window=32, n_states_per_label=2,
                  phase_targets=False, transitions="learned", likelihood_scale=0.3,
-                 random_state=None):
+                 n_jobs=None, random_state=None):
         self.estimator = estimator
         self.window = window
         self.n_states_per_label = n_states_per_label
         self.phase_targets = phase_targets
         self.transitions = transitions
         self.likelihood_scale = likelihood_scale
+        self.n_jobs = n_jobs
         self.random_state = random_state
+
+    def _threads(self):
+        """The per-step classifier's OpenMP threads, ``n_jobs`` resolved."""
+        return threadpool_limits(limits=effective_n_jobs(self.n_jobs),
+                                 user_api="openmp")
 
     def _make_estimator(self):
         seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
@@ -299,10 +315,11 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
                 fit_targets, n_targets = encoded * k + phases, classes.shape[0] * k
             features = window_summaries(seqs, self.window)[steps]
             estimator = self._make_estimator()
-            if sample_weight is None:
-                estimator.fit(features, fit_targets)
-            else:
-                estimator.fit(features, fit_targets, sample_weight=step_weight)
+            with self._threads():
+                if sample_weight is None:
+                    estimator.fit(features, fit_targets)
+                else:
+                    estimator.fit(features, fit_targets, sample_weight=step_weight)
             prior = np.bincount(encoded, weights=step_weight,
                                 minlength=classes.shape[0])
             target_prior = np.bincount(fit_targets, weights=step_weight,
@@ -340,8 +357,9 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         n_steps, n_classes = seqs.data.shape[0], self.classes_.shape[0]
         n_targets = self.target_prior_.shape[0]
         proba = np.zeros((n_steps, n_targets))
-        proba[:, self.estimator_.classes_] = self.estimator_.predict_proba(
-            window_summaries(seqs, self.window))
+        with self._threads():
+            proba[:, self.estimator_.classes_] = self.estimator_.predict_proba(
+                window_summaries(seqs, self.window))
         log_lik = (np.log(np.maximum(proba, _MIN_PROBA))
                    - np.log(np.maximum(self.target_prior_, _MIN_PROBA)))
         if n_targets > n_classes:

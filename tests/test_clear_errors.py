@@ -11,6 +11,7 @@ from sklearn.exceptions import ConvergenceWarning
 from skseq import (
     DiscretizedRNNClassifier,
     HierarchicalIOHMM,
+    HybridHMMClassifier,
     IOHMMClassifier,
     IOHMMRegressor,
 )
@@ -26,6 +27,7 @@ from skseq.preprocessing import DilatedConvolution, RunningPooling, SequenceUnio
     lambda: RunningPooling(n_jobs=0),
     lambda: DilatedConvolution(n_jobs=0),
     lambda: SequenceUnion([("pool", RunningPooling())], n_jobs=0),
+    lambda: HybridHMMClassifier(n_jobs=0),
 ])
 def test_n_jobs_zero_is_refused_at_validation(make):
     X, y = make_tomita(4, 6, random_state=0)
@@ -236,3 +238,21 @@ def test_available_memory_respects_an_address_space_limit():
     finally:
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
     assert available is not None and available <= 2**30
+
+
+def test_a_sequence_alone_and_in_a_batch():
+    """What the predict_proba docstring promises: state distributions equal bit
+    for bit, probabilities to the last bits (a direct comparison, one sequence
+    at a time against the batch)."""
+    rng = np.random.default_rng(0)
+    X = [np.cumsum(rng.normal(size=(int(k), 1)), axis=0)
+         for k in rng.integers(8, 20, size=24)]
+    y = np.array([int(x[-1, 0] > 0) for x in X])
+    clf = IOHMMClassifier(n_states=2, n_init=1, max_iter=5,
+                          random_state=0).fit(X, y)
+    batch_states = clf.predict_state_proba(X)
+    batch_proba = clf.predict_proba(X)
+    for i, x in enumerate(X):
+        assert np.array_equal(clf.predict_state_proba([x])[0], batch_states[i])
+        np.testing.assert_allclose(clf.predict_proba([x])[0], batch_proba[i],
+                                   rtol=0, atol=1e-14)
