@@ -466,13 +466,15 @@ def test_n_jobs_does_not_change_the_fit(name, monkeypatch):
 
 
 def test_n_jobs_on_a_problem_large_enough_to_use_threads():
-    """Without patching: 50,000 steps are split over 2 threads by default."""
+    """Without patching: 50,000 steps are split over 2 threads by default (raw
+    features: the split under test is the inference's; the representation's
+    threads are compared in test_shape_features.py)."""
     rng = np.random.default_rng(0)
     X = [rng.normal(size=(500, 2)) for _ in range(100)]
     y = [(x[:, 0] > 0).astype(int) for x in X]
     assert len(skseq._inference._chunks(np.arange(0, 50_001, 500), 2, 2)) == 2
-    fits = [IOHMMClassifier(n_states=2, n_init=1, max_iter=2, random_state=0,
-                            n_jobs=n_jobs) for n_jobs in (1, 2)]
+    fits = [IOHMMClassifier(n_states=2, features="raw", n_init=1, max_iter=2,
+                            random_state=0, n_jobs=n_jobs) for n_jobs in (1, 2)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         for est in fits:
