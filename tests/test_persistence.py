@@ -11,7 +11,6 @@ import sys
 
 import joblib
 import numpy as np
-import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -22,20 +21,22 @@ from skseq.datasets import make_tomita
 from skseq.preprocessing import Stepwise
 from skseq.utils import to_padded
 
-# Loads the model from both dumps and writes each prediction method's outputs.
+# Loads each folder's model from both dumps and writes each prediction method's
+# outputs (one interpreter for every model: its start-up is most of the cost).
 LOAD_AND_PREDICT = """
 import pickle, sys
 import joblib, numpy as np
-folder = sys.argv[1]
-X = np.load(folder + "/X.npy")
-with open(folder + "/model.pkl", "rb") as f:
-    models = {"pickle": pickle.load(f), "joblib": joblib.load(folder + "/model.joblib")}
-for how, model in models.items():
-    out = {"predict": model.predict(X)}
-    for method in ("predict_proba", "predict_state_proba", "decode"):
-        if hasattr(model, method):
-            out[method] = getattr(model, method)(X)
-    np.savez(folder + "/" + how + ".npz", **out)
+for folder in sys.argv[1:]:
+    X = np.load(folder + "/X.npy")
+    with open(folder + "/model.pkl", "rb") as f:
+        models = {"pickle": pickle.load(f),
+                  "joblib": joblib.load(folder + "/model.joblib")}
+    for how, model in models.items():
+        out = {"predict": model.predict(X)}
+        for method in ("predict_proba", "predict_state_proba", "decode"):
+            if hasattr(model, method):
+                out[method] = getattr(model, method)(X)
+        np.savez(folder + "/" + how + ".npz", **out)
 """
 
 
@@ -74,26 +75,33 @@ def _dfa():
 MODELS = {"iohmm": _iohmm, "rnn": _rnn, "pipeline": _pipeline, "dfa": _dfa}
 
 
-@pytest.mark.parametrize("name", list(MODELS))
-def test_predictions_identical_after_loading_in_another_process(name, tmp_path):
-    model, X = MODELS[name]()
-    X = to_padded(X)
-    with open(tmp_path / "model.pkl", "wb") as f:
-        pickle.dump(model, f)
-    joblib.dump(model, tmp_path / "model.joblib")
-    np.save(tmp_path / "X.npy", X)
+def test_predictions_identical_after_loading_in_another_process(tmp_path):
+    fitted = {}
+    for name, make in MODELS.items():
+        model, X = make()
+        X = to_padded(X)
+        folder = tmp_path / name
+        folder.mkdir()
+        with open(folder / "model.pkl", "wb") as f:
+            pickle.dump(model, f)
+        joblib.dump(model, folder / "model.joblib")
+        np.save(folder / "X.npy", X)
+        fitted[name] = model, X
 
-    subprocess.run([sys.executable, "-c", LOAD_AND_PREDICT, str(tmp_path)],
-                   check=True, cwd=tmp_path, timeout=120)
+    subprocess.run([sys.executable, "-c", LOAD_AND_PREDICT,
+                    *(str(tmp_path / name) for name in fitted)],
+                   check=True, cwd=tmp_path, timeout=240)
 
-    methods = {"predict"} | {
-        m for m in ("predict_proba", "predict_state_proba", "decode")
-        if hasattr(model, m)
-    }
-    for how in ("pickle", "joblib"):
-        loaded = np.load(tmp_path / f"{how}.npz")
-        assert set(loaded.files) == methods
-        assert_array_equal(loaded["predict"], model.predict(X))
-        for method in methods - {"predict"}:
-            assert_allclose(loaded[method], getattr(model, method)(X),
-                            rtol=1e-12, atol=0, equal_nan=True)
+    for name, (model, X) in fitted.items():
+        methods = {"predict"} | {
+            m for m in ("predict_proba", "predict_state_proba", "decode")
+            if hasattr(model, m)
+        }
+        for how in ("pickle", "joblib"):
+            loaded = np.load(tmp_path / name / f"{how}.npz")
+            assert set(loaded.files) == methods, name
+            assert_array_equal(loaded["predict"], model.predict(X), err_msg=name)
+            for method in methods - {"predict"}:
+                assert_allclose(loaded[method], getattr(model, method)(X),
+                                rtol=1e-12, atol=0, equal_nan=True,
+                                err_msg=f"{name} {method}")
