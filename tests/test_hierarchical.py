@@ -101,9 +101,9 @@ def test_expected_log_and_its_gradient(level_states, timescales, learn):
     rng = np.random.default_rng(1)
     family = HierarchicalTransitions(level_states, 2, timescales, learn)
     theta = family.init(rng, 1.0)
-    U = rng.normal(size=(5, 2))
+    U = rng.normal(size=(2, 2))
     N = family.n_states
-    xi = rng.dirichlet(np.ones(N * N), size=5).reshape(5, N, N)
+    xi = rng.dirichlet(np.ones(N * N), size=2).reshape(2, N, N)
     value, grad = family.expected_log(theta, U, xi)
 
     def q(t):

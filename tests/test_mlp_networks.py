@@ -34,10 +34,10 @@ def magnitude_data(n, rng):
 def test_mlp_learns_what_linear_state_networks_cannot():
     # The paper's GEM (solver="em"); L-BFGS stops in a local optimum here.
     rng = np.random.default_rng(0)
-    X, y = magnitude_data(200, rng)
+    X, y = magnitude_data(100, rng)
     X_test, y_test = magnitude_data(300, rng)
     params = dict(n_states=2, features="raw", emission="state", solver="em",
-                  n_init=3, random_state=0)
+                  n_init=2, random_state=0)
     mlp = IOHMMClassifier(transition="mlp", **params).fit(X, y)
     linear = IOHMMClassifier(transition="input", **params).fit(X, y)
     assert "mlp" in TRANSITIONS
