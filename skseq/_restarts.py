@@ -75,7 +75,9 @@ def run_restarts(attempts, n_init, *, verbose=0, stop=None):
                 status = "diverged (dropped)"
             elif result.get("dropped"):
                 status = (f"objective {_fmt(result['objective'])}, stopped after "
-                          f"{result['n_iter']} iterations (could not catch up)")
+                          f"{result['n_iter']} iterations: too far above the best "
+                          "restart to reach it within max_iter at its recent "
+                          "pace, so it cannot be kept")
             else:
                 state = "converged" if result["converged"] else "did not converge"
                 status = (f"objective {_fmt(result['objective'])}, {state} after "

@@ -206,7 +206,11 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         Controls the initialisations.
     verbose : int, default=0
         1 prints a line per restart (its objective, the best so far, the elapsed
-        time), 2 also one per iteration.
+        time), 2 also one per iteration. With ``solver="lbfgs"`` the restarts
+        advance in lockstep, so their lines come together when the batch ends; a
+        restart "stopped after N iterations" was too far above the best restart
+        to reach it within ``max_iter`` at its recent pace, and was stopped
+        early as it cannot be kept.
     n_jobs : int, default=None
         Threads over sequences in the forward-backward kernels.
     warm_start : bool, default=False
