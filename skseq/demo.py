@@ -1,4 +1,4 @@
-"""A one-minute tour: classify real series, then learn a grammar from strings.
+"""A short tour: classify real series, then learn a grammar from strings.
 
 Run ``python -m skseq.demo``. Part 1 fits the default ``IOHMMClassifier()`` on
 ItalyPowerDemand (shipped with skseq: a day's 24 hourly loads, winter or summer
