@@ -255,10 +255,13 @@ class _Problem:
         w = theta[..., self.penalised]
         value = 0.5 * self.alpha * _row_dots(w, w)
         if self.transition_l1:
-            v = theta[..., self.l1]
-            value = value + self.transition_l1 * np.sum(
-                np.sqrt(v * v + _L1_SMOOTHING**2) - _L1_SMOOTHING, axis=-1)
+            value = value + self._l1_value(theta[..., self.l1])
         return value / self.total_weight
+
+    def _l1_value(self, v):
+        """The smoothed L1 penalty (times W) of the weights v (rows: sets)."""
+        return self.transition_l1 * np.sum(
+            np.sqrt(v * v + _L1_SMOOTHING**2) - _L1_SMOOTHING, axis=-1)
 
     def _l1_gradient(self, v):
         """Gradient of the smoothed L1 penalty (times W) at the weights v."""
@@ -370,10 +373,8 @@ class _Problem:
                 value = -q + 0.5 * a * np.dot(th[pen], th[pen])
                 grad = -g + a * th * pen
                 if l1 is not None and l1.any():
-                    v = th[l1]
-                    value += self.transition_l1 * np.sum(
-                        np.sqrt(v * v + _L1_SMOOTHING**2) - _L1_SMOOTHING)
-                    grad[l1] += self._l1_gradient(v)
+                    value += self._l1_value(th[l1])
+                    grad[l1] += self._l1_gradient(th[l1])
                 return value / W, grad / W
             return f
 
@@ -633,7 +634,7 @@ class BaseIOHMM(BaseEstimator):
             return self.alpha
         if features == "raw" or self._outputs is None or targets.step_level:
             return RAW_ALPHA
-        seq_of = np.searchsorted(seqs.offsets, targets.steps, side="right") - 1
+        seq_of = seqs.sequence_of(targets.steps)
         return self._outputs.choose_alpha(self, U_rows, targets, weight[seq_of])[0]
 
     def _starts_shared(self, features, targets):
@@ -759,7 +760,7 @@ class BaseIOHMM(BaseEstimator):
             # sequence (plus a tenth of its random start, to break the tie):
             # the chain begins as good as its n_states=1 model, and the states
             # move apart only where the likelihood gains.
-            seq_of = np.searchsorted(seqs.offsets, targets.steps, side="right") - 1
+            seq_of = seqs.sequence_of(targets.steps)
             shared = self._outputs.shared_readout(self, inputs[1], targets,
                                                   weight[seq_of], alpha)
             start = problem.n_start + transition.n_params

@@ -226,7 +226,7 @@ class GaussianOutputs:
             squeeze = values.ndim == 1
         values = values.reshape(values.shape[0], -1)
         if reset:
-            seq_of = np.searchsorted(seqs.offsets, targets.steps, side="right") - 1
+            seq_of = seqs.sequence_of(targets.steps)
             w = (np.ones(seqs.n_sequences) if sample_weight is None
                  else sample_weight)[seq_of]
             mean, scale = _weighted_mean_std(values, w)

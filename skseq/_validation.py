@@ -127,9 +127,13 @@ class Sequences:
         """Packed index of every sequence's last step."""
         return self.offsets[1:] - 1
 
+    def sequence_of(self, rows):
+        """The sequence holding each packed row index of ``rows``."""
+        return np.searchsorted(self.offsets, rows, side="right") - 1
+
     def locate(self, row):
         """Return ``(sequence, step)`` of a packed row index."""
-        seq = int(np.searchsorted(self.offsets, row, side="right")) - 1
+        seq = int(self.sequence_of(row))
         return seq, int(row - self.offsets[seq])
 
     def split(self, packed):
@@ -967,7 +971,7 @@ def score_targets(y, seqs, sample_weight, *, task, step_level):
     weight = check_sample_weight(sample_weight, seqs.n_sequences)
     if not targets.step_level:
         return targets, weight
-    seq_of = np.searchsorted(seqs.offsets, targets.steps, side="right") - 1
+    seq_of = seqs.sequence_of(targets.steps)
     return targets, weight[seq_of]
 
 

@@ -422,7 +422,7 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         if self.class_weight is None:
             return weight, None
         labels = self.classes_[targets.values]
-        seq_of = np.searchsorted(seqs.offsets, targets.steps, side="right") - 1
+        seq_of = seqs.sequence_of(targets.steps)
         with np.errstate(divide="ignore", invalid="ignore"):
             per_class = compute_class_weight(
                 self.class_weight, classes=self.classes_, y=labels,

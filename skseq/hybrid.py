@@ -296,7 +296,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
             seqs = validate_sequences(self, X, reset=True)
             targets = check_targets(y, seqs, task="classification")
             weight = check_sample_weight(sample_weight, seqs.n_sequences)
-            seq_of = np.searchsorted(seqs.offsets, targets.steps, side="right") - 1
+            seq_of = seqs.sequence_of(targets.steps)
             # a step of weight 0 counts as unlabelled
             kept = weight[seq_of] > 0
             steps, step_weight = targets.steps[kept], weight[seq_of][kept]
