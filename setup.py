@@ -19,41 +19,44 @@ DIRECTIVES = {
 
 def kernel_extension(name, flags=()):
     return Extension(
-        f"skseq.{name}",
-        [f"skseq/{name}.pyx"],
+        f"skseq._kernels.{name}",
+        [f"skseq/_kernels/{name}.pyx"],
         include_dirs=[np.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         extra_compile_args=["-O3", *flags],
     )
 
 
-# The compiled modules: the recursions (forward-backward, Viterbi) and the row
-# operations of the networks (softmax and its gradients).
-MODULES = ("_recursions", "_rows")
+X86_64 = platform.machine().lower() in {"x86_64", "amd64"} and sys.platform != "win32"
+AVX2 = ["-mavx2", "-mfma"]
+AVX512 = ["-mavx512f", "-mavx512cd", "-mavx512bw", "-mavx512dq", "-mavx512vl",
+          *AVX2, "-mprefer-vector-width=512"]
 
-# The portable kernels, and on x86-64 the same sources built for AVX2 + FMA, which
-# skseq/_compiled.py picks at import time when the CPU has them (20% faster at 32
-# states, benchmarks/bench_speed.py). A binary built here thus runs anywhere.
-extensions = [kernel_extension(name) for name in MODULES]
-if platform.machine().lower() in {"x86_64", "amd64"} and sys.platform != "win32":
-    extensions += [kernel_extension(f"{name}_avx2", ["-mavx2", "-mfma"])
-                   for name in MODULES]
+# The compiled modules of skseq/_kernels, each beside its thin wrapper: the
+# forward-backward and Viterbi recursions, the row operations of the networks
+# (softmax and its gradients), the fused transition pass, and the convolutions of
+# the per-step representations. On x86-64 some are also built for wider vector
+# units; skseq/_kernels/_build.py picks at import time the widest build the CPU
+# runs, so a binary built here runs anywhere.
+extensions = [
+    # AVX2 + FMA: 20% faster at 32 states (benchmarks/bench_speed.py).
+    kernel_extension("_forward_backward"),
+    kernel_extension("_softmax"),
+    # Bound by writing their output: an AVX2 build is no faster, so portable only.
+    kernel_extension("_convolution"),
+]
+if X86_64:
+    extensions += [kernel_extension("_forward_backward_avx2", AVX2),
+                   kernel_extension("_softmax_avx2", AVX2)]
 
-# The convolutions of the per-step representations (skseq/_convolution.pyx): bound
-# by writing their output, an AVX2 build of them is no faster, so portable only.
-extensions.append(kernel_extension("_convolution"))
-
-# The fused transition pass (skseq/_fused_fb.pyx) vectorises its exp only without
-# -ftrapping-math (no result changes: the compiler may then assume no
-# floating-point traps). Its exp is most of its work, so on x86-64 it is also built
-# for AVX-512 (x86-64-v4), 1.2-1.5x the AVX2 build (benchmarks/bench_fused.py);
-# skseq/_fused.py picks the widest build the CPU runs.
+# The fused transition pass vectorises its exp only without -ftrapping-math (no
+# result changes: the compiler may then assume no floating-point traps). Its exp is
+# most of its work, so on x86-64 it is also built for AVX-512 (x86-64-v4), 1.2-1.5x
+# the AVX2 build (benchmarks/bench_fused.py).
 FUSED = ["-fno-trapping-math"]
-extensions.append(kernel_extension("_fused_fb", FUSED))
-if platform.machine().lower() in {"x86_64", "amd64"} and sys.platform != "win32":
-    extensions.append(kernel_extension("_fused_fb_avx2", ["-mavx2", "-mfma", *FUSED]))
-    extensions.append(kernel_extension("_fused_fb_avx512", [
-        "-mavx512f", "-mavx512cd", "-mavx512bw", "-mavx512dq", "-mavx512vl",
-        "-mavx2", "-mfma", "-mprefer-vector-width=512", *FUSED]))
+extensions.append(kernel_extension("_fused", FUSED))
+if X86_64:
+    extensions += [kernel_extension("_fused_avx2", [*AVX2, *FUSED]),
+                   kernel_extension("_fused_avx512", [*AVX512, *FUSED])]
 
 setup(ext_modules=cythonize(extensions, compiler_directives=DIRECTIVES))

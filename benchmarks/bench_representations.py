@@ -113,7 +113,7 @@ def agreement_with_minirocket():
     """
     from sktime.transformations.panel.rocket import MiniRocket
 
-    from skseq import _convolve
+    from skseq._kernels import convolution as _convolve
 
     rng = np.random.default_rng(0)
     n, length = 12, 120

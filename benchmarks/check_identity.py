@@ -168,7 +168,7 @@ def main():
         np.savez(path, **results)
         print(f"saved {len(results)} arrays to {path}")
         return
-    before = np.load(path)
+    before = np.load(path, allow_pickle=True)  # our own file: objects are safe
     missing = sorted(set(before.files) - set(results))
     extra = sorted(set(results) - set(before.files))
     differ = [k for k in before.files if k in results
@@ -189,12 +189,30 @@ def main():
 
 
 def _identical(a, b):
-    if a.shape != b.shape or a.dtype != b.dtype:
+    """Bitwise equality of arrays (signs of zeros and NaN included) and, inside
+    object arrays, of fitted sub-objects attribute by attribute."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)):
+            return False
+        if a.shape != b.shape or a.dtype != b.dtype:
+            return False
+        if a.dtype.kind == "f":
+            return np.array_equal(a, b, equal_nan=True) and np.array_equal(
+                np.signbit(a), np.signbit(b))
+        if a.dtype.kind == "O":
+            return all(_identical(x, y) for x, y in zip(a.flat, b.flat, strict=True))
+        return np.array_equal(a, b)
+    if type(a) is not type(b):
         return False
-    if a.dtype.kind == "f":
-        return np.array_equal(a, b, equal_nan=True) and np.array_equal(
-            np.signbit(a), np.signbit(b))
-    return np.array_equal(a, b)
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(map(_identical, a, b))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_identical(a[k], b[k]) for k in a)
+    if hasattr(a, "__dict__") and not isinstance(a, type):
+        return _identical(vars(a), vars(b))
+    if isinstance(a, float):
+        return _identical(np.asarray(a), np.asarray(b))
+    return a == b
 
 
 if __name__ == "__main__":

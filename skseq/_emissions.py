@@ -25,14 +25,14 @@ output distribution is one class here plus its tests.
 
 import numpy as np
 
-from ._params import ParametricFamily, column_sums, linear_map
-from ._softmax import (
+from ._kernels.softmax import (
     add_bias_,
     log_softmax_categorical_,
     log_softmax_categorical_gradient_,
     softmax_,
     weighted_log_normalizer_,
 )
+from ._params import ParametricFamily, column_sums, linear_map
 
 
 class EmissionFamily(ParametricFamily):

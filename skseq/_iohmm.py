@@ -46,7 +46,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ._emissions import inverse_cdf
-from ._inference import XI_NONE, Chain, one_blas_thread, viterbi
+from ._kernels._parallel import one_blas_thread
+from ._kernels.forward_backward import XI_NONE, Chain, viterbi
 from ._layers import LAYERS
 from ._lbfgs import CONVERGED, DROPPED, LINE_SEARCH_FAILED, minimize_batch
 from ._penalty import MAX_ALPHA, RAW_ALPHA

@@ -34,8 +34,8 @@ import numpy as np
 from sklearn.decomposition import PCA
 from sklearn.utils import check_random_state
 
-from . import _convolve
-from ._inference import one_blas_thread
+from ._kernels import convolution as _convolve
+from ._kernels._parallel import one_blas_thread
 from ._validation import Sequences
 
 

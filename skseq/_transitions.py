@@ -42,11 +42,9 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import expit
 
-from ._fused import LinearNormalizer, LinearTransitionPass
-from ._inference import XI_GRAD, XI_STEP, XI_SUM, Chain, Posteriors
-from ._layers import Identity, TanhLayer
-from ._params import ParametricFamily, column_sums, linear_map
-from ._softmax import (
+from ._kernels.forward_backward import XI_GRAD, XI_STEP, XI_SUM, Chain, Posteriors
+from ._kernels.fused import LinearNormalizer, LinearTransitionPass
+from ._kernels.softmax import (
     add_bias_,
     log_softmax_gradient_,
     outer_sum,
@@ -54,6 +52,8 @@ from ._softmax import (
     softmax_,
     weighted_log_normalizer_,
 )
+from ._layers import Identity, TanhLayer
+from ._params import ParametricFamily, column_sums, linear_map
 
 # Steps per block when the M-step evaluates logits block-wise (bounds memory).
 _BLOCK_ENTRIES = 1 << 18

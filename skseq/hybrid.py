@@ -18,7 +18,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
-from ._inference import forward_backward, viterbi
+from ._kernels.forward_backward import forward_backward, viterbi
 from ._representation import window_summaries
 from ._validation import (
     N_JOBS_CONSTRAINT,

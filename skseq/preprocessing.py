@@ -29,7 +29,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import _BaseComposition
 from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
 
-from . import _convolve
+from ._kernels import convolution as _convolve
 from ._validation import (
     N_JOBS_CONSTRAINT,
     Sequences,

@@ -1,25 +1,19 @@
-"""Running a test module on every build of a compiled module (portable, and
-AVX2 + FMA where it was built)."""
-
-import importlib
+"""Running a test module on every build of a compiled module that this CPU
+runs (portable, and AVX2 + FMA or AVX-512 where they were built)."""
 
 import pytest
 
-from skseq._compiled import build
+from skseq._kernels._build import available, build
 
 
 def kernel_build_fixture(name, owner):
     """An autouse fixture that runs every test of a module once per build of
-    ``skseq.<name>``, with ``owner.<name>`` (the wrapper's reference to the
-    compiled module) pointing at that build."""
-    builds = ["portable"]
-    if importlib.util.find_spec(f"skseq.{name}_avx2") is not None:
-        builds.append("avx2")
+    the compiled module ``skseq._kernels.<name>``, with ``owner.<name>`` (the
+    wrapper's reference to the compiled module) pointing at that build."""
 
-    @pytest.fixture(autouse=True, params=builds)
+    @pytest.fixture(autouse=True, params=available(name))
     def kernel_build(request, monkeypatch):
         module = build(name, request.param)
-        assert module.__name__.endswith("_avx2") == (request.param == "avx2")
         monkeypatch.setattr(owner, name, module)
         return request.param
 

@@ -8,10 +8,16 @@ import pytest
 from _builds import kernel_build_fixture
 from numpy.testing import assert_allclose, assert_array_equal
 
-import skseq._inference as _inference
-from skseq._inference import XI_GRAD, XI_STEP, XI_SUM, forward_backward, viterbi
+import skseq._kernels.forward_backward as wrapper
+from skseq._kernels.forward_backward import (
+    XI_GRAD,
+    XI_STEP,
+    XI_SUM,
+    forward_backward,
+    viterbi,
+)
 
-kernel_build = kernel_build_fixture("_recursions", _inference)
+kernel_build = kernel_build_fixture("_forward_backward", wrapper)
 
 
 def _random_problem(rng, lengths, n, emit_scale=1.0, mask=None):
@@ -172,9 +178,7 @@ def test_impossible_targets_give_minus_inf_without_nan():
 
 
 def test_threads_give_identical_results(monkeypatch):
-    import skseq._inference as inference
-
-    monkeypatch.setattr(inference, "_MIN_STEPS_PER_THREAD", 1)
+    monkeypatch.setattr(wrapper, "_MIN_STEPS_PER_THREAD", 1)
     rng = np.random.default_rng(2)
     lengths = rng.integers(1, 30, size=50)
     sp, trans, log_emit, offsets = _random_problem(rng, lengths, 4)

@@ -7,44 +7,27 @@ brute-force enumeration of all state paths, central
 finite differences, and a log-space recursion for extreme emissions.
 """
 
-import importlib
 import itertools
 
 import numpy as np
 import pytest
+from _builds import kernel_build_fixture
 from numpy.testing import assert_allclose, assert_array_equal
 
-import skseq._fused as fused
-from skseq._fused import linear_transition_pass
-from skseq._inference import Chain
+import skseq._kernels.fused as fused
 from skseq._iohmm import topology_mask
+from skseq._kernels.forward_backward import Chain
+from skseq._kernels.fused import linear_transition_pass
 from skseq._transitions import AdditiveTransitions, InputTransitions, TransitionFamily
 
 FAMILIES = {"input": InputTransitions, "additive": AdditiveTransitions}
 
-_BUILDS = [name for name in ("_fused_fb", "_fused_fb_avx2", "_fused_fb_avx512")
-           if importlib.util.find_spec(f"skseq.{name}") is not None]
-
-
-@pytest.fixture(autouse=True, params=_BUILDS)
-def kernel_build(request, monkeypatch):
-    """Every test runs on each build of the kernel the CPU can run."""
-    features = {"_fused_fb_avx2": ("AVX2", "FMA3"), "_fused_fb_avx512": ("AVX512_SKX",)}
-    try:
-        from numpy._core._multiarray_umath import __cpu_features__
-    except ImportError:  # NumPy < 2
-        from numpy.core._multiarray_umath import __cpu_features__
-    if not all(__cpu_features__.get(f) for f in features.get(request.param, ())):
-        pytest.skip(f"this CPU cannot run {request.param}")
-    module = importlib.import_module(f"skseq.{request.param}")
-    monkeypatch.setattr(fused, "linear_transition_fill", module.linear_transition_fill)
-    monkeypatch.setattr(fused, "linear_normalizer_fill", module.linear_normalizer_fill)
-    return request.param
+kernel_build = kernel_build_fixture("_fused", fused)
 
 
 def _kernel():
     """The build of the kernel under test."""
-    return importlib.import_module(fused.linear_transition_fill.__module__)
+    return fused._fused
 
 
 def _problem(rng, family, lengths, n, d, mask=None, emit_scale=2.0, scale=1.0,
@@ -464,7 +447,7 @@ def test_normalizer_matches_a_direct_computation(family, scale):
     rng = np.random.default_rng(11)
     n, d = 3, 2
     # more steps than one block of the kernel (block_steps(3) = 14,563)
-    T = fused._kernel_module().block_steps(n) + 37
+    T = _kernel().block_steps(n) + 37
     U = rng.normal(size=(T, d))
     rows = rng.random((T, n))
     coef = scale * rng.normal(size=(d, n, n) if family == "input" else (d, n))

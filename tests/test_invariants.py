@@ -32,7 +32,6 @@ from sklearn.base import clone, is_classifier
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import StandardScaler
 
-import skseq._inference
 from skseq import (
     DiscretizedRNNClassifier,
     HierarchicalIOHMM,
@@ -40,6 +39,7 @@ from skseq import (
     IOHMMRegressor,
 )
 from skseq._iohmm import BaseIOHMM, _fixed_startprob, _Problem
+from skseq._kernels import forward_backward
 from skseq._validation import check_sample_weight, check_sequences
 from skseq.preprocessing import Stepwise
 from skseq.utils import to_padded
@@ -451,8 +451,8 @@ def test_n_jobs_does_not_change_the_fit(name, monkeypatch):
     X, y = _data(name)
     X = X * 40  # 320 sequences: enough to split
     y = np.concatenate([y] * 40) if not isinstance(y, list) else y * 40
-    monkeypatch.setattr(skseq._inference, "_MIN_STEPS_PER_THREAD", 1)
-    assert len(skseq._inference._chunks(np.arange(0, 330), 2)) == 2
+    monkeypatch.setattr(forward_backward, "_MIN_STEPS_PER_THREAD", 1)
+    assert len(forward_backward._chunks(np.arange(0, 330), 2)) == 2
     fits = {}
     for n_jobs in (1, 2):
         with warnings.catch_warnings():
@@ -472,7 +472,7 @@ def test_n_jobs_on_a_problem_large_enough_to_use_threads():
     rng = np.random.default_rng(0)
     X = [rng.normal(size=(500, 2)) for _ in range(100)]
     y = [(x[:, 0] > 0).astype(int) for x in X]
-    assert len(skseq._inference._chunks(np.arange(0, 50_001, 500), 2, 2)) == 2
+    assert len(forward_backward._chunks(np.arange(0, 50_001, 500), 2, 2)) == 2
     fits = [IOHMMClassifier(n_states=2, features="raw", n_init=1, max_iter=2,
                             random_state=0, n_jobs=n_jobs) for n_jobs in (1, 2)]
     with warnings.catch_warnings():

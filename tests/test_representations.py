@@ -23,7 +23,8 @@ from sklearn.preprocessing import (
     StandardScaler,
 )
 
-from skseq import IOHMMClassifier, _convolve
+from skseq import IOHMMClassifier
+from skseq._kernels import convolution as _convolve
 from skseq.preprocessing import (
     DilatedConvolution,
     RunningPooling,

@@ -25,7 +25,7 @@ from skseq import (
     IOHMMClassifier,
     IOHMMRegressor,
 )
-from skseq._inference import (
+from skseq._kernels.forward_backward import (
     XI_GRAD,
     XI_NONE,
     XI_STEP,

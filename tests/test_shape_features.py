@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
-from skseq import _convolve
+from skseq._kernels import convolution as _convolve
 from skseq._representation import ShapeFeatures, _holding
 from skseq._validation import check_sequences
 from skseq.preprocessing import DilatedConvolution

@@ -6,16 +6,16 @@ import pytest
 from _builds import kernel_build_fixture
 from numpy.testing import assert_allclose
 
-import skseq._softmax as _softmax
+import skseq._kernels.softmax as wrapper
 
-kernel_build = kernel_build_fixture("_rows", _softmax)
+kernel_build = kernel_build_fixture("_softmax", wrapper)
 
 
 @pytest.mark.parametrize("masked", [False, True])
 def test_softmax_kernels_match_numpy(masked):
     from scipy.special import log_softmax, softmax
 
-    from skseq._softmax import log_softmax_gradient_, softmax_
+    from skseq._kernels.softmax import log_softmax_gradient_, softmax_
 
     rng = np.random.default_rng(10)
     z = rng.normal(scale=30, size=(5000, 3, 4))  # many blocks, large logits
@@ -39,7 +39,7 @@ def test_categorical_kernels_match_scipy(scale):
     # scale 3: every block takes the unshifted path; 300: the shifted one.
     from scipy.special import log_softmax
 
-    from skseq._softmax import (
+    from skseq._kernels.softmax import (
         log_softmax_categorical_,
         log_softmax_categorical_gradient_,
     )
@@ -61,7 +61,7 @@ def test_categorical_kernels_match_scipy(scale):
 
 
 def test_bias_kernels_match_broadcasting():
-    from skseq._softmax import add_bias_, outer_sum
+    from skseq._kernels.softmax import add_bias_, outer_sum
 
     rng = np.random.default_rng(13)
     z, bias, a = (rng.normal(size=s) for s in [(50, 3, 4), (3, 4), (50, 4)])
@@ -73,7 +73,7 @@ def test_bias_kernels_match_broadcasting():
 def test_weighted_log_normalizer_matches_scipy():
     from scipy.special import logsumexp, softmax
 
-    from skseq._softmax import row_sums, weighted_log_normalizer_
+    from skseq._kernels.softmax import row_sums, weighted_log_normalizer_
 
     rng = np.random.default_rng(14)
     z = rng.normal(scale=3, size=(3000, 3, 4))

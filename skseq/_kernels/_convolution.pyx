@@ -2,9 +2,9 @@
 # DilatedConvolution and the running (box-filter and max) pooling of
 # RunningPooling.
 #
-# The kernels only fill the arrays they are given (skseq/_convolve.py is the thin
+# The kernels only fill the arrays they are given (convolution.py beside it is the thin
 # wrapper that checks shapes, allocates and spreads rows or sequences over
-# threads) and release the GIL. Layout as in _recursions.pyx: time is the
+# threads) and release the GIL. Layout as in _forward_backward.pyx: time is the
 # first axis, C-contiguous, all sequences packed one after the other, and
 # `offsets[s]:offsets[s + 1]` are the rows of sequence s.
 #
@@ -22,7 +22,7 @@
 #
 # Speed: dilated_convolution_fill writes one row of n_combinations * n_biases
 # values per step, and that writing bounds it; an AVX2 + FMA build measured no
-# faster, so unlike _recursions this module has no AVX2 twin.
+# faster, so unlike _forward_backward this module has no AVX2 twin.
 # prefix_indicator_fill writes no indicators: it keeps their counts and sums the
 # projections of those that are on (benchmarks/bench_representations.py).
 

@@ -1,9 +1,9 @@
 # Forward-backward and Viterbi over time-varying transition matrices.
 #
-# The kernels only fill the arrays they are given (see skseq/_inference.py for the
+# The kernels only fill the arrays they are given (see forward_backward.py beside it for the
 # thin wrapper that checks shapes, allocates and spreads sequences over threads).
 # The row operations of the networks (softmax, log-likelihood gradients) live in
-# _rows.pyx.
+# _softmax.pyx.
 # Layout: time is the first axis, C-contiguous; all sequences are packed one after
 # the other and `offsets[s]:offsets[s + 1]` are the rows of sequence s. A transition
 # array with a single matrix (1, n, n) is shared by every step (input-free chain).

@@ -1,6 +1,6 @@
 """Fused value-and-gradient pass of the state networks whose logits are linear in θ.
 
-Thin wrapper around the kernel of ``_fused_fb.pyx``: checks shapes, allocates, and
+Thin wrapper around the kernel of ``_fused.pyx``: checks shapes, allocates, and
 spreads the work over threads. The kernel forms each step's transition matrix from
 the inputs inside the forward-backward recursion and accumulates the gradient with
 respect to the state networks in the same pass, so the (n_steps, n, n) transition
@@ -14,15 +14,15 @@ partial gradient and the partials are summed in chunk order, so the results are
 bitwise the same for any ``n_jobs`` and whether a restart runs alone or in a batch.
 """
 
-import importlib
-import os
+import functools
 from typing import NamedTuple
 
 import numpy as np
-from joblib import effective_n_jobs
 
-from . import _fused_fb
-from ._inference import _run
+from . import _parallel
+from ._build import build
+
+_fused = build("_fused")
 
 FAMILIES = {"input": 0, "additive": 1}
 
@@ -37,36 +37,13 @@ _MIN_WORK_PER_THREAD = 4_000_000
 _SAFE_LOGIT_BOUND = 1e299
 
 
-# Builds of the kernel, best first, with the CPU features each needs (setup.py
-# builds the last two on x86-64 only).
-_BUILDS = (("avx512", ("AVX512_SKX",)), ("avx2", ("AVX2", "FMA3")))
 
-
-def _kernel_module():
-    """The widest build of the kernel the CPU runs (``SKSEQ_KERNELS`` may force
-    ``portable``, ``avx2`` or ``avx512``)."""
-    forced = os.environ.get("SKSEQ_KERNELS", "")
-    if forced == "portable":
-        return _fused_fb
-    try:
-        from numpy._core._multiarray_umath import __cpu_features__
-    except ImportError:  # NumPy < 2
-        from numpy.core._multiarray_umath import __cpu_features__
-    for name, features in _BUILDS:
-        if forced not in ("", name) or not all(__cpu_features__.get(f)
-                                               for f in features):
-            continue
-        try:
-            return importlib.import_module(f"skseq._fused_fb_{name}")
-        except ImportError:  # not built on this platform
-            continue
-    return _fused_fb
-
-
-# The kernels used below (tests swap them for the other build's).
-linear_transition_fill = _kernel_module().linear_transition_fill
-linear_normalizer_fill = _kernel_module().linear_normalizer_fill
-
+def _input_limit(coef):
+    """The largest input |u_t[k]| that cannot overflow the logits, for ``coef`` of
+    shape (..., n_features, width): |u_t @ coef| <= max_k |u_t[k]| sum_k max|coef[k]|
+    (the kernel checks each block of inputs against it)."""
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        return _SAFE_LOGIT_BOUND / np.abs(coef).max(axis=-1, initial=0.0).sum(axis=-1)
 
 class TransitionPass(NamedTuple):
     """What one fused pass returns, for R parameter sets (restarts).
@@ -117,18 +94,6 @@ def sequence_chunks(offsets):
     targets = np.arange(size, n_steps, size)
     cuts = np.searchsorted(offsets, targets, side="left")
     bounds = np.unique(np.concatenate([[0], cuts, [n_seq]])).tolist()
-    return list(zip(bounds[:-1], bounds[1:], strict=True))
-
-
-def _thread_ranges(item_steps, n_threads):
-    """Split items into ``n_threads`` contiguous ranges of similar total steps."""
-    if n_threads == 1:
-        return [(0, len(item_steps))]
-    cum = np.cumsum(item_steps)
-    targets = np.arange(1, n_threads) * (cum[-1] / n_threads)
-    cuts = np.searchsorted(cum, targets, side="left") + 1
-    bounds = np.unique(np.clip(np.concatenate([[0], cuts, [len(item_steps)]]), 0,
-                               len(item_steps))).tolist()
     return list(zip(bounds[:-1], bounds[1:], strict=True))
 
 
@@ -196,9 +161,10 @@ class LinearTransitionPass:
             steps = self.offsets[items[:, 2]] - self.offsets[items[:, 1]]
             T, n = self.U.shape[0], self.n_states
             work = R * T * n * n * (self.n_features + 8)
-            n_threads = max(1, min(effective_n_jobs(self.n_jobs), len(items),
-                                   work // _MIN_WORK_PER_THREAD))
-            self._plans[R] = items, _thread_ranges(steps, n_threads)
+            n_threads = _parallel.n_threads(self.n_jobs, len(items), work,
+                                            _MIN_WORK_PER_THREAD)
+            self._plans[R] = items, _parallel.balanced_ranges(
+                np.concatenate([[0], np.cumsum(steps)]), n_threads)
         return self._plans[R]
 
     def __call__(self, startprob, coef, intercept, log_emit):
@@ -219,6 +185,28 @@ class LinearTransitionPass:
         -------
         TransitionPass
         """
+        startprob, coef, intercept, log_emit = self._checked(startprob, coef,
+                                                             intercept, log_emit)
+        (R, n), n_seq = startprob.shape, self.offsets.shape[0] - 1
+        flat_coef, flat_intercept = coef.reshape(R, -1), intercept.reshape(R, -1)
+        loglik = np.empty((R, n_seq))
+        gamma = np.empty((R, self.U.shape[0], n))
+        start_post = np.empty((R, n_seq, n))
+        u_limit = _input_limit(coef.reshape(R, self.n_features, -1))
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            grad_coef, grad_intercept = self._fill(
+                startprob, flat_coef, flat_intercept, log_emit, u_limit, loglik,
+                gamma, start_post)
+        finite = np.isfinite(np.concatenate(
+            [flat_coef, flat_intercept, loglik, grad_coef, grad_intercept], axis=1)
+        ).all(axis=1)
+        return TransitionPass(loglik, gamma, start_post,
+                              grad_coef.reshape(coef.shape),
+                              grad_intercept.reshape(R, n, n), finite)
+
+    def _checked(self, startprob, coef, intercept, log_emit):
+        """The parameter sets and emissions as C-contiguous float64 arrays, each
+        checked against R (the restarts of ``startprob``) and the data's shapes."""
         (T, d), n = self.U.shape, self.n_states
         startprob = np.ascontiguousarray(startprob, dtype=np.float64)
         R = startprob.shape[0] if startprob.ndim == 2 else -1
@@ -233,41 +221,30 @@ class LinearTransitionPass:
                                  f"{shape} (R restarts, n_states={n}, "
                                  f"n_features={d}, n_steps={T}).")
             arrays.append(value)
-        startprob, coef, intercept, log_emit = arrays
-        flat_coef, flat_intercept = coef.reshape(R, -1), intercept.reshape(R, -1)
+        return arrays
+
+    def _fill(self, startprob, flat_coef, flat_intercept, log_emit, u_limit, loglik,
+              gamma, start_post):
+        """Run the kernel on every (restart, chunk) item, on threads: fills
+        ``loglik``, ``gamma`` and ``start_post`` and returns the gradient with
+        respect to the flat coef and intercept, (R, p) each."""
+        R, n_chunks = startprob.shape[0], len(self.chunks)
         items, ranges = self._plan(R)
-        n_seq, n_chunks = self.offsets.shape[0] - 1, len(self.chunks)
-        loglik = np.empty((R, n_seq))
-        gamma = np.empty((R, T, n))
-        start_post = np.empty((R, n_seq, n))
         part_coef = np.empty((R, n_chunks, flat_coef.shape[1]))
-        part_intercept = np.empty((R, n_chunks, n * n))
-        code = FAMILIES[self.family]
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            # |u_t @ coef| <= max_k |u_t[k]| sum_k max|coef[k]|: inputs within
-            # u_limit cannot overflow the logits (the kernel checks each block).
-            bound = np.abs(coef).reshape(R, d, -1).max(axis=2, initial=0.0).sum(axis=1)
-            u_limit = _SAFE_LOGIT_BOUND / bound
-
-            def one(k, a, b):
-                linear_transition_fill(code, startprob, flat_coef, flat_intercept,
-                                       self.mask, self.U, log_emit, self.offsets,
-                                       self.weight, u_limit, items, a, b, loglik,
-                                       gamma, start_post, part_coef, part_intercept)
-
-            _run(one, ranges)
-            # The partials summed in chunk order: the same bits for any split.
-            grad_coef = part_coef[:, 0].copy()
-            grad_intercept = part_intercept[:, 0].copy()
-            for c in range(1, n_chunks):
-                grad_coef += part_coef[:, c]
-                grad_intercept += part_intercept[:, c]
-        finite = np.isfinite(np.concatenate(
-            [flat_coef, flat_intercept, loglik, grad_coef, grad_intercept], axis=1)
-        ).all(axis=1)
-        return TransitionPass(loglik, gamma, start_post,
-                              grad_coef.reshape(coef.shape),
-                              grad_intercept.reshape(R, n, n), finite)
+        part_intercept = np.empty((R, n_chunks, flat_intercept.shape[1]))
+        fixed = (FAMILIES[self.family], startprob, flat_coef, flat_intercept,
+                 self.mask, self.U, log_emit, self.offsets, self.weight, u_limit,
+                 items)
+        _parallel.run([functools.partial(
+            _fused.linear_transition_fill, *fixed, a, b, loglik, gamma, start_post,
+            part_coef, part_intercept) for a, b in ranges])
+        # The partials summed in chunk order: the same bits for any split.
+        grad_coef = part_coef[:, 0].copy()
+        grad_intercept = part_intercept[:, 0].copy()
+        for c in range(1, n_chunks):
+            grad_coef += part_coef[:, c]
+            grad_intercept += part_intercept[:, c]
+        return grad_coef, grad_intercept
 
 
 def linear_transition_pass(family, startprob, coef, intercept, U, log_emit, offsets,
@@ -328,13 +305,11 @@ class LinearNormalizer:
         if coef.size != d * width or intercept.shape != (n, n):
             raise ValueError(f"coef {coef.shape} or intercept {intercept.shape} do "
                              f"not fit n_states={n}, n_features={d}.")
-        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-            # as in LinearTransitionPass: inputs within u_limit cannot overflow
-            bound = np.abs(coef).reshape(d, -1).max(axis=1, initial=0.0).sum()
-            u_limit = _SAFE_LOGIT_BOUND / bound
+        u_limit = _input_limit(coef.reshape(d, -1))
         grad_coef = np.empty(d * width)
         grad_intercept = np.empty(n * n)
-        value = linear_normalizer_fill(FAMILIES[self.family], coef.ravel(),
-                                       intercept.ravel(), self.U, self.rows,
-                                       float(u_limit), grad_coef, grad_intercept)
+        value = _fused.linear_normalizer_fill(FAMILIES[self.family], coef.ravel(),
+                                              intercept.ravel(), self.U, self.rows,
+                                              float(u_limit), grad_coef,
+                                              grad_intercept)
         return value, grad_coef.reshape(coef.shape), grad_intercept.reshape(n, n)

@@ -1,13 +1,16 @@
 """Thin wrappers around the kernels of ``_convolution.pyx``: shape checks,
 allocation, and rows or sequences spread over threads (the kernels release the
-GIL, so joblib's threading backend runs them in parallel)."""
+GIL, so threads run them in parallel)."""
 
+import functools
 import itertools
 
 import numpy as np
-from joblib import Parallel, delayed, effective_n_jobs
 
-from . import _convolution
+from . import _parallel
+from ._build import build
+
+_convolution = build("_convolution")
 
 # The 84 MiniRocket kernels (Dempster et al. 2021, section 3.1): row k lists the
 # three taps (of 9) with weight 2; the other six have weight -1.
@@ -37,19 +40,12 @@ def kernel_weights(kernel):
 
 
 def _n_chunks(n_items, n_values, n_jobs):
-    return max(1, min(effective_n_jobs(n_jobs), n_items,
-                      n_values // _MIN_VALUES_PER_THREAD))
+    return _parallel.n_threads(n_jobs, n_items, n_values, _MIN_VALUES_PER_THREAD)
 
 
-def _run(calls, n_chunks):
-    """Run kernel calls (``(func, args)`` pairs) on ``n_chunks`` threads."""
-    if n_chunks == 1:
-        for func, args in calls:
-            func(*args)
-        return
-    Parallel(n_jobs=n_chunks, backend="threading")(
-        delayed(func)(*args) for func, args in calls
-    )
+def _run(calls):
+    """Run kernel calls (``(func, args)`` pairs), one per thread."""
+    _parallel.run([functools.partial(func, *args) for func, args in calls])
 
 
 def _checked_combinations(data, offsets, dilations, combination_ptr, positions,
@@ -227,7 +223,7 @@ def dilated_convolution(data, offsets, rows, *, dilations, combination_ptr,
         data = data / scale
     _run([(func, (data, rows, first, last, dilations, combination_ptr, positions,
                   channel_ptr, channels, biases, causal, zero_pad, a, b, out))
-          for a, b in zip(bounds[:-1], bounds[1:], strict=True)], n_chunks)
+          for a, b in zip(bounds[:-1], bounds[1:], strict=True)])
     if scale != 1.0:
         with np.errstate(over="ignore"):
             out *= scale
@@ -294,8 +290,7 @@ def prefix_indicators(data, offsets, rows, *, dilations, combination_ptr,
                                      positions, channel_ptr, channels, biases)
     n_steps, n_channels = data.shape
     rows = _checked_rows(rows, n_steps)
-    n_comb, n_biases = biases.shape
-    if n_biases == 0:
+    if biases.shape[1] == 0:
         raise ValueError("prefix_indicators needs at least one bias per "
                          "combination.")
     levels = np.empty((n_channels, 0)) if levels is None else (
@@ -303,33 +298,54 @@ def prefix_indicators(data, offsets, rows, *, dilations, combination_ptr,
     if levels.ndim != 2 or levels.shape[0] != n_channels:
         raise ValueError(f"levels must be (n_channels={n_channels}, n_levels), got "
                          f"shape {levels.shape}.")
-    n_conv = n_comb * n_biases
-    n_ind = n_conv + levels.size
+    n_ind = biases.size + levels.size
     step_projection, step_offset = _checked_projection(
         step_projection, step_offset, n_ind, "step")
     if row_projection is not None:
         row_projection, row_offset = _checked_projection(
             row_projection, row_offset, n_ind, "row")
-    k = step_projection.shape[1]
+    fixed = (data, offsets, dilations, combination_ptr, positions, channel_ptr,
+             channels, *_threshold_tables(biases, levels, step_projection,
+                                          combination_ptr), step_offset)
+    return _walk(fixed, rows, (step_projection.shape[1], n_ind), row_projection,
+                 row_offset, causal, zero_pad, n_jobs)
+
+
+def _threshold_tables(biases, levels, step_projection, combination_ptr):
+    """What :func:`prefix_indicators`' kernel reads of the thresholds: every
+    combination's biases (and every channel's levels) in increasing order,
+    their order, the group size, the groups of each dilation and the table of
+    the projected indicators' sums.
+
+    The indicators on at a step are those of the lowest thresholds, so a sum of
+    the weight rows of the j lowest is the combination's (channel's) share of
+    the step's projected vector; and a group's share is one row of the table of
+    their sums over its members.
+    """
+    n_conv, k = biases.size, step_projection.shape[1]
     width = _padded(k, _convolution.LANES)
-    # Every combination's biases (and every channel's levels) in increasing
-    # order, and the sums of the weight rows of the j lowest of them: the
-    # indicators on at a step are those of the lowest thresholds, so one of
-    # these sums is the combination's (channel's) share of the step's
-    # projected vector; and a group's share is one row of the table of their
-    # sums over its members.
     bias_order, sorted_biases, cum_biases = _sorted_thresholds(
         biases, step_projection[:n_conv], width)
     level_order, sorted_levels, cum_levels = _sorted_thresholds(
         levels, step_projection[n_conv:], width)
-    group_size = _GROUP_SIZE if n_biases <= _GROUP_MAX_BIASES and k else 1
+    group_size = _GROUP_SIZE if biases.shape[1] <= _GROUP_MAX_BIASES and k else 1
     group_ptr, table = _group_table(cum_biases, combination_ptr, group_size)
     table = np.concatenate([table, cum_levels.reshape(
         cum_levels.shape[0] * cum_levels.shape[1], width)])
-    fixed = (data, offsets, dilations, combination_ptr, positions, channel_ptr,
-             channels, sorted_biases, bias_order, sorted_levels, level_order,
-             group_size, group_ptr, table, step_offset)
+    return (sorted_biases, bias_order, sorted_levels, level_order, group_size,
+            group_ptr, table)
 
+
+def _walk(fixed, rows, sizes, row_projection, row_offset, causal, zero_pad, n_jobs):
+    """Walk the packed steps for :func:`prefix_indicators` (``fixed``: the
+    kernel's leading arguments; ``sizes``: k and n_indicators).
+
+    Chunks of packed steps holding ``_ROWS_PER_CHUNK`` rows (one chunk if the
+    rows are not projected: their prefix means are then the output), each on
+    threads over ranges of whole sequences but the first and the last, which may
+    continue the state the previous chunk left and leave theirs.
+    """
+    (k, n_ind), n_steps = sizes, fixed[0].shape[0]
     order = np.argsort(rows, kind="stable")
     rows = rows[order]
     at_steps = np.empty((n_steps, k))
@@ -341,10 +357,6 @@ def prefix_indicators(data, offsets, rows, *, dilations, combination_ptr,
         row_weights = np.zeros((n_ind, _padded(n_out, _convolution.ROW_LANES)))
         row_weights[:, :n_out] = row_projection
     carry = np.empty(n_ind, dtype=np.intp), np.empty((2, k))
-    # Chunks of packed steps holding _ROWS_PER_CHUNK rows (one chunk if the
-    # rows are not projected: their prefix means are then the output), each
-    # on threads over ranges of whole sequences but the first and the last,
-    # which may continue the state the previous chunk left and leave theirs.
     per_chunk = rows.shape[0] if row_projection is None else _ROWS_PER_CHUNK
     ends = rows[per_chunk - 1 :: per_chunk] + 1 if per_chunk else rows[:0]
     ends = np.unique(np.append(ends, n_steps)).tolist()
@@ -355,26 +367,44 @@ def prefix_indicators(data, offsets, rows, *, dilations, combination_ptr,
             out, dest, base = at_rows, order, 0
         else:
             out, dest, base = np.empty((r1 - r0, n_ind)), np.arange(r1 - r0), r0
-        pieces = _split_at_sequences(offsets, c0, c1, n_ind, n_jobs)
-        states = [carry] + [(np.empty(n_ind, dtype=np.intp), np.empty((2, k)))
-                            for _ in pieces[1:]]
-        calls = []
-        for (p0, p1), (counts, running) in zip(pieces, states, strict=True):
-            a, b = np.searchsorted(rows, [p0, p1])
-            seq = int(np.searchsorted(offsets, p0, side="right")) - 1
-            calls.append((_convolution.prefix_indicator_fill, (
-                *fixed, rows[a:b], dest[a - base : b - base], causal, zero_pad,
-                seq, p0, p1, counts, running, at_steps, out)))
-        _run(calls, len(calls))
-        carry = states[-1]
+        carry = _walk_chunk(fixed, rows, dest, base, (c0, c1), carry, causal,
+                            zero_pad, (at_steps, out), n_jobs)
         if row_projection is not None and r1 > r0:
-            n_threads = _n_chunks(r1 - r0, (r1 - r0) * row_weights.size, n_jobs)
-            bounds = np.linspace(0, r1 - r0, n_threads + 1).astype(np.intp).tolist()
-            _run([(_convolution.project_rows_fill,
-                   (out, row_weights, row_offset, order[r0:r1], a, b, at_rows))
-                  for a, b in zip(bounds[:-1], bounds[1:], strict=True)], n_threads)
+            _project_rows(out, row_weights, row_offset, order[r0:r1], at_rows, n_jobs)
         c0, r0 = c1, r1
     return at_steps, at_rows
+
+
+def _walk_chunk(fixed, rows, dest, base, steps, carry, causal, zero_pad, outputs,
+                n_jobs):
+    """The kernel over the packed steps ``steps`` (c0, c1), on threads over
+    ranges of whole sequences, the first continuing from ``carry`` (its counts
+    and running sums); returns the state the last range leaves."""
+    offsets = fixed[1]
+    n_ind, k = carry[0].shape[0], carry[1].shape[1]
+    pieces = _split_at_sequences(offsets, *steps, n_ind, n_jobs)
+    states = [carry] + [(np.empty(n_ind, dtype=np.intp), np.empty((2, k)))
+                        for _ in pieces[1:]]
+    calls = []
+    for (p0, p1), (counts, running) in zip(pieces, states, strict=True):
+        a, b = np.searchsorted(rows, [p0, p1])
+        seq = int(np.searchsorted(offsets, p0, side="right")) - 1
+        calls.append((_convolution.prefix_indicator_fill, (
+            *fixed, rows[a:b], dest[a - base : b - base], causal, zero_pad,
+            seq, p0, p1, counts, running, *outputs)))
+    _run(calls)
+    return states[-1]
+
+
+def _project_rows(means, row_weights, row_offset, dest, at_rows, n_jobs):
+    """``at_rows[dest[r]] = means[r] @ row_weights - row_offset``, on threads
+    over ranges of rows."""
+    n = means.shape[0]
+    n_threads = _n_chunks(n, n * row_weights.size, n_jobs)
+    bounds = np.linspace(0, n, n_threads + 1).astype(np.intp).tolist()
+    _run([(_convolution.project_rows_fill,
+           (means, row_weights, row_offset, dest, a, b, at_rows))
+          for a, b in zip(bounds[:-1], bounds[1:], strict=True)])
 
 
 def running_pool(data, offsets, window, statistic, n_jobs=None, out=None):
@@ -417,8 +447,7 @@ def running_pool(data, offsets, window, statistic, n_jobs=None, out=None):
     scale = _overflow_scale(data, n_steps) if statistic == "mean" else 1.0
     if scale != 1.0:  # a mean of values near 1e308: sum them scaled down
         data = np.divide(data, scale, out=data if out is data else None)
-    _run([(func, (data, offsets, window or 0, a, b, out)) for a, b in chunks],
-         len(chunks))
+    _run([(func, (data, offsets, window or 0, a, b, out)) for a, b in chunks])
     if scale != 1.0:
         out *= scale
     return out

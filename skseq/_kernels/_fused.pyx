@@ -1,9 +1,9 @@
 # Fused value-and-gradient pass for the state networks whose logits are linear in
-# their parameters (the "input" and "additive" families of skseq/_transitions.py).
+# their parameters (the "input" and "additive" families of skseq/_families/transitions.py).
 #
-# The kernel only fills the arrays it is given (skseq/_fused.py is the thin wrapper
+# The kernel only fills the arrays it is given (fused.py beside it is the thin wrapper
 # that checks shapes, allocates and spreads the work over threads). Layout as in
-# skseq/_forward_backward.pyx: time first, C-contiguous, sequences packed one after
+# _forward_backward.pyx: time first, C-contiguous, sequences packed one after
 # the other (`offsets[s]:offsets[s + 1]` are the rows of sequence s).
 #
 # Model and recursions: Bengio & Frasconi (1996). The transition matrices
@@ -23,7 +23,7 @@
 # Numerical safeguards (the same as the unfused path):
 # - logits: in a block whose inputs may overflow them (near the float64 limit,
 #   beyond the caller's bound), each product saturates at +-1e300 (NaN from
-#   inf - inf at 0), as skseq._params.linear_map does, before the intercept;
+#   inf - inf at 0), as skseq._families.params.linear_map does, before the intercept;
 # - softmax: without a shift when every logit of the block is within +-690 (exp
 #   then neither overflows nor leaves the normal range), else shifted by the row
 #   maximum over the allowed entries; forbidden transitions get probability 0;
@@ -294,7 +294,7 @@ cdef int FAMILY_ADDITIVE = 1
 cdef Py_ssize_t _BLOCK_ENTRIES = 1 << 17
 # Logits within +-this need no shift by their row maximum (see above).
 cdef double _EXP_SAFE = 690.0
-# |logit| bound at which an overflowing product saturates (skseq._params).
+# |logit| bound at which an overflowing product saturates (skseq._families.params).
 cdef double _LOGIT_LIMIT = 1e300
 # Additive family: a row sum of the factored exponentials below this falls back to
 # the direct, shifted softmax of that row (the factors may have underflowed).
@@ -318,7 +318,7 @@ cdef struct Net:
 
 
 cdef inline double _saturated(double x) noexcept nogil:
-    """A product as skseq._params.linear_map leaves it: +-1e300 where it
+    """A product as skseq._families.params.linear_map leaves it: +-1e300 where it
     overflowed to +-inf, 0 where NaN (inf - inf)."""
     if x != x:
         return 0.0
@@ -337,7 +337,7 @@ cdef bint _linear_rows(
     double* Z,                      # OUT (nb, width): u_t @ coef + bias
 ) noexcept nogil:
     """The logits' linear part; in a block whose inputs may overflow it (near the
-    float64 limit), u_t @ coef saturates (as in skseq._params.linear_map) before
+    float64 limit), u_t @ coef saturates (as in skseq._families.params.linear_map) before
     the bias is added, and True is returned."""
     cdef Py_ssize_t i, b, width = net.width
     cdef const double* u = net.U + t0 * net.d

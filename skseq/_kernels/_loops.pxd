@@ -1,5 +1,5 @@
-# Inline loops shared by the compiled modules (_recursions.pyx, _rows.pyx,
-# _fused_fb.pyx).
+# Inline loops shared by the compiled modules (_forward_backward.pyx,
+# _softmax.pyx, _fused.pyx).
 #
 from libc.math cimport exp, log, INFINITY
 

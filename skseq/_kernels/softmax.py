@@ -3,13 +3,15 @@
 The logits of a network are a C-contiguous (B, n, m) array: B steps, n rows
 (previous states, or states), m entries (next states, or classes). The functions
 here walk it in blocks small enough for the L2 cache (:func:`_blocks`) and call the
-row kernels of ``_rows.pyx`` on each block. A trailing underscore means the
+row kernels of ``_softmax.pyx`` on each block. A trailing underscore means the
 function overwrites its first argument (the logits) with its result or gradient.
 """
 
 import numpy as np
 
-from ._compiled import rows as _rows
+from ._build import build
+
+_softmax = build("_softmax")
 
 # Entries per block: the three passes of a row softmax then stay in the L2 cache.
 _SOFTMAX_BLOCK = 1 << 15
@@ -48,7 +50,7 @@ def _shifted_exp_(zb, allowed, dense, wb):
         # vectorised reductions instead of a pass over short rows).
         total = np.vdot(wb, zb) if wb.size else 0.0
     else:
-        total = _rows.softmax_shift_rows(zb, allowed, wb)
+        total = _softmax.softmax_shift_rows(zb, allowed, wb)
     np.exp(zb, out=zb)
     return total
 
@@ -63,7 +65,7 @@ def softmax_(z, mask=None):
     with np.errstate(under="ignore"):
         for zb, nb in _blocks(z):
             _shifted_exp_(zb, allowed, dense, _NO_WEIGHT)
-            _rows.normalize_rows(zb, _NO_ROWS, nb)
+            _softmax.normalize_rows(zb, _NO_ROWS, nb)
     return z
 
 
@@ -77,7 +79,7 @@ def log_softmax_gradient_(z, weight, mask=None):
     with np.errstate(under="ignore"):
         for zb, wb, nb, rb in _blocks(z, weight, n_scratch=2):
             total += _shifted_exp_(zb, allowed, dense, wb)
-            _rows.softmax_gradient_rows(zb, wb, nb, rb)
+            _softmax.softmax_gradient_rows(zb, wb, nb, rb)
             total -= np.vdot(rb, np.log(nb))
     return total
 
@@ -94,9 +96,9 @@ def log_softmax_categorical_gradient_(z, y, weight):
     total = 0.0
     with np.errstate(under="ignore"):
         for zb, yb, wb, nb in _blocks(z, y, weight):
-            total += _rows.categorical_shift_rows(zb, yb, wb, _NO_ROWS)
+            total += _softmax.categorical_shift_rows(zb, yb, wb, _NO_ROWS)
             np.exp(zb, out=zb)
-            _rows.categorical_gradient_rows(zb, yb, wb, nb)
+            _softmax.categorical_gradient_rows(zb, yb, wb, nb)
             total -= np.vdot(wb, np.log(nb, out=nb))
     return total
 
@@ -111,10 +113,10 @@ def log_softmax_categorical_(z, y):
     y = np.ascontiguousarray(y, dtype=np.intp)
     out = np.empty((B, n))
     norm = np.empty((B, n))
-    _rows.categorical_shift_rows(z, y, _NO_ROWS, out)
+    _softmax.categorical_shift_rows(z, y, _NO_ROWS, out)
     with np.errstate(under="ignore"):
         np.exp(z, out=z)
-    _rows.row_sums(z, norm)
+    _softmax.row_sums(z, norm)
     out -= np.log(norm, out=norm)
     return out
 
@@ -125,7 +127,7 @@ def weighted_log_normalizer_(z, rows):
 
     With sum xi z computed apart, this is :func:`log_softmax_gradient_` for
     weights xi whose row sums are ``rows`` (the M-step's split, see
-    ``skseq._transitions.LinearSoftmaxObjective``).
+    ``skseq._families.transitions.LinearSoftmaxObjective``).
     """
     rows = np.ascontiguousarray(rows, dtype=np.float64)
     total = 0.0
@@ -136,14 +138,14 @@ def weighted_log_normalizer_(z, rows):
                 zb -= top[:, :, None]
                 total += np.vdot(rb, top)
             np.exp(zb, out=zb)
-            _rows.normalize_rows(zb, rb, nb)
+            _softmax.normalize_rows(zb, rb, nb)
             total += np.vdot(rb, np.log(nb, out=nb))
     return total
 
 
 def add_bias_(z, bias):
     """In place: z[b] += bias for a C-contiguous (B, n, m) z and bias (n, m)."""
-    _rows.add_bias(z, np.ascontiguousarray(bias, dtype=np.float64))
+    _softmax.add_bias(z, np.ascontiguousarray(bias, dtype=np.float64))
     return z
 
 
@@ -152,12 +154,12 @@ def outer_sum(a, bias):
     a = np.ascontiguousarray(a, dtype=np.float64)
     bias = np.ascontiguousarray(bias, dtype=np.float64)
     z = np.empty((a.shape[0], *bias.shape))
-    _rows.add_outer(z, a, bias)
+    _softmax.add_outer(z, a, bias)
     return z
 
 
 def row_sums(a):
     """Sums over the last axis of a C-contiguous (B, n, m) array, (B, n)."""
     out = np.empty(a.shape[:2])
-    _rows.row_sums(np.ascontiguousarray(a, dtype=np.float64), out)
+    _softmax.row_sums(np.ascontiguousarray(a, dtype=np.float64), out)
     return out

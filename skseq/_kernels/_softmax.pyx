@@ -4,7 +4,7 @@
 # rows (previous states, or states), m entries (next states, or classes). A row
 # softmax takes three passes over a block held in cache: shift by the row maximum
 # (here), exp (NumPy's vectorised exp, far faster than one libm call per entry),
-# normalise (here). skseq/_softmax.py holds the thin wrappers that walk the blocks.
+# normalise (here). softmax.py beside it holds the thin wrappers that walk the blocks.
 # The kernels only fill the arrays they are given and release the GIL.
 
 from libc.math cimport INFINITY

@@ -1,4 +1,5 @@
-"""The E-step and Viterbi: thin wrappers around the recursions of ``_recursions.pyx``.
+"""The E-step and Viterbi: thin wrappers around the recursions of
+``_forward_backward.pyx``.
 
 The kernels only fill the arrays they are handed and release the GIL; here shapes
 are checked, outputs allocated, and sequences split into contiguous chunks of
@@ -6,21 +7,21 @@ about equal total length that run on ``n_jobs`` threads.
 """
 
 import functools
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
-from joblib import effective_n_jobs
-from threadpoolctl import ThreadpoolController
 
-from ._compiled import recursions as _recursions
+from . import _parallel
+from ._build import build
 
-# What the backward pass writes into xi (declared once, in _recursions.pyx).
-XI_NONE = _recursions.XI_NONE
-XI_STEP = _recursions.XI_STEP
-XI_GRAD = _recursions.XI_GRAD
-XI_SUM = _recursions.XI_SUM
+_forward_backward = build("_forward_backward")
+
+# What the backward pass writes into xi (declared once, in _forward_backward.pyx).
+XI_NONE = _forward_backward.XI_NONE
+XI_STEP = _forward_backward.XI_STEP
+XI_GRAD = _forward_backward.XI_GRAD
+XI_SUM = _forward_backward.XI_SUM
 
 
 class Posteriors(NamedTuple):
@@ -32,20 +33,6 @@ class Posteriors(NamedTuple):
     xi: np.ndarray | None
 
 
-@functools.cache
-def _threadpool_controller():
-    # Built once: finding the loaded BLAS libraries takes ~2 ms, a small fit ~20 ms.
-    return ThreadpoolController()
-
-
-def one_blas_thread():
-    """Context: one BLAS thread. The products of a fit are tall and skinny, and
-    L-BFGS-B's vector operations on long parameter vectors ran 30-50x slower
-    with OpenBLAS threads on a loaded 2-core machine; parallelism comes from
-    ``n_jobs``, over sequences, instead."""
-    return _threadpool_controller().limit(limits=1, user_api="blas")
-
-
 # Below this many steps per thread (with 2 states; fewer with more states, in
 # proportion to the work per step, about n (n + 4) entries), starting a thread
 # costs more than it saves.
@@ -54,32 +41,38 @@ _MIN_STEPS_PER_THREAD = 20_000
 
 def _chunks(offsets, n_jobs, n_states=1):
     """Split sequences into at most ``n_jobs`` contiguous ranges of similar length."""
-    n_seq = offsets.shape[0] - 1
     n_steps = int(offsets[-1])
     work = n_steps * n_states * (n_states + 4) // 12  # in 2-state steps
-    n_chunks = max(1, min(effective_n_jobs(n_jobs), n_seq,
-                          work // _MIN_STEPS_PER_THREAD))
-    if n_chunks == 1:
-        return [(0, n_seq)]
-    targets = np.arange(1, n_chunks) * (n_steps / n_chunks)
-    bounds = np.unique(np.concatenate(
-        [[0], np.searchsorted(offsets, targets, side="left"), [n_seq]]
-    ))
-    return list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
+    n_chunks = _parallel.n_threads(n_jobs, offsets.shape[0] - 1, work,
+                                   _MIN_STEPS_PER_THREAD)
+    return _parallel.balanced_ranges(offsets, n_chunks)
 
 
-def _run(func, chunks):
-    """Call ``func(k, start, stop)`` for every chunk: the first in this thread, the
-    others in worker threads (the kernels release the GIL)."""
-    if len(chunks) == 1:
-        func(0, *chunks[0])
-        return
-    with ThreadPoolExecutor(max_workers=len(chunks) - 1) as pool:
-        futures = [pool.submit(func, k, a, b)
-                   for k, (a, b) in enumerate(chunks) if k > 0]
-        func(0, *chunks[0])
-        for future in futures:
-            future.result()
+def _check_shapes(startprob, trans, log_emit, offsets):
+    n_steps, n_states = log_emit.shape
+    if (trans.shape[0] not in (1, n_steps) or trans.shape[1:] != (n_states, n_states)
+            or startprob.shape != (n_states,)):
+        raise ValueError(
+            f"Inconsistent kernel shapes: trans {trans.shape}, log_emit "
+            f"{log_emit.shape}, startprob {startprob.shape}."
+        )
+    if offsets[-1] != n_steps:
+        raise ValueError("offsets do not cover the packed steps.")
+
+
+def _xi_output(xi_mode, xi_out, trans, overwrite_trans, n_steps, n_states):
+    """The array the kernel writes per-step statistics into (None for XI_NONE and
+    XI_SUM): ``xi_out``, else ``trans`` if it may be overwritten, else a new one."""
+    if xi_mode in (XI_NONE, XI_SUM):
+        return xi_out
+    if xi_out is None and overwrite_trans and trans.shape[0] == n_steps:
+        xi_out = trans
+    if xi_out is None:
+        xi_out = np.empty((n_steps, n_states, n_states))
+    if xi_out.shape != (n_steps, n_states, n_states):
+        raise ValueError(f"xi_out has shape {xi_out.shape}, expected "
+                         f"{(n_steps, n_states, n_states)}.")
+    return xi_out
 
 
 def forward_backward(startprob, trans, log_emit, offsets, *, weight=None,
@@ -129,28 +122,14 @@ def forward_backward(startprob, trans, log_emit, offsets, *, weight=None,
         xi : ndarray or None
             The statistic of ``xi_mode``.
     """
+    _check_shapes(startprob, trans, log_emit, offsets)
     n_steps, n_states = log_emit.shape
     n_seq = offsets.shape[0] - 1
-    if (trans.shape[0] not in (1, n_steps) or trans.shape[1:] != (n_states, n_states)
-            or startprob.shape != (n_states,)):
-        raise ValueError(
-            f"Inconsistent kernel shapes: trans {trans.shape}, log_emit "
-            f"{log_emit.shape}, startprob {startprob.shape}."
-        )
-    if offsets[-1] != n_steps:
-        raise ValueError("offsets do not cover the packed steps.")
     weight = np.ones(n_seq) if weight is None else np.ascontiguousarray(weight, float)
     chunks = _chunks(offsets, n_jobs, n_states)
-    if xi_mode == XI_SUM:
+    xi_out = _xi_output(xi_mode, xi_out, trans, overwrite_trans, n_steps, n_states)
+    if xi_mode == XI_SUM:  # one partial sum per chunk, added up in chunk order
         partial = np.zeros((len(chunks), 1, n_states, n_states))
-    elif xi_mode != XI_NONE:
-        if xi_out is None and overwrite_trans and trans.shape[0] == n_steps:
-            xi_out = trans
-        if xi_out is None:
-            xi_out = np.empty((n_steps, n_states, n_states))
-        if xi_out.shape != (n_steps, n_states, n_states):
-            raise ValueError(f"xi_out has shape {xi_out.shape}, expected "
-                             f"{(n_steps, n_states, n_states)}.")
     dummy = np.empty((1, n_states, n_states))
     loglik = np.empty(n_seq)
     gamma = np.empty((n_steps, n_states))
@@ -163,11 +142,12 @@ def forward_backward(startprob, trans, log_emit, offsets, *, weight=None,
         rows = slice(offsets[a], offsets[b])
         with np.errstate(over="ignore"):  # the kernel handles inf
             np.exp(log_emit[rows], out=emit[rows])
-        _recursions.forward_backward_fill(
+        _forward_backward.forward_backward_fill(
             startprob, trans, log_emit, offsets, weight, a, b, loglik, gamma, emit,
             start_post, out, xi_mode, backward)
 
-    _run(one, chunks)
+    _parallel.run([functools.partial(one, k, a, b)
+                   for k, (a, b) in enumerate(chunks)])
     if xi_mode == XI_SUM:
         xi_out = partial.sum(axis=0)
     return Posteriors(loglik, gamma, start_post,
@@ -178,7 +158,7 @@ def forward_backward(startprob, trans, log_emit, offsets, *, weight=None,
 class Chain:
     """A chain's data besides its transition matrices: what every E-step needs.
 
-    Transition families run their E-steps on it (``skseq._transitions``).
+    Transition families run their E-steps on it (``skseq._families.transitions``).
 
     Attributes
     ----------
@@ -226,9 +206,7 @@ def viterbi(log_startprob, log_trans, log_emit, offsets, *, n_jobs=None):
     path = np.empty(n_steps, dtype=np.intp)
     chunks = _chunks(offsets, n_jobs, n_states)
 
-    def one(k, a, b):
-        _recursions.viterbi_fill(log_startprob, log_trans, log_emit, offsets, a, b,
-                                 best, backpointer, path)
-
-    _run(one, chunks)
+    _parallel.run([functools.partial(
+        _forward_backward.viterbi_fill, log_startprob, log_trans, log_emit, offsets,
+        a, b, best, backpointer, path) for a, b in chunks])
     return best, path

@@ -1,0 +1,68 @@
+"""Threads over packed sequences: how many pay, how to cut the work, how to run it.
+
+The kernels release the GIL, so threads run them in parallel. Every wrapper
+decides how many threads its work pays for (:func:`n_threads`), cuts it into
+contiguous ranges (:func:`balanced_ranges` for ranges of similar size) and runs
+one call per range (:func:`run`); :func:`one_blas_thread` keeps BLAS threads from
+competing with them.
+"""
+
+import functools
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+from joblib import effective_n_jobs
+from threadpoolctl import ThreadpoolController
+
+
+def n_threads(n_jobs, n_items, work, min_work):
+    """Threads worth starting for ``n_items`` items of total ``work``: at most
+    ``n_jobs`` (joblib's meaning, None for 1) and ``n_items``, and none with
+    less than ``min_work`` (starting a thread costs more than it saves)."""
+    return max(1, min(effective_n_jobs(n_jobs), n_items, work // min_work))
+
+
+def balanced_ranges(offsets, n_ranges):
+    """Consecutive items cut into at most ``n_ranges`` ranges ``(first, end)``
+    of similar total size, item i being ``offsets[i]:offsets[i + 1]`` (e.g.
+    sequences and their packed steps).
+
+    The cut depends on ``offsets`` and ``n_ranges`` alone.
+    """
+    n_items = offsets.shape[0] - 1
+    if n_ranges == 1:
+        return [(0, n_items)]
+    targets = np.arange(1, n_ranges) * (int(offsets[-1]) / n_ranges)
+    bounds = np.unique(np.concatenate(
+        [[0], np.searchsorted(offsets, targets, side="left"), [n_items]]
+    ))
+    return list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
+
+
+def run(tasks):
+    """Call every task (a function of no arguments): the first in this thread,
+    the others in worker threads; returns when all are done, raising the error
+    of a task that failed."""
+    if len(tasks) <= 1:
+        for task in tasks:
+            task()
+        return
+    with ThreadPoolExecutor(max_workers=len(tasks) - 1) as pool:
+        futures = [pool.submit(task) for task in tasks[1:]]
+        tasks[0]()
+        for future in futures:
+            future.result()
+
+
+@functools.cache
+def _threadpool_controller():
+    # Built once: finding the loaded BLAS libraries takes ~2 ms, a small fit ~20 ms.
+    return ThreadpoolController()
+
+
+def one_blas_thread():
+    """Context: one BLAS thread. The products of a fit are tall and skinny, and
+    L-BFGS-B's vector operations on long parameter vectors ran 30-50x slower
+    with OpenBLAS threads on a loaded 2-core machine; parallelism comes from
+    ``n_jobs``, over sequences, instead."""
+    return _threadpool_controller().limit(limits=1, user_api="blas")
