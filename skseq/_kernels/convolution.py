@@ -100,6 +100,32 @@ def _checked_rows(rows, n_steps):
     return rows
 
 
+def _checked_levels(levels, biases, n_channels):
+    """The amplitude levels of :func:`prefix_indicators` as a (n_channels,
+    n_levels) array, checked; its convolutions need a bias each."""
+    if biases.shape[1] == 0:
+        raise ValueError("prefix_indicators needs at least one bias per "
+                         "combination.")
+    levels = np.empty((n_channels, 0)) if levels is None else (
+        np.ascontiguousarray(levels, dtype=np.float64))
+    if levels.ndim != 2 or levels.shape[0] != n_channels:
+        raise ValueError(f"levels must be (n_channels={n_channels}, n_levels), got "
+                         f"shape {levels.shape}.")
+    return levels
+
+
+def _checked_projections(n_ind, step_projection, step_offset, row_projection,
+                         row_offset):
+    """The projections of :func:`prefix_indicators` and their offsets, checked;
+    a missing step projection is empty, a missing row projection stays None."""
+    step_projection, step_offset = _checked_projection(
+        step_projection, step_offset, n_ind, "step")
+    if row_projection is not None:
+        row_projection, row_offset = _checked_projection(
+            row_projection, row_offset, n_ind, "row")
+    return step_projection, step_offset, row_projection, row_offset
+
+
 def _checked_projection(projection, offset, n_ind, name):
     if projection is None:
         projection = np.empty((n_ind, 0))
@@ -266,14 +292,11 @@ def prefix_indicators(data, offsets, rows, *, dilations, combination_ptr,
         Thresholds of every channel's values; None: no level indicators.
     step_projection : ndarray of shape (n_indicators, k) or None
         None: k = 0, no output at every step.
-    step_offset : ndarray of shape (k,) or None
-        None: zeros.
     row_projection : ndarray of shape (n_indicators, n_out) or None
         None: the prefix means themselves at ``rows``; else they are projected
-        ``_ROWS_PER_CHUNK`` rows at a time, so memory stays bounded however
-        many rows are asked for, each summed in a fixed order, so that its
-        values depend on that row alone.
-    row_offset : ndarray of shape (n_out,) or None
+        ``_ROWS_PER_CHUNK`` rows at a time (memory stays bounded), each summed
+        in a fixed order, so that its values depend on that row alone.
+    step_offset, row_offset : ndarray of shape (k,), (n_out,) or None
         None: zeros.
     n_jobs : int or None
         Threads, over ranges of whole sequences (and of rows, for their
@@ -288,25 +311,14 @@ def prefix_indicators(data, offsets, rows, *, dilations, combination_ptr,
     (data, offsets, dilations, combination_ptr, positions, channel_ptr, channels,
      biases) = _checked_combinations(data, offsets, dilations, combination_ptr,
                                      positions, channel_ptr, channels, biases)
-    n_steps, n_channels = data.shape
-    rows = _checked_rows(rows, n_steps)
-    if biases.shape[1] == 0:
-        raise ValueError("prefix_indicators needs at least one bias per "
-                         "combination.")
-    levels = np.empty((n_channels, 0)) if levels is None else (
-        np.ascontiguousarray(levels, dtype=np.float64))
-    if levels.ndim != 2 or levels.shape[0] != n_channels:
-        raise ValueError(f"levels must be (n_channels={n_channels}, n_levels), got "
-                         f"shape {levels.shape}.")
+    rows = _checked_rows(rows, data.shape[0])
+    levels = _checked_levels(levels, biases, data.shape[1])
     n_ind = biases.size + levels.size
-    step_projection, step_offset = _checked_projection(
-        step_projection, step_offset, n_ind, "step")
-    if row_projection is not None:
-        row_projection, row_offset = _checked_projection(
-            row_projection, row_offset, n_ind, "row")
+    step_projection, step_offset, row_projection, row_offset = _checked_projections(
+        n_ind, step_projection, step_offset, row_projection, row_offset)
+    tables = _threshold_tables(biases, levels, step_projection, combination_ptr)
     fixed = (data, offsets, dilations, combination_ptr, positions, channel_ptr,
-             channels, *_threshold_tables(biases, levels, step_projection,
-                                          combination_ptr), step_offset)
+             channels, *tables, step_offset)
     return _walk(fixed, rows, (step_projection.shape[1], n_ind), row_projection,
                  row_offset, causal, zero_pad, n_jobs)
 

@@ -128,6 +128,15 @@ def forward_backward(startprob, trans, log_emit, offsets, *, weight=None,
     weight = np.ones(n_seq) if weight is None else np.ascontiguousarray(weight, float)
     chunks = _chunks(offsets, n_jobs, n_states)
     xi_out = _xi_output(xi_mode, xi_out, trans, overwrite_trans, n_steps, n_states)
+    return _fill(startprob, trans, log_emit, offsets, weight, chunks, xi_mode,
+                 xi_out, backward)
+
+
+def _fill(startprob, trans, log_emit, offsets, weight, chunks, xi_mode, xi_out,
+          backward):
+    """Allocate the posteriors and run the kernel on every chunk of sequences,
+    one thread each."""
+    (n_steps, n_states), n_seq = log_emit.shape, offsets.shape[0] - 1
     if xi_mode == XI_SUM:  # one partial sum per chunk, added up in chunk order
         partial = np.zeros((len(chunks), 1, n_states, n_states))
     dummy = np.empty((1, n_states, n_states))
