@@ -11,6 +11,7 @@ from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from skseq._rnn_net import Lockstep, SecondOrderNet
 from skseq._validation import check_sequences
 from skseq.automata import DFA
 from skseq.datasets import (
@@ -20,7 +21,7 @@ from skseq.datasets import (
     to_strings,
     tomita_accepts,
 )
-from skseq.rnn import DiscretizedRNNClassifier, _Lockstep, _Net
+from skseq.rnn import DiscretizedRNNClassifier
 
 BINARY = ["0", "1"]
 # Hand-built minimal machines; state 0 is the start state.
@@ -38,7 +39,7 @@ def sigmoid(x):
 
 
 def lockstep_gradient(net, W, b, X, d_final):
-    batch = _Lockstep(check_sequences(X))
+    batch = Lockstep(check_sequences(X))
     H = net.forward(W, b, batch)
     return H[batch.final], net.gradient(W, batch, H, d_final)
 
@@ -69,7 +70,7 @@ def test_pseudo_gradient_matches_hand_worked_example():
             expected_W[i, j, 0] = delta1[i] * S0[j]
     expected_b = np.array(delta1) + np.array(delta2)
 
-    net = _Net(2, True, high, low)
+    net = SecondOrderNet(2, True, high, low)
     d_final = np.array([[h2[0] - T, 0.0]])
     out, (gW, gb) = lockstep_gradient(net, W, b, one_hot(["01"]), d_final)
     assert_allclose(out[0], h2, rtol=1e-12)
@@ -117,7 +118,7 @@ def test_lockstep_backprop_matches_forward_rtrl_on_ragged_batch():
     W = rng.uniform(-2, 2, size=(3, 3, 2))
     b = rng.uniform(-1, 1, size=3)
     d_final = rng.normal(size=(len(strings), 3))
-    net = _Net(3, True, 0.8, 0.2)
+    net = SecondOrderNet(3, True, 0.8, 0.2)
     _, (gW, gb) = lockstep_gradient(net, W, b, one_hot(strings), d_final)
     ref_W, ref_b = rtrl_pseudo_gradient(W, b, strings, d_final, 0.8, 0.2)
     assert_allclose(gW, ref_W, rtol=1e-10, atol=1e-14)
@@ -129,8 +130,8 @@ def test_analog_gradient_matches_central_differences():
     X = [rng.normal(size=(n, 3)) for n in (4, 1, 6, 2, 6)]
     T = rng.uniform(size=(len(X), 2))
     weight = rng.uniform(0.5, 2.0, size=len(X))
-    net = _Net(4, False, 0.8, 0.2)
-    batch = _Lockstep(check_sequences(X))
+    net = SecondOrderNet(4, False, 0.8, 0.2)
+    batch = Lockstep(check_sequences(X))
 
     def loss(W, b):
         out = net.forward(W, b, batch)[batch.final, :2]
