@@ -24,7 +24,6 @@ from sklearn.preprocessing import (
 )
 
 from skseq import IOHMMClassifier
-from skseq._kernels import convolution as _convolve
 from skseq.preprocessing import (
     DilatedConvolution,
     RunningPooling,
@@ -308,16 +307,6 @@ def test_running_mean_is_exact_on_long_sequences():
         assert_allclose(window[t], math.fsum(x[t - 999 : t + 1]) / 1000, rtol=1e-15)
     naive = np.cumsum(x)[-1] / x.size  # what the compensation buys
     assert abs(naive - math.fsum(x) / x.size) > abs(prefix[-1] - math.fsum(x) / x.size)
-
-
-def test_only_the_prefix_is_pooled_in_place():
-    x = np.arange(12.0).reshape(6, 2)
-    offsets = np.array([0, 4, 6])
-    expected = _convolve.running_pool(x, offsets, None, "mean")
-    assert _convolve.running_pool(x, offsets, None, "mean", out=x) is x
-    assert_array_equal(x, expected)
-    with pytest.raises(ValueError, match="cannot be pooled in place"):
-        _convolve.running_pool(x, offsets, 2, "mean", out=x)
 
 
 def test_running_pooling_is_causal_and_keeps_forms():

@@ -1,6 +1,7 @@
 """The fused walk of ``features="shape"`` (``ShapeFeatures._walk`` through
-``skseq._convolve.prefix_indicators``): prefix means of the dilated-convolution
-and amplitude-level indicators, projected at every step and kept at given rows,
+``skseq._kernels.convolution.prefix_indicators``, whose direct calls are tested
+in test_convolution.py): prefix means of the dilated-convolution and
+amplitude-level indicators, projected at every step and kept at given rows,
 without writing any step's indicators.
 
 References: the unfused public pieces, ``DilatedConvolution(pooling="prefix")``
@@ -15,19 +16,15 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from _series import level_means, random_walks
 from numpy.testing import assert_allclose, assert_array_equal
 
-from skseq._kernels import convolution as _convolve
+from skseq._kernels import convolution
 from skseq._representation import ShapeFeatures, _holding
 from skseq._validation import check_sequences
 from skseq.preprocessing import DilatedConvolution
 
 LENGTHS = (1, 2, 9, 40, 127, 128, 129, 300, 3)
-
-
-def _series(lengths, n_channels, seed=0):
-    rng = np.random.default_rng(seed)
-    return [np.cumsum(rng.normal(size=(k, n_channels)), axis=0) for k in lengths]
 
 
 def _representation(conv, X, n_components, n_levels=3, seed=0):
@@ -44,21 +41,12 @@ def _representation(conv, X, n_components, n_levels=3, seed=0):
     return rep
 
 
-def _level_means(levels, X):
-    """Every step's prefix means of ``x[t, c] > levels[c, l]``, by hand."""
-    means = []
-    for x in X:
-        on = (x[:, :, None] > levels[None]).reshape(len(x), -1)
-        means.append(np.cumsum(on, axis=0) / np.arange(1, len(x) + 1)[:, None])
-    return np.concatenate(means)
-
-
 def _unfused(rep, X):
     """Every step's prefix-mean indicators: the convolutions' from the public
     transformer, then the levels'."""
     pooled = copy.deepcopy(rep.convolution_).set_params(pooling="prefix")
     return np.hstack([np.concatenate(pooled.transform(X)),
-                      _level_means(rep.levels_, X)])
+                      level_means(rep.levels_, X)])
 
 
 def _rows(seqs):
@@ -76,7 +64,7 @@ def _rows(seqs):
 @pytest.mark.parametrize("padding", ["edge", "zero"])
 @pytest.mark.parametrize("n_channels", [1, 3])
 def test_walk_equals_the_unfused_pieces(causal, padding, n_channels):
-    X = _series(LENGTHS, n_channels)
+    X = random_walks(LENGTHS, n_channels)
     conv = DilatedConvolution(3, max_dilation=12, n_biases=3, causal=causal,
                               padding=padding, random_state=0).fit(X)
     if n_channels > 1:  # some kernels sum several channels
@@ -102,7 +90,7 @@ def test_walk_equals_the_unfused_pieces(causal, padding, n_channels):
 
 
 def test_fitted_representation_inputs_equal_the_unfused_pieces():
-    X = _series((30, 45, 12, 80, 1), n_channels=2, seed=3)
+    X = random_walks((30, 45, 12, 80, 1), n_channels=2, seed=3)
     seqs = check_sequences(X)
     rep = ShapeFeatures(n_components=10, n_state_components=4).fit(seqs, 0)
     projected = _unfused(rep, X) @ rep.projection_ - rep.offset_
@@ -115,7 +103,7 @@ def test_fitted_representation_inputs_equal_the_unfused_pieces():
 def test_sampled_steps_are_walked_in_their_own_sequences_only():
     """The fit walks only the sequences that hold its sampled steps: their
     prefix means there are those of the unfused pieces on all sequences."""
-    X = _series((30, 45, 12, 80, 1, 17), n_channels=2, seed=4)
+    X = random_walks((30, 45, 12, 80, 1, 17), n_channels=2, seed=4)
     seqs = check_sequences(X)
     rows = np.array([3, 40, 41, 160, 183])  # in sequences 0, 1, 3 and 5
     held, held_rows = _holding(seqs, rows)
@@ -127,7 +115,7 @@ def test_sampled_steps_are_walked_in_their_own_sequences_only():
 
 
 def test_an_integer_weight_equals_repeating_the_sequence():
-    X = _series((30, 45, 12, 80, 1, 17), n_channels=2, seed=6)
+    X = random_walks((30, 45, 12, 80, 1, 17), n_channels=2, seed=6)
     weight = np.array([2, 0, 1, 3, 1, 2])
     weighted = ShapeFeatures(n_components=8).fit(check_sequences(X), 0,
                                                  sample_weight=weight)
@@ -139,10 +127,10 @@ def test_an_integer_weight_equals_repeating_the_sequence():
 
 
 def test_threads_in_fit_and_inputs_change_nothing(monkeypatch):
-    X = _series((300, 7, 260, 1, 90, 150), n_channels=2, seed=5)
+    X = random_walks((300, 7, 260, 1, 90, 150), n_channels=2, seed=5)
     seqs = check_sequences(X)
     one = ShapeFeatures(n_components=6, sample_steps=200).fit(seqs, 0)
-    monkeypatch.setattr(_convolve, "_MIN_VALUES_PER_THREAD", 1)
+    monkeypatch.setattr(convolution, "_MIN_VALUES_PER_THREAD", 1)
     two = ShapeFeatures(n_components=6, sample_steps=200).fit(seqs, 0, n_jobs=2)
     assert_array_equal(one.projection_, two.projection_)
     assert_array_equal(one.convolution_.biases_, two.convolution_.biases_)
@@ -151,81 +139,10 @@ def test_threads_in_fit_and_inputs_change_nothing(monkeypatch):
         assert_array_equal(a, b)
 
 
-def _kernel_call(rep, X, rows, projection, offset, n_jobs):
-    seqs = check_sequences(X)
-    conv = rep.convolution_
-    return _convolve.prefix_indicators(
-        seqs.data, seqs.offsets, rows, biases=conv.biases_, levels=rep.levels_,
-        step_projection=projection[:, :3], step_offset=offset[:3],
-        row_projection=projection, row_offset=offset,
-        **{**conv._kernel_arguments(), "n_jobs": n_jobs})
-
-
-def test_threads_and_row_chunks_give_identical_results(monkeypatch):
-    """Threads over ranges of sequences, and row chunks that cut a sequence
-    (its state carried from one chunk to the next), change nothing."""
-    X = _series((300, 7, 260, 1, 90, 150), n_channels=2, seed=5)
-    conv = DilatedConvolution(2, n_biases=2, random_state=0).fit(X)
-    rep = _representation(conv, X, n_components=5)
-    projection, offset = rep.projection_, rep.offset_
-    seqs = check_sequences(X)
-    rows = np.sort(np.random.default_rng(1).choice(seqs.data.shape[0], 40,
-                                                   replace=False))
-    one = _kernel_call(rep, X, rows, projection, offset, n_jobs=1)
-    monkeypatch.setattr(_convolve, "_MIN_VALUES_PER_THREAD", 1)
-    two = _kernel_call(rep, X, rows, projection, offset, n_jobs=2)
-    for a, b in zip(one, two, strict=True):
-        assert_array_equal(a, b)
-    # 3 rows per chunk: chunks end inside sequences
-    monkeypatch.setattr(_convolve, "_ROWS_PER_CHUNK", 3)
-    chunked = _kernel_call(rep, X, rows, projection, offset, n_jobs=2)
-    assert_array_equal(chunked[0], one[0])
-    pooled = _unfused(rep, X)
-    assert_allclose(chunked[1], pooled[rows] @ projection - offset, rtol=0, atol=1e-12)
-
-
-@pytest.mark.parametrize("n_biases", [1, 2, 3])
-def test_kernel_on_any_number_of_combinations_and_biases(n_biases):
-    """Dilations with an odd number of combinations (the kernel adds the
-    projections of pairs of combinations when they have few biases), against
-    every step's indicators from the unfused kernel, cumulated by hand."""
-    X = _series((50, 1, 130, 17), n_channels=2, seed=6)
-    conv = DilatedConvolution(3, n_biases=n_biases, random_state=0).fit(X)
-    args = conv._kernel_arguments()
-    # keep 83 combinations of the first dilation, 1 of the second, 84 of the third
-    keep = np.r_[0:83, 84, 168:252]
-    args["combination_ptr"] = np.array([0, 83, 84, 168])
-    args["positions"] = args["positions"][keep]
-    sizes = np.diff(args["channel_ptr"])[keep]
-    args["channels"] = np.concatenate([conv.channels_[m] for m in keep])
-    args["channel_ptr"] = np.concatenate([[0], np.cumsum(sizes)])
-    biases = conv.biases_[keep]
-    levels = np.array([[0.5, -1.0, 0.0, 2.0], [0.0, 1.0, 0.0, -3.0]])  # a tie
-    seqs = check_sequences(X)
-    indicators = _convolve.dilated_convolution(
-        seqs.data, seqs.offsets, np.arange(seqs.data.shape[0]), biases=biases,
-        **args)
-    means = np.hstack([
-        np.concatenate([np.cumsum(indicators[a:b], axis=0)
-                        / np.arange(1, b - a + 1)[:, None]
-                        for a, b in zip(seqs.offsets[:-1], seqs.offsets[1:],
-                                        strict=True)]),
-        _level_means(levels, X)])
-    rng = np.random.default_rng(0)
-    projection = rng.normal(size=(means.shape[1], 9))
-    offset = rng.normal(size=9)
-    rows = np.array([3, 0, seqs.data.shape[0] - 1, 60, 60])
-    steps, at_rows = _convolve.prefix_indicators(
-        seqs.data, seqs.offsets, rows, biases=biases, levels=levels,
-        step_projection=projection, step_offset=offset, **args)
-    assert_allclose(steps, means @ projection - offset, rtol=0, atol=1e-12)
-    assert_array_equal(at_rows, means[rows])
-
-
 def test_a_sequence_does_not_depend_on_the_others():
     """Bit for bit: alone, in a batch, in reverse order (the estimators'
     predictions must not depend on what else is predicted)."""
-    X = _series((300, 7, 260, 1, 90, 2), n_channels=2, seed=4)
+    X = random_walks((300, 7, 260, 1, 90, 2), n_channels=2, seed=4)
     conv = DilatedConvolution(3, n_biases=2, random_state=0).fit(X)
     rep = _representation(conv, X, n_components=20)
     seqs = check_sequences(X)
@@ -295,7 +212,7 @@ def test_long_sequences_keep_their_accuracy():
 
 def test_one_step_and_constant_sequences_give_finite_values():
     X = [np.full((1, 2), 3.0), np.full((50, 2), -7.0), np.zeros((4, 2))]
-    fit_on = _series((60, 40), n_channels=2, seed=9)
+    fit_on = random_walks((60, 40), n_channels=2, seed=9)
     conv = DilatedConvolution(2, n_biases=2, random_state=0).fit(fit_on)
     rep = _representation(conv, fit_on, n_components=4)
     seqs = check_sequences(X)
@@ -309,25 +226,3 @@ def test_one_step_and_constant_sequences_give_finite_values():
     fitted = ShapeFeatures(n_components=4, n_state_components=2).fit(flat, 0)
     steps, at_rows = fitted.inputs(flat, flat.last_steps)
     assert np.isfinite(steps).all() and np.isfinite(at_rows).all()
-
-
-def test_prefix_indicators_rejects_bad_arguments():
-    X = _series((20, 10), n_channels=1)
-    conv = DilatedConvolution(2, n_biases=2, random_state=0).fit(X)
-    seqs = check_sequences(X)
-    args = (seqs.data, seqs.offsets)
-    kwargs = {**conv._kernel_arguments(), "biases": conv.biases_}
-    n_ind = conv.biases_.size
-    with pytest.raises(ValueError, match="rows outside"):
-        _convolve.prefix_indicators(*args, [30], **kwargs)
-    with pytest.raises(ValueError, match="step_projection must be"):
-        _convolve.prefix_indicators(*args, [0], step_projection=np.ones((3, 2)),
-                                    **kwargs)
-    with pytest.raises(ValueError, match="row_offset must be"):
-        _convolve.prefix_indicators(*args, [0], row_projection=np.ones((n_ind, 2)),
-                                    row_offset=np.ones(3), **kwargs)
-    with pytest.raises(ValueError, match="at least one bias"):
-        _convolve.prefix_indicators(*args, [0], **{
-            **kwargs, "biases": np.empty((conv.biases_.shape[0], 0))})
-    with pytest.raises(ValueError, match="offsets do not partition"):
-        _convolve.prefix_indicators(seqs.data, [0, 5, 5, 30], [0], **kwargs)

@@ -1,0 +1,132 @@
+"""The convolution kernels called directly (``skseq._kernels.convolution``):
+the prefix means of the dilated-convolution and amplitude-level indicators,
+projected, and the running pooling in place.
+
+References: every step's indicators from ``dilated_convolution`` (itself
+checked against a loop over the taps in test_representations.py) and the
+levels' indicators, cumulated by hand; the same call on one thread and in one
+chunk.
+"""
+
+import numpy as np
+import pytest
+from _series import level_means, random_walks
+from numpy.testing import assert_allclose, assert_array_equal
+
+from skseq._kernels import convolution
+from skseq._validation import check_sequences
+from skseq.preprocessing import DilatedConvolution
+
+
+def _prefix_means(seqs, X, biases, levels, args):
+    """Every step's prefix means of the indicators, by hand: the convolutions'
+    (from the unfused kernel), then the levels'."""
+    indicators = convolution.dilated_convolution(
+        seqs.data, seqs.offsets, np.arange(seqs.data.shape[0]), biases=biases,
+        **args)
+    return np.hstack([
+        np.concatenate([np.cumsum(indicators[a:b], axis=0)
+                        / np.arange(1, b - a + 1)[:, None]
+                        for a, b in zip(seqs.offsets[:-1], seqs.offsets[1:],
+                                        strict=True)]),
+        level_means(levels, X)])
+
+
+@pytest.mark.parametrize("n_biases", [1, 2, 3])
+def test_kernel_on_any_number_of_combinations_and_biases(n_biases):
+    """Dilations with an odd number of combinations (the kernel adds the
+    projections of pairs of combinations when they have few biases), against
+    every step's indicators from the unfused kernel, cumulated by hand."""
+    X = random_walks((50, 1, 130, 17), n_channels=2, seed=6)
+    conv = DilatedConvolution(3, n_biases=n_biases, random_state=0).fit(X)
+    args = conv._kernel_arguments()
+    # keep 83 combinations of the first dilation, 1 of the second, 84 of the third
+    keep = np.r_[0:83, 84, 168:252]
+    args["combination_ptr"] = np.array([0, 83, 84, 168])
+    args["positions"] = args["positions"][keep]
+    sizes = np.diff(args["channel_ptr"])[keep]
+    args["channels"] = np.concatenate([conv.channels_[m] for m in keep])
+    args["channel_ptr"] = np.concatenate([[0], np.cumsum(sizes)])
+    biases = conv.biases_[keep]
+    levels = np.array([[0.5, -1.0, 0.0, 2.0], [0.0, 1.0, 0.0, -3.0]])  # a tie
+    seqs = check_sequences(X)
+    means = _prefix_means(seqs, X, biases, levels, args)
+    rng = np.random.default_rng(0)
+    projection = rng.normal(size=(means.shape[1], 9))
+    offset = rng.normal(size=9)
+    rows = np.array([3, 0, seqs.data.shape[0] - 1, 60, 60])
+    steps, at_rows = convolution.prefix_indicators(
+        seqs.data, seqs.offsets, rows, biases=biases, levels=levels,
+        step_projection=projection, step_offset=offset, **args)
+    assert_allclose(steps, means @ projection - offset, rtol=0, atol=1e-12)
+    assert_array_equal(at_rows, means[rows])
+
+
+def test_threads_and_row_chunks_give_identical_results(monkeypatch):
+    """Threads over ranges of sequences, and row chunks that cut a sequence
+    (its state carried from one chunk to the next), change nothing."""
+    X = random_walks((300, 7, 260, 1, 90, 150), n_channels=2, seed=5)
+    conv = DilatedConvolution(2, n_biases=2, random_state=0).fit(X)
+    rng = np.random.default_rng(0)
+    # amplitude levels at quantiles of X, in no order
+    quantiles = rng.permutation((np.arange(3) + 0.5) / 3)
+    levels = np.quantile(np.concatenate(X), quantiles, axis=0).T
+    projection = rng.normal(size=(conv.biases_.size + levels.size, 5))
+    offset = rng.normal(size=5)
+    seqs = check_sequences(X)
+    rows = np.sort(np.random.default_rng(1).choice(seqs.data.shape[0], 40,
+                                                   replace=False))
+
+    def call(n_jobs):
+        return convolution.prefix_indicators(
+            seqs.data, seqs.offsets, rows, biases=conv.biases_, levels=levels,
+            step_projection=projection[:, :3], step_offset=offset[:3],
+            row_projection=projection, row_offset=offset,
+            **{**conv._kernel_arguments(), "n_jobs": n_jobs})
+
+    one = call(n_jobs=1)
+    monkeypatch.setattr(convolution, "_MIN_VALUES_PER_THREAD", 1)
+    two = call(n_jobs=2)
+    for a, b in zip(one, two, strict=True):
+        assert_array_equal(a, b)
+    # 3 rows per chunk: chunks end inside sequences
+    monkeypatch.setattr(convolution, "_ROWS_PER_CHUNK", 3)
+    chunked = call(n_jobs=2)
+    assert_array_equal(chunked[0], one[0])
+    means = _prefix_means(seqs, X, conv.biases_, levels, conv._kernel_arguments())
+    assert_allclose(chunked[1], means[rows] @ projection - offset, rtol=0,
+                    atol=1e-12)
+    assert_allclose(chunked[0], means @ projection[:, :3] - offset[:3], rtol=0,
+                    atol=1e-12)
+
+
+def test_prefix_indicators_rejects_bad_arguments():
+    X = random_walks((20, 10), n_channels=1)
+    conv = DilatedConvolution(2, n_biases=2, random_state=0).fit(X)
+    seqs = check_sequences(X)
+    args = (seqs.data, seqs.offsets)
+    kwargs = {**conv._kernel_arguments(), "biases": conv.biases_}
+    n_ind = conv.biases_.size
+    with pytest.raises(ValueError, match="rows outside"):
+        convolution.prefix_indicators(*args, [30], **kwargs)
+    with pytest.raises(ValueError, match="step_projection must be"):
+        convolution.prefix_indicators(*args, [0], step_projection=np.ones((3, 2)),
+                                    **kwargs)
+    with pytest.raises(ValueError, match="row_offset must be"):
+        convolution.prefix_indicators(*args, [0], row_projection=np.ones((n_ind, 2)),
+                                    row_offset=np.ones(3), **kwargs)
+    with pytest.raises(ValueError, match="at least one bias"):
+        convolution.prefix_indicators(*args, [0], **{
+            **kwargs, "biases": np.empty((conv.biases_.shape[0], 0))})
+    with pytest.raises(ValueError, match="offsets do not partition"):
+        convolution.prefix_indicators(seqs.data, [0, 5, 5, 30], [0], **kwargs)
+
+
+def test_only_the_prefix_is_pooled_in_place():
+    x = np.arange(12.0).reshape(6, 2)
+    offsets = np.array([0, 4, 6])
+    expected = convolution.running_pool(x, offsets, None, "mean")
+    assert convolution.running_pool(x, offsets, None, "mean", out=x) is x
+    assert_array_equal(x, expected)
+    with pytest.raises(ValueError, match="cannot be pooled in place"):
+        convolution.running_pool(x, offsets, 2, "mean", out=x)
