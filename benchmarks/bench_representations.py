@@ -26,10 +26,11 @@ them, one row per step.
 
 It then measures the inputs of ``features="shape"`` (``ShapeFeatures``, fitted
 on the training split with its defaults), on the training splits of all four
-sets of the panel: the fused kernel (``skseq._convolve.prefix_indicators``:
-every step's 8 state components and the 128 output components at the last
-steps) against the NumPy walk it replaced (every step's indicators written,
-then projected and summed; a copy of it is kept below as the reference) and
+sets of the panel: the fused kernel
+(``skseq._kernels.convolution.prefix_indicators``: every step's 8 state
+components and the 128 output components at the last steps) against the
+NumPy walk it replaced (every step's indicators written, then projected and
+summed; a copy of it is kept below as the reference) and
 against sktime's MiniRocket transform; and where the time of the default
 ``IOHMMClassifier(random_state=0).fit`` goes.
 
@@ -113,7 +114,7 @@ def agreement_with_minirocket():
     """
     from sktime.transformations.panel.rocket import MiniRocket
 
-    from skseq._kernels import convolution as _convolve
+    from skseq._kernels import convolution
 
     rng = np.random.default_rng(0)
     n, length = 12, 120
@@ -122,12 +123,12 @@ def agreement_with_minirocket():
     expected = rocket.transform(X).to_numpy()
     dilations, per_dilation, biases = rocket.parameters
     n_comb = 84 * len(dilations)
-    values = _convolve.dilated_convolution(
+    values = convolution.dilated_convolution(
         X[:, 0].reshape(-1, 1).astype(np.float64),
         np.arange(0, n * length + 1, length), np.arange(n * length),
         dilations=np.asarray(dilations, dtype=np.intp),
         combination_ptr=np.arange(len(dilations) + 1) * 84,
-        positions=np.tile(_convolve.KERNEL_POSITIONS, (len(dilations), 1)),
+        positions=np.tile(convolution.KERNEL_POSITIONS, (len(dilations), 1)),
         channel_ptr=np.arange(n_comb + 1), channels=np.zeros(n_comb, np.intp),
         biases=np.empty((n_comb, 0)), causal=False, zero_pad=True,
     ).reshape(n, length, n_comb)
@@ -613,8 +614,9 @@ def main():
         "indicators per step, and 16 amplitude levels per channel; up to 128 "
         "whitened components) gives the state networks 8 "
         "components at every step and the output networks all of them at each "
-        "sequence's last step. *fused*: `skseq._convolve.prefix_indicators`, "
-        "which counts and projects the indicators without writing them; *NumPy "
+        "sequence's last step. *fused*: "
+        "`skseq._kernels.convolution.prefix_indicators`, which counts and "
+        "projects the indicators without writing them; *NumPy "
         "walk*: the implementation it replaced (every step's indicators written "
         "by `DilatedConvolution`'s kernel, then projected and summed; its copy "
         "is `numpy_walk` in this script); *MiniRocket*: sktime's transform of the "
