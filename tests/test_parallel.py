@@ -1,0 +1,60 @@
+"""The thread helper of the kernels (``skseq._kernels._parallel``): how many
+threads, the cut of the work into ranges (against a loop over the items), and
+the runner."""
+
+import threading
+
+import numpy as np
+import pytest
+
+from skseq._kernels import _parallel
+
+
+def _ranges_by_loop(offsets, n_ranges):
+    """Range k ends at the first item whose start reaches k / n_ranges of the
+    total size; empty ranges dropped."""
+    size, bounds = offsets[-1] / n_ranges, [0]
+    for k in range(1, n_ranges):
+        bounds.append(next(i for i, start in enumerate(offsets) if start >= k * size))
+    bounds.append(len(offsets) - 1)
+    bounds = sorted(set(bounds))
+    return list(zip(bounds[:-1], bounds[1:], strict=True))
+
+
+@pytest.mark.parametrize("n_ranges", [1, 2, 3, 7])
+def test_balanced_ranges_cut_where_a_loop_cuts(n_ranges):
+    rng = np.random.default_rng(n_ranges)
+    for lengths in ([5], [1] * 10, rng.integers(1, 50, size=30), [100, 1, 1, 1]):
+        offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.intp)
+        ranges = _parallel.balanced_ranges(offsets, n_ranges)
+        assert ranges == _ranges_by_loop(offsets, n_ranges)
+        assert ranges[0][0] == 0 and ranges[-1][1] == len(lengths)
+        assert all(a < b for a, b in ranges) and len(ranges) <= n_ranges
+
+
+def test_n_threads_is_capped_by_jobs_items_and_work():
+    assert _parallel.n_threads(None, 100, 10**9, 10) == 1
+    assert _parallel.n_threads(4, 100, 10**9, 10) == 4
+    assert _parallel.n_threads(4, 3, 10**9, 10) == 3
+    assert _parallel.n_threads(4, 100, 25, 10) == 2
+    assert _parallel.n_threads(4, 100, 5, 10) == 1
+    assert _parallel.n_threads(4, 0, 10**9, 10) == 1
+
+
+def test_run_calls_every_task_the_first_in_this_thread():
+    seen = []
+    tasks = [lambda k=k: seen.append((k, threading.get_ident())) for k in range(4)]
+    _parallel.run(tasks)
+    assert sorted(k for k, _ in seen) == [0, 1, 2, 3]
+    assert dict(seen)[0] == threading.get_ident()
+    _parallel.run([])  # nothing to do
+
+
+def test_run_raises_the_error_of_a_failed_task():
+    def fail():
+        raise RuntimeError("task failed")
+
+    with pytest.raises(RuntimeError, match="task failed"):
+        _parallel.run([lambda: None, fail])
+    with pytest.raises(RuntimeError, match="task failed"):
+        _parallel.run([fail, lambda: None])
