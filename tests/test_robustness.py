@@ -1,7 +1,8 @@
-"""Kernels and state under repetition and failure (issue 9).
+"""Estimators under repetition and failure (the kernels' own leak tests are in
+test_forward_backward.py).
 
-* repeated kernel calls (forward-backward in every xi mode, Viterbi) and repeated
-  predict_proba keep memory flat: no leak of arrays, Python objects or C memory;
+* repeated predict_proba keeps memory flat: no leak of arrays, Python objects
+  or C memory;
 * a fit that fails on bad input - of any estimator, including Stepwise - leaves
   a fitted model exactly as it was, and it still predicts the same.
 """
@@ -25,14 +26,6 @@ from skseq import (
     IOHMMClassifier,
     IOHMMRegressor,
 )
-from skseq._kernels.forward_backward import (
-    XI_GRAD,
-    XI_NONE,
-    XI_STEP,
-    XI_SUM,
-    forward_backward,
-    viterbi,
-)
 from skseq.preprocessing import Stepwise
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
@@ -42,67 +35,6 @@ def _rss():
     """Resident set size in bytes (Linux: /proc/self/statm)."""
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-
-
-def _kernel_inputs(n_steps, n_states, n_seq, seed=0):
-    rng = np.random.default_rng(seed)
-    trans = rng.random((n_steps, n_states, n_states))
-    trans /= trans.sum(axis=2, keepdims=True)
-    log_emit = np.log(rng.random((n_steps, n_states)))
-    cuts = np.sort(rng.choice(np.arange(1, n_steps), n_seq - 1, replace=False))
-    offsets = np.concatenate([[0], cuts, [n_steps]]).astype(np.intp)
-    startprob = np.full(n_states, 1.0 / n_states)
-    return startprob, trans, log_emit, offsets
-
-
-def _kernel_calls(startprob, trans, log_emit, offsets, n_jobs):
-    weight = np.linspace(0.5, 2.0, offsets.shape[0] - 1)
-    for mode in (XI_NONE, XI_STEP, XI_GRAD, XI_SUM):
-        out = forward_backward(startprob, trans.copy(), log_emit, offsets,
-                               weight=weight, xi_mode=mode, n_jobs=n_jobs)
-        assert np.isfinite(out[0]).all()
-    forward_backward(startprob, trans, log_emit, offsets, backward=False,
-                     n_jobs=n_jobs)
-    best, path = viterbi(np.log(startprob), np.log(trans), log_emit, offsets,
-                         n_jobs=n_jobs)
-    assert np.isfinite(best).all() and path.min() >= 0
-
-
-@pytest.mark.parametrize("n_jobs", [1, 2])
-def test_kernels_do_not_leak_c_memory(n_jobs):
-    """Large inputs (each call allocates ~35 MB of outputs): a leak of any one
-    output array would grow RSS by MBs per call; it must stay flat."""
-    args = _kernel_inputs(100_000, 4, 50)
-    for _ in range(3):  # warm-up: allocator pools, thread pools
-        _kernel_calls(*args, n_jobs)
-    gc.collect()
-    before = _rss()
-    for _ in range(15):
-        _kernel_calls(*args, n_jobs)
-    gc.collect()
-    growth = _rss() - before
-    assert growth < 16e6, f"RSS grew by {growth / 1e6:.1f} MB over 15 rounds"
-
-
-def test_kernels_do_not_leak_python_objects():
-    """Tiny inputs, many calls: a reference leak of even one small object per call
-    shows up in the traced memory and in the number of live objects."""
-    args = _kernel_inputs(20, 3, 4)
-    for _ in range(20):
-        _kernel_calls(*args, 1)
-    gc.collect()
-    tracemalloc.start()
-    try:
-        n_objects = len(gc.get_objects())
-        start, _ = tracemalloc.get_traced_memory()
-        for _ in range(500):
-            _kernel_calls(*args, 1)
-        gc.collect()
-        end, _ = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert end - start < 50_000, f"traced memory grew by {end - start} bytes"
-    assert len(gc.get_objects()) - n_objects < 100
 
 
 @pytest.mark.parametrize("make", [
