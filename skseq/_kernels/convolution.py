@@ -194,10 +194,10 @@ def _split_at_sequences(offsets, c0, c1, values_per_step, n_jobs):
     """Packed steps c0:c1 cut at sequence starts into ranges of about equal
     numbers of steps, one per thread."""
     n_chunks = _n_chunks(c1 - c0, (c1 - c0) * values_per_step, n_jobs)
-    targets = c0 + np.arange(1, n_chunks) * ((c1 - c0) / n_chunks)
-    cuts = offsets[np.searchsorted(offsets, targets)]
-    bounds = np.unique(np.concatenate([[c0], cuts[(cuts > c0) & (cuts < c1)], [c1]]))
-    return list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
+    # the parts of sequences within c0:c1
+    pieces = np.concatenate([[c0], offsets[(offsets > c0) & (offsets < c1)], [c1]])
+    return [(int(pieces[a]), int(pieces[b]))
+            for a, b in _parallel.balanced_ranges(pieces - c0, n_chunks)]
 
 
 def dilated_convolution(data, offsets, rows, *, dilations, combination_ptr,
