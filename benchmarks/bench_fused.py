@@ -35,9 +35,9 @@ from bench_speed import best_times
 from threadpoolctl import threadpool_limits
 
 import skseq._fused as fused
+from skseq._families.transitions import AdditiveTransitions, InputTransitions
 from skseq._fused import LinearTransitionPass
 from skseq._inference import Chain
-from skseq._transitions import AdditiveTransitions, InputTransitions
 
 N_FEATURES = 8
 

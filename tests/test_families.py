@@ -4,10 +4,10 @@ Jacobians: a parameter counts as free exactly when it can move the model."""
 import numpy as np
 import pytest
 
-from skseq._emissions import GaussianEmission, SoftmaxEmission
-from skseq._hierarchy import HierarchicalTransitions
-from skseq._layers import LAYERS
-from skseq._transitions import TRANSITIONS
+from skseq._families.emissions import GaussianEmission, SoftmaxEmission
+from skseq._families.hierarchy import HierarchicalTransitions
+from skseq._families.layers import LAYERS
+from skseq._families.transitions import TRANSITIONS
 
 
 def _jacobian_rank(f, theta, eps=1e-5):
@@ -96,7 +96,7 @@ def test_gaussian_emission_batches_against_direct_densities(layer, cov):
     grads = family.grad_batch(thetas, U, y, weights)
     # and bitwise the one-set-at-a-time formulas (a fit's bits do not depend on
     # whether its restarts ran together)
-    from skseq._emissions import EmissionFamily
+    from skseq._families.emissions import EmissionFamily
 
     np.testing.assert_array_equal(got, EmissionFamily.log_prob_batch(family, thetas,
                                                                      U, y))

@@ -7,8 +7,9 @@ from sklearn.linear_model import LinearRegression
 from sklearn.metrics import r2_score
 
 from skseq import IOHMMClassifier, IOHMMRegressor
-from skseq._hierarchy import HierarchicalTransitions
-from skseq._transitions import HOLD_LOGIT, TRANSITIONS
+from skseq._families.hierarchy import HierarchicalTransitions
+from skseq._families.starts import HOLD_LOGIT
+from skseq._families.transitions import TRANSITIONS
 from skseq.datasets import make_toggled_regimes, make_two_sequence
 from skseq.hierarchical import HierarchicalIOHMM
 

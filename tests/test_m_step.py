@@ -6,9 +6,9 @@ import pytest
 from numpy.testing import assert_allclose
 from scipy.special import log_softmax
 
-from skseq._emissions import SoftmaxEmission
-from skseq._layers import LAYERS
-from skseq._transitions import TRANSITIONS
+from skseq._families.emissions import SoftmaxEmission
+from skseq._families.layers import LAYERS
+from skseq._families.transitions import TRANSITIONS
 
 
 def _direct_q_trans(family, theta, U, xi):

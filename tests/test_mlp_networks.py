@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from skseq import IOHMMClassifier, IOHMMRegressor
-from skseq._transitions import TRANSITIONS
+from skseq._families.transitions import TRANSITIONS
 
 
 def test_mlp_backward_matches_finite_differences():
