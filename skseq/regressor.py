@@ -6,10 +6,12 @@ import numpy as np
 from sklearn.base import RegressorMixin
 from sklearn.utils._param_validation import Interval
 
+from ._families.registry import document_options, option_constraints
 from ._iohmm import FlatIOHMM, _fixed_startprob, _Problem
 from ._outputs import GaussianOutputs
 
 
+@document_options("features", "transition", "emission", "init")
 class IOHMMRegressor(RegressorMixin, FlatIOHMM):
     """Input/output hidden Markov model with Gaussian outputs.
 
@@ -29,21 +31,23 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
     ----------
     n_states : int, default=2
         Number of hidden states (regimes).
-    features : {"raw", "shape", "auto"}, default="raw"
-        What the networks see of each step: the input features as they are
-        (``"raw"``), or the shape representation of :class:`IOHMMClassifier`
-        (``"shape"``: local shape averaged over the sequence so far, projected;
-        ``"auto"`` chooses as there). Raw by default: the shape representation
+    features : {{features}}, default="raw"
+        What the networks see of each step, as in :class:`IOHMMClassifier`:
+
+        {{features_list}}
+
+        ``"auto"`` chooses as there. Raw by default: the shape representation
         summarizes a whole prefix, which paid for classifying sequences, while
         regimes and slow levels are read from the current inputs.
-    transition : {"input", "additive", "gated", "homogeneous", "mlp"}, \
-            default="input"
-        Family of state networks; see :class:`IOHMMClassifier`.
-    emission : {"input", "state", "mlp"}, default="input"
-        ``"input"``: each regime's mean is a linear function of the input;
-        ``"state"``: each regime has a constant mean; ``"mlp"``: each regime's
-        mean is a linear function of a tanh hidden layer of ``n_hidden`` units
-        shared by the regimes.
+    transition : {{transition}}, default="input"
+        Family of state networks:
+
+        {{transition_list}}
+    emission : {{emission}}, default="input"
+        What the output networks see of each step; each regime's mean is a
+        linear function of what it sees (a constant mean with ``"state"``):
+
+        {{emission_list}}
     n_hidden : int, default=8
         Hidden units of the networks that are ``"mlp"``; unused otherwise.
     covariance_type : {"diag", "full", "spherical", "tied"}, default="diag"
@@ -106,9 +110,12 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
     tol : float, default=1e-5
         Convergence threshold on the change of the objective (mean per-sequence
         negative log-likelihood plus penalty).
-    init : {"auto", "random", "permutation", "hold"} or list of them, \
-            default="auto"
-        The starting points of the restarts, as in :class:`IOHMMClassifier`;
+    init : {{init}} or list of them, default="auto"
+        The starting points of the restarts, restart k from the k-th entry of
+        the list (cycled):
+
+        {{init_list}}
+
         ``"auto"`` cycles through ``["random", "permutation"]``. A regime
         switched by a rare input event and kept for long: try ``"hold"``
         (:ref:`long_memory`).
@@ -196,6 +203,7 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
     _parameter_constraints: dict = {
         **FlatIOHMM._parameter_constraints,
         **GaussianOutputs.constraints,
+        **option_constraints("features", "transition", "emission", "init"),
         "transition_l1": [Interval(numbers.Real, 0, None, closed="left")],
     }
 

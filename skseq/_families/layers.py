@@ -61,16 +61,14 @@ class Identity(InputLayer):
     """h_t = u_t: the network is linear in the input (Bengio & Frasconi 1996, eqs. 2 and
     9)."""
 
-    summary = ("each state's output network is linear in the input: a softmax "
-               "regression per state, or a linear law per regime.")
+    summary = "each state's output network is linear in the input."
 
 
 class NoInput(InputLayer):
     """No input: the network depends on the state alone (its intercept)."""
 
-    summary = ("the output depends on the state alone: a Moore machine (the "
-               "natural choice for symbol strings such as grammars), or a "
-               "constant mean per regime.")
+    summary = ("the output depends on the state alone, as in a Moore machine "
+               "(the natural choice for symbol strings such as grammars).")
 
     @property
     def n_out(self):
