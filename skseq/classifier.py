@@ -530,6 +530,26 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         from .automata import DFA, check_threshold, symbol_alphabet
 
         check_is_fitted(self)
+        self._check_symbol_model()
+        check_threshold(min_proba, "min_proba")
+        n_symbols = self.n_features_in_
+        alphabet = symbol_alphabet(self, alphabet)
+        # one one-step sequence per symbol: (symbol, from, to)
+        trans = self.transition_proba(np.eye(n_symbols)[:, None, :])[:, 0]
+        start = int(np.argmax(self.startprob_))
+        if self.startprob_[start] < min_proba:
+            raise ValueError(
+                f"The start distribution is not near-deterministic: its most likely "
+                f"state has probability {self.startprob_[start]:.3f} < "
+                f"min_proba={min_proba}."
+            )
+        order, rows = _reachable_machine(trans, start, alphabet, min_proba)
+        accept = softmax(self.emission_intercept_, axis=1)[order, 1] >= 0.5
+        return DFA(len(order), alphabet, rows, start=0, accepting=accept)
+
+    def _check_symbol_model(self):
+        """Refuse a model :meth:`to_automaton` cannot read: not a binary Moore
+        model, or not fitted on one-hot symbols with ``features="raw"``."""
         if self.emission != "state" or len(self.classes_) != 2:
             raise ValueError(
                 "to_automaton needs a binary model with emission='state' (the class "
@@ -545,34 +565,31 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
                 "only a features='raw' model fitted on one-hot inputs (e.g. "
                 "Stepwise(OneHotEncoder())) interprets as a symbol."
             )
-        check_threshold(min_proba, "min_proba")
-        n_symbols = self.n_features_in_
-        alphabet = symbol_alphabet(self, alphabet)
-        # one one-step sequence per symbol: (symbol, from, to)
-        trans = self.transition_proba(np.eye(n_symbols)[:, None, :])[:, 0]
-        start = int(np.argmax(self.startprob_))
-        if self.startprob_[start] < min_proba:
-            raise ValueError(
-                f"The start distribution is not near-deterministic: its most likely "
-                f"state has probability {self.startprob_[start]:.3f} < "
-                f"min_proba={min_proba}."
-            )
-        ids, order, rows = {start: 0}, [start], []
-        for state in order:  # breadth-first: `order` grows while we walk it
-            row = []
-            for k in range(n_symbols):
-                succ = int(np.argmax(trans[k, state]))
-                if trans[k, state, succ] < min_proba:
-                    raise ValueError(
-                        f"The model is not near-deterministic: from state {state} on "
-                        f"symbol {alphabet[k]!r} its most likely successor has "
-                        f"probability {trans[k, state, succ]:.3f} < "
-                        f"min_proba={min_proba}."
-                    )
-                if succ not in ids:
-                    ids[succ] = len(order)
-                    order.append(succ)
-                row.append(ids[succ])
-            rows.append(row)
-        accept = softmax(self.emission_intercept_, axis=1)[order, 1] >= 0.5
-        return DFA(len(order), alphabet, rows, start=0, accepting=accept)
+
+
+def _reachable_machine(trans, start, alphabet, min_proba):
+    """The states reachable from ``start``, breadth-first over the symbols, and
+    each one's most likely successor on every symbol (``trans[symbol, from,
+    to]``), numbered in the order reached.
+
+    Returns the model's state of every machine state and the machine's
+    transition table; refuses a most likely successor below ``min_proba``.
+    """
+    ids, order, rows = {start: 0}, [start], []
+    for state in order:  # breadth-first: `order` grows while we walk it
+        row = []
+        for k in range(trans.shape[0]):
+            succ = int(np.argmax(trans[k, state]))
+            if trans[k, state, succ] < min_proba:
+                raise ValueError(
+                    f"The model is not near-deterministic: from state {state} on "
+                    f"symbol {alphabet[k]!r} its most likely successor has "
+                    f"probability {trans[k, state, succ]:.3f} < "
+                    f"min_proba={min_proba}."
+                )
+            if succ not in ids:
+                ids[succ] = len(order)
+                order.append(succ)
+            row.append(ids[succ])
+        rows.append(row)
+    return order, rows
