@@ -15,10 +15,9 @@ how it does so. :class:`TransitionFamily` writes the contract down; the driver
     The same for R parameter sets at once (the restarts of a fit, advancing
     in lockstep), prepared once per data set: a callable ``(thetas, startprob,
     log_emit) -> GradientPasses`` (``skseq._families.passes``). By default one
-    ``gradient_pass`` per
-    parameter set; the families whose logits are linear in theta run the fused
-    kernel (``skseq._kernels.fused``), which forms each step's matrix inside the
-    recursion, so nothing of size (T, n, n) exists.
+    ``gradient_pass`` per parameter set; the families whose logits are linear in
+    theta run the fused kernel (``skseq._kernels.fused``), which forms each
+    step's matrix inside the recursion, so nothing of size (T, n, n) exists.
 ``fit_entries_per_step(solver, det_penalty)``
     Floats per step a fit holds at once (the memory check before a fit).
 ``posterior_pass(theta, U, mask, chain)``
