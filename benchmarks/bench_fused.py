@@ -34,10 +34,10 @@ from bench_speed import best_times
 from threadpoolctl import threadpool_limits
 
 import skseq._kernels.fused as fused
+from skseq._families.transitions import AdditiveTransitions, InputTransitions
 from skseq._kernels._build import available, build
 from skseq._kernels.forward_backward import Chain
 from skseq._kernels.fused import LinearTransitionPass
-from skseq._transitions import AdditiveTransitions, InputTransitions
 
 N_FEATURES = 8
 

@@ -576,8 +576,8 @@ def _whole_fit_sections(emit, args, scale, kernel_single, kernel_collection, ioh
                           "evaluation",
         "HierarchicalIOHMM": "its transition family has no batched pass: each "
                              "restart's gradient pass runs on its own in Python "
-                             "(_hierarchy.py gradient_pass, ~0.5 ms per restart "
-                             "and evaluation)",
+                             "(_families/hierarchy.py gradient_pass, ~0.5 ms per "
+                             "restart and evaluation)",
     }
     for name, _, a, b, _, _, _ in rows:
         bars.append(Target(f"{name}() fit / n_init=1 fit", a / b, 5, False,

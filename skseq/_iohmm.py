@@ -45,15 +45,16 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ._emissions import inverse_cdf
+from ._families.emissions import inverse_cdf
+from ._families.layers import LAYERS
+from ._families.starts import HOLD_LOGIT, STARTS
+from ._families.transitions import TRANSITIONS
 from ._kernels._parallel import one_blas_thread
 from ._kernels.forward_backward import XI_NONE, Chain, viterbi
-from ._layers import LAYERS
 from ._lbfgs import CONVERGED, DROPPED, LINE_SEARCH_FAILED, minimize_batch
 from ._penalty import MAX_ALPHA, RAW_ALPHA
 from ._representation import REPRESENTATIONS, resolve
 from ._restarts import run_restarts, warn_not_converged
-from ._transitions import HOLD_LOGIT, STARTS, TRANSITIONS
 from ._validation import (
     N_JOBS_CONSTRAINT,
     check_fitted_params,

@@ -21,8 +21,8 @@ from scipy.special import logsumexp
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._emissions import GaussianEmission, SoftmaxEmission
-from ._layers import LAYERS
+from ._families.emissions import GaussianEmission, SoftmaxEmission
+from ._families.layers import LAYERS
 from ._penalty import choose_alpha_classes, choose_alpha_gaussian, softmax_readout
 from ._validation import Targets, check_targets
 

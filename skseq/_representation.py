@@ -43,6 +43,8 @@ class RawFeatures:
     """The input features as they are (``features="raw"``)."""
 
     name = "raw"
+    summary = ("the input features as they are (the paper's model, linear in one "
+               "step's input).")
 
     def fit(self, seqs, rng, n_jobs=None, sample_weight=None):
         self.n_features_ = seqs.n_features
@@ -113,6 +115,11 @@ class ShapeFeatures:
     """
 
     name = "shape"
+    summary = ("the local shape around every step (MiniRocket's dilated kernels, "
+               "causal, thresholded), averaged over the sequence so far, "
+               "standardized and projected on 128 whitened principal components; "
+               "the state networks see the leading 8 of them, the output networks "
+               "all 128, so raw sequences of any scale need no preprocessing.")
 
     def __init__(self, n_indicators=2688, n_dilations=16, quantile_range=(0.1, 0.9),
                  n_levels=16, n_components=128, n_state_components=8,
@@ -307,6 +314,9 @@ class WindowFeatures:
     """
 
     name = "window"
+    summary = ("the recent past of every step (per channel the value, and mean, "
+               "maximum, minimum and spread over the last 8 and 32 steps), "
+               "standardized.")
 
     def __init__(self, window=32):
         self.window = window

@@ -9,6 +9,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted
 
+from ._families.registry import document_options, option_constraints
 from ._iohmm import FlatIOHMM, check_allocation
 from ._outputs import CategoricalOutputs
 from ._validation import Sequences, check_sample_weight, check_targets
@@ -80,6 +81,7 @@ def _check_class_weights(class_weight, classes, per_class, weighted):
         )
 
 
+@document_options("features", "transition", "emission", "init")
 class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
     """Input/output hidden Markov model for sequence classification.
 
@@ -108,39 +110,28 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
     ----------
     n_states : int, default=4
         Number of hidden states. Tune it with ``GridSearchCV``.
-    features : {"auto", "raw", "shape", "window"}, default="auto"
+    features : {{features}}, default="auto"
         What the networks see of each step (see the User Guide,
-        "Input representations"). ``"raw"``: the input features as they are
-        (the paper's model, linear in one step's input). ``"shape"``: the local
-        shape around every step (MiniRocket's dilated kernels, causal,
-        thresholded), averaged over the sequence so far, standardized and
-        projected on 128 whitened principal components; the state networks see
-        the leading 8 of them, the output networks all 128, so raw sequences of
-        any scale need no preprocessing. ``"window"``: the recent past of every
-        step (per channel the value, and mean, maximum, minimum and spread over
-        the last 8 and 32 steps), standardized. ``"auto"``: ``"raw"`` for
-        one-step rows (a tabular model) and for symbols (every feature takes at
-        most two values, e.g. one-hot strings or +-1 codes); for real-valued
-        series ``"window"`` with step-level labels (a summary of the whole
-        prefix would mix the segments seen so far), else ``"shape"``. The
-        choice is ``features_``. To label every step, prefer
-        :class:`HybridHMMClassifier`, whose states weigh the evidence of each
-        step (see the User Guide, "Labelling every step").
-    transition : {"input", "additive", "gated", "homogeneous", "mlp"}, \
-            default="input"
-        Family of state networks. ``"input"``: one softmax regression of the input per
-        previous state (Bengio & Frasconi 1996, eq. 2); ``"additive"``: shared input
-        weights plus a per-state bias (Buys, Bisk & Choi 2018, eq. 23), fewer
-        parameters; ``"gated"``: input gates scaling the transition logits (Buys, Bisk &
-        Choi 2018, eqs. 24-26); ``"homogeneous"``: one input-free transition matrix (an
-        ordinary HMM chain); ``"mlp"``: a tanh hidden layer of ``n_hidden`` units,
-        shared by the per-state softmax networks (Bengio & Frasconi 1996, §3.3.2),
-        nonlinear in the input.
-    emission : {"input", "state", "mlp"}, default="input"
-        ``"input"``: P(y | state, input) is a softmax regression per state;
-        ``"state"``: the class depends on the state only (a Moore machine, the
-        natural choice for symbol strings such as grammars); ``"mlp"``: a tanh
-        hidden layer of ``n_hidden`` units shared by the per-state softmax heads.
+        "Input representations"):
+
+        {{features_list}}
+
+        ``"auto"``: ``"raw"`` for one-step rows (a tabular model) and for
+        symbols (every feature takes at most two values, e.g. one-hot strings
+        or +-1 codes); for real-valued series ``"window"`` with step-level
+        labels (a summary of the whole prefix would mix the segments seen so
+        far), else ``"shape"``. The choice is ``features_``. To label every
+        step, prefer :class:`HybridHMMClassifier`, whose states weigh the
+        evidence of each step (see the User Guide, "Labelling every step").
+    transition : {{transition}}, default="input"
+        Family of state networks:
+
+        {{transition_list}}
+    emission : {{emission}}, default="input"
+        What the output networks see of each step; each state's network gives
+        P(y | state, input) as a softmax regression of what it sees:
+
+        {{emission_list}}
     n_hidden : int, default=8
         Hidden units of the networks that are ``"mlp"`` (``transition`` or
         ``emission``); unused otherwise.
@@ -191,15 +182,13 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
     tol : float, default=1e-5
         Convergence threshold on the change of the objective (mean per-sequence
         negative log-likelihood plus penalty).
-    init : {"auto", "random", "permutation", "hold"} or list of them, \
-            default="auto"
+    init : {{init}} or list of them, default="auto"
         The starting points of the restarts, restart k from the k-th entry of
-        the list (cycled): small random weights (``"random"``), transitions
-        pushed toward a random permutation of the states (``"permutation"``), or
-        a chain that starts in its first state, whose network reads the input,
-        while every other state is pushed to keep its value (``"hold"``, a stay
-        logit of 7; for long memory, see :ref:`long_memory`). ``"auto"`` cycles
-        through ``["random", "permutation"]``.
+        the list (cycled):
+
+        {{init_list}}
+
+        ``"auto"`` cycles through ``["random", "permutation"]``.
     init_scale : float, default=1.0
         Standard deviation of the random initial weights.
     random_state : int, RandomState instance or None, default=None
@@ -332,6 +321,7 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
     _parameter_constraints: dict = {
         **FlatIOHMM._parameter_constraints,
         **CategoricalOutputs.constraints,
+        **option_constraints("features", "transition", "emission", "init"),
         "readout": [StrOptions({"last", "mean"})],
         "readout_start": [Interval(numbers.Real, 0, 1, closed="both")],
         "n_prefixes": [Interval(numbers.Integral, 1, None, closed="left")],
@@ -540,6 +530,26 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         from .automata import DFA, check_threshold, symbol_alphabet
 
         check_is_fitted(self)
+        self._check_symbol_model()
+        check_threshold(min_proba, "min_proba")
+        n_symbols = self.n_features_in_
+        alphabet = symbol_alphabet(self, alphabet)
+        # one one-step sequence per symbol: (symbol, from, to)
+        trans = self.transition_proba(np.eye(n_symbols)[:, None, :])[:, 0]
+        start = int(np.argmax(self.startprob_))
+        if self.startprob_[start] < min_proba:
+            raise ValueError(
+                f"The start distribution is not near-deterministic: its most likely "
+                f"state has probability {self.startprob_[start]:.3f} < "
+                f"min_proba={min_proba}."
+            )
+        order, rows = _reachable_machine(trans, start, alphabet, min_proba)
+        accept = softmax(self.emission_intercept_, axis=1)[order, 1] >= 0.5
+        return DFA(len(order), alphabet, rows, start=0, accepting=accept)
+
+    def _check_symbol_model(self):
+        """Refuse a model :meth:`to_automaton` cannot read: not a binary Moore
+        model, or not fitted on one-hot symbols with ``features="raw"``."""
         if self.emission != "state" or len(self.classes_) != 2:
             raise ValueError(
                 "to_automaton needs a binary model with emission='state' (the class "
@@ -555,34 +565,31 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
                 "only a features='raw' model fitted on one-hot inputs (e.g. "
                 "Stepwise(OneHotEncoder())) interprets as a symbol."
             )
-        check_threshold(min_proba, "min_proba")
-        n_symbols = self.n_features_in_
-        alphabet = symbol_alphabet(self, alphabet)
-        # one one-step sequence per symbol: (symbol, from, to)
-        trans = self.transition_proba(np.eye(n_symbols)[:, None, :])[:, 0]
-        start = int(np.argmax(self.startprob_))
-        if self.startprob_[start] < min_proba:
-            raise ValueError(
-                f"The start distribution is not near-deterministic: its most likely "
-                f"state has probability {self.startprob_[start]:.3f} < "
-                f"min_proba={min_proba}."
-            )
-        ids, order, rows = {start: 0}, [start], []
-        for state in order:  # breadth-first: `order` grows while we walk it
-            row = []
-            for k in range(n_symbols):
-                succ = int(np.argmax(trans[k, state]))
-                if trans[k, state, succ] < min_proba:
-                    raise ValueError(
-                        f"The model is not near-deterministic: from state {state} on "
-                        f"symbol {alphabet[k]!r} its most likely successor has "
-                        f"probability {trans[k, state, succ]:.3f} < "
-                        f"min_proba={min_proba}."
-                    )
-                if succ not in ids:
-                    ids[succ] = len(order)
-                    order.append(succ)
-                row.append(ids[succ])
-            rows.append(row)
-        accept = softmax(self.emission_intercept_, axis=1)[order, 1] >= 0.5
-        return DFA(len(order), alphabet, rows, start=0, accepting=accept)
+
+
+def _reachable_machine(trans, start, alphabet, min_proba):
+    """The states reachable from ``start``, breadth-first over the symbols, and
+    each one's most likely successor on every symbol (``trans[symbol, from,
+    to]``), numbered in the order reached.
+
+    Returns the model's state of every machine state and the machine's
+    transition table; refuses a most likely successor below ``min_proba``.
+    """
+    ids, order, rows = {start: 0}, [start], []
+    for state in order:  # breadth-first: `order` grows while we walk it
+        row = []
+        for k in range(trans.shape[0]):
+            succ = int(np.argmax(trans[k, state]))
+            if trans[k, state, succ] < min_proba:
+                raise ValueError(
+                    f"The model is not near-deterministic: from state {state} on "
+                    f"symbol {alphabet[k]!r} its most likely successor has "
+                    f"probability {trans[k, state, succ]:.3f} < "
+                    f"min_proba={min_proba}."
+                )
+            if succ not in ids:
+                ids[succ] = len(order)
+                order.append(succ)
+            row.append(ids[succ])
+        rows.append(row)
+    return order, rows

@@ -7,7 +7,8 @@ from sklearn.utils import ClassifierTags, RegressorTags
 from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import StrOptions
 
-from ._hierarchy import HierarchicalTransitions
+from ._families.hierarchy import HierarchicalTransitions
+from ._families.registry import document_options, option_constraints
 from ._iohmm import BaseIOHMM
 from ._outputs import CategoricalOutputs, GaussianOutputs
 
@@ -19,6 +20,7 @@ def _classifying(estimator):
     return estimator.task == "classification"
 
 
+@document_options("features", "emission", "init")
 class HierarchicalIOHMM(BaseIOHMM):
     """Input/output HMM with a hierarchical, multi-time-scale state.
 
@@ -58,11 +60,12 @@ class HierarchicalIOHMM(BaseIOHMM):
     n_states : tuple of int, default=(2, 2)
         Number of values of each level, slowest level first; the chain has
         ``prod(n_states)`` product states.
-    features : {"raw", "shape", "auto"}, default="raw"
-        What the networks see of each step: the input features as they are
-        (``"raw"``), or the shape representation of :class:`IOHMMClassifier`
-        (``"shape"``: local shape averaged over the sequence so far, projected;
-        ``"auto"`` chooses as there). Raw by default: the shape representation
+    features : {{features}}, default="raw"
+        What the networks see of each step, as in :class:`IOHMMClassifier`:
+
+        {{features_list}}
+
+        ``"auto"`` chooses as there. Raw by default: the shape representation
         summarizes a whole prefix, which paid for classifying sequences, while
         regimes and slow levels are read from the current inputs.
     timescales : tuple of float, default=(10, 1)
@@ -81,9 +84,10 @@ class HierarchicalIOHMM(BaseIOHMM):
     task : {"classification", "regression"}, default="classification"
         Categorical outputs, P(y_t = c | x_t, u_t) = softmax_c(V_x u_t + c_x), or
         linear-Gaussian ones, y_t | x_t, u_t ~ N(V_x u_t + c_x, Sigma_x).
-    emission : {"input", "state", "mlp"}, default="input"
-        Whether the outputs depend on the input as well as the product state,
-        linearly or through a tanh hidden layer of ``n_hidden`` units.
+    emission : {{emission}}, default="input"
+        What the output networks of the product states see of each step:
+
+        {{emission_list}}
     n_hidden : int, default=8
         Hidden units of the output networks with ``emission="mlp"``.
     covariance_type : {"diag", "full", "spherical", "tied"}, default="diag"
@@ -113,13 +117,16 @@ class HierarchicalIOHMM(BaseIOHMM):
     tol : float, default=1e-5
         Convergence threshold on the change of the objective (mean per-sequence
         negative log-likelihood plus penalty).
-    init : {"auto", "random", "permutation", "hold"} or list of them, \
-            default="auto"
-        The starting points of the restarts, as in :class:`IOHMMClassifier`,
-        applied level by level; ``"hold"`` starts every level in its first
-        value and pushes every other value to keep itself. ``"auto"`` cycles
-        through ``["hold", "random", "permutation"]`` when the time scales are
-        learned, ``["random", "permutation"]`` when they are fixed (see
+    init : {{init}} or list of them, default="auto"
+        The starting points of the restarts, restart k from the k-th entry of
+        the list (cycled), applied level by level:
+
+        {{init_list}}
+
+        ``"hold"`` starts every level in its first value and pushes every
+        other value to keep itself. ``"auto"`` cycles through ``["hold",
+        "random", "permutation"]`` when the time scales are learned,
+        ``["random", "permutation"]`` when they are fixed (see
         :ref:`long_memory`).
     init_scale : float, default=1.0
         Standard deviation of the random initial weights.
@@ -238,6 +245,7 @@ class HierarchicalIOHMM(BaseIOHMM):
     _parameter_constraints: dict = {
         **BaseIOHMM._parameter_constraints,
         **GaussianOutputs.constraints,
+        **option_constraints("features", "emission", "init"),
         "n_states": ["array-like"],
         "timescales": ["array-like"],
         "learn_timescales": ["boolean"],

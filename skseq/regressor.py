@@ -6,10 +6,13 @@ import numpy as np
 from sklearn.base import RegressorMixin
 from sklearn.utils._param_validation import Interval
 
+from ._families.registry import document_options, option_constraints
+from ._information import standard_errors as observed_standard_errors
 from ._iohmm import FlatIOHMM, _fixed_startprob, _Problem
 from ._outputs import GaussianOutputs
 
 
+@document_options("features", "transition", "emission", "init")
 class IOHMMRegressor(RegressorMixin, FlatIOHMM):
     """Input/output hidden Markov model with Gaussian outputs.
 
@@ -29,21 +32,23 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
     ----------
     n_states : int, default=2
         Number of hidden states (regimes).
-    features : {"raw", "shape", "auto"}, default="raw"
-        What the networks see of each step: the input features as they are
-        (``"raw"``), or the shape representation of :class:`IOHMMClassifier`
-        (``"shape"``: local shape averaged over the sequence so far, projected;
-        ``"auto"`` chooses as there). Raw by default: the shape representation
+    features : {{features}}, default="raw"
+        What the networks see of each step, as in :class:`IOHMMClassifier`:
+
+        {{features_list}}
+
+        ``"auto"`` chooses as there. Raw by default: the shape representation
         summarizes a whole prefix, which paid for classifying sequences, while
         regimes and slow levels are read from the current inputs.
-    transition : {"input", "additive", "gated", "homogeneous", "mlp"}, \
-            default="input"
-        Family of state networks; see :class:`IOHMMClassifier`.
-    emission : {"input", "state", "mlp"}, default="input"
-        ``"input"``: each regime's mean is a linear function of the input;
-        ``"state"``: each regime has a constant mean; ``"mlp"``: each regime's
-        mean is a linear function of a tanh hidden layer of ``n_hidden`` units
-        shared by the regimes.
+    transition : {{transition}}, default="input"
+        Family of state networks:
+
+        {{transition_list}}
+    emission : {{emission}}, default="input"
+        What the output networks see of each step; each regime's mean is a
+        linear function of what it sees (a constant mean with ``"state"``):
+
+        {{emission_list}}
     n_hidden : int, default=8
         Hidden units of the networks that are ``"mlp"``; unused otherwise.
     covariance_type : {"diag", "full", "spherical", "tied"}, default="diag"
@@ -106,9 +111,12 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
     tol : float, default=1e-5
         Convergence threshold on the change of the objective (mean per-sequence
         negative log-likelihood plus penalty).
-    init : {"auto", "random", "permutation", "hold"} or list of them, \
-            default="auto"
-        The starting points of the restarts, as in :class:`IOHMMClassifier`;
+    init : {{init}} or list of them, default="auto"
+        The starting points of the restarts, restart k from the k-th entry of
+        the list (cycled):
+
+        {{init_list}}
+
         ``"auto"`` cycles through ``["random", "permutation"]``. A regime
         switched by a rare input event and kept for long: try ``"hold"``
         (:ref:`long_memory`).
@@ -196,6 +204,7 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
     _parameter_constraints: dict = {
         **FlatIOHMM._parameter_constraints,
         **GaussianOutputs.constraints,
+        **option_constraints("features", "transition", "emission", "init"),
         "transition_l1": [Interval(numbers.Real, 0, None, closed="left")],
     }
 
@@ -292,28 +301,22 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
     def standard_errors(self, X, y, *, return_cov=False):
         """Standard errors of the fitted parameters, from the observed information.
 
-        The inverse of minus the Hessian of the log-likelihood log P(y | u) at
-        the fitted parameters (the Hessian by central differences of the exact
-        gradient), in this parametrisation (the one of statsmodels'
-        ``MarkovRegression`` and Stata's ``mswitch``, where they have the
-        parameter):
+        The inverse of minus the Hessian of the log-likelihood log P(y | u) at the
+        fitted parameters, in the parametrisation of statsmodels'
+        ``MarkovRegression`` and Stata's ``mswitch`` where they have the parameter
+        (User Guide, "Standard errors"):
 
-        * ``"startprob_logit"`` (learned ``startprob`` only) and
-          ``"transition_intercept"``, ``"transition_coef"``: logits relative to
-          the last state, log P(i) - log P(n-1) (per previous state for the
-          transitions; with ``transition="input"``, statsmodels'
-          ``exog_tvtp`` coefficients); NaN at the last state, the reference;
-        * ``"transition_proba"`` (``transition="homogeneous"`` only): the
-          transition probabilities ``[from, to]``, by the delta method
-          (statsmodels' ``p[j->i]``);
-        * ``"emission_coef"``, ``"emission_intercept"``: as the fitted
-          attributes, in the units of y;
-        * ``"emission_covariance"``: the variances and covariances in the units
-          of y squared (statsmodels' ``sigma2``; Stata reports sigma).
+        * ``"startprob_logit"`` (learned ``startprob``), ``"transition_intercept"``,
+          ``"transition_coef"``: log P(i) - log P(n-1), NaN at that reference (per
+          previous state for the transitions; statsmodels' ``exog_tvtp``);
+        * ``"transition_proba"`` (homogeneous chains): the transition probabilities
+          ``[from, to]``, by the delta method;
+        * ``"emission_coef"``, ``"emission_intercept"``, ``"emission_covariance"``:
+          in the units of y, squared for the (co)variances (statsmodels' ``sigma2``;
+          Stata reports sigma).
 
-        The information is that of the likelihood alone: at a penalised fit
-        (``alpha > 0``) it is the likelihood's curvature at the penalised
-        estimate; fit with ``alpha=0`` for maximum likelihood standard errors.
+        At a penalised fit (``alpha > 0``) this is the likelihood's curvature at the
+        penalised estimate: fit with ``alpha=0`` for maximum likelihood ones.
 
         Parameters
         ----------
@@ -322,9 +325,9 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         y : array-like or list of arrays
             The training targets.
         return_cov : bool, default=False
-            Also return the covariance matrix of all the parameters above
-            (except ``"transition_proba"``), in the order listed, each block
-            flattened in C order without its reference entries.
+            Also return the covariance matrix of all the parameters above (except
+            ``"transition_proba"``), in the order listed, each block flattened in
+            C order without its reference entries.
 
         Returns
         -------
@@ -336,27 +339,29 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         Raises
         ------
         ValueError
-            Where the model is not identified: the observed information is
-            singular or not positive definite (two regimes alike, a regime never
-            visited, a fit not at a maximum), or the networks have hidden units
-            (``"mlp"``, ``"gated"``) or forbidden transitions.
+            Where the model is not identified: the observed information is singular
+            or not positive definite (two regimes alike, a regime never visited, a
+            fit not at a maximum), or the networks have hidden units (``"mlp"``,
+            ``"gated"``) or forbidden transitions.
 
         Examples
         --------
         >>> import numpy as np
         >>> from skseq import IOHMMRegressor
         >>> noise = np.random.default_rng(0).normal(size=120)
-        >>> Y = [np.where(np.arange(120) < 60, 0.0, 4.0) + noise]  # one series
-        >>> X = [np.zeros((120, 1))]  # no regressor
-        >>> reg = IOHMMRegressor(2, emission="state", transition="homogeneous",
-        ...                      covariance_type="tied", alpha=0, n_init=10,
-        ...                      random_state=0).fit(X, Y)
-        >>> se = reg.standard_errors(X, Y)
-        >>> se["emission_intercept"].round(2).ravel().tolist()
+        >>> X, Y = [np.zeros((120, 1))], [np.repeat([0.0, 4.0], 60) + noise]
+        >>> reg = IOHMMRegressor(2, transition="homogeneous", emission="state",
+        ...     covariance_type="tied", alpha=0, n_init=10, random_state=0).fit(X, Y)
+        >>> reg.standard_errors(X, Y)["emission_intercept"].round(2).ravel().tolist()
         [0.12, 0.12]
         """
-        from ._information import standard_errors
+        problem, model = self._likelihood_problem(X, y)
+        se, cov, _ = observed_standard_errors(self, problem, model)
+        return (se, cov) if return_cov else se
 
+    def _likelihood_problem(self, X, y):
+        """The fitted model and its unpenalised, unweighted objective on (X, y),
+        whose curvature :meth:`standard_errors` reads."""
         seqs = self._checked(X)
         targets = self._outputs.encode_targets(self, y, seqs, reset=False)
         model = self._fitted_model()
@@ -365,8 +370,7 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
             model.emission, model.mask,
             _fixed_startprob(self.startprob, self.n_states),
             0.0, self.n_jobs, inputs=self.representation_.inputs(seqs, targets.steps))
-        se, cov, _ = standard_errors(self, problem, model)
-        return (se, cov) if return_cov else se
+        return problem, model
 
     def score(self, X, y, sample_weight=None):
         """R^2 of the prediction (averaged uniformly over outputs).

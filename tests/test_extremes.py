@@ -13,12 +13,13 @@ or raises a clear ValueError; never NaN output, never a numpy RuntimeWarning.
 
 import numpy as np
 import pytest
+from conftest import ESTIMATORS as SHARED
+from conftest import FAST, fast
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import is_classifier
 from sklearn.preprocessing import StandardScaler
 
 from skseq import (
-    DiscretizedRNNClassifier,
     HierarchicalIOHMM,
     IOHMMClassifier,
     IOHMMRegressor,
@@ -32,20 +33,11 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning"),
 ]
 
-FAST = {"n_init": 1, "max_iter": 5, "random_state": 0}
 ESTIMATORS = {
-    "clf": lambda **kw: IOHMMClassifier(**{"n_states": 2, **FAST, **kw}),
-    "clf-em": lambda **kw: IOHMMClassifier(**{
-        "n_states": 2, "solver": "em", "transition": "gated", **FAST, **kw}),
-    "reg": lambda **kw: IOHMMRegressor(**{"n_states": 2, **FAST, **kw}),
-    "reg-full-em": lambda **kw: IOHMMRegressor(**{
-        "n_states": 2, "covariance_type": "full", "solver": "em", **FAST, **kw}),
-    "hier-clf": lambda **kw: HierarchicalIOHMM(**{
-        "n_states": (2, 2), "timescales": (4, 1), **FAST, **kw}),
-    "hier-reg": lambda **kw: HierarchicalIOHMM(**{
-        "n_states": (2, 2), "timescales": (4, 1), "task": "regression", **FAST,
-        **kw}),
-    "rnn": lambda **kw: DiscretizedRNNClassifier(**{"n_hidden": 3, **FAST, **kw}),
+    **SHARED,
+    "clf-em": fast(IOHMMClassifier, n_states=2, solver="em", transition="gated"),
+    "reg-full-em": fast(IOHMMRegressor, n_states=2, covariance_type="full",
+                        solver="em"),
 }
 
 

@@ -15,10 +15,14 @@ from _builds import kernel_build_fixture
 from numpy.testing import assert_allclose, assert_array_equal
 
 import skseq._kernels.fused as fused
+from skseq._families.transitions import (
+    AdditiveTransitions,
+    InputTransitions,
+    TransitionFamily,
+)
 from skseq._iohmm import topology_mask
 from skseq._kernels.forward_backward import Chain
 from skseq._kernels.fused import linear_transition_pass
-from skseq._transitions import AdditiveTransitions, InputTransitions, TransitionFamily
 
 FAMILIES = {"input": InputTransitions, "additive": AdditiveTransitions}
 
@@ -410,9 +414,9 @@ def test_the_families_gradient_pass_is_the_fused_one(family):
 
 
 def test_a_nonlinear_layer_takes_the_generic_pass():
-    from skseq._layers import TanhLayer
+    from skseq._families.layers import TanhLayer
 
-    fam = InputTransitions(2, 3, TanhLayer(3, 4))
+    fam = InputTransitions(2, 3, layer=TanhLayer(3, 4))
     post, _ = fam.gradient_pass(fam.init(np.random.default_rng(0), 1.0),
                                 np.zeros((4, 3)), None,
                                 Chain(np.full(2, 0.5), np.zeros((4, 2)),
@@ -494,7 +498,7 @@ def test_m_step_objective_through_the_kernel_equals_the_pairwise_one(family):
     """The M-step objective of the fused families (the linear part from xi once,
     the normaliser through the kernel) against sum xi log A computed from xi
     directly (TransitionFamily.expected_log, no sharing)."""
-    from skseq._transitions import LinearSoftmaxObjective, SoftmaxTransitions
+    from skseq._families.transitions import LinearSoftmaxObjective, SoftmaxTransitions
 
     rng = np.random.default_rng(13)
     n, d, T = 8, 3, 300  # the kernel runs from 8 states

@@ -19,6 +19,7 @@ The CI run uses the "skseq-ci" settings profile (few examples);
 """
 
 import copy
+import functools
 import os
 import re
 import warnings
@@ -26,6 +27,8 @@ import warnings
 import numpy as np
 import pytest
 from _states import assert_same_state, snapshot
+from conftest import ESTIMATORS as SHARED
+from conftest import FAST as SHARED_FAST
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -34,12 +37,7 @@ from sklearn.base import is_classifier
 from sklearn.exceptions import NotFittedError
 from sklearn.preprocessing import StandardScaler
 
-from skseq import (
-    DiscretizedRNNClassifier,
-    HierarchicalIOHMM,
-    IOHMMClassifier,
-    IOHMMRegressor,
-)
+from skseq import IOHMMClassifier
 from skseq.preprocessing import Stepwise
 
 # CI: a fixed set of examples (derandomize), and no shrinking, so that a failure
@@ -55,14 +53,10 @@ settings.register_profile(
 FUZZ = settings.get_profile(os.environ.get("SKSEQ_FUZZ_PROFILE", "skseq-ci"))
 
 N_FEATURES = 2
-FAST = {"n_init": 1, "max_iter": 3, "random_state": 0}
+FAST = {**SHARED_FAST, "max_iter": 3}
 ESTIMATORS = {
-    "clf": lambda: IOHMMClassifier(n_states=2, **FAST),
-    "reg": lambda: IOHMMRegressor(n_states=2, **FAST),
-    "hier-clf": lambda: HierarchicalIOHMM(n_states=(2, 2), timescales=(4, 1), **FAST),
-    "hier-reg": lambda: HierarchicalIOHMM(n_states=(2, 1), timescales=(4, 1),
-                                          task="regression", **FAST),
-    "rnn": lambda: DiscretizedRNNClassifier(n_hidden=3, **FAST),
+    **{name: functools.partial(make, max_iter=3) for name, make in SHARED.items()},
+    "hier-reg": functools.partial(SHARED["hier-reg"], n_states=(2, 1), max_iter=3),
     "stepwise": lambda: Stepwise(StandardScaler()),
 }
 PREDICT_METHODS = ["predict", "predict_proba", "predict_log_proba",

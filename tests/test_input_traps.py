@@ -14,12 +14,13 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import ESTIMATORS as SHARED
+from conftest import FAST, fast
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import StandardScaler
 
 from skseq import (
-    DiscretizedRNNClassifier,
     HierarchicalIOHMM,
     IOHMMClassifier,
     IOHMMRegressor,
@@ -29,12 +30,11 @@ from skseq.preprocessing import SequenceFeatures, Stepwise, WindowMean
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 
-FAST = {"n_init": 1, "max_iter": 5, "random_state": 0}
 ESTIMATORS = {
-    "classifier": lambda: IOHMMClassifier(n_states=2, **FAST),
-    "regressor": lambda: IOHMMRegressor(n_states=2, **FAST),
-    "hierarchical": lambda: HierarchicalIOHMM(n_states=(2, 2), **FAST),
-    "rnn": lambda: DiscretizedRNNClassifier(n_hidden=3, **FAST),
+    "classifier": SHARED["clf"],
+    "regressor": SHARED["reg"],
+    "hierarchical": fast(HierarchicalIOHMM, n_states=(2, 2)),
+    "rnn": SHARED["rnn"],
 }
 TRANSFORMERS = {
     "Stepwise": lambda: Stepwise(StandardScaler()),

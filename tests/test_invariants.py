@@ -18,6 +18,7 @@ Each comparison is against an independent reference computation (a different
 call path, or a different but equivalent dataset), never against itself.
 """
 
+import functools
 import pickle
 import subprocess
 import sys
@@ -27,13 +28,13 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 from _states import assert_same_state, fitted_state
+from conftest import ESTIMATORS as SHARED
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone, is_classifier
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import StandardScaler
 
 from skseq import (
-    DiscretizedRNNClassifier,
     HierarchicalIOHMM,
     IOHMMClassifier,
     IOHMMRegressor,
@@ -46,23 +47,20 @@ from skseq.utils import to_padded
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 
-FAST = {"n_init": 1, "max_iter": 5, "random_state": 0}
-
 ESTIMATORS = {
-    "clf": lambda: IOHMMClassifier(n_states=2, features="raw", **FAST),
-    "clf-shape": lambda: IOHMMClassifier(n_states=2, features="shape", **FAST),
+    "clf": functools.partial(SHARED["clf"], features="raw"),
+    "clf-shape": functools.partial(SHARED["clf"], features="shape"),
     "clf-em-homogeneous": lambda: IOHMMClassifier(
         n_states=3, features="raw", transition="homogeneous", emission="state",
         solver="em", n_init=2, max_iter=3, random_state=0),
-    "reg": lambda: IOHMMRegressor(n_states=2, **FAST),
+    "reg": SHARED["reg"],
     "reg-full-em": lambda: IOHMMRegressor(
         n_states=2, covariance_type="full", solver="em", transition="additive",
         n_init=1, max_iter=3, random_state=0),
-    "hier-clf": lambda: HierarchicalIOHMM(n_states=(2, 2), timescales=(4, 1), **FAST),
-    "hier-reg": lambda: HierarchicalIOHMM(n_states=(2, 2), timescales=(4, 1),
-                                          task="regression", **FAST),
-    "rnn": lambda: DiscretizedRNNClassifier(n_hidden=3, **FAST),
-    "rnn-3-classes": lambda: DiscretizedRNNClassifier(n_hidden=4, **FAST),
+    "hier-clf": SHARED["hier-clf"],
+    "hier-reg": SHARED["hier-reg"],
+    "rnn": SHARED["rnn"],
+    "rnn-3-classes": functools.partial(SHARED["rnn"], n_hidden=4),
 }
 CLASSIFIERS = [k for k, f in ESTIMATORS.items() if is_classifier(f())]
 # GEM with full covariances: the M-step's L-BFGS-B (10 warm-started iterations,

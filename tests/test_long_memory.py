@@ -7,8 +7,6 @@ from sklearn.linear_model import LinearRegression
 from sklearn.metrics import r2_score
 
 from skseq import IOHMMClassifier, IOHMMRegressor
-from skseq._hierarchy import HierarchicalTransitions
-from skseq._transitions import HOLD_LOGIT, TRANSITIONS
 from skseq.datasets import make_toggled_regimes, make_two_sequence
 from skseq.hierarchical import HierarchicalIOHMM
 
@@ -67,42 +65,6 @@ def test_toggled_regimes_errors(kwargs, match):
 
 
 # -- starting points -------------------------------------------------------------
-@pytest.mark.parametrize("name", ["input", "additive", "gated", "homogeneous", "mlp"])
-def test_hold_start_adds_the_stay_logit_to_every_state_but_the_first(name):
-    family = TRANSITIONS[name](3, 2, 4)
-    random = family.unpack(family.init(np.random.RandomState(0), 1.0))
-    hold = family.unpack(family.init(np.random.RandomState(0), 1.0, start="hold"))
-    expected = np.diag([0.0, HOLD_LOGIT, HOLD_LOGIT])
-    for key in random:
-        added = hold[key] - random[key]
-        assert_allclose(added, expected if key == "intercept" else 0.0, atol=1e-12)
-
-
-def test_hold_start_of_the_hierarchy_under_every_parent_value():
-    family = HierarchicalTransitions((3, 2), 2, (10.0, 1.0), True)
-    random = family.unpack(family.init(np.random.RandomState(0), 1.0))
-    hold = family.unpack(family.init(np.random.RandomState(0), 1.0, start="hold"))
-    for key in random:
-        added = hold[key] - random[key]
-        if key.startswith("intercept"):
-            n, m, _ = added.shape
-            for j in range(n):
-                for k in range(m):
-                    for i in range(n):
-                        want = HOLD_LOGIT if i == j and j > 0 else 0.0
-                        assert added[j, k, i] == pytest.approx(want, abs=1e-12)
-        elif key == "persistence_logit":
-            # learned time scales start at (10, 1), and at 1 with a hold start:
-            # logit(w) = log(timescale - 1), kept >= log(0.01)
-            assert_allclose(random[key], [np.log(9.0), np.log(0.01)], rtol=1e-12)
-            assert_allclose(hold[key], [np.log(0.01), np.log(0.01)], rtol=1e-12)
-        else:
-            assert_allclose(added, 0.0, atol=1e-12)
-    # a held value of the slow level stays with probability >= 0.998 at zero
-    # input and zero random weights: e^7 / (e^7 + 2)
-    assert np.exp(HOLD_LOGIT) / (np.exp(HOLD_LOGIT) + 2) > 0.998
-
-
 def test_init_cycles_through_the_listed_starts():
     X, y = make_two_sequence(20, max_length=8, random_state=0)
     kw = dict(n_init=4, max_iter=5, random_state=0)

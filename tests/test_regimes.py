@@ -326,10 +326,10 @@ def test_transition_l1_objective_and_gradient():
     unpenalised one plus transition_l1 * sum(sqrt(w^2 + s^2) - s) / W (the
     transition weights out of alpha's L2), and the gradient its central
     differences."""
-    from skseq._emissions import GaussianEmission
+    from skseq._families.emissions import GaussianEmission
+    from skseq._families.layers import LAYERS
+    from skseq._families.transitions import InputTransitions
     from skseq._iohmm import _L1_SMOOTHING, _Problem
-    from skseq._layers import LAYERS
-    from skseq._transitions import InputTransitions
     from skseq._validation import Targets, check_sequences
 
     rng = np.random.default_rng(0)

@@ -10,10 +10,10 @@ from sklearn.linear_model import LinearRegression
 from sklearn.metrics import r2_score
 
 from skseq import IOHMMRegressor
-from skseq._emissions import GaussianEmission
+from skseq._families.emissions import GaussianEmission
+from skseq._families.layers import LAYERS
+from skseq._families.transitions import InputTransitions
 from skseq._iohmm import _Problem
-from skseq._layers import LAYERS
-from skseq._transitions import InputTransitions
 from skseq._validation import Targets, check_sequences
 
 # A known 2-state IOHMM: the input's second feature switches the regime (a large

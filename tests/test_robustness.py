@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 import pytest
 from _states import assert_same_state, snapshot
+from conftest import ESTIMATORS
 from numpy.testing import assert_array_equal
 from sklearn.base import is_classifier
 from sklearn.exceptions import ConvergenceWarning
@@ -24,7 +25,6 @@ from skseq import (
     DiscretizedRNNClassifier,
     HierarchicalIOHMM,
     IOHMMClassifier,
-    IOHMMRegressor,
 )
 from skseq.preprocessing import Stepwise
 
@@ -70,17 +70,12 @@ def test_repeated_predict_proba_keeps_memory_flat(make):
 
 
 # -- a failed fit changes nothing -----------------------------------------------------
-FAST = {"n_init": 1, "max_iter": 5, "random_state": 0}
 MODELS = {
-    "clf": (lambda: IOHMMClassifier(n_states=2, **FAST), {"n_states": 0}),
-    "reg": (lambda: IOHMMRegressor(n_states=2, **FAST), {"covariance_type": "x"}),
-    "hier-clf": (lambda: HierarchicalIOHMM(n_states=(2, 2), timescales=(4, 1),
-                                           **FAST), {"timescales": (4,)}),
-    "hier-reg": (lambda: HierarchicalIOHMM(n_states=(2, 2), timescales=(4, 1),
-                                           task="regression", **FAST),
-                 {"n_states": ()}),
-    "rnn": (lambda: DiscretizedRNNClassifier(n_hidden=3, **FAST),
-            {"low": 0.9, "high": 0.1}),
+    "clf": (ESTIMATORS["clf"], {"n_states": 0}),
+    "reg": (ESTIMATORS["reg"], {"covariance_type": "x"}),
+    "hier-clf": (ESTIMATORS["hier-clf"], {"timescales": (4,)}),
+    "hier-reg": (ESTIMATORS["hier-reg"], {"n_states": ()}),
+    "rnn": (ESTIMATORS["rnn"], {"low": 0.9, "high": 0.1}),
     "stepwise": (lambda: Stepwise(StandardScaler()), {"transformer": "scaler"}),
 }
 

@@ -1,7 +1,7 @@
 """Output networks: the families of per-state output distributions.
 
 A family gives P(y_t | x_t = i, u_t) for every state i at the supervised steps.
-:class:`EmissionFamily` writes the contract down; the driver (``skseq._iohmm``)
+:class:`EmissionFamily` writes the contract down; the driver (``skseq._base``)
 only calls it:
 
 ``log_prob(theta, U, y)``
@@ -17,22 +17,22 @@ only calls it:
     ``expected_log``).
 
 The network of every state is an affine map of an input layer's output h_t
-(``skseq._layers``: the input, nothing, or a tanh hidden layer); the
+(``skseq._families.layers``: the input, nothing, or a tanh hidden layer); the
 distribution decides what the affine map gives (class logits, Gaussian means).
-The estimators' outputs strategies (``skseq._outputs``) choose the family; a new
-output distribution is one class here plus its tests.
+The estimators' outputs strategies (``skseq._families.outputs``) choose the
+family; a new output distribution is one class here plus its tests.
 """
 
 import numpy as np
 
-from ._kernels.softmax import (
+from .._kernels.softmax import (
     add_bias_,
     log_softmax_categorical_,
     log_softmax_categorical_gradient_,
     softmax_,
     weighted_log_normalizer_,
 )
-from ._params import ParametricFamily, column_sums, linear_map
+from .params import ParametricFamily, column_sums, linear_map
 
 
 class EmissionFamily(ParametricFamily):
@@ -41,7 +41,7 @@ class EmissionFamily(ParametricFamily):
     Parameters
     ----------
     n_states : int
-    layer : skseq._layers.InputLayer
+    layer : skseq._families.layers.InputLayer
         What every state's network sees of the input.
     n_outputs : int
         Width of each state's affine map (classes, or output dimensions).
@@ -230,7 +230,7 @@ class SoftmaxEmission(EmissionFamily):
         z_t,i[y_t] and its gradient are the same at every evaluation and
         computed once here; each evaluation then only needs the weighted
         log-normaliser (as for the state networks,
-        ``skseq._transitions.LinearSoftmaxObjective``).
+        ``skseq._families.transitions.LinearSoftmaxObjective``).
         """
         if not self.layer.linear:
             return super().m_step_objective(U, y, weights)

@@ -22,7 +22,8 @@ needs only those small marginals.
 
 import numpy as np
 
-from ._transitions import HOLD_LOGIT, TransitionFamily
+from .starts import HOLD_LOGIT
+from .transitions import TransitionFamily
 
 # A learned time scale starts at least this far from w_s = 0, where the sigmoid
 # has no gradient (a level with time scale 1 is a plain IOHMM level, w_s = 0).
@@ -43,7 +44,7 @@ class HierarchicalTransitions(TransitionFamily):
 
     The matrices are not a plain softmax of logits, so the family gives
     ``probs`` and ``expected_log`` and takes the rest of the contract of
-    :class:`~skseq._transitions.TransitionFamily` from them: the log-likelihood
+    :class:`~skseq._families.transitions.TransitionFamily` from them: the log-likelihood
     gradient from the pairwise posteriors (Fisher's identity), the determinant
     reward through ``expected_log``.
     """
@@ -115,11 +116,11 @@ class HierarchicalTransitions(TransitionFamily):
         """Random networks; learned persistences start at the given time scales.
 
         ``start`` as in :meth:`TransitionFamily.init
-        <skseq._transitions.TransitionFamily.init>`, level by level:
+        <skseq._families.transitions.TransitionFamily.init>`, level by level:
         ``"permutation"`` gives each network (every parent value, the intercept
         and each feature's weights) ``3 * scale`` on a random permutation of the
         level's values; ``"hold"`` gives every value of a level but the first
-        :data:`~skseq._transitions.HOLD_LOGIT` on its stay logit, under every
+        :data:`~skseq._families.starts.HOLD_LOGIT` on its stay logit, under every
         parent value (the estimator then starts every level in its first
         value), and learned time scales start at 1 instead of ``timescales``.
         """

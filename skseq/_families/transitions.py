@@ -3,21 +3,21 @@
 A family maps the inputs u_t to transition matrices A_t[j, i] = P(x_t = i |
 x_{t-1} = j, u_t) (Bengio & Frasconi 1996, eq. 2) and owns all the math that depends on
 how it does so. :class:`TransitionFamily` writes the contract down; the driver
-(``skseq._iohmm``) only calls it:
+(``skseq._base``) only calls it:
 
 ``probs(theta, U, mask)``
     The matrices, (len(U), n, n), or (1, n, n) when one matrix serves every step.
 ``gradient_pass(theta, U, mask, chain)``
     The E-step of the direct (lbfgs) objective: a forward-backward over the
-    chain (:class:`skseq._inference.Chain`) and the gradient of the
+    chain (:class:`skseq._kernels.forward_backward.Chain`) and the gradient of the
     log-likelihood with respect to theta.
 ``gradient_passes(U, mask, offsets, weight, n_jobs)``
     The same for R parameter sets at once (the restarts of a fit, advancing
     in lockstep), prepared once per data set: a callable ``(thetas, startprob,
-    log_emit) -> GradientPasses``. By default one ``gradient_pass`` per
-    parameter set; the families whose logits are linear in theta run the fused
-    kernel (``skseq._fused``), which forms each step's matrix inside the
-    recursion, so nothing of size (T, n, n) exists.
+    log_emit) -> GradientPasses`` (``skseq._families.passes``). By default one
+    ``gradient_pass`` per parameter set; the families whose logits are linear in
+    theta run the fused kernel (``skseq._kernels.fused``), which forms each
+    step's matrix inside the recursion, so nothing of size (T, n, n) exists.
 ``fit_entries_per_step(solver, det_penalty)``
     Floats per step a fit holds at once (the memory check before a fit).
 ``posterior_pass(theta, U, mask, chain)``
@@ -32,19 +32,17 @@ how it does so. :class:`TransitionFamily` writes the contract down; the driver
 Most families are a masked softmax of logits (:class:`SoftmaxTransitions`): they
 only give the logits and back-propagate a gradient with respect to them. A
 family whose matrices are not a plain softmax (the hierarchical product,
-``skseq._hierarchy``) gives ``probs`` and ``expected_log``; the rest of the
+``skseq._families.hierarchy``) gives ``probs`` and ``expected_log``; the rest of the
 contract then follows from Fisher's identity (the gradient of the log-likelihood
 is that of the EM auxiliary function at the current parameters).
 """
 
-from typing import NamedTuple
-
 import numpy as np
 from scipy.special import expit
 
-from ._kernels.forward_backward import XI_GRAD, XI_STEP, XI_SUM, Chain, Posteriors
-from ._kernels.fused import LinearNormalizer, LinearTransitionPass
-from ._kernels.softmax import (
+from .._kernels.forward_backward import XI_GRAD, XI_STEP, XI_SUM
+from .._kernels.fused import LinearNormalizer
+from .._kernels.softmax import (
     add_bias_,
     log_softmax_gradient_,
     outer_sum,
@@ -52,69 +50,15 @@ from ._kernels.softmax import (
     softmax_,
     weighted_log_normalizer_,
 )
-from ._layers import Identity, TanhLayer
-from ._params import ParametricFamily, column_sums, linear_map
+from .layers import Identity, TanhLayer
+from .params import ParametricFamily, column_sums, linear_map
+from .passes import FusedGradient, SeparatePasses
+from .starts import STARTING_POINTS
 
 # Steps per block when the M-step evaluates logits block-wise (bounds memory).
 _BLOCK_ENTRIES = 1 << 18
 # ... but not below this many (0.5 MB), where the Python work per block would show.
 _MIN_BLOCK_ENTRIES = 1 << 16
-
-# The starting points a family can be pushed toward (TransitionFamily.init).
-STARTS = ("random", "permutation", "hold")
-# A "hold" start's stay logit: with 3 states a held state stays with probability
-# e^7 / (e^7 + 2) = 0.998 at a zero input, so that about 2/3 of what it holds
-# survives 200 steps. Measured on the 2-sequence problem (150-300 noise steps,
-# flat 6-state IOHMM, 30 restarts on each of 3 data seeds): with 3 / 5 / 7 / 9,
-# 0-3 / 9-19 / 26-30 / 28-30 restarts of 30 found the reading machine.
-HOLD_LOGIT = 7.0
-
-
-class GradientPasses(NamedTuple):
-    """What :meth:`TransitionFamily.gradient_passes` returns for R parameter sets.
-
-    Attributes
-    ----------
-    loglik : ndarray of shape (R, n_sequences)
-    gamma : ndarray of shape (R, n_steps, n_states)
-        Weighted state posteriors.
-    start_post : ndarray of shape (R, n_sequences, n_states)
-        Weighted posteriors of x_0.
-    grad : ndarray of shape (R, n_params)
-        Gradient of sum_s w_s log P(y^(s) | u^(s)) with respect to theta (not
-        finite where anything overflowed).
-    """
-
-    loglik: np.ndarray
-    gamma: np.ndarray
-    start_post: np.ndarray
-    grad: np.ndarray
-
-
-class _SeparatePasses:
-    """The default :meth:`TransitionFamily.gradient_passes`: one
-    ``gradient_pass`` per parameter set."""
-
-    def __init__(self, family, U, mask, offsets, weight, n_jobs):
-        self.family, self.U, self.mask = family, U, mask
-        self.offsets, self.weight, self.n_jobs = offsets, weight, n_jobs
-
-    def __call__(self, thetas, startprob, log_emit):
-        passes = [self.family.gradient_pass(
-            theta, self.U, self.mask,
-            Chain(p, e, self.offsets, self.weight, self.n_jobs))
-            for theta, p, e in zip(thetas, startprob, log_emit, strict=True)]
-        return GradientPasses(*(np.stack(parts) for parts in (
-            [post.loglik for post, _ in passes], [post.gamma for post, _ in passes],
-            [post.start_post for post, _ in passes], [grad for _, grad in passes])))
-
-    def logliks(self, thetas, startprob, log_emit):
-        """Per-sequence log-likelihoods alone, (R, n_sequences): forward passes."""
-        return np.stack([
-            Chain(p, e, self.offsets, n_jobs=self.n_jobs).forward(
-                self.family.probs(theta, self.U, self.mask)).loglik
-            for theta, p, e in zip(thetas, startprob, log_emit, strict=True)])
-
 
 class TransitionFamily(ParametricFamily):
     """The contract of a state-network family (see the module docstring).
@@ -122,49 +66,29 @@ class TransitionFamily(ParametricFamily):
     A subclass gives ``_blocks``, ``probs`` and ``expected_log``; everything else
     has a default that follows from them. ``gradient_statistic`` and
     ``posterior_statistic`` say what the forward-backward must write into ``xi``
-    for ``loglik_gradient`` and ``m_step_objective`` (``skseq._inference.XI_*``).
+    for ``loglik_gradient`` and ``m_step_objective``
+    (``skseq._kernels.forward_backward.XI_*``).
     """
 
     gradient_statistic = XI_STEP
     posterior_statistic = XI_STEP
 
-    def __init__(self, n_states, n_features):
+    # One sentence for users: what the option does, when to pick it (the
+    # estimators' docstrings list it; see skseq._families.registry).
+    summary = ""
+
+    def __init__(self, n_states, n_features, n_hidden=None):
+        # n_hidden: the width of a hidden layer, for the families that have one
         self.n_states = n_states
         self.n_features = n_features
 
     def init(self, rng, scale, start="random"):
-        """Random parameters, pushed toward one of the :data:`STARTS`.
-
-        ``"random"``: every weight drawn from N(0, scale^2).
-
-        ``"permutation"``: every (n, n) slice of the parameters (the intercept
-        and, for ``"input"``, each input feature's weights) also gets
-        ``3 * scale`` on a random permutation: each state is pushed toward its
-        own distinct successor. Such near-deterministic, information-preserving
-        transitions keep early inputs visible at the end of a sequence, which is
-        when temporal credit assignment works (Bengio & Frasconi 1996, §5.1) -- the
-        random start of the counting grammars (Tomita #5, #6) that diffuse soft
-        transitions cannot learn.
-
-        ``"hold"``: every state but the first also gets :data:`HOLD_LOGIT` on
-        its own stay logit, whatever the input; the first state, where the
-        estimator starts the chain with such a start, keeps its random network.
-        The chain reads the input from its first state and keeps what it read
-        in the others, so that the early inputs reach the end of a long
-        sequence, and the gradient reaches back to them, from the first
-        iteration (Bengio & Frasconi 1996, §5.1: credit survives where transitions are
-        near 0 or 1), while the first state's network is free to learn what to read.
-        """
+        """Random parameters, pushed toward one of the starting points
+        (:data:`~skseq._families.starts.STARTING_POINTS`): ``"random"`` draws
+        every weight from N(0, scale^2), ``"permutation"`` and ``"hold"`` then
+        push them (see their classes)."""
         theta = super().init(rng, scale)
-        n = self.n_states
-        if start == "permutation":
-            for block in self.unpack(theta).values():
-                if block.shape[-2:] == (n, n):
-                    for sl in block.reshape(-1, n, n):
-                        sl[np.arange(n), rng.permutation(n)] += 3.0 * scale
-        elif start == "hold":
-            held = np.arange(1, n)
-            self.unpack(theta)["intercept"][held, held] += HOLD_LOGIT
+        STARTING_POINTS[start].push(self, theta, rng, scale)
         return theta
 
     def probs(self, theta, U, mask):
@@ -182,7 +106,7 @@ class TransitionFamily(ParametricFamily):
     def gradient_pass(self, theta, U, mask, chain):
         """Forward-backward and the log-likelihood gradient with respect to theta.
 
-        Returns the chain's :class:`~skseq._inference.Posteriors` and the
+        Returns the chain's :class:`~skseq._kernels.forward_backward.Posteriors` and the
         gradient of sum_s w_s log P(y^(s) | u^(s)).
         """
         post = chain.posteriors(self.probs(theta, U, mask), self.gradient_statistic)
@@ -196,7 +120,7 @@ class TransitionFamily(ParametricFamily):
         (R, n_steps, n)) -> GradientPasses``; its ``logliks`` with the same
         arguments gives the per-sequence log-likelihoods alone.
         """
-        return _SeparatePasses(self, U, mask, offsets, weight, n_jobs)
+        return SeparatePasses(self, U, mask, offsets, weight, n_jobs)
 
     def fit_entries_per_step(self, solver, det_penalty=0.0):
         """Floats per step that a fit holds at once: the per-step matrices and
@@ -342,7 +266,7 @@ class LinearSoftmaxObjective:
         self.rows = row_sums(xi)
         self.block = _block_steps(xi.shape[0], family.n_states)
         # The families of the fused pass, from 8 states: the log-normaliser in
-        # one compiled pass (skseq._fused.LinearNormalizer), measured 1.7-2x the
+        # one compiled pass (skseq._kernels.fused.LinearNormalizer), measured 1.7-2x the
         # NumPy blocks below at 8 states; with fewer, its one libm log per row
         # makes it slower than NumPy's vectorised log (0.7x at 2 and 4 states).
         kind = getattr(family, "_fused_kind", None)
@@ -368,66 +292,28 @@ class LinearSoftmaxObjective:
         return value, grad
 
 
-class _FusedPasses:
-    """:meth:`TransitionFamily.gradient_passes` through the fused kernel, for a
-    family whose parameters are ``coef`` and ``intercept`` of linear logits."""
-
-    def __init__(self, family, kind, U, mask, offsets, weight, n_jobs):
-        self.family = family
-        self.kernel = LinearTransitionPass(kind, U, offsets, n_states=family.n_states,
-                                           mask=mask, weight=weight, n_jobs=n_jobs)
-
-    def __call__(self, thetas, startprob, log_emit):
-        p = self.family.unpack_batch(thetas)
-        res = self.kernel(startprob, p["coef"], p["intercept"], log_emit)
-        return GradientPasses(res.loglik, res.gamma, res.start_post, res.grad_theta())
-
-    def logliks(self, thetas, startprob, log_emit):
-        return self(thetas, startprob, log_emit).loglik
-
-
-class _FusedGradient:
-    """Mixin of the families whose logits are linear in (coef, intercept): the
-    lbfgs E-step runs the fused kernel of ``skseq._fused`` (``_fused_kind``
-    names its family; None where the logits are not linear)."""
-
-    _fused_kind = None
-
-    def gradient_passes(self, U, mask, offsets, weight=None, n_jobs=None):
-        if self._fused_kind is None:
-            return super().gradient_passes(U, mask, offsets, weight, n_jobs)
-        return _FusedPasses(self, self._fused_kind, U, mask, offsets, weight, n_jobs)
-
-    def gradient_pass(self, theta, U, mask, chain):
-        """As :meth:`TransitionFamily.gradient_pass`; through the fused kernel,
-        ``xi`` is None (nothing of size (T, n, n) is formed)."""
-        if self._fused_kind is None:
-            return super().gradient_pass(theta, U, mask, chain)
-        res = self.gradient_passes(U, mask, chain.offsets, chain.weight, chain.n_jobs)(
-            theta[None], chain.startprob[None], chain.log_emit[None])
-        post = Posteriors(res.loglik[0], res.gamma[0], res.start_post[0], None)
-        return post, res.grad[0]
-
-    def fit_entries_per_step(self, solver, det_penalty=0.0):
-        if self._fused_kind is None or solver != "lbfgs" or det_penalty:
-            return super().fit_entries_per_step(solver, det_penalty)
-        return 3 * self.n_states  # posteriors, emissions and the kernel's scratch
-
-
-class InputTransitions(_FusedGradient, SoftmaxTransitions):
+class InputTransitions(FusedGradient, SoftmaxTransitions):
     """One softmax network per previous state: z_t[j] = W_j h_t + b_j.
 
     The paper's state networks N_j (Bengio & Frasconi 1996, eq. 2; "tensor
     feeding", Buys, Bisk & Choi 2018, eq. 22), on the output h_t of an input layer
-    (``skseq._layers``): the input itself (``transition="input"``) or a shared tanh
-    hidden layer (``transition="mlp"``, the multilayer subnetworks of Bengio & Frasconi
-    1996, §3.3.2, trained by the back-propagated gradient). ``coef`` has shape (n_out,
-    n, n) so that the logits of all steps are one matrix product.
+    (``skseq._families.layers``): the input itself (``transition="input"``) or a
+    shared tanh hidden layer (``transition="mlp"``, the multilayer subnetworks of
+    Bengio & Frasconi 1996, §3.3.2, trained by the back-propagated gradient).
+    ``coef`` has shape (n_out, n, n) so that the logits of all steps are one
+    matrix product.
     """
 
-    def __init__(self, n_states, n_features, layer=None):
+    summary = ("one softmax regression of the input per previous state (Bengio & "
+               "Frasconi 1996, eq. 2).")
+
+    def __init__(self, n_states, n_features, n_hidden=None, *, layer=None):
         super().__init__(n_states, n_features)
-        self.layer = Identity(n_features) if layer is None else layer
+        self.layer = self._input_layer(n_features, n_hidden) if layer is None else layer
+
+    @staticmethod
+    def _input_layer(n_features, n_hidden):
+        return Identity(n_features)
 
     @property
     def linear(self):
@@ -467,13 +353,15 @@ class InputTransitions(_FusedGradient, SoftmaxTransitions):
         return np.concatenate(grads)
 
 
-class AdditiveTransitions(_FusedGradient, SoftmaxTransitions):
+class AdditiveTransitions(FusedGradient, SoftmaxTransitions):
     """Shared input weights plus a per-state bias: z_t[j, i] = B[j, i] + (u_t W)_i.
 
     Addition-based feeding (Buys, Bisk & Choi 2018, eq. 23): n_features * n + n^2
     parameters instead of n_features * n^2 + n^2.
     """
 
+    summary = ("shared input weights plus a per-state bias (Buys, Bisk & Choi "
+               "2018, eq. 23), fewer parameters.")
     linear = True
     _fused_kind = "additive"
 
@@ -503,6 +391,9 @@ class GatedTransitions(SoftmaxTransitions):
 
     Gating-based feeding (Buys, Bisk & Choi 2018, eqs. 24-26): f_t = sigmoid(u_t U + c).
     """
+
+    summary = ("input gates scaling the transition logits (Buys, Bisk & Choi "
+               "2018, eqs. 24-26).")
 
     def _blocks(self):
         n, d = self.n_states, self.n_features
@@ -542,6 +433,8 @@ class HomogeneousTransitions(SoftmaxTransitions):
     Its statistics are summed over the steps: the forward-backward adds the
     pairwise posteriors up (XI_SUM) instead of writing one matrix per step.
     """
+
+    summary = "one input-free transition matrix (an ordinary HMM chain)."
 
     gradient_statistic = XI_SUM
     posterior_statistic = XI_SUM
@@ -608,16 +501,24 @@ class HomogeneousTransitions(SoftmaxTransitions):
         return super().det_reward(theta, U[:1], mask, np.ones(1))
 
 
+class MLPTransitions(InputTransitions):
+    """:class:`InputTransitions` on a tanh hidden layer of ``n_hidden`` units
+    shared by the per-state networks (:class:`~skseq._families.layers.TanhLayer`)."""
+
+    summary = ("a tanh hidden layer of ``n_hidden`` units, shared by the "
+               "per-state softmax networks (Bengio & Frasconi 1996, §3.3.2), "
+               "nonlinear in the input.")
+
+    @staticmethod
+    def _input_layer(n_features, n_hidden):
+        return TanhLayer(n_features, n_hidden)
+
+
 # transition= option -> family(n_states, n_features, n_hidden)
 TRANSITIONS = {
-    "input": lambda n_states, n_features, n_hidden: InputTransitions(
-        n_states, n_features),
-    "additive": lambda n_states, n_features, n_hidden: AdditiveTransitions(
-        n_states, n_features),
-    "gated": lambda n_states, n_features, n_hidden: GatedTransitions(
-        n_states, n_features),
-    "homogeneous": lambda n_states, n_features, n_hidden: HomogeneousTransitions(
-        n_states, n_features),
-    "mlp": lambda n_states, n_features, n_hidden: InputTransitions(
-        n_states, n_features, TanhLayer(n_features, n_hidden)),
+    "input": InputTransitions,
+    "additive": AdditiveTransitions,
+    "gated": GatedTransitions,
+    "homogeneous": HomogeneousTransitions,
+    "mlp": MLPTransitions,
 }

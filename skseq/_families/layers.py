@@ -15,7 +15,7 @@ kind of network is one layer class here plus its tests.
 
 import numpy as np
 
-from ._params import column_sums, linear_map
+from .params import column_sums, linear_map
 
 
 class InputLayer:
@@ -32,8 +32,12 @@ class InputLayer:
     """
 
     linear = True
+    # One sentence for users on the ``emission`` option that names the layer
+    # (the estimators' docstrings list it; see skseq._families.registry).
+    summary = ""
 
-    def __init__(self, n_features):
+    def __init__(self, n_features, n_hidden=None):
+        # n_hidden: the width of a hidden layer, for the layers that have one
         self.n_features = n_features
 
     @property
@@ -57,9 +61,14 @@ class Identity(InputLayer):
     """h_t = u_t: the network is linear in the input (Bengio & Frasconi 1996, eqs. 2 and
     9)."""
 
+    summary = "each state's output network is linear in the input."
+
 
 class NoInput(InputLayer):
     """No input: the network depends on the state alone (its intercept)."""
+
+    summary = ("the output depends on the state alone, as in a Moore machine "
+               "(the natural choice for symbol strings such as grammars).")
 
     @property
     def n_out(self):
@@ -72,6 +81,8 @@ class TanhLayer(InputLayer):
     subnetworks may be any feed-forward network; their gradient is back-propagated)."""
 
     linear = False
+    summary = ("each state's output network is linear in a tanh hidden layer of "
+               "``n_hidden`` units shared by the states, nonlinear in the input.")
 
     def __init__(self, n_features, n_hidden):
         super().__init__(n_features)
@@ -94,8 +105,4 @@ class TanhLayer(InputLayer):
 
 
 # emission= (and transition="mlp") option -> layer(n_features, n_hidden)
-LAYERS = {
-    "input": lambda n_features, n_hidden: Identity(n_features),
-    "state": lambda n_features, n_hidden: NoInput(n_features),
-    "mlp": TanhLayer,
-}
+LAYERS = {"input": Identity, "state": NoInput, "mlp": TanhLayer}

@@ -1,50 +1,15 @@
-"""The families' parameter counts (``aic``/``bic``) against the rank of their
-Jacobians: a parameter counts as free exactly when it can move the model."""
+"""The output families (skseq._families.emissions) against independent
+references: the rank of their Jacobians, SciPy's densities, finite differences,
+the expected log-likelihood computed directly."""
 
 import numpy as np
 import pytest
+from _jacobian import jacobian_rank
+from numpy.testing import assert_allclose
+from scipy.special import log_softmax
 
-from skseq._emissions import GaussianEmission, SoftmaxEmission
-from skseq._hierarchy import HierarchicalTransitions
-from skseq._layers import LAYERS
-from skseq._transitions import TRANSITIONS
-
-
-def _jacobian_rank(f, theta, eps=1e-5):
-    """Numerical rank of the Jacobian of f at theta (central differences)."""
-    cols = []
-    for k in range(theta.size):
-        e = np.zeros_like(theta)
-        e[k] = eps
-        cols.append((f(theta + e) - f(theta - e)).ravel() / (2 * eps))
-    J = np.column_stack(cols)
-    s = np.linalg.svd(J, compute_uv=False)
-    return int(np.sum(s > 1e-6 * s[0]))
-
-
-@pytest.mark.parametrize("name", list(TRANSITIONS))
-@pytest.mark.parametrize("masked", [False, True])
-def test_transition_free_parameters_are_the_jacobian_rank(name, masked):
-    rng = np.random.default_rng(0)
-    n, d = 3, 2
-    family = TRANSITIONS[name](n, d, 3)
-    mask = np.ones((n, n), bool)
-    if masked:
-        mask[0, 2] = mask[2, 1] = False
-    theta = family.init(rng, 1.0)
-    U = rng.normal(size=(40, d))
-    rank = _jacobian_rank(lambda t: family.probs(t, U, mask), theta)
-    assert family.n_free_params(mask) == rank
-
-
-@pytest.mark.parametrize("learn", [False, True])
-def test_hierarchical_free_parameters_are_the_jacobian_rank(learn):
-    rng = np.random.default_rng(1)
-    family = HierarchicalTransitions((2, 3), 2, (4.0, 2.0), learn)
-    theta = family.init(rng, 1.0)
-    U = rng.normal(size=(40, 2))
-    assert family.n_free_params() == _jacobian_rank(
-        lambda t: family.probs(t, U), theta)
+from skseq._families.emissions import GaussianEmission, SoftmaxEmission
+from skseq._families.layers import LAYERS
 
 
 @pytest.mark.parametrize("layer", list(LAYERS))
@@ -53,7 +18,7 @@ def test_softmax_emission_free_parameters_are_the_jacobian_rank(layer):
     family = SoftmaxEmission(3, LAYERS[layer](2, 3), 4)
     theta = family.init(rng, 1.0)
     U = rng.normal(size=(40, 2))
-    rank = _jacobian_rank(lambda t: family.predict_proba(t, U), theta)
+    rank = jacobian_rank(lambda t: family.predict_proba(t, U), theta)
     assert family.n_free_params() == rank
 
 
@@ -66,7 +31,7 @@ def test_gaussian_emission_free_parameters_are_the_jacobian_rank(layer, cov):
     theta = family.init(rng, 1.0) + rng.normal(scale=0.3, size=family.n_params)
     U = rng.normal(size=(40, 2))
     y = rng.normal(size=(40, 2))
-    rank = _jacobian_rank(lambda t: family.log_prob(t, U, y), theta)
+    rank = jacobian_rank(lambda t: family.log_prob(t, U, y), theta)
     assert family.n_free_params() == rank
 
 
@@ -96,7 +61,7 @@ def test_gaussian_emission_batches_against_direct_densities(layer, cov):
     grads = family.grad_batch(thetas, U, y, weights)
     # and bitwise the one-set-at-a-time formulas (a fit's bits do not depend on
     # whether its restarts ran together)
-    from skseq._emissions import EmissionFamily
+    from skseq._families.emissions import EmissionFamily
 
     np.testing.assert_array_equal(got, EmissionFamily.log_prob_batch(family, thetas,
                                                                      U, y))
@@ -112,3 +77,31 @@ def test_gaussian_emission_batches_against_direct_densities(layer, cov):
             down = np.vdot(weights[r], family.log_prob(thetas[r] - e, U, y))
             fd[j] = (up - down) / (2 * eps)
         np.testing.assert_allclose(grads[r], fd, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("emission", list(LAYERS))
+@pytest.mark.parametrize("scale", [1.0, 400.0])
+def test_emission_objective_matches_direct_computation(emission, scale):
+    rng = np.random.default_rng(1)
+    n, d, k, T = 3, 2, 4, 2000
+    family = SoftmaxEmission(n, LAYERS[emission](d, 4), k)
+    theta = family.init(rng, 1.0) * scale
+    U = rng.normal(size=(T, d))
+    y = rng.integers(0, k, size=T)
+    y[:5] = 0  # class 3 may be absent from some draws: keep every class present
+    y[5:9] = np.arange(4)
+    w = rng.random((T, n))
+    value, grad = family.m_step_objective(U, y, w)(theta)
+    logp = log_softmax(family._affine(family.unpack(theta), U), axis=2)
+    direct = np.sum(w * np.take_along_axis(logp, y[:, None, None], axis=2)[:, :, 0])
+    assert_allclose(value, direct, rtol=1e-10)
+    assert_allclose(grad, family.expected_log(theta, U, y, w)[1], rtol=1e-9,
+                    atol=1e-9 * np.abs(grad).max())
+    # central differences on a few coordinates
+    objective = family.m_step_objective(U, y, w)
+    for i in rng.choice(theta.size, 4, replace=False):
+        h = 1e-6 * max(1.0, abs(theta[i]))
+        e = np.zeros_like(theta)
+        e[i] = h
+        fd = (objective(theta + e)[0] - objective(theta - e)[0]) / (2 * h)
+        assert_allclose(grad[i], fd, rtol=1e-5, atol=1e-6 * abs(value) / T)

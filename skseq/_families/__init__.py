@@ -1,0 +1,8 @@
+"""The model families: the math of the state and output networks.
+
+``params`` (parameters in one flat vector), ``layers`` (what a network sees of
+the input), ``transitions`` and ``hierarchy`` (the state networks), ``starts``
+(where their restarts start), ``passes`` (their lbfgs E-step for many restarts
+at once), ``emissions`` (the output networks) and ``registry`` (the options'
+documentation, from which the estimators' docstrings and constraints are made).
+"""

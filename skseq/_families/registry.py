@@ -1,0 +1,101 @@
+"""The estimators' options, documented by their registries.
+
+Every registry is a plain dict ``name -> class`` and every registered class
+carries ``summary``: one sentence for users, what the option does and when to
+pick it. An estimator's docstring names an option's registry by two markers,
+which :func:`document_options` replaces when the class is defined::
+
+    transition : {{transition}}, default="input"
+        Family of state networks:
+
+        {{transition_list}}
+
+``{{transition}}`` becomes the set of accepted values, ``{"input", "additive",
+...}``, and ``{{transition_list}}`` one bullet per value with its summary, at
+the marker's indentation. :func:`option_constraints` gives the matching
+``_parameter_constraints`` entries, so that a new family is its class, its
+registration and its tests: no estimator's docstring or option list changes.
+"""
+
+import textwrap
+from typing import NamedTuple
+
+from sklearn.utils._param_validation import StrOptions
+
+from .._representation import REPRESENTATIONS
+from .layers import LAYERS
+from .starts import STARTING_POINTS
+from .transitions import TRANSITIONS
+
+# Width of a generated line, indentation included (ruff's line length).
+_WIDTH = 88
+
+
+class Option(NamedTuple):
+    """An estimator parameter whose values are a registry's names."""
+
+    registry: dict
+    # values that are not registered classes ("auto": the estimator chooses)
+    extra: tuple = ()
+    # what else the parameter accepts (``_parameter_constraints`` entries)
+    others: tuple = ()
+
+    @property
+    def values(self):
+        return (*self.extra, *self.registry)
+
+
+# parameter name -> its registry
+OPTIONS = {
+    "features": Option(REPRESENTATIONS, extra=("auto",)),
+    "transition": Option(TRANSITIONS),
+    "emission": Option(LAYERS),
+    "init": Option(STARTING_POINTS, extra=("auto",), others=(list, tuple)),
+}
+
+
+def option_constraints(*names):
+    """The ``_parameter_constraints`` entries of the named options."""
+    return {name: [StrOptions(set(OPTIONS[name].values)), *OPTIONS[name].others]
+            for name in names}
+
+
+def value_set(name):
+    """The accepted values of option ``name`` as a docstring's type shows them."""
+    return "{" + ", ".join(f'"{value}"' for value in OPTIONS[name].values) + "}"
+
+
+def value_list(name, indent):
+    """One bullet per registered value of option ``name``: its summary, wrapped
+    at ``indent``."""
+    bullets = []
+    for value, cls in OPTIONS[name].registry.items():
+        if not cls.summary:
+            raise ValueError(f"{cls.__name__}, registered as {name}={value!r}, "
+                             "has no summary for the estimators' docstrings.")
+        bullets.append(textwrap.fill(
+            f'- ``"{value}"``: {cls.summary}', width=_WIDTH,
+            initial_indent=indent, subsequent_indent=indent + "  ",
+            break_on_hyphens=False, break_long_words=False))
+    return "\n".join(bullets).lstrip()
+
+
+def document_options(*names):
+    """Class decorator: fill the option markers of the class docstring."""
+
+    def decorate(cls):
+        doc = cls.__doc__
+        for name in names:
+            marker = "{{" + name + "}}"
+            if marker not in doc:
+                raise ValueError(f"{cls.__name__}'s docstring has no {marker}.")
+            doc = doc.replace(marker, value_set(name))
+            list_marker = "{{" + name + "_list}}"
+            while list_marker in doc:
+                start = doc.index(list_marker)
+                indent = doc[doc.rindex("\n", 0, start) + 1 : start]
+                doc = doc.replace(list_marker, value_list(name, indent), 1)
+        cls.__doc__ = doc
+        return cls
+
+    return decorate
