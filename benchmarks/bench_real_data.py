@@ -57,8 +57,8 @@ from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from skseq import IOHMMClassifier
+from skseq._data import check_sequences
 from skseq._representation import ShapeFeatures
-from skseq._validation import check_sequences
 from skseq.preprocessing import Stepwise, WindowMean
 
 DATASETS = ("BasicMotions", "PLAID", "ItalyPowerDemand", "ArrowHead")

@@ -51,8 +51,8 @@ import _ucr
 import numpy as np
 
 from skseq import IOHMMClassifier
+from skseq._data import check_sequences
 from skseq._representation import ShapeFeatures
-from skseq._validation import check_sequences
 from skseq.preprocessing import DilatedConvolution, RunningPooling
 
 HEADER = ["set", "sequences", "steps", "transform", "features", "seconds",

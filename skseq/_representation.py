@@ -35,8 +35,8 @@ from sklearn.decomposition import PCA
 from sklearn.utils import check_random_state
 
 from . import _convolve
+from ._data import Sequences
 from ._inference import one_blas_thread
-from ._validation import Sequences
 
 
 class RawFeatures:

@@ -30,7 +30,7 @@ from sklearn.utils.metaestimators import _BaseComposition
 from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
 
 from . import _convolve
-from ._validation import (
+from ._data import (
     N_JOBS_CONSTRAINT,
     Sequences,
     check_fitted_params,

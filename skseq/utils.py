@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ._validation import check_sequences
+from ._data import check_sequences
 
 __all__ = [
     "boundary_f1_score",

@@ -24,7 +24,7 @@ from skseq import (
     IOHMMClassifier,
     IOHMMRegressor,
 )
-from skseq._validation import check_sample_weight, check_sequences, check_targets
+from skseq._data import check_sample_weight, check_sequences, check_targets
 from skseq.preprocessing import SequenceFeatures, Stepwise, WindowMean
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")

@@ -11,7 +11,7 @@ from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from skseq._validation import check_sequences
+from skseq._data import check_sequences
 from skseq.automata import DFA
 from skseq.datasets import (
     make_tomita,

@@ -1,5 +1,5 @@
 """The data model under attack: every malformed input fails clearly, or is accepted
-exactly as documented in ``skseq._validation``.
+exactly as documented in ``skseq._data``.
 
 Errors are ValueError / TypeError (NotFittedError for calls out of order) whose
 message says what is wrong and where (sequence, step); never an IndexError, a numpy
@@ -23,7 +23,7 @@ from scipy import sparse
 from sklearn.exceptions import DataConversionWarning, NotFittedError
 
 from skseq import DiscretizedRNNClassifier, IOHMMClassifier
-from skseq._validation import check_sample_weight, check_sequences, check_targets
+from skseq._data import check_sample_weight, check_sequences, check_targets
 
 nan, inf = np.nan, np.inf
 

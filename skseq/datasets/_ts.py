@@ -14,7 +14,7 @@ from importlib.resources import files
 
 import numpy as np
 
-from .._validation import quote
+from .._data import quote
 
 __all__ = ["load_italy_power_demand", "load_ts"]
 
