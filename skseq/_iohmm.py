@@ -54,12 +54,12 @@ from ._data import (
     score_targets,
     validate_sequences,
 )
+from ._data.representation import REPRESENTATIONS, resolve
 from ._emissions import inverse_cdf
 from ._inference import XI_NONE, Chain, one_blas_thread, viterbi
 from ._layers import LAYERS
 from ._lbfgs import CONVERGED, DROPPED, LINE_SEARCH_FAILED, minimize_batch
 from ._penalty import MAX_ALPHA, RAW_ALPHA
-from ._representation import REPRESENTATIONS, resolve
 from ._restarts import run_restarts, warn_not_converged
 from ._transitions import HOLD_LOGIT, STARTS, TRANSITIONS
 

@@ -26,8 +26,8 @@ from ._data import (
     score_targets,
     validate_sequences,
 )
+from ._data.representation import window_summaries
 from ._inference import forward_backward, viterbi
-from ._representation import window_summaries
 
 # Floor of the per-step posteriors before their logarithm: a classifier that
 # gives a label probability 0 would otherwise veto that label for good.

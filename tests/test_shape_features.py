@@ -19,7 +19,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 
 from skseq import _convolve
 from skseq._data import check_sequences
-from skseq._representation import ShapeFeatures, _holding
+from skseq._data.representation import ShapeFeatures, _holding
 from skseq.preprocessing import DilatedConvolution
 
 LENGTHS = (1, 2, 9, 40, 127, 128, 129, 300, 3)

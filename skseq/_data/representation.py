@@ -34,9 +34,9 @@ import numpy as np
 from sklearn.decomposition import PCA
 from sklearn.utils import check_random_state
 
-from . import _convolve
-from ._data import Sequences
-from ._inference import one_blas_thread
+from .. import _convolve
+from .._inference import one_blas_thread
+from .sequences import Sequences
 
 
 class RawFeatures:
@@ -126,7 +126,7 @@ class ShapeFeatures:
         self.sample_steps = sample_steps
 
     def fit(self, seqs, rng, n_jobs=None, sample_weight=None):
-        from .preprocessing import DilatedConvolution, _dilation_grid
+        from ..preprocessing import DilatedConvolution, _dilation_grid
 
         rng = check_random_state(rng)
         seqs = _as_weighted(seqs, sample_weight)
