@@ -24,7 +24,6 @@ from sklearn.base import (
     clone,
 )
 from sklearn.pipeline import Pipeline
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import _BaseComposition
 from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
@@ -39,6 +38,7 @@ from ._data import (
     restore_on_failure,
     validate_sequences,
 )
+from ._data.dilated import DilatedKernels, kernel_arguments
 
 __all__ = [
     "DilatedConvolution",
@@ -508,21 +508,6 @@ class SequenceFeatures(_SequenceTransformer):
         return np.asarray(out, dtype=object)
 
 
-# The golden ratio: the bias quantiles are the fractional parts of j * phi, a
-# low-discrepancy sequence in (0, 1), as in MiniRocket (Dempster et al. 2021, §3.2).
-_GOLDEN = (1.0 + np.sqrt(5.0)) / 2.0
-
-
-def _dilation_grid(n_dilations, max_dilation):
-    """The distinct dilations of :class:`DilatedConvolution`: ``n_dilations``
-    exponentially spaced from 1 to ``max_dilation``, rounded down (MiniRocket's
-    spacing)."""
-    # + 1e-9: 2 ** log2(8) may land just below 8.
-    exponents = np.linspace(0.0, np.log2(max_dilation), n_dilations)
-    return np.unique(np.minimum(np.floor(2.0 ** exponents + 1e-9),
-                                max_dilation)).astype(np.intp)
-
-
 class DilatedConvolution(_SequenceTransformer):
     """Local shape around every step: MiniRocket's dilated kernels, kept per step.
 
@@ -716,30 +701,13 @@ class DilatedConvolution(_SequenceTransformer):
                     f"got {lo_hi!r}."
                 )
             seqs = validate_sequences(self, X, reset=True)
-            rng = check_random_state(self.random_state)
-            max_d = self.max_dilation
-            if max_d is None:
-                max_d = max(1, int((np.median(seqs.lengths) - 1) // 8))
-            self.dilations_ = _dilation_grid(self.n_dilations, max_d)
-            n_kernels = _convolve.KERNEL_POSITIONS.shape[0]
-            n_ch = seqs.n_features
-            combinations, channels = [], []
-            for d in self.dilations_:
-                for k in range(n_kernels):
-                    if self.channels == "each":
-                        combinations.extend((k, d) for _ in range(n_ch))
-                        channels.extend(np.array([c]) for c in range(n_ch))
-                        continue
-                    top = np.log2(min(n_ch, 9) + 1)
-                    size = min(int(2.0 ** rng.uniform(0.0, top)), n_ch)
-                    chosen = rng.choice(n_ch, size, replace=False) if n_ch > 1 else [0]
-                    combinations.append((k, d))
-                    channels.append(np.sort(np.asarray(chosen, dtype=np.intp)))
-            self.combinations_ = np.array(combinations, dtype=np.intp)
-            self.channels_ = channels
-            self.biases_ = np.empty((len(combinations), 0))
-            if self.output == "indicator":
-                self.biases_ = self._fit_biases(seqs, rng)
+            params = self.get_params(deep=False)
+            del params["pooling"]
+            kernels = DilatedKernels(**params).fit_packed(seqs)
+            self.dilations_ = kernels.dilations_
+            self.combinations_ = kernels.combinations_
+            self.channels_ = kernels.channels_
+            self.biases_ = kernels.biases_
             # Transforming after one of these changed (set_params without
             # refit) would silently mix two settings.
             record_fitted_params(self, ("n_dilations", "max_dilation", "n_biases",
@@ -748,51 +716,13 @@ class DilatedConvolution(_SequenceTransformer):
                                         "subsample", "random_state"))
         return self
 
-    def _fit_biases(self, seqs, rng):
-        """Quantiles of each combination's convolution on (a subsample of) the
-        training steps, at the levels of ``quantile_levels``."""
-        n_steps = seqs.data.shape[0]
-        rows = np.arange(n_steps)
-        if n_steps > self.subsample:
-            rows = np.sort(rng.choice(n_steps, self.subsample, replace=False))
-        values = self._convolve(seqs, rows, np.empty((len(self.channels_), 0)))
-        values.sort(axis=0)
-        n_comb, n_rows = values.shape[1], values.shape[0]
-        lo, hi = self.quantile_range
-        if self.quantile_levels == "random":
-            levels = rng.uniform(size=(n_comb, self.n_biases))
-        else:
-            levels = np.modf(np.arange(1, n_comb * self.n_biases + 1) * _GOLDEN)[0]
-        levels = lo + (hi - lo) * levels.reshape(n_comb, self.n_biases)
-        # Linear interpolation between order statistics (NumPy's default
-        # quantile method), for all combinations at once.
-        pos = levels * (n_rows - 1)
-        lo = np.floor(pos).astype(np.intp)
-        hi = np.minimum(lo + 1, n_rows - 1)
-        col = np.arange(n_comb)[:, None]
-        below, above = values[lo, col], values[hi, col]
-        return below + (pos - lo) * (above - below)
-
     def _kernel_arguments(self):
-        """The fitted combinations as the arguments of the kernels in
-        ``skseq._convolve`` (all but the data, the rows and the biases)."""
-        dilation_of = self.combinations_[:, 1]
-        sizes = np.fromiter((c.shape[0] for c in self.channels_), dtype=np.intp,
-                            count=len(self.channels_))
-        return dict(
-            dilations=self.dilations_,
-            combination_ptr=np.searchsorted(
-                dilation_of, np.append(self.dilations_, dilation_of.max() + 1)),
-            positions=_convolve.KERNEL_POSITIONS[self.combinations_[:, 0]],
-            channel_ptr=np.concatenate([[0], np.cumsum(sizes)]),
-            channels=np.concatenate(self.channels_),
-            causal=self.causal, zero_pad=self.padding == "zero", n_jobs=self.n_jobs,
-        )
+        return kernel_arguments(self)
 
     def _convolve(self, seqs, rows, biases):
         """The kernel on packed steps ``rows``, with the fitted combinations."""
         return _convolve.dilated_convolution(seqs.data, seqs.offsets, rows,
-                                             biases=biases, **self._kernel_arguments())
+                                             biases=biases, **kernel_arguments(self))
 
     def transform(self, X):
         """Convolve every step's window (and threshold it at the biases).

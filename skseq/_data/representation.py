@@ -36,6 +36,7 @@ from sklearn.utils import check_random_state
 
 from .. import _convolve
 from .._inference import one_blas_thread
+from .dilated import DilatedKernels, dilation_grid, kernel_arguments
 from .sequences import Sequences
 
 
@@ -102,8 +103,10 @@ class ShapeFeatures:
 
     Attributes
     ----------
-    convolution_ : skseq.preprocessing.DilatedConvolution
-        The fitted kernels, dilations and thresholds.
+    convolution_ : DilatedKernels
+        The fitted kernels, dilations and thresholds (those a
+        :class:`~skseq.preprocessing.DilatedConvolution` with the same
+        parameters fits).
     levels_ : ndarray of shape (n_channels, n_levels)
         The amplitude thresholds.
     projection_ : ndarray of shape (n_indicators, n_components_)
@@ -126,26 +129,24 @@ class ShapeFeatures:
         self.sample_steps = sample_steps
 
     def fit(self, seqs, rng, n_jobs=None, sample_weight=None):
-        from ..preprocessing import DilatedConvolution, _dilation_grid
-
         rng = check_random_state(rng)
         seqs = _as_weighted(seqs, sample_weight)
         # Dilations up to the longest training sequence (long patterns of the
         # longest series matter; a shorter one reads its edge value), and as
         # many thresholds as the indicator budget allows.
         max_dilation = max(1, (int(seqs.lengths.max()) - 1) // 8)
-        n_dilations = _dilation_grid(self.n_dilations, max_dilation).size
+        n_dilations = dilation_grid(self.n_dilations, max_dilation).size
         n_kernels = _convolve.KERNEL_POSITIONS.shape[0]  # 84
         n_biases = max(1, self.n_indicators // (n_kernels * n_dilations))
         # (Threads serve this fit only: inputs() takes its own.) The
         # thresholds are quantiles of up to 10,000 steps: of 2,000 (the
         # projection's sample) they cost a third as much, but ArrowHead's mean
         # test accuracy over 3 seeds fell from 0.855 to 0.808.
-        self.convolution_ = DilatedConvolution(
+        self.convolution_ = DilatedKernels(
             self.n_dilations, max_dilation=max_dilation, n_biases=n_biases,
             quantile_levels="random", quantile_range=self.quantile_range,
             random_state=rng.randint(2**31),
-            n_jobs=n_jobs).fit(seqs.split(seqs.data)).set_params(n_jobs=None)
+            n_jobs=n_jobs).fit_packed(seqs).set_params(n_jobs=None)
         # prefix means at steps drawn from all training sequences
         n_steps = seqs.data.shape[0]
         rows = np.arange(n_steps)
@@ -208,7 +209,7 @@ class ShapeFeatures:
         (``skseq._convolve.prefix_indicators``). A sequence's values are the
         same, bit for bit, whatever the other sequences in the call."""
         conv = self.convolution_
-        arguments = {**conv._kernel_arguments(), "biases": conv.biases_,
+        arguments = {**kernel_arguments(conv), "biases": conv.biases_,
                      "levels": self.levels_, "n_jobs": n_jobs}
         if k is None:
             return None, _convolve.prefix_indicators(
