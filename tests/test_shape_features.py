@@ -55,8 +55,14 @@ def _level_means(levels, X):
 
 def _unfused(rep, X):
     """Every step's prefix-mean indicators: the convolutions' from the public
-    transformer, then the levels'."""
-    pooled = copy.deepcopy(rep.convolution_).set_params(pooling="prefix")
+    transformer (with the representation's kernels: fitted on X, alike, or the
+    transformer it was given), then the levels'."""
+    conv = rep.convolution_
+    if isinstance(conv, DilatedConvolution):
+        pooled = copy.deepcopy(conv).set_params(pooling="prefix")
+    else:
+        pooled = DilatedConvolution(**conv.get_params(), pooling="prefix").fit(X)
+        assert_array_equal(pooled.biases_, conv.biases_)
     return np.hstack([np.concatenate(pooled.transform(X)),
                       _level_means(rep.levels_, X)])
 
