@@ -213,6 +213,25 @@ def on_raw_steps(estimator, method, X, *args, **kwargs):
     (9, 2)
     """
     *transformers, last = _steps(estimator)
+    Xt, windows = _transform_keeping_windows(transformers, X)
+    if windows and method in _PER_SEQUENCE_METHODS and not getattr(
+            last, "step_level_", False):
+        raise ValueError(
+            f"{type(last).__name__}.{method} gives one value per sequence (it was "
+            "not fitted on step-level labels), so there are no steps to map back "
+            f"through WindowMean: call {method} on the pipeline itself instead. "
+            "on_raw_steps is for per-step outputs such as predict_state_proba."
+        )
+    result = getattr(last, method)(Xt, *args, **kwargs)
+    for step, X_in in reversed(windows):
+        result = step.to_raw_steps(result, X_in)
+    return result
+
+
+def _transform_keeping_windows(transformers, X):
+    """X transformed by every step of ``transformers``, and each WindowMean
+    met on the way with its input (to map outputs back through it); any other
+    step that changes the sequences' lengths is refused."""
     Xt, windows = X, []
     lengths = check_sequences(X).lengths
     for step in transformers:
@@ -227,15 +246,4 @@ def on_raw_steps(estimator, method, X, *args, **kwargs):
                 "can be mapped back onto the raw steps)."
             )
         lengths = new
-    if windows and method in _PER_SEQUENCE_METHODS and not getattr(
-            last, "step_level_", False):
-        raise ValueError(
-            f"{type(last).__name__}.{method} gives one value per sequence (it was "
-            "not fitted on step-level labels), so there are no steps to map back "
-            f"through WindowMean: call {method} on the pipeline itself instead. "
-            "on_raw_steps is for per-step outputs such as predict_state_proba."
-        )
-    result = getattr(last, method)(Xt, *args, **kwargs)
-    for step, X_in in reversed(windows):
-        result = step.to_raw_steps(result, X_in)
-    return result
+    return Xt, windows

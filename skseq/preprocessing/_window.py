@@ -145,46 +145,59 @@ class WindowMean(OneToOneFeatureMixin, _SequenceTransformer):
         """
         seqs = self._validated(X)
         offsets, window_of = self._windows(seqs)
-        n_win = np.diff(offsets)
-        n_seq = seqs.n_sequences
         if isinstance(values, (list, tuple)) or (
                 isinstance(values, np.ndarray) and values.dtype == object
                 and values.ndim == 1):
-            if len(values) != n_seq:
-                raise ValueError(
-                    f"values has {len(values)} sequences but X has {n_seq}."
-                )
-            arrays = [np.asarray(v) for v in values]
-            for s, a in enumerate(arrays):
-                if a.ndim == 0 or a.shape[0] != n_win[s]:
-                    got = "a scalar" if a.ndim == 0 else f"{a.shape[0]} steps"
-                    raise ValueError(
-                        f"values: sequence {s} has {got}, but WindowMean makes "
-                        f"{n_win[s]} windows of its {seqs.lengths[s]} raw steps."
-                    )
-                if a.shape[1:] != arrays[0].shape[1:]:
-                    raise ValueError(
-                        f"values: sequence {s} has per-step shape {a.shape[1:]} "
-                        f"but sequence 0 has {arrays[0].shape[1:]}."
-                    )
-            raw = np.concatenate(arrays)[window_of]
-            return Sequences(data=raw, offsets=seqs.offsets, form="list").unpack(raw)
-        values = np.asarray(values)
-        if values.ndim < 2 or values.shape[0] != n_seq:
+            return _listed_on_raw_steps(values, seqs, offsets, window_of)
+        return _padded_on_raw_steps(values, seqs, offsets, window_of)
+
+
+def _listed_on_raw_steps(values, seqs, offsets, window_of):
+    """:meth:`WindowMean.to_raw_steps` of a list of per-sequence arrays."""
+    n_win = np.diff(offsets)
+    n_seq = seqs.n_sequences
+    if len(values) != n_seq:
+        raise ValueError(
+            f"values has {len(values)} sequences but X has {n_seq}."
+        )
+    arrays = [np.asarray(v) for v in values]
+    for s, a in enumerate(arrays):
+        if a.ndim == 0 or a.shape[0] != n_win[s]:
+            got = "a scalar" if a.ndim == 0 else f"{a.shape[0]} steps"
             raise ValueError(
-                f"values of shape {values.shape}: expected a list of per-sequence "
-                f"arrays, or an array (n_sequences={n_seq}, max_windows, ...)."
+                f"values: sequence {s} has {got}, but WindowMean makes "
+                f"{n_win[s]} windows of its {seqs.lengths[s]} raw steps."
             )
-        if values.shape[1] < n_win.max():
-            s = int(np.argmax(n_win > values.shape[1]))
+        if a.shape[1:] != arrays[0].shape[1:]:
             raise ValueError(
-                f"values has {values.shape[1]} steps per sequence, but WindowMean "
-                f"makes {n_win[s]} windows of sequence {s}."
+                f"values: sequence {s} has per-step shape {a.shape[1:]} "
+                f"but sequence 0 has {arrays[0].shape[1:]}."
             )
-        seq = np.repeat(np.arange(n_seq), seqs.lengths)
-        raw = values[seq, window_of - offsets[seq]]
-        kind = values.dtype.kind
-        fill = (np.nan if kind in "fc" else -1 if kind == "i"
-                else np.zeros((), dtype=values.dtype)[()])
-        return Sequences(data=raw, offsets=seqs.offsets, form="padded").unpack(
-            raw, fill=fill)
+    raw = np.concatenate(arrays)[window_of]
+    return Sequences(data=raw, offsets=seqs.offsets, form="list").unpack(raw)
+
+
+def _padded_on_raw_steps(values, seqs, offsets, window_of):
+    """:meth:`WindowMean.to_raw_steps` of an array padded after each
+    sequence's windows."""
+    n_win = np.diff(offsets)
+    n_seq = seqs.n_sequences
+    values = np.asarray(values)
+    if values.ndim < 2 or values.shape[0] != n_seq:
+        raise ValueError(
+            f"values of shape {values.shape}: expected a list of per-sequence "
+            f"arrays, or an array (n_sequences={n_seq}, max_windows, ...)."
+        )
+    if values.shape[1] < n_win.max():
+        s = int(np.argmax(n_win > values.shape[1]))
+        raise ValueError(
+            f"values has {values.shape[1]} steps per sequence, but WindowMean "
+            f"makes {n_win[s]} windows of sequence {s}."
+        )
+    seq = np.repeat(np.arange(n_seq), seqs.lengths)
+    raw = values[seq, window_of - offsets[seq]]
+    kind = values.dtype.kind
+    fill = (np.nan if kind in "fc" else -1 if kind == "i"
+            else np.zeros((), dtype=values.dtype)[()])
+    return Sequences(data=raw, offsets=seqs.offsets, form="padded").unpack(
+        raw, fill=fill)
