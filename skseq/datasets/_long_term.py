@@ -111,6 +111,12 @@ def make_two_sequence(n_samples=100, *, max_length=100, min_length=None,
         _check_int(min_length, "min_length", n_informative)
     rng = check_random_state(random_state)
     lengths = _lengths(rng, n_samples, min_length, max_length, floor=n_informative)
+    return _two_sequences(rng, lengths, prototypes, n_informative, noise)
+
+
+def _two_sequences(rng, lengths, prototypes, n_informative, noise):
+    """The sequences and classes of :func:`make_two_sequence`, of the given
+    lengths."""
     # Drawn after the lengths whatever the source, so that prototypes=None keeps
     # the stream of earlier versions.
     if prototypes is None:
