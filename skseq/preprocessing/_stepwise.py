@@ -214,6 +214,22 @@ def on_raw_steps(estimator, method, X, *args, **kwargs):
     """
     *transformers, last = _steps(estimator)
     Xt, windows = _transform_keeping_windows(transformers, X)
+    _check_per_step_output(last, method, windows)
+    result = getattr(last, method)(Xt, *args, **kwargs)
+    return _back_through_windows(result, windows)
+
+
+def _back_through_windows(result, windows):
+    """Per-step values on the raw steps, through every WindowMean met, from
+    the last to the first."""
+    for step, X_in in reversed(windows):
+        result = step.to_raw_steps(result, X_in)
+    return result
+
+
+def _check_per_step_output(last, method, windows):
+    """A method whose output is per sequence cannot be mapped back through the
+    pipeline's WindowMeans (``windows``): refused, saying what to call."""
     if windows and method in _PER_SEQUENCE_METHODS and not getattr(
             last, "step_level_", False):
         raise ValueError(
@@ -222,10 +238,6 @@ def on_raw_steps(estimator, method, X, *args, **kwargs):
             f"through WindowMean: call {method} on the pipeline itself instead. "
             "on_raw_steps is for per-step outputs such as predict_state_proba."
         )
-    result = getattr(last, method)(Xt, *args, **kwargs)
-    for step, X_in in reversed(windows):
-        result = step.to_raw_steps(result, X_in)
-    return result
 
 
 def _transform_keeping_windows(transformers, X):
