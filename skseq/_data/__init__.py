@@ -3,8 +3,10 @@ and the estimator-lifecycle helpers every estimator shares.
 
 :mod:`.sequences` holds the packed layout and the packing of each input form,
 :mod:`.checks` the checks of X, :mod:`.targets` those of y and sample weights,
-:mod:`.lifecycle` what keeps an estimator consistent across calls, and
-:mod:`.representation` what the networks see of each step.
+:mod:`.lifecycle` what keeps an estimator consistent across calls,
+:mod:`.representation` what the networks see of each step, and :mod:`.dilated`
+MiniRocket's kernels fitted on packed sequences (shared with
+:class:`skseq.preprocessing.DilatedConvolution`).
 """
 
 from .checks import check_sequences, validate_sequences
