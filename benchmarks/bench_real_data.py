@@ -57,8 +57,8 @@ from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from skseq import IOHMMClassifier
-from skseq._representation import ShapeFeatures
-from skseq._validation import check_sequences
+from skseq._data import check_sequences
+from skseq._data.representation import ShapeFeatures
 from skseq.preprocessing import Stepwise, WindowMean
 
 DATASETS = ("BasicMotions", "PLAID", "ItalyPowerDemand", "ArrowHead")
@@ -67,7 +67,7 @@ CARRY_OVER = ("GunPoint", "OSULeaf", "JapaneseVowels", "ACSF1")
 
 # -- the skseq recipes (one place) -------------------------------------------
 # The estimator as shipped: IOHMMClassifier(features="auto") reads these
-# real-valued series through its shape representation (skseq._representation.
+# real-valued series through its shape representation (skseq._data.representation.
 # ShapeFeatures: causal dilated-kernel and amplitude indicators, their mean over
 # the prefix, whitened principal components; the state networks read the
 # leading 8, the output networks all of them) with one start.

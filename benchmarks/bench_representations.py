@@ -52,8 +52,8 @@ import _ucr
 import numpy as np
 
 from skseq import IOHMMClassifier
-from skseq._representation import ShapeFeatures
-from skseq._validation import check_sequences
+from skseq._data import check_sequences
+from skseq._data.representation import ShapeFeatures
 from skseq.preprocessing import DilatedConvolution, RunningPooling
 
 HEADER = ["set", "sequences", "steps", "transform", "features", "seconds",
@@ -396,8 +396,8 @@ def _pca_variant(options, spent):
 
 def pca_variants(name, seeds):
     """The default classifier with the representation's PCA solver swapped (in
-    this process only, through the name skseq._representation looks up)."""
-    import skseq._representation as representation
+    this process only, through the name skseq._data.representation looks up)."""
+    import skseq._data.representation as representation
 
     X, y, X_test, y_test = _ucr.load(name)
     rows = []

@@ -45,17 +45,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ._families.emissions import inverse_cdf
-from ._families.layers import LAYERS
-from ._families.starts import HOLD_LOGIT, STARTS
-from ._families.transitions import TRANSITIONS
-from ._kernels._parallel import one_blas_thread
-from ._kernels.forward_backward import XI_NONE, Chain, viterbi
-from ._lbfgs import CONVERGED, DROPPED, LINE_SEARCH_FAILED, minimize_batch
-from ._penalty import MAX_ALPHA, RAW_ALPHA
-from ._representation import REPRESENTATIONS, resolve
-from ._restarts import run_restarts, warn_not_converged
-from ._validation import (
+from ._data import (
     N_JOBS_CONSTRAINT,
     check_fitted_params,
     check_sample_weight,
@@ -64,6 +54,16 @@ from ._validation import (
     score_targets,
     validate_sequences,
 )
+from ._data.representation import REPRESENTATIONS, resolve
+from ._families.emissions import inverse_cdf
+from ._families.layers import LAYERS
+from ._families.starts import HOLD_LOGIT, STARTS
+from ._families.transitions import TRANSITIONS
+from ._kernels._parallel import one_blas_thread
+from ._kernels.forward_backward import XI_NONE, Chain, viterbi
+from ._lbfgs import CONVERGED, DROPPED, LINE_SEARCH_FAILED, minimize_batch
+from ._penalty import MAX_ALPHA, RAW_ALPHA
+from ._restarts import run_restarts, warn_not_converged
 
 # n_init="auto": restarts * steps per fit is about this, within [5, 50] restarts.
 _AUTO_RESTART_STEPS = 100_000

@@ -21,10 +21,10 @@ from scipy.special import logsumexp
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from ._data import Targets, check_targets
 from ._families.emissions import GaussianEmission, SoftmaxEmission
 from ._families.layers import LAYERS
 from ._penalty import choose_alpha_classes, choose_alpha_gaussian, softmax_readout
-from ._validation import Targets, check_targets
 
 
 def _layer(estimator, n_features):

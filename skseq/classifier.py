@@ -9,10 +9,10 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted
 
+from ._data import Sequences, check_sample_weight, check_targets
 from ._families.registry import document_options, option_constraints
 from ._iohmm import FlatIOHMM, check_allocation
 from ._outputs import CategoricalOutputs
-from ._validation import Sequences, check_sample_weight, check_targets
 
 # Class weights whose weighted labels sum beyond this overflow the objective.
 _MAX_CLASS_WEIGHT_TOTAL = 1e150

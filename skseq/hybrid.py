@@ -18,9 +18,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
-from ._kernels.forward_backward import forward_backward, viterbi
-from ._representation import window_summaries
-from ._validation import (
+from ._data import (
     N_JOBS_CONSTRAINT,
     check_sample_weight,
     check_targets,
@@ -28,6 +26,8 @@ from ._validation import (
     score_targets,
     validate_sequences,
 )
+from ._data.representation import window_summaries
+from ._kernels.forward_backward import forward_backward, viterbi
 
 # Floor of the per-step posteriors before their logarithm: a classifier that
 # gives a label probability 0 would otherwise veto that label for good.

@@ -84,6 +84,21 @@ def plot_state_proba(proba, ax=None, *, kind="area", state_labels=None,
     """
     if kind not in ("area", "heatmap"):
         raise ValueError(f"kind must be 'area' or 'heatmap', got {kind!r}.")
+    proba = _one_sequence_proba(proba)
+    state_labels = _state_labels(state_labels, proba.shape[1], "state {}")
+    ax = _axes(ax)
+    colormap = _pyplot().get_cmap(cmap)
+    if kind == "area":
+        _draw_area(ax, proba, state_labels, colormap)
+    else:
+        _draw_heatmap(ax, proba, state_labels, colormap)
+    ax.set_xlabel("step")
+    return ax
+
+
+def _one_sequence_proba(proba):
+    """The state probabilities of one sequence, without trailing NaN padding,
+    checked."""
     proba = np.asarray(proba, dtype=np.float64)
     if proba.ndim != 2:
         raise ValueError(
@@ -98,35 +113,42 @@ def plot_state_proba(proba, ax=None, *, kind="area", state_labels=None,
     if np.isnan(proba).any():
         raise ValueError("proba contains NaN inside the sequence.")
     _check_probabilities(proba, "proba")
-    n_states = proba.shape[1]
+    return proba
+
+
+def _state_labels(state_labels, n_states, default):
+    """The given labels, one per state, or ``default`` formatted with each
+    state's index."""
     if state_labels is None:
-        state_labels = [f"state {i}" for i in range(n_states)]
-    elif len(state_labels) != n_states:
+        return [default.format(i) for i in range(n_states)]
+    if len(state_labels) != n_states:
         raise ValueError(
             f"state_labels has {len(state_labels)} labels for {n_states} states."
         )
-    ax = _axes(ax)
-    plt = _pyplot()
-    colormap = plt.get_cmap(cmap)
-    if kind == "area":
-        colors = colormap(np.linspace(0.0, 1.0, n_states))
-        # Step t fills [t - 1/2, t + 1/2], like a heatmap cell.
-        edges = np.arange(0.5, n_steps + 1.0)
-        ax.stackplot(edges, np.vstack([proba, proba[-1:]]).T, labels=state_labels,
-                     colors=colors, step="post")
-        ax.set_ylim(0.0, 1.0)
-        ax.set_xlim(0.5, n_steps + 0.5)
-        ax.set_ylabel("state probability")
-        _literal(ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0),
-                           frameon=False).get_texts())
-    else:
-        image = ax.imshow(proba.T, aspect="auto", cmap=colormap, vmin=0.0, vmax=1.0,
-                          origin="lower", interpolation="nearest",
-                          extent=(0.5, n_steps + 0.5, -0.5, n_states - 0.5))
-        ax.set_yticks(range(n_states), labels=state_labels, parse_math=False)
-        ax.figure.colorbar(image, ax=ax, label="probability")
-    ax.set_xlabel("step")
-    return ax
+    return state_labels
+
+
+def _draw_area(ax, proba, state_labels, colormap):
+    n_steps, n_states = proba.shape
+    colors = colormap(np.linspace(0.0, 1.0, n_states))
+    # Step t fills [t - 1/2, t + 1/2], like a heatmap cell.
+    edges = np.arange(0.5, n_steps + 1.0)
+    ax.stackplot(edges, np.vstack([proba, proba[-1:]]).T, labels=state_labels,
+                 colors=colors, step="post")
+    ax.set_ylim(0.0, 1.0)
+    ax.set_xlim(0.5, n_steps + 0.5)
+    ax.set_ylabel("state probability")
+    _literal(ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0),
+                       frameon=False).get_texts())
+
+
+def _draw_heatmap(ax, proba, state_labels, colormap):
+    n_steps, n_states = proba.shape
+    image = ax.imshow(proba.T, aspect="auto", cmap=colormap, vmin=0.0, vmax=1.0,
+                      origin="lower", interpolation="nearest",
+                      extent=(0.5, n_steps + 0.5, -0.5, n_states - 0.5))
+    ax.set_yticks(range(n_states), labels=state_labels, parse_math=False)
+    ax.figure.colorbar(image, ax=ax, label="probability")
 
 
 def plot_step_labels(labelings, ax=None, *, classes=None, cmap="tab10"):
@@ -165,14 +187,7 @@ def plot_step_labels(labelings, ax=None, *, classes=None, cmap="tab10"):
     """
     from .utils import segments
 
-    if not isinstance(labelings, dict) or not labelings:
-        raise TypeError("labelings must be a non-empty dict of name -> step labels "
-                        f"of one sequence, got {type(labelings).__name__}.")
-    rows = {name: np.asarray(labels) for name, labels in labelings.items()}
-    lengths = {name: labels.shape for name, labels in rows.items()}
-    if len(set(lengths.values())) != 1 or next(iter(lengths.values()))[0:1] == (0,):
-        raise ValueError(f"labelings must hold 1-D labels of one sequence, of one "
-                         f"length, got shapes {lengths}.")
+    rows = _labeling_rows(labelings)
     if classes is None:
         classes = np.unique(np.concatenate(list(rows.values())))
     classes = list(np.asarray(classes))
@@ -192,11 +207,29 @@ def plot_step_labels(labelings, ax=None, *, classes=None, cmap="tab10"):
     ax.set_ylim(len(rows) - 0.5, -0.5)
     ax.set_yticks(range(len(rows)), labels=list(rows), parse_math=False)
     ax.set_xlabel("step")
+    _class_legend(ax, plt, classes, colors)
+    return ax
+
+
+def _class_legend(ax, plt, classes, colors):
+    """A legend of the classes' colours, beside the axes."""
     handles = [plt.Rectangle((0, 0), 1, 1, color=colors[i])
                for i in range(len(classes))]
     _literal(ax.legend(handles, [str(c) for c in classes], loc="upper left",
                        bbox_to_anchor=(1.0, 1.0), frameon=False).get_texts())
-    return ax
+
+
+def _labeling_rows(labelings):
+    """The labelings as arrays, checked: 1-D, one length, not empty."""
+    if not isinstance(labelings, dict) or not labelings:
+        raise TypeError("labelings must be a non-empty dict of name -> step labels "
+                        f"of one sequence, got {type(labelings).__name__}.")
+    rows = {name: np.asarray(labels) for name, labels in labelings.items()}
+    lengths = {name: labels.shape for name, labels in rows.items()}
+    if len(set(lengths.values())) != 1 or next(iter(lengths.values()))[0:1] == (0,):
+        raise ValueError(f"labelings must hold 1-D labels of one sequence, of one "
+                         f"length, got shapes {lengths}.")
+    return rows
 
 
 def _matrix_edges(matrix, min_proba):
@@ -282,6 +315,17 @@ def plot_automaton(dfa_or_transition_matrix, ax=None, *, min_proba=0.05,
     >>> sorted(t.get_text() for t in ax.texts)
     ['0', '0.10', '0.90', '0.98', '1']
     """
+    n_states, edges, start, accept_mask = _diagram(
+        dfa_or_transition_matrix, start, accepting, min_proba)
+    state_labels = _state_labels(state_labels, n_states, "{}")
+    ax = _axes(ax)
+    _draw_diagram(ax, n_states, edges, start, accept_mask, state_labels)
+    return ax
+
+
+def _diagram(dfa_or_transition_matrix, start, accepting, min_proba):
+    """``(n_states, edges, start, accept_mask)`` of a DFA, or of a transition
+    matrix with the given start and accepting states (checked)."""
     from .automata import DFA
 
     if isinstance(dfa_or_transition_matrix, DFA):
@@ -291,39 +335,28 @@ def plot_automaton(dfa_or_transition_matrix, ax=None, *, min_proba=0.05,
                 "start and accepting are read from the DFA; give them only with a "
                 "transition matrix."
             )
-        n_states = dfa.n_states
-        edges = dfa._edge_labels()
-        start = dfa.start
-        accept_mask = np.asarray(dfa.accepting, dtype=bool)
-    else:
-        matrix = _check_matrix(dfa_or_transition_matrix)
-        n_states = matrix.shape[0]
-        edges = _matrix_edges(matrix, min_proba)
-        accept_mask = np.zeros(n_states, dtype=bool)
-        if accepting is not None:
-            accepting = np.asarray(accepting)
-            if accepting.dtype == bool:
-                if accepting.shape != (n_states,):
-                    raise ValueError(
-                        f"accepting mask has shape {accepting.shape}, expected "
-                        f"({n_states},)."
-                    )
-                accept_mask = accepting.copy()
-            else:
-                accept_mask[_check_states(accepting.ravel(), n_states, "accepting")] = (
-                    True
+        return (dfa.n_states, dfa._edge_labels(), dfa.start,
+                np.asarray(dfa.accepting, dtype=bool))
+    matrix = _check_matrix(dfa_or_transition_matrix)
+    n_states = matrix.shape[0]
+    edges = _matrix_edges(matrix, min_proba)
+    accept_mask = np.zeros(n_states, dtype=bool)
+    if accepting is not None:
+        accepting = np.asarray(accepting)
+        if accepting.dtype == bool:
+            if accepting.shape != (n_states,):
+                raise ValueError(
+                    f"accepting mask has shape {accepting.shape}, expected "
+                    f"({n_states},)."
                 )
-        if start is not None:
-            start = int(_check_states([start], n_states, "start")[0])
-    if state_labels is None:
-        state_labels = [str(i) for i in range(n_states)]
-    elif len(state_labels) != n_states:
-        raise ValueError(
-            f"state_labels has {len(state_labels)} labels for {n_states} states."
-        )
-    ax = _axes(ax)
-    _draw_diagram(ax, n_states, edges, start, accept_mask, state_labels)
-    return ax
+            accept_mask = accepting.copy()
+        else:
+            accept_mask[_check_states(accepting.ravel(), n_states, "accepting")] = (
+                True
+            )
+    if start is not None:
+        start = int(_check_states([start], n_states, "start")[0])
+    return n_states, edges, start, accept_mask
 
 
 def _plain(value):
@@ -352,7 +385,6 @@ def _rotate(v, angle):
 
 def _draw_diagram(ax, n_states, edges, start, accept_mask, state_labels):
     from matplotlib.patches import Circle, FancyArrowPatch
-    from matplotlib.path import Path
 
     # Layout: states on the unit circle, clockwise from the top.
     angle = np.pi / 2 - 2 * np.pi * np.arange(n_states) / n_states
@@ -373,37 +405,14 @@ def _draw_diagram(ax, n_states, edges, start, accept_mask, state_labels):
 
     for (j, i), label in edges.items():
         if i == j:
-            # A teardrop outward from the layout's centre (upward for a lone
-            # state): a cubic Bezier leaving and re-entering the state radially.
-            out = _unit(centers[j]) if n_states > 1 else np.array([0.0, 1.0])
-            ends = []
-            for turn in (0.5, -0.5):
-                radial = _rotate(out, turn)
-                point = centers[j] + radius * radial
-                ends.append((point, point + loop * radial))
-            (a, ca), (b, cb) = ends
-            path = Path([a, ca, cb, b], [Path.MOVETO] + [Path.CURVE4] * 3)
-            ax.add_patch(FancyArrowPatch(path=path, **arrow))
-            # Just beyond the curve's middle, (a + 3 ca + 3 cb + b) / 8.
-            text = (a + 3 * ca + 3 * cb + b) / 8 + 0.5 * radius * out
+            text = _draw_self_loop(ax, centers, j, radius, loop, arrow)
         else:
-            d = _unit(centers[i] - centers[j])
-            a, b = centers[j] + radius * d, centers[i] - radius * d
-            rad = 0.2  # bend, so that j -> i and i -> j do not overlap
-            ax.add_patch(FancyArrowPatch(a, b, connectionstyle=f"arc3,rad={rad}",
-                                         **arrow))
-            # matplotlib's arc3 curve is a quadratic Bezier whose control point
-            # is the chord's midpoint plus rad * (dy, -dx): its middle is halfway
-            # there. The label goes a little further out, so that the labels of
-            # j -> i and i -> j stay apart.
-            normal = np.array([d[1], -d[0]])
-            bulge = 0.5 * rad * np.linalg.norm(b - a)
-            text = (a + b) / 2 + (bulge + 0.06) * normal
+            text = _draw_arc(ax, centers[j], centers[i], radius, arrow)
         ax.text(*text, label, ha="center", va="center", fontsize=9, parse_math=False,
                 bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none"})
 
     if start is not None:
-        out = _unit(centers[start]) if n_states > 1 else np.array([0.0, 1.0])
+        out = _unit(centers[start]) if len(centers) > 1 else np.array([0.0, 1.0])
         side = _rotate(out, 1.5)  # from the side, away from the self-loop
         tip = centers[start] + radius * side
         ax.add_patch(FancyArrowPatch(tip + 1.5 * radius * side, tip, **arrow))
@@ -414,6 +423,44 @@ def _draw_diagram(ax, n_states, edges, start, accept_mask, state_labels):
     ax.set_ylim(-lim, lim)
     ax.set_aspect("equal")
     ax.set_axis_off()
+
+
+def _draw_self_loop(ax, centers, j, radius, loop, arrow):
+    """A teardrop outward from the layout's centre (upward for a lone state): a
+    cubic Bezier leaving and re-entering state ``j`` radially. Returns where its
+    label goes."""
+    from matplotlib.patches import FancyArrowPatch
+    from matplotlib.path import Path
+
+    out = _unit(centers[j]) if len(centers) > 1 else np.array([0.0, 1.0])
+    ends = []
+    for turn in (0.5, -0.5):
+        radial = _rotate(out, turn)
+        point = centers[j] + radius * radial
+        ends.append((point, point + loop * radial))
+    (a, ca), (b, cb) = ends
+    path = Path([a, ca, cb, b], [Path.MOVETO] + [Path.CURVE4] * 3)
+    ax.add_patch(FancyArrowPatch(path=path, **arrow))
+    # Just beyond the curve's middle, (a + 3 ca + 3 cb + b) / 8.
+    return (a + 3 * ca + 3 * cb + b) / 8 + 0.5 * radius * out
+
+
+def _draw_arc(ax, source, target, radius, arrow):
+    """A bent arrow between two states' circles. Returns where its label
+    goes."""
+    from matplotlib.patches import FancyArrowPatch
+
+    d = _unit(target - source)
+    a, b = source + radius * d, target - radius * d
+    rad = 0.2  # bend, so that j -> i and i -> j do not overlap
+    ax.add_patch(FancyArrowPatch(a, b, connectionstyle=f"arc3,rad={rad}", **arrow))
+    # matplotlib's arc3 curve is a quadratic Bezier whose control point is the
+    # chord's midpoint plus rad * (dy, -dx): its middle is halfway there. The
+    # label goes a little further out, so that the labels of j -> i and i -> j
+    # stay apart.
+    normal = np.array([d[1], -d[0]])
+    bulge = 0.5 * rad * np.linalg.norm(b - a)
+    return (a + b) / 2 + (bulge + 0.06) * normal
 
 
 def plot_loss_curve(estimator_or_curves, ax=None, *, logy=False, **kwargs):

@@ -19,10 +19,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
-from ._iohmm import check_allocation
-from ._restarts import run_restarts, warn_not_converged
-from ._rnn_net import Lockstep, SecondOrderNet
-from ._validation import (
+from ._data import (
     check_fitted_params,
     check_sample_weight,
     check_targets,
@@ -30,6 +27,9 @@ from ._validation import (
     restore_on_failure,
     validate_sequences,
 )
+from ._iohmm import check_allocation
+from ._restarts import run_restarts, warn_not_converged
+from ._rnn_net import Lockstep, SecondOrderNet
 from .automata import DFA, symbol_alphabet
 
 __all__ = ["DiscretizedRNNClassifier"]

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ._validation import check_sequences
+from ._data import check_sequences
 
 __all__ = [
     "boundary_f1_score",
@@ -140,17 +140,7 @@ def from_channels_first(X):
            [ 3., nan]])
     """
     if isinstance(X, (list, tuple)):
-        items = []
-        for i, x in enumerate(X):
-            x = np.asarray(x)
-            if x.ndim not in (1, 2):
-                raise ValueError(
-                    f"X: case {i} has shape {x.shape}; expected (n_channels, "
-                    "n_timepoints), or (n_timepoints,) for a univariate series."
-                )
-            items.append(x.T if x.ndim == 2 else x)
-        seqs = check_sequences(items)
-        return [x.copy() for x in seqs.split(seqs.data)]
+        return _list_from_channels_first(X)
     arr = np.asarray(X)
     if arr.ndim not in (2, 3):
         raise ValueError(
@@ -159,6 +149,22 @@ def from_channels_first(X):
         )
     moved = arr[:, :, None] if arr.ndim == 2 else np.swapaxes(arr, 1, 2)
     return to_padded(moved)
+
+
+def _list_from_channels_first(X):
+    """:func:`from_channels_first` of a list of ``(n_channels, n_timepoints_i)``
+    (or univariate ``(n_timepoints_i,)``) cases."""
+    items = []
+    for i, x in enumerate(X):
+        x = np.asarray(x)
+        if x.ndim not in (1, 2):
+            raise ValueError(
+                f"X: case {i} has shape {x.shape}; expected (n_channels, "
+                "n_timepoints), or (n_timepoints,) for a univariate series."
+            )
+        items.append(x.T if x.ndim == 2 else x)
+    seqs = check_sequences(items)
+    return [x.copy() for x in seqs.split(seqs.data)]
 
 
 def to_channels_first(X):
@@ -240,10 +246,27 @@ def from_long_frame(df, sequence_id, time=None, target=None, features=None, *,
     >>> ids.tolist()
     [1, 2]
     """
+    pd = _pandas()
+    features = _long_frame_features(pd, df, sequence_id, time, target, features)
+    ids, order, same_seq, bounds = _long_frame_order(pd, df, sequence_id, time)
+    X = np.split(_long_frame_values(df, features, order, sequence_id), bounds)
+    y = None
+    if target is not None:
+        y = _long_frame_targets(pd, df[target], order, same_seq, bounds)
+    return (X, y, ids) if return_ids else (X, y)
+
+
+def _pandas():
     try:
         import pandas as pd
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError("from_long_frame needs pandas: pip install pandas") from exc
+    return pd
+
+
+def _long_frame_features(pd, df, sequence_id, time, target, features):
+    """Check the frame and its special columns for :func:`from_long_frame`;
+    return the feature columns (all numeric)."""
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}.")
     if isinstance(features, str):
@@ -283,7 +306,13 @@ def from_long_frame(df, sequence_id, time=None, target=None, features=None, *,
             f"Feature columns {', '.join(bad)} are not numeric (real numbers); "
             "encode them first."
         )
+    return features
 
+
+def _long_frame_order(pd, df, sequence_id, time):
+    """The sequence ids (in order of first appearance), the row order that
+    groups every sequence's steps in time order, whether each ordered row
+    continues the previous one's sequence, and where the sequences start."""
     codes, ids = pd.factorize(df[sequence_id])  # numbered by first appearance
     if time is None:
         order = np.argsort(codes, kind="stable")
@@ -293,6 +322,14 @@ def from_long_frame(df, sequence_id, time=None, target=None, features=None, *,
         except TypeError as exc:
             raise TypeError(f"Column {time!r} cannot be sorted: {exc}") from exc
         order = np.lexsort((ranks, codes))  # stable: ties keep their row order
+    same_seq = codes[order][1:] == codes[order][:-1]
+    bounds = np.flatnonzero(~same_seq) + 1
+    return np.asarray(ids), order, same_seq, bounds
+
+
+def _long_frame_values(df, features, order, sequence_id):
+    """The feature values in step order, float64; a missing or infinite one is
+    refused, named by column, row and sequence."""
     values = df[features].to_numpy(dtype=np.float64, na_value=np.nan)[order]
     nonfinite = ~np.isfinite(values)
     if nonfinite.any():
@@ -304,13 +341,12 @@ def from_long_frame(df, sequence_id, time=None, target=None, features=None, *,
             f"(sequence {df[sequence_id].iloc[row]!r}); impute or drop missing and "
             "infinite values first."
         )
-    same_seq = codes[order][1:] == codes[order][:-1]
-    bounds = np.flatnonzero(~same_seq) + 1
-    X = np.split(values, bounds)
-    ids = np.asarray(ids)
-    if target is None:
-        return (X, None, ids) if return_ids else (X, None)
-    column = df[target]
+    return values
+
+
+def _long_frame_targets(pd, column, order, same_seq, bounds):
+    """The target column in step order: one per sequence where it is constant
+    within every sequence, else per step (missing values as NaN or None)."""
     if not column.isna().any():
         y = column.to_numpy()[order]
     elif (pd.api.types.is_numeric_dtype(column)
@@ -320,8 +356,7 @@ def from_long_frame(df, sequence_id, time=None, target=None, features=None, *,
         y = column.to_numpy(dtype=object, na_value=None)[order]
     na = pd.isna(y)
     unchanged = (y[1:] == y[:-1]) | (na[1:] & na[:-1])
-    y = y[np.r_[0, bounds]] if unchanged[same_seq].all() else np.split(y, bounds)
-    return (X, y, ids) if return_ids else (X, y)
+    return y[np.r_[0, bounds]] if unchanged[same_seq].all() else np.split(y, bounds)
 
 
 def _labels_1d(labels, name):
@@ -417,19 +452,26 @@ def boundary_f1_score(y_true, y_pred, *, tolerance=0):
         b = segments(pred)[0][1:]
         n_true += a.shape[0]
         n_pred += b.shape[0]
-        i = j = 0
-        while i < a.shape[0] and j < b.shape[0]:
-            if abs(a[i] - b[j]) <= tolerance:
-                matched += 1
-                i += 1
-                j += 1
-            elif a[i] < b[j]:
-                i += 1
-            else:
-                j += 1
+        matched += _matched_boundaries(a, b, tolerance)
     if n_true == 0 and n_pred == 0:
         return 1.0
     if matched == 0:
         return 0.0
     precision, recall = matched / n_pred, matched / n_true
     return 2 * precision * recall / (precision + recall)
+
+
+def _matched_boundaries(a, b, tolerance):
+    """How many of the sorted boundaries ``a`` and ``b`` match, each at most
+    once, at most ``tolerance`` steps apart (greedily in time order)."""
+    matched = i = j = 0
+    while i < a.shape[0] and j < b.shape[0]:
+        if abs(a[i] - b[j]) <= tolerance:
+            matched += 1
+            i += 1
+            j += 1
+        elif a[i] < b[j]:
+            i += 1
+        else:
+            j += 1
+    return matched

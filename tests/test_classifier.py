@@ -20,11 +20,11 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from skseq import IOHMMClassifier
+from skseq._data import Targets, check_sequences
 from skseq._families.emissions import SoftmaxEmission
 from skseq._families.layers import LAYERS
 from skseq._families.transitions import TRANSITIONS, TransitionFamily
 from skseq._iohmm import _Problem, topology_mask
-from skseq._validation import Targets, check_sequences
 from skseq.automata import DFA
 from skseq.datasets import make_tomita, make_tomita_exhaustive
 from skseq.preprocessing import Stepwise

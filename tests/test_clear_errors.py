@@ -15,7 +15,7 @@ from skseq import (
     IOHMMClassifier,
     IOHMMRegressor,
 )
-from skseq._validation import check_sequences
+from skseq._data import check_sequences
 from skseq.datasets import load_ts, make_tomita
 from skseq.preprocessing import DilatedConvolution, RunningPooling, SequenceUnion
 

@@ -13,8 +13,8 @@ import pytest
 from _series import level_means, random_walks
 from numpy.testing import assert_allclose, assert_array_equal
 
+from skseq._data import check_sequences
 from skseq._kernels import convolution
-from skseq._validation import check_sequences
 from skseq.preprocessing import DilatedConvolution
 
 

@@ -6,12 +6,12 @@ import pytest
 from numpy.testing import assert_allclose
 
 from skseq import IOHMMClassifier, IOHMMRegressor
+from skseq._data import Targets, check_sample_weight, check_sequences
 from skseq._families.emissions import SoftmaxEmission
 from skseq._families.hierarchy import HierarchicalTransitions
 from skseq._families.layers import Identity
 from skseq._families.transitions import TRANSITIONS
 from skseq._iohmm import _Problem
-from skseq._validation import Targets, check_sample_weight, check_sequences
 from skseq.datasets import make_parity
 
 

@@ -12,11 +12,11 @@ from sklearn.exceptions import ConvergenceWarning
 
 import skseq._iohmm as _iohmm
 from skseq import HierarchicalIOHMM, IOHMMClassifier, IOHMMRegressor
+from skseq._data import Targets, check_sequences
 from skseq._families.emissions import SoftmaxEmission
 from skseq._families.layers import Identity
 from skseq._families.transitions import TRANSITIONS
 from skseq._iohmm import _Problem
-from skseq._validation import Targets, check_sequences
 from skseq.datasets import make_tomita
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")

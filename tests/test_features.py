@@ -10,8 +10,8 @@ from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.exceptions import ConvergenceWarning
 
 from skseq import HierarchicalIOHMM, IOHMMClassifier, IOHMMRegressor
-from skseq._representation import ShapeFeatures
-from skseq._validation import check_sequences
+from skseq._data import check_sequences
+from skseq._data.representation import ShapeFeatures
 from skseq.datasets import load_italy_power_demand, make_tomita
 from skseq.preprocessing import DilatedConvolution
 

@@ -10,7 +10,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.linear_model import LogisticRegression
 
 from skseq import HybridHMMClassifier, IOHMMClassifier
-from skseq._validation import check_sequences
+from skseq._data import check_sequences
 from skseq.hybrid import label_chain, segment_phases, window_summaries
 from skseq.utils import boundary_f1_score, segments
 

@@ -39,9 +39,9 @@ from skseq import (
     IOHMMClassifier,
     IOHMMRegressor,
 )
+from skseq._data import check_sample_weight, check_sequences
 from skseq._iohmm import BaseIOHMM, _fixed_startprob, _Problem
 from skseq._kernels import forward_backward
-from skseq._validation import check_sample_weight, check_sequences
 from skseq.preprocessing import Stepwise
 from skseq.utils import to_padded
 

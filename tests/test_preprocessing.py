@@ -1,6 +1,9 @@
 """Stepwise: a 2-D transformer applied to every step, the sequence form kept."""
 
 import copy
+import itertools
+import math
+import pickle
 import warnings
 
 import numpy as np
@@ -11,10 +14,24 @@ from sklearn.decomposition import PCA
 from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
 from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import FunctionTransformer, OneHotEncoder, StandardScaler
+from sklearn.preprocessing import (
+    FunctionTransformer,
+    KBinsDiscretizer,
+    OneHotEncoder,
+    SplineTransformer,
+    StandardScaler,
+)
 
 from skseq import IOHMMClassifier
-from skseq.preprocessing import SequenceFeatures, Stepwise, WindowMean
+from skseq.preprocessing import (
+    DilatedConvolution,
+    RunningPooling,
+    SequenceFeatures,
+    SequenceUnion,
+    Stepwise,
+    WindowMean,
+    on_raw_steps,
+)
 from skseq.utils import to_padded
 
 nan = np.nan
@@ -229,3 +246,540 @@ def test_sequence_pipeline_with_readout_options_in_grid_search():
         warnings.simplefilter("ignore")
         search = GridSearchCV(pipe, grid, cv=KFold(2)).fit(X, y)
     assert search.best_score_ >= 0.9
+
+
+# -- DilatedConvolution, RunningPooling, SequenceUnion, to_raw_steps, on_raw_steps
+# Per-step representations: DilatedConvolution, RunningPooling, SequenceUnion,
+# the amplitude and position recipes, WindowMean.to_raw_steps and on_raw_steps.
+#
+# References are slow obvious loops written here: the kernels' weights from
+# ``itertools.combinations``, every tap read by hand, ``np.quantile`` for the
+# biases, ``np.mean`` / ``np.max`` over each window, ``math.fsum`` for long sums.
+
+
+GOLDEN = (1 + 5**0.5) / 2
+TAPS = list(itertools.combinations(range(9), 3))
+
+
+def _integers(lengths, n_channels, seed=0):
+    """Small integers: every sum is exact, so indicators compare exactly."""
+    rng = np.random.default_rng(seed)
+    return [rng.integers(-4, 5, size=(k, n_channels)).astype(float) for k in lengths]
+
+
+def _conv_by_hand(x, t, kernel, dilation, channels, causal, zero):
+    """sum_p w_p sum_ch x[step of tap p, ch], every tap read one by one."""
+    weights = [2.0 if p in TAPS[kernel] else -1.0 for p in range(9)]
+    total = 0.0
+    for p in range(9):
+        s = t + (p - 8) * dilation if causal else t + (p - 4) * dilation
+        for ch in channels:
+            if 0 <= s < len(x):
+                value = x[s, ch]
+            elif zero:
+                value = 0.0
+            else:
+                value = x[0, ch] if s < 0 else x[-1, ch]
+            total += weights[p] * value
+    return total
+
+
+def _values_by_hand(conv, X):
+    """(len_i, n_combinations) convolution values of every sequence."""
+    causal, zero = conv.causal, conv.padding == "zero"
+    return [np.array([[_conv_by_hand(x, t, k, d, ch, causal, zero)
+                       for (k, d), ch in zip(conv.combinations_, conv.channels_,
+                                             strict=True)]
+                      for t in range(len(x))]) for x in X]
+
+
+def _indicators(values, biases):
+    """Column m * n_biases + b is values[:, m] > biases[m, b]."""
+    return (values[:, :, None] > biases[None]).reshape(values.shape[0], -1)
+
+
+# -- DilatedConvolution -----------------------------------------------------------
+@pytest.mark.parametrize("causal", [True, False])
+@pytest.mark.parametrize("padding", ["edge", "zero"])
+@pytest.mark.parametrize("channels", ["combine", "each"])
+def test_convolution_equals_direct_loop(causal, padding, channels):
+    X = _integers((1, 5, 23, 12), n_channels=3)
+    conv = DilatedConvolution(n_dilations=3, max_dilation=3, n_biases=2, causal=causal,
+                              padding=padding, channels=channels, random_state=0)
+    out = conv.fit_transform(X)
+    values = _values_by_hand(conv, X)
+    pooled = np.concatenate(values)
+    # Biases: np.quantile of every combination's values over all training steps
+    # at the levels frac(j * golden ratio), j = 1, 2, ...
+    levels = (np.arange(1, pooled.shape[1] * 2 + 1) * GOLDEN) % 1.0
+    expected = np.array([np.quantile(pooled[:, m], levels[2 * m : 2 * m + 2])
+                         for m in range(pooled.shape[1])])
+    assert_allclose(conv.biases_, expected, rtol=1e-12, atol=1e-12)
+    for got, v in zip(out, values, strict=True):
+        assert_array_equal(got, _indicators(v, conv.biases_))
+    raw = conv.set_params(output="value").fit(X).transform(X)
+    for got, v in zip(raw, values, strict=True):
+        assert_array_equal(got, v)
+
+
+def test_combinations_dilations_and_channels():
+    X = _integers((20, 40, 100), n_channels=12)
+    conv = DilatedConvolution(n_dilations=3, random_state=0).fit(X)
+    # Median length 40: the largest window of 8 d + 1 steps that fits has d = 4.
+    assert_array_equal(conv.dilations_, [1, 2, 4])
+    assert conv.combinations_.shape == (3 * 84, 2)
+    assert_array_equal(conv.combinations_[:, 1], np.repeat([1, 2, 4], 84))
+    assert_array_equal(conv.combinations_[:84, 0], np.arange(84))
+    sizes = [len(ch) for ch in conv.channels_]
+    assert min(sizes) >= 1 and max(sizes) <= 9  # MiniRocket: at most 9 channels
+    assert len(set(sizes)) > 3  # the count itself is drawn
+    for ch in conv.channels_:
+        assert_array_equal(ch, np.unique(ch))
+        assert ch.min() >= 0 and ch.max() < 12
+    again = DilatedConvolution(n_dilations=3, random_state=0).fit(X)
+    other = DilatedConvolution(n_dilations=3, random_state=1).fit(X)
+    assert all(np.array_equal(a, b) for a, b in zip(conv.channels_, again.channels_,
+                                                    strict=True))
+    assert not all(np.array_equal(a, b) for a, b in zip(conv.channels_, other.channels_,
+                                                        strict=True))
+    each = DilatedConvolution(n_dilations=1, channels="each").fit(X)
+    assert each.combinations_.shape == (84 * 12, 2)
+    assert [c.tolist() for c in each.channels_[:13]] == [[c] for c in range(12)] + [[0]]
+
+
+@pytest.mark.parametrize("n_dilations, max_dilation, expected", [
+    (4, 8, [1, 2, 4, 8]),  # 2 ** log2(8) must not round down to 7
+    (4, 2, [1, 2]),        # 1, 1.26, 1.59, 2: two distinct values
+    (1, 30, [1]),
+    (5, 32, [1, 2, 5, 13, 32]),  # 2 ** (0, 1.25, 2.5, 3.75, 5)
+])
+def test_dilations_are_exponentially_spaced(n_dilations, max_dilation, expected):
+    X = _integers((30,), n_channels=1)
+    conv = DilatedConvolution(n_dilations, max_dilation=max_dilation, n_biases=1,
+                              output="value").fit(X)
+    assert_array_equal(conv.dilations_, expected)
+    assert conv.transform(X)[0].shape == (30, 84 * len(expected))
+
+
+def test_feature_count_and_names():
+    X = _integers((30, 20), n_channels=2)
+    conv = DilatedConvolution(n_dilations=2, max_dilation=2, n_biases=3).fit(X)
+    names = conv.get_feature_names_out()
+    assert conv.transform(X)[0].shape == (30, 84 * 2 * 3) == (30, len(names))
+    assert list(names[:4]) == ["k0_d1_q0", "k0_d1_q1", "k0_d1_q2", "k1_d1_q0"]
+    each = DilatedConvolution(n_dilations=1, channels="each", output="value").fit(X)
+    assert list(each.get_feature_names_out(["u", "v"])[:3]) == ["k0_d1_u", "k0_d1_v",
+                                                                 "k1_d1_u"]
+
+
+def test_causal_outputs_do_not_see_the_future():
+    rng = np.random.default_rng(1)
+    X = [rng.normal(size=(60, 2)), rng.normal(size=(35, 2))]
+    t = 20
+    future = [X[0].copy(), X[1]]
+    future[0][t + 1 :] = rng.normal(size=(39, 2)) * 10.0
+    for output in ("indicator", "value"):
+        conv = DilatedConvolution(output=output, random_state=0).fit(X)
+        before, after = conv.transform(X), conv.transform(future)
+        assert_array_equal(before[0][: t + 1], after[0][: t + 1])
+        assert not np.array_equal(before[0][t + 1 :], after[0][t + 1 :])
+        assert_array_equal(before[1], after[1])
+        centred = conv.set_params(causal=False).fit(X)
+        assert not np.array_equal(centred.transform(X)[0][: t + 1],
+                                  centred.transform(future)[0][: t + 1])
+
+
+def test_forms_lengths_and_padding():
+    X = _integers((7, 1, 30), n_channels=2, seed=2)
+    conv = DilatedConvolution(n_dilations=2, max_dilation=2, random_state=0).fit(X)
+    out = conv.transform(X)
+    assert isinstance(out, list) and [len(o) for o in out] == [7, 1, 30]
+    padded = conv.transform(to_padded(X))
+    assert padded.shape == (3, 30, 84 * 2 * 2)
+    assert_array_equal(padded, to_padded(out))  # NaN padding after each end
+    rows = np.concatenate(X)
+    with pytest.warns(UserWarning, match="2-D table"):  # rows after sequences
+        out_rows = conv.transform(rows)
+    assert out_rows.shape == (38, 84 * 2 * 2)
+    # A one-step sequence is a flat window: every convolution is exactly 0.
+    assert_array_equal(out_rows, np.broadcast_to(_indicators(
+        np.zeros((1, 168)), conv.biases_), out_rows.shape))
+    assert_array_equal(conv.set_params(output="value").fit(rows).transform(rows), 0.0)
+
+
+def test_flat_windows_give_exact_zeros_at_any_level():
+    # 0.1 + 0.1 + ... is not 9 * 0.1 in floating point; differences to the
+    # anchor step are, so a flat stretch gives 0 and no random indicator bits.
+    X = [np.full((40, 1), 0.1), np.full((10, 1), 1e9 + 0.3)]
+    out = DilatedConvolution(output="value").fit(X).transform(X)
+    assert_array_equal(np.concatenate(out), 0.0)
+
+
+def test_transform_uses_the_biases_fitted_on_training_data():
+    X_train = _integers((30, 25, 40), n_channels=1, seed=3)
+    X_test = [3.0 * x + 2.0 for x in _integers((35, 12), n_channels=1, seed=4)]
+    conv = DilatedConvolution(n_dilations=2, max_dilation=3, random_state=0)
+    out = conv.fit(X_train).transform(X_test)
+    values = _values_by_hand(conv, X_test)
+    for got, v in zip(out, values, strict=True):
+        assert_array_equal(got, _indicators(v, conv.biases_))
+    refit = DilatedConvolution(n_dilations=2, max_dilation=3, random_state=0)
+    assert not np.allclose(refit.fit(X_test).biases_, conv.biases_)
+
+
+def test_subsample_draws_training_steps_for_the_biases():
+    X = _integers((200, 150), n_channels=1, seed=5)
+    full = DilatedConvolution(n_dilations=1, random_state=0).fit(X)
+    values = np.concatenate(_values_by_hand(full, X))
+    subs = [DilatedConvolution(n_dilations=1, subsample=50, random_state=seed).fit(X)
+            for seed in (0, 0, 1)]
+    assert_array_equal(subs[0].biases_, subs[1].biases_)
+    assert not np.array_equal(subs[0].biases_, subs[2].biases_)
+    assert not np.array_equal(subs[0].biases_, full.biases_)
+    assert np.all(subs[0].biases_ >= values.min(axis=0)[:, None])
+    assert np.all(subs[0].biases_ <= values.max(axis=0)[:, None])
+
+
+def test_unequal_lengths_from_20_to_1400_steps():
+    rng = np.random.default_rng(6)
+    X = [np.cumsum(rng.integers(-3, 4, size=(k, 2)), axis=0).astype(float)
+         for k in (20, 1400, 333)]
+    conv = DilatedConvolution(output="value", random_state=0).fit(X)
+    # Median 333: d <= 41; 2 ** (0, 1.79, 3.57, 5.36).
+    assert_array_equal(conv.dilations_, [1, 3, 11, 41])
+    out = conv.transform(X)
+    assert [o.shape for o in out] == [(20, 336), (1400, 336), (333, 336)]
+    for s, t in [(0, 0), (0, 19), (1, 5), (1, 700), (1, 1399), (2, 332)]:
+        expected = [_conv_by_hand(X[s], t, k, d, ch, True, False)
+                    for (k, d), ch in zip(conv.combinations_, conv.channels_,
+                                          strict=True)]
+        assert_array_equal(out[s][t], expected)
+
+
+def test_threads_pooling_pickle_and_determinism():
+    rng = np.random.default_rng(7)
+    X = [rng.normal(size=(k, 1)) for k in (900, 1300, 400)]
+    conv = DilatedConvolution(random_state=0).fit(X)
+    out = conv.transform(X)
+    threaded = DilatedConvolution(random_state=0, n_jobs=2).fit(X).transform(X)
+    for a, b in zip(out, threaded, strict=True):
+        assert_array_equal(a, b)
+    restored = pickle.loads(pickle.dumps(conv))
+    for a, b in zip(out, restored.transform(X), strict=True):
+        assert_array_equal(a, b)
+    for pooling, window in ((5, 5), ("prefix", None)):
+        pooled = DilatedConvolution(random_state=0, pooling=pooling).fit(X).transform(X)
+        for a, b in zip(RunningPooling(window).fit_transform(out), pooled,
+                        strict=True):
+            assert_array_equal(a, b)
+
+
+def test_convolution_rejects_bad_input():
+    X = _integers((10, 8), n_channels=2)
+    conv = DilatedConvolution().fit(X)
+    with pytest.raises(ValueError, match="X has 3 features, but DilatedConvolution "
+                                         "is expecting 2"):
+        conv.transform([np.ones((5, 3))])
+    with pytest.raises(ValueError, match="sequence 1 contains NaN at step 2"):
+        conv.transform([np.ones((4, 2)), np.array([[0, 1], [1, 1], [np.nan, 1]])])
+    with pytest.raises(ValueError, match="sequence 0 is empty"):
+        conv.transform([np.ones((0, 2))])
+    with pytest.raises(ValueError, match="'n_dilations' parameter"):
+        DilatedConvolution(n_dilations=0).fit(X)
+    with pytest.raises(ValueError, match="dilation 4611686018427387904 is too large"):
+        DilatedConvolution(n_dilations=2, max_dilation=2**62).fit(X)
+    with pytest.raises(ValueError, match="'padding' parameter"):
+        DilatedConvolution(padding="reflect").fit(X)
+    before = conv.biases_
+    with pytest.raises(ValueError, match="'output' parameter"):
+        conv.set_params(output="ppv").fit(X)
+    assert conv.biases_ is before  # a failed fit leaves the fitted state
+    conv.set_params(output="value", causal=False)
+    with pytest.raises(ValueError, match="causal, output changed since fit"):
+        conv.transform(X)
+    conv.set_params(output="indicator", causal=True, n_jobs=2, pooling=3)
+    assert conv.transform(X)[0].shape == (10, 84 * 2)  # not structural
+
+
+# -- RunningPooling ---------------------------------------------------------------
+@pytest.mark.parametrize("window", [None, 1, 2, 3, 7, 100])
+@pytest.mark.parametrize("statistic", ["mean", "max"])
+def test_running_pooling_equals_direct_loop(window, statistic):
+    rng = np.random.default_rng(8)
+    X = [rng.normal(size=(k, 3)) for k in (1, 2, 7, 30, 15)]
+    out = RunningPooling(window, statistic=statistic).fit_transform(X)
+    reduce = np.mean if statistic == "mean" else np.max
+    for x, got in zip(X, out, strict=True):
+        expected = np.array([reduce(x[(0 if window is None else max(0, t - window + 1)):
+                                      t + 1], axis=0) for t in range(len(x))])
+        assert_allclose(got, expected, rtol=1e-14, atol=1e-15)
+    padded = RunningPooling(window, statistic=statistic).fit_transform(to_padded(X))
+    assert_allclose(padded, to_padded(out), rtol=0, atol=0)
+
+
+def test_running_mean_is_exact_on_long_sequences():
+    # 10^6 steps with a large offset: a plain running sum would drift by
+    # ~1e-10 relative; compensation (prefix) and fresh sums (window) do not.
+    rng = np.random.default_rng(9)
+    x = 1e6 + rng.random(1_000_000)
+    prefix = RunningPooling().fit_transform([x[:, None]])[0][:, 0]
+    window = RunningPooling(1000).fit_transform([x[:, None]])[0][:, 0]
+    for t in (999, 500_123, 999_999):
+        assert_allclose(prefix[t], math.fsum(x[: t + 1]) / (t + 1), rtol=1e-15)
+        assert_allclose(window[t], math.fsum(x[t - 999 : t + 1]) / 1000, rtol=1e-15)
+    naive = np.cumsum(x)[-1] / x.size  # what the compensation buys
+    assert abs(naive - math.fsum(x) / x.size) > abs(prefix[-1] - math.fsum(x) / x.size)
+
+
+def test_running_pooling_is_causal_and_keeps_forms():
+    rng = np.random.default_rng(10)
+    X = [rng.normal(size=(12, 2)), rng.normal(size=(4, 2))]
+    changed = [X[0].copy(), X[1]]
+    changed[0][6:] += 5.0
+    for pool in (RunningPooling(), RunningPooling(3, statistic="max")):
+        a, b = pool.fit_transform(X), pool.transform(changed)
+        assert_array_equal(a[0][:6], b[0][:6])
+        assert not np.array_equal(a[0][6:], b[0][6:])
+    rows = rng.normal(size=(5, 2))
+    assert_array_equal(RunningPooling(4).fit_transform(rows), rows)  # one step each
+    pool = RunningPooling().fit(rows)
+    assert list(pool.get_feature_names_out()) == ["x0", "x1"]
+    with pytest.raises(ValueError, match="'window' parameter"):
+        RunningPooling(window=0).fit(X)
+    with pytest.raises(ValueError, match="'statistic' parameter"):
+        RunningPooling(statistic="median").fit(X)
+
+
+# -- SequenceUnion, amplitude and position ------------------------------------------
+def test_union_concatenates_per_step_in_every_form():
+    rng = np.random.default_rng(11)
+    X = [rng.normal(size=(k, 2)) for k in (9, 1, 14)]
+    parts = [DilatedConvolution(n_dilations=1, random_state=0),
+             Stepwise(SplineTransformer(n_knots=3)), SequenceFeatures(keep_input=False)]
+    union = SequenceUnion([("shape", parts[0]), ("amplitude", parts[1]),
+                           ("drop_me", "drop"), ("raw", "passthrough"),
+                           ("change", parts[2])],
+                          transformer_weights={"change": 2.0})
+    out = union.fit_transform(X)
+    pieces = [p.fit_transform(X) for p in parts]
+    for s, got in enumerate(out):
+        expected = np.hstack([pieces[0][s], pieces[1][s], X[s], 2.0 * pieces[2][s]])
+        assert_array_equal(got, expected)
+    assert_array_equal(union.transform(to_padded(X)), to_padded(out))
+    rows = np.concatenate(X)  # 2-D rows: one-step sequences, 2-D out
+    one_step = union.transform([row[None] for row in rows])
+    with pytest.warns(UserWarning, match="2-D table"):
+        assert_array_equal(union.transform(rows), np.concatenate(one_step))
+    names = union.get_feature_names_out()
+    assert len(names) == out[0].shape[1]
+    assert list(names[-4:]) == ["raw__x0", "raw__x1", "change__diff_x0",
+                                "change__diff_x1"]
+    assert union.transformer_list[0][1] is parts[0]  # the clones were fitted
+
+
+def test_union_rejects_length_changes_and_reaches_nested_parameters():
+    X = [np.arange(8.0)[:, None], np.arange(5.0)[:, None]]
+    union = SequenceUnion([("raw", "passthrough"), ("short", WindowMean(window=2))])
+    with pytest.raises(ValueError, match="transformer 'short' returned 4 steps for "
+                                         "the 8 of sequence 0"):
+        union.fit(X)
+    union = SequenceUnion([("shape", DilatedConvolution(n_dilations=1))])
+    assert union.set_params(shape__n_biases=3).get_params()["shape__n_biases"] == 3
+    assert union.fit_transform(X)[0].shape == (8, 84 * 3)
+    with pytest.raises(ValueError, match="every transformer is 'drop'"):
+        SequenceUnion([("a", "drop")]).fit(X)
+
+
+@pytest.mark.parametrize("transformer", [
+    SplineTransformer(n_knots=4, degree=2),
+    KBinsDiscretizer(n_bins=3, encode="onehot"),  # sparse output, made dense
+    KBinsDiscretizer(n_bins=4, encode="ordinal", strategy="uniform"),
+])
+def test_amplitude_bases_through_stepwise(transformer):
+    """The amplitude recipe is scikit-learn's, fitted on the pooled steps."""
+    rng = np.random.default_rng(12)
+    X = [rng.normal(size=(k, 2)) for k in (6, 1, 11)]
+    out = Stepwise(transformer).fit_transform(X)
+    direct = transformer.fit(np.concatenate(X))
+    for x, got in zip(X, out, strict=True):
+        expected = direct.transform(x)
+        expected = expected.toarray() if hasattr(expected, "toarray") else expected
+        assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
+    padded = Stepwise(transformer).fit(X).transform(to_padded(X))
+    assert_allclose(padded, to_padded(out), rtol=1e-12, atol=1e-12)
+    test = [rng.normal(size=(4, 2)) * 5.0]  # beyond the training range: fitted bins
+    assert_allclose(Stepwise(transformer).fit(X).transform(test)[0],
+                    np.asarray(getattr(direct.transform(test[0]), "toarray",
+                                       lambda: direct.transform(test[0]))()),
+                    rtol=1e-12, atol=1e-12)
+
+
+def _toy(n=16, length=30, seed=13):
+    """Class 1 has a burst (a local shape) at a random time; the level is the
+    same in both classes."""
+    rng = np.random.default_rng(seed)
+    X, y = [], []
+    for s in range(n):
+        x = rng.normal(scale=0.3, size=(length, 1))
+        if s % 2:
+            t = rng.integers(5, length - 5)
+            x[t : t + 3, 0] += [3.0, -3.0, 3.0]
+        X.append(x)
+        y.append(s % 2)
+    return X, np.array(y)
+
+
+def test_local_shape_amplitude_and_position_compose_before_an_iohmm():
+    X, y = _toy()
+    representation = SequenceUnion([
+        ("shape", make_pipeline(DilatedConvolution(n_dilations=2, n_biases=1,
+                                                   random_state=0),
+                                RunningPooling())),
+        ("amplitude", Stepwise(SplineTransformer(n_knots=3))),
+        ("position", SequenceFeatures(keep_input=False, time=True)),
+    ])
+    pipe = make_pipeline(representation, Stepwise(StandardScaler()),
+                         IOHMMClassifier(n_states=2, n_init=1, max_iter=50,
+                                         random_state=0))
+    grid = {"sequenceunion__shape__dilatedconvolution__n_biases": [1, 2]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # ConvergenceWarning on tiny data
+        search = GridSearchCV(pipe, grid, cv=KFold(2)).fit(X, y)
+    assert search.best_estimator_.score(X, y) >= 0.9
+    proba = on_raw_steps(search.best_estimator_, "predict_state_proba", X)
+    assert [p.shape for p in proba] == [(30, 2)] * len(X)
+
+
+def test_causal_representation_keeps_state_posteriors_causal():
+    X, y = _toy(seed=14)
+    pipe = make_pipeline(DilatedConvolution(n_dilations=2, n_biases=1, random_state=0),
+                         RunningPooling(), Stepwise(StandardScaler()),
+                         IOHMMClassifier(n_states=2, n_init=1, max_iter=30,
+                                         random_state=0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pipe.fit(X, y)
+    changed = [x.copy() for x in X]
+    changed[0][15:] += 4.0
+    a = on_raw_steps(pipe, "predict_state_proba", X)[0]
+    b = on_raw_steps(pipe, "predict_state_proba", changed)[0]
+    assert_allclose(a[:15], b[:15], rtol=1e-12, atol=1e-14)
+    assert not np.allclose(a[15:], b[15:])
+
+
+# -- WindowMean.to_raw_steps and on_raw_steps ---------------------------------------
+def _pad(values, fill=np.nan):
+    """(n_sequences, max_len, ...) array of per-sequence arrays, ``fill`` after."""
+    out = np.full((len(values), max(len(v) for v in values), *values[0].shape[1:]),
+                  fill, dtype=np.result_type(values[0], np.min_scalar_type(fill)))
+    for s, v in enumerate(values):
+        out[s, : len(v)] = v
+    return out
+
+
+def _repeat_by_hand(values, lengths, windows):
+    """Raw step t of sequence s gets values[s][t // w_s]."""
+    return [np.array([v[t // w] for t in range(n)])
+            for v, n, w in zip(values, lengths, windows, strict=True)]
+
+
+@pytest.mark.parametrize("max_length, window", [(None, 3), (4, None), (3, 2)])
+@pytest.mark.parametrize("trailing", [(), (2,), (3, 3)])
+def test_to_raw_steps_equals_direct_loop(max_length, window, trailing):
+    rng = np.random.default_rng(15)
+    X = [rng.normal(size=(k, 2)) for k in (7, 1, 12, 3)]
+    wm = WindowMean(max_length=max_length, window=window).fit(X)
+    n_win = [len(x) for x in wm.transform(X)]
+    windows = [max(window or 1, -(-len(x) // max_length) if max_length else 1)
+               for x in X]
+    values = [rng.normal(size=(n, *trailing)) for n in n_win]
+    expected = _repeat_by_hand(values, [len(x) for x in X], windows)
+    got = wm.to_raw_steps(values, X)
+    assert isinstance(got, list)
+    for a, b in zip(got, expected, strict=True):
+        assert_array_equal(a, b)
+    padded = wm.to_raw_steps(_pad(values), to_padded(X))
+    assert padded.shape == (4, 12, *trailing)
+    assert_array_equal(padded, _pad(expected))
+    paths = [rng.integers(0, 3, size=n) for n in n_win]  # decode-like: -1 padding
+    got = wm.to_raw_steps(_pad(paths, fill=-1), X)
+    assert got.dtype.kind == "i"
+    assert_array_equal(got, _pad(_repeat_by_hand(paths, [len(x) for x in X], windows),
+                                 fill=-1))
+
+
+def test_to_raw_steps_errors_name_the_sequence():
+    X = [np.zeros((6, 1)), np.zeros((4, 1))]
+    wm = WindowMean(window=2).fit(X)
+    with pytest.raises(ValueError, match="values has 1 sequences but X has 2"):
+        wm.to_raw_steps([np.zeros(3)], X)
+    with pytest.raises(ValueError, match="sequence 1 has 3 steps, but WindowMean "
+                                         "makes 2 windows of its 4 raw steps"):
+        wm.to_raw_steps([np.zeros(3), np.zeros(3)], X)
+    with pytest.raises(ValueError, match="sequence 1 has per-step shape"):
+        wm.to_raw_steps([np.zeros((3, 2)), np.zeros((2, 3))], X)
+    with pytest.raises(ValueError, match="2 steps per sequence, but WindowMean makes "
+                                         "3 windows of sequence 0"):
+        wm.to_raw_steps(np.zeros((2, 2)), X)
+    with pytest.raises(ValueError, match="X has 2 features"):
+        wm.to_raw_steps([np.zeros(3), np.zeros(2)], [np.zeros((6, 2))] * 2)
+
+
+def _window_pipe(X, y):
+    pipe = make_pipeline(Stepwise(StandardScaler()), WindowMean(window=3),
+                         IOHMMClassifier(n_states=2, n_init=1, max_iter=30,
+                                         random_state=0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return pipe.fit(X, y)
+
+
+@pytest.mark.parametrize("method", ["predict_state_proba", "decode",
+                                    "transition_proba"])
+def test_on_raw_steps_through_a_fitted_pipeline(method):
+    rng = np.random.default_rng(16)
+    X = [rng.normal(size=(k, 1)) + (s % 2) for s, k in enumerate((9, 7, 12, 4, 10, 6))]
+    y = np.arange(6) % 2
+    pipe = _window_pipe(X, y)
+    windowed = getattr(pipe[-1], method)(pipe[:-1].transform(X))
+    expected = _repeat_by_hand(windowed, [len(x) for x in X], [3] * 6)
+    got = on_raw_steps(pipe, method, X)
+    for a, b in zip(got, expected, strict=True):
+        assert_array_equal(a, b)
+    padded = on_raw_steps(pipe, method, to_padded(X))
+    for s, e in enumerate(expected):
+        assert_array_equal(padded[s, : len(e)], e)
+
+
+@pytest.mark.parametrize("method", ["predict_proba", "predict"])
+def test_on_raw_steps_refuses_per_sequence_outputs(method):
+    rng = np.random.default_rng(16)
+    X = [rng.normal(size=(12, 1)) + (s % 2) for s in range(6)]
+    pipe = _window_pipe(X, np.arange(6) % 2)  # windows of 3: 4 per sequence
+    with pytest.raises(ValueError, match="one value per sequence"):
+        on_raw_steps(pipe, method, X)
+
+
+def test_on_raw_steps_follows_nested_pipelines_and_plain_estimators():
+    rng = np.random.default_rng(17)
+    X = [rng.normal(size=(k, 1)) + (s % 2) for s, k in enumerate((8, 5, 9, 6))]
+    y = np.arange(4) % 2
+    pipe = _window_pipe(X, y)
+    nested = make_pipeline(make_pipeline(pipe[0], pipe[1]), "passthrough", pipe[-1])
+    assert_array_equal(np.concatenate(on_raw_steps(nested, "decode", X)),
+                       np.concatenate(on_raw_steps(pipe, "decode", X)))
+    plain = on_raw_steps(pipe[-1], "predict_state_proba", X)
+    assert_array_equal(plain[0], pipe[-1].predict_state_proba(X)[0])
+    # Without a WindowMean, any method (here a sequence-level one) passes through.
+    no_window = make_pipeline(pipe[0], pipe[-1])
+    assert_array_equal(on_raw_steps(no_window, "predict", X), no_window.predict(X))
+
+
+def test_on_raw_steps_rejects_other_length_changes():
+    rng = np.random.default_rng(18)
+    X = [rng.normal(size=(k, 1)) + (s % 2) for s, k in enumerate((8, 5, 9, 6))]
+    pipe = _window_pipe(X, np.arange(4) % 2)
+    drop_last = FunctionTransformer(lambda X: [x[:-1] for x in X])
+    bad = make_pipeline(drop_last, pipe[-1])
+    with pytest.raises(ValueError, match="FunctionTransformer changes the lengths"):
+        on_raw_steps(bad, "predict_state_proba", X)

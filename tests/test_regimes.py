@@ -326,11 +326,11 @@ def test_transition_l1_objective_and_gradient():
     unpenalised one plus transition_l1 * sum(sqrt(w^2 + s^2) - s) / W (the
     transition weights out of alpha's L2), and the gradient its central
     differences."""
+    from skseq._data import Targets, check_sequences
     from skseq._families.emissions import GaussianEmission
     from skseq._families.layers import LAYERS
     from skseq._families.transitions import InputTransitions
     from skseq._iohmm import _L1_SMOOTHING, _Problem
-    from skseq._validation import Targets, check_sequences
 
     rng = np.random.default_rng(0)
     seqs = check_sequences([rng.normal(size=(k, 2)) for k in (2, 4, 3)])

@@ -10,11 +10,11 @@ from sklearn.linear_model import LinearRegression
 from sklearn.metrics import r2_score
 
 from skseq import IOHMMRegressor
+from skseq._data import Targets, check_sequences
 from skseq._families.emissions import GaussianEmission
 from skseq._families.layers import LAYERS
 from skseq._families.transitions import InputTransitions
 from skseq._iohmm import _Problem
-from skseq._validation import Targets, check_sequences
 
 # A known 2-state IOHMM: the input's second feature switches the regime (a large
 # u_1 pushes toward regime 1, a small one toward regime 0, otherwise the regime

@@ -11,8 +11,8 @@ from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from skseq._data import check_sequences
 from skseq._rnn_net import Lockstep, SecondOrderNet
-from skseq._validation import check_sequences
 from skseq.automata import DFA
 from skseq.datasets import (
     make_tomita,

@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 from sklearn.utils._param_validation import StrOptions
 
-from .._representation import REPRESENTATIONS
+from .._data.representation import REPRESENTATIONS
 from .layers import LAYERS
 from .starts import STARTING_POINTS
 from .transitions import TRANSITIONS

@@ -55,11 +55,6 @@ def make_two_sequence(n_samples=100, *, max_length=100, min_length=None,
     last step is supervised, so the model must remember the beginning for up to
     ``max_length`` steps.
 
-    The prototypes define the task. By default they are drawn from
-    ``random_state``, so two calls with different seeds pose two *different*
-    problems: draw a training and a test set from one call (and split it), or
-    pass the same ``prototypes`` (an int seed or the array itself) to both calls.
-
     Parameters
     ----------
     n_samples : int, default=100
@@ -67,18 +62,19 @@ def make_two_sequence(n_samples=100, *, max_length=100, min_length=None,
     max_length : int, default=100
         Longest sequence (T in the paper's tables). At least ``n_informative``.
     min_length : int, default=None
-        Shortest sequence. Default ``max(n_informative, max_length // 2)``
-        (the paper draws lengths between T/2 and T); an explicit value must be at
-        least ``n_informative``.
+        Shortest sequence, at least ``n_informative``. Default
+        ``max(n_informative, max_length // 2)`` (the paper's lengths: T/2 to T).
     n_informative : int, default=3
         Number of informative first steps (N = 3 in the paper).
     noise : float, default=0.2
         Amplitude of the uniform noise on the informative steps.
     prototypes : None, int or array-like of shape (2, n_informative), default=None
-        The two classes' initial patterns. None: drawn from ``random_state``.
-        An int: drawn from their own generator seeded with it, independently of
-        ``random_state`` (calls sharing this int share the task). An array:
-        row k is class k's pattern.
+        The two classes' initial patterns, which define the task. None: drawn
+        from ``random_state``, so calls with different seeds pose *different*
+        problems (draw training and test sets from one call, or share
+        ``prototypes``). An int: drawn from their own generator seeded with it,
+        independently of ``random_state`` (calls sharing this int share the
+        task). An array: row k is class k's pattern.
     random_state : int, RandomState instance or None, default=None
         Draws the lengths, the classes (balanced in expectation) and the noise,
         and the prototypes when ``prototypes`` is None.
@@ -103,14 +99,28 @@ def make_two_sequence(n_samples=100, *, max_length=100, min_length=None,
     >>> X_test, y_test = make_two_sequence(20, max_length=20, prototypes=7,
     ...                                    random_state=1)
     """
+    n_informative, prototypes = _check_two_sequence_params(
+        n_informative, noise, prototypes, min_length)
+    rng = check_random_state(random_state)
+    lengths = _lengths(rng, n_samples, min_length, max_length, floor=n_informative)
+    return _two_sequences(rng, lengths, prototypes, n_informative, noise)
+
+
+def _check_two_sequence_params(n_informative, noise, prototypes, min_length):
+    """The checked ``n_informative`` and ``prototypes`` of
+    :func:`make_two_sequence`; ``noise`` and ``min_length`` are checked too."""
     n_informative = _check_int(n_informative, "n_informative", 1)
     if isinstance(noise, bool) or not isinstance(noise, numbers.Real) or noise < 0:
         raise ValueError(f"noise must be a non-negative number, got {noise!r}.")
     prototypes = _check_prototypes(prototypes, n_informative)
     if min_length is not None:
         _check_int(min_length, "min_length", n_informative)
-    rng = check_random_state(random_state)
-    lengths = _lengths(rng, n_samples, min_length, max_length, floor=n_informative)
+    return n_informative, prototypes
+
+
+def _two_sequences(rng, lengths, prototypes, n_informative, noise):
+    """The sequences and classes of :func:`make_two_sequence`, of the given
+    lengths."""
     # Drawn after the lengths whatever the source, so that prototypes=None keeps
     # the stream of earlier versions.
     if prototypes is None:

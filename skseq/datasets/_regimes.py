@@ -99,6 +99,13 @@ def make_toggled_regimes(n_samples=100, *, max_length=100, min_length=None,
     noise = _check_real(noise, "noise", 0.0)
     rng = check_random_state(random_state)
     lengths = _lengths(rng, n_samples, min_length, max_length)
+    X, y, regimes = _toggled_sequences(rng, lengths, n_features, event_rate,
+                                       trigger_noise, noise)
+    return (X, y, regimes) if return_regimes else (X, y)
+
+
+def _toggled_sequences(rng, lengths, n_features, event_rate, trigger_noise, noise):
+    """The inputs, targets and regimes of :func:`make_toggled_regimes`."""
     slope = np.full(n_features, 2.0 / np.sqrt(n_features))
     X, y, regimes = [], [], []
     for length in lengths:
@@ -110,6 +117,4 @@ def make_toggled_regimes(n_samples=100, *, max_length=100, min_length=None,
         y.append((1.0 - 2.0 * regime) * (x @ slope + 1.0)
                  + noise * rng.normal(size=length))
         regimes.append(regime.astype(int))
-    if return_regimes:
-        return X, y, regimes
-    return X, y
+    return X, y, regimes

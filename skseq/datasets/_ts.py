@@ -14,7 +14,7 @@ from importlib.resources import files
 
 import numpy as np
 
-from .._validation import quote
+from .._data import quote
 
 __all__ = ["load_italy_power_demand", "load_ts"]
 
@@ -314,6 +314,20 @@ def load_ts(path, *, missing="raise", numeric_labels=False):
                          f"{numeric_labels!r}.")
     text, source = _read_text(path)
     header = _Header(source)
+    X, y, data_lines = _read_cases(text, header, missing, source)
+    if not X:
+        raise ValueError(f"{source}: no cases after @data.")
+    _check_lengths(X, data_lines, header)
+    if not header.labelled:
+        return X, None
+    if header.get("targetlabel"):
+        return X, np.array(y, dtype=np.float64)
+    return X, _numeric(y, data_lines, source) if numeric_labels else np.array(y, str)
+
+
+def _read_cases(text, header, missing, source):
+    """The cases, their labels and their line numbers in the text of a ``.ts``
+    file; the header lines are declared to ``header`` on the way."""
     X, y, data_lines = [], [], []
     in_data = False
     n_dims = None
@@ -322,17 +336,9 @@ def load_ts(path, *, missing="raise", numeric_labels=False):
         if not line or line.startswith(("#", "%")):
             continue
         if line.startswith("@"):
-            spelled, *tokens = line[1:].split()
-            if in_data:
-                raise header.error(number, f"header line @{spelled} after @data.")
-            if spelled.lower() == "data":
-                if tokens:
-                    raise header.error(number, "@data takes no value.")
-                header.check(number)
+            if _header_line(line, header, number, in_data):
                 in_data = True
                 n_dims = header.n_dimensions()
-            else:
-                header.declare(spelled, tokens, number)
             continue
         if not in_data:
             raise header.error(number, f"data before @data: {quote(line)}.")
@@ -355,14 +361,21 @@ def load_ts(path, *, missing="raise", numeric_labels=False):
         data_lines.append(number)
     if not in_data:
         raise ValueError(f"{source}: no @data line; is this a .ts file?")
-    if not X:
-        raise ValueError(f"{source}: no cases after @data.")
-    _check_lengths(X, data_lines, header)
-    if not header.labelled:
-        return X, None
-    if header.get("targetlabel"):
-        return X, np.array(y, dtype=np.float64)
-    return X, _numeric(y, data_lines, source) if numeric_labels else np.array(y, str)
+    return X, y, data_lines
+
+
+def _header_line(line, header, number, in_data):
+    """Declare a header line to ``header``; True if it is ``@data``."""
+    spelled, *tokens = line[1:].split()
+    if in_data:
+        raise header.error(number, f"header line @{spelled} after @data.")
+    if spelled.lower() != "data":
+        header.declare(spelled, tokens, number)
+        return False
+    if tokens:
+        raise header.error(number, "@data takes no value.")
+    header.check(number)
+    return True
 
 
 def _numeric(labels, lines, source):

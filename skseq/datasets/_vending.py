@@ -74,11 +74,15 @@ def make_vending_machine(
     n_samples = _check_int(n_samples, "n_samples", 1)
     min_length, max_length = _check_lengths(min_length, max_length)
     rng = check_random_state(random_state)
+    strings, y = _coin_strings(rng, n_samples, min_length, max_length)
+    X = one_hot(strings, alphabet=_COINS)
+    return (X, y, strings) if return_strings else (X, y)
+
+
+def _coin_strings(rng, n_samples, min_length, max_length):
+    """Random coin strings and whether each pays more than the price."""
     lengths = rng.randint(min_length, max_length + 1, size=n_samples)
     codes = [rng.randint(0, len(_COINS), size=n) for n in lengths]
     strings = ["".join(_COINS[c] for c in coins) for coins in codes]
     y = np.array([_CENTS[coins].sum() > _PRICE for coins in codes], dtype=np.int64)
-    X = one_hot(strings, alphabet=_COINS)
-    if return_strings:
-        return X, y, strings
-    return X, y
+    return strings, y

@@ -19,9 +19,9 @@ import pytest
 from _series import level_means, random_walks
 from numpy.testing import assert_allclose, assert_array_equal
 
+from skseq._data import check_sequences
+from skseq._data.representation import ShapeFeatures, _holding
 from skseq._kernels import convolution
-from skseq._representation import ShapeFeatures, _holding
-from skseq._validation import check_sequences
 from skseq.preprocessing import DilatedConvolution
 
 LENGTHS = (1, 2, 9, 40, 127, 128, 129, 300, 3)
@@ -43,8 +43,14 @@ def _representation(conv, X, n_components, n_levels=3, seed=0):
 
 def _unfused(rep, X):
     """Every step's prefix-mean indicators: the convolutions' from the public
-    transformer, then the levels'."""
-    pooled = copy.deepcopy(rep.convolution_).set_params(pooling="prefix")
+    transformer (with the representation's kernels: fitted on X, alike, or the
+    transformer it was given), then the levels'."""
+    conv = rep.convolution_
+    if isinstance(conv, DilatedConvolution):
+        pooled = copy.deepcopy(conv).set_params(pooling="prefix")
+    else:
+        pooled = DilatedConvolution(**conv.get_params(), pooling="prefix").fit(X)
+        assert_array_equal(pooled.biases_, conv.biases_)
     return np.hstack([np.concatenate(pooled.transform(X)),
                       level_means(rep.levels_, X)])
 

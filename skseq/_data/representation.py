@@ -17,7 +17,7 @@ what the sequence did so far; ``features="shape"`` gives it both:
    unit scale.
 
 Steps 2 and 3 are linear, so no step's indicators need be kept: one compiled
-pass (``skseq._convolve.prefix_indicators``) counts them and adds up the
+pass (``skseq._kernels.convolution.prefix_indicators``) counts them and adds up the
 projections of those that are on. The state networks see the leading
 ``n_state_components`` components at every step; the output networks see all
 ``n_components``, computed only at the steps where they are evaluated (the
@@ -34,9 +34,18 @@ import numpy as np
 from sklearn.decomposition import PCA
 from sklearn.utils import check_random_state
 
-from ._kernels import convolution as _convolve
-from ._kernels._parallel import one_blas_thread
-from ._validation import Sequences
+from .._kernels import convolution
+from .._kernels._parallel import (
+    one_blas_thread,
+)
+from .dilated import (
+    DilatedKernels,
+    dilation_grid,
+    kernel_arguments,
+)
+from .sequences import (
+    Sequences,
+)
 
 
 class RawFeatures:
@@ -104,8 +113,10 @@ class ShapeFeatures:
 
     Attributes
     ----------
-    convolution_ : skseq.preprocessing.DilatedConvolution
-        The fitted kernels, dilations and thresholds.
+    convolution_ : DilatedKernels
+        The fitted kernels, dilations and thresholds (those a
+        :class:`~skseq.preprocessing.DilatedConvolution` with the same
+        parameters fits).
     levels_ : ndarray of shape (n_channels, n_levels)
         The amplitude thresholds.
     projection_ : ndarray of shape (n_indicators, n_components_)
@@ -133,26 +144,24 @@ class ShapeFeatures:
         self.sample_steps = sample_steps
 
     def fit(self, seqs, rng, n_jobs=None, sample_weight=None):
-        from .preprocessing import DilatedConvolution, _dilation_grid
-
         rng = check_random_state(rng)
         seqs = _as_weighted(seqs, sample_weight)
         # Dilations up to the longest training sequence (long patterns of the
         # longest series matter; a shorter one reads its edge value), and as
         # many thresholds as the indicator budget allows.
         max_dilation = max(1, (int(seqs.lengths.max()) - 1) // 8)
-        n_dilations = _dilation_grid(self.n_dilations, max_dilation).size
-        n_kernels = _convolve.KERNEL_POSITIONS.shape[0]  # 84
+        n_dilations = dilation_grid(self.n_dilations, max_dilation).size
+        n_kernels = convolution.KERNEL_POSITIONS.shape[0]  # 84
         n_biases = max(1, self.n_indicators // (n_kernels * n_dilations))
         # (Threads serve this fit only: inputs() takes its own.) The
         # thresholds are quantiles of up to 10,000 steps: of 2,000 (the
         # projection's sample) they cost a third as much, but ArrowHead's mean
         # test accuracy over 3 seeds fell from 0.855 to 0.808.
-        self.convolution_ = DilatedConvolution(
+        self.convolution_ = DilatedKernels(
             self.n_dilations, max_dilation=max_dilation, n_biases=n_biases,
             quantile_levels="random", quantile_range=self.quantile_range,
             random_state=rng.randint(2**31),
-            n_jobs=n_jobs).fit(seqs.split(seqs.data)).set_params(n_jobs=None)
+            n_jobs=n_jobs).fit_packed(seqs).set_params(n_jobs=None)
         # prefix means at steps drawn from all training sequences
         n_steps = seqs.data.shape[0]
         rows = np.arange(n_steps)
@@ -212,15 +221,15 @@ class ShapeFeatures:
         ``k`` components) and at ``rows`` (all components; the raw prefix-mean
         indicators if ``k`` is None, before a projection exists), in one pass
         of a kernel that writes no step's indicators
-        (``skseq._convolve.prefix_indicators``). A sequence's values are the
+        (``skseq._kernels.convolution.prefix_indicators``). A sequence's values are the
         same, bit for bit, whatever the other sequences in the call."""
         conv = self.convolution_
-        arguments = {**conv._kernel_arguments(), "biases": conv.biases_,
+        arguments = {**kernel_arguments(conv), "biases": conv.biases_,
                      "levels": self.levels_, "n_jobs": n_jobs}
         if k is None:
-            return None, _convolve.prefix_indicators(
+            return None, convolution.prefix_indicators(
                 seqs.data, seqs.offsets, rows, **arguments)[1]
-        return _convolve.prefix_indicators(
+        return convolution.prefix_indicators(
             seqs.data, seqs.offsets, rows,
             step_projection=self.projection_[:, :k], step_offset=self.offset_[:k],
             row_projection=self.projection_, row_offset=self.offset_, **arguments)
@@ -295,11 +304,11 @@ def window_summaries(seqs, window):
     x = seqs.data
     blocks = [x]
     for w in (max(1, window // 4), window):
-        mean = _convolve.running_pool(x, seqs.offsets, w, "mean")
-        square = _convolve.running_pool(x * x, seqs.offsets, w, "mean")
+        mean = convolution.running_pool(x, seqs.offsets, w, "mean")
+        square = convolution.running_pool(x * x, seqs.offsets, w, "mean")
         blocks += [mean,
-                   _convolve.running_pool(x, seqs.offsets, w, "max"),
-                   -_convolve.running_pool(-x, seqs.offsets, w, "max"),
+                   convolution.running_pool(x, seqs.offsets, w, "max"),
+                   -convolution.running_pool(-x, seqs.offsets, w, "max"),
                    np.sqrt(np.maximum(square - mean * mean, 0.0))]
     return np.hstack(blocks)
 

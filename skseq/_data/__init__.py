@@ -1,0 +1,35 @@
+"""The data model: sequences and targets packed for the kernels, their checks,
+and the estimator-lifecycle helpers every estimator shares.
+
+:mod:`.sequences` holds the packed layout and the packing of each input form,
+:mod:`.checks` the checks of X, :mod:`.targets` those of y and sample weights,
+:mod:`.lifecycle` what keeps an estimator consistent across calls,
+:mod:`.representation` what the networks see of each step, and :mod:`.dilated`
+MiniRocket's kernels fitted on packed sequences (shared with
+:class:`skseq.preprocessing.DilatedConvolution`).
+"""
+
+from .checks import check_sequences, validate_sequences
+from .lifecycle import (
+    N_JOBS_CONSTRAINT,
+    check_fitted_params,
+    record_fitted_params,
+    restore_on_failure,
+)
+from .sequences import Sequences, Targets, quote
+from .targets import check_sample_weight, check_targets, score_targets
+
+__all__ = [
+    "N_JOBS_CONSTRAINT",
+    "Sequences",
+    "Targets",
+    "check_fitted_params",
+    "check_sample_weight",
+    "check_sequences",
+    "check_targets",
+    "quote",
+    "record_fitted_params",
+    "restore_on_failure",
+    "score_targets",
+    "validate_sequences",
+]

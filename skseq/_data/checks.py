@@ -1,0 +1,257 @@
+"""Checking a user's X: :func:`check_sequences` packs any accepted form into
+:class:`~skseq._data.sequences.Sequences`, and :func:`validate_sequences` adds an
+estimator's feature bookkeeping and the hints on a layout that looks mistaken.
+"""
+
+import os
+import sys
+import warnings
+
+import numpy as np
+from sklearn.utils.validation import validate_data
+
+from .sequences import (
+    Sequences,
+    _as_float,
+    _check_container,
+    _collection_items,
+    _packed_from_list,
+    _packed_from_padded,
+    _packed_from_plain_arrays,
+)
+
+__all__ = ["check_sequences", "validate_sequences"]
+
+
+# Predicting on sequences whose median length is this many times shorter than
+# the training ones' warns.
+_SHORT_FACTOR = 4
+
+
+def check_sequences(X, *, name="X"):
+    """Validate a collection of sequences and pack it.
+
+    Parameters
+    ----------
+    X : array-like or list of array-like
+        3-D NaN-padded array, list of per-sequence arrays, or 2-D array of one-step
+        sequences (see the module docstring).
+    name : str, default="X"
+        Name used in error messages.
+
+    Returns
+    -------
+    seqs : Sequences
+        The packed sequences.
+
+    Raises
+    ------
+    ValueError
+        For empty input or sequences, NaN/inf inside a sequence, inconsistent
+        numbers of features, non-numeric or complex values, 1-D or 4-D+ arrays.
+    TypeError
+        For None, sparse matrices, generators, dicts, sets and strings.
+    """
+    _check_container(X, name)
+    plain = _packed_from_plain_arrays(X)
+    items = None if plain is not None else _collection_items(X)
+    if plain is not None:
+        form = "list"
+        data, lengths = plain
+    elif items is not None:
+        form = "list"
+        data, lengths = _packed_from_list(items, name)
+    else:
+        form, data, lengths = _packed_from_array(_as_float(X, name), name)
+    if data.shape[1] == 0:
+        raise ValueError(
+            f"{name}: 0 feature(s) (shape={data.shape}) while a minimum of 1 is "
+            "required."
+        )
+    offsets = np.zeros(lengths.shape[0] + 1, dtype=np.intp)
+    np.cumsum(lengths, out=offsets[1:])
+    seqs = Sequences(data=data, offsets=offsets, form=form)
+    _check_finite(seqs, name)
+    return seqs
+
+
+def _packed_from_array(arr, name):
+    """``(form, data, lengths)`` of a float64 array: a 3-D padded array or a 2-D
+    table of one-step sequences; any other shape is refused, naming the forms."""
+    if arr.size == 0 and arr.ndim == 1:
+        raise ValueError(
+            f"{name} is empty: 0 sequences while a minimum of 1 is required."
+        )
+    if arr.ndim < 2:
+        raise ValueError(
+            f"{name}: Expected 2D array, got {arr.ndim}D array instead: a "
+            "collection of sequences is a 3-D padded array, a list of 2-D "
+            "per-sequence arrays, or a 2-D array of one-step sequences. A single "
+            "univariate sequence x goes in as [x]; a univariate table as "
+            "x.reshape(-1, 1). Reshape your data."
+        )
+    if arr.ndim > 3:
+        raise ValueError(
+            f"{name}: Found array with dim {arr.ndim}; expected at most 3 "
+            "(n_sequences, max_len, n_features)."
+        )
+    if arr.shape[0] == 0:
+        raise ValueError(
+            f"{name}: 0 sequence(s) (shape={arr.shape}) while a minimum of 1 "
+            "is required."
+        )
+    if arr.ndim == 2:
+        return "rows", np.ascontiguousarray(arr), np.ones(arr.shape[0], np.intp)
+    if arr.shape[1] == 0:
+        raise ValueError(
+            f"{name}: every sequence is empty (shape={arr.shape}, 0 steps)."
+        )
+    if arr.shape[2] == 0:
+        raise ValueError(f"{name}: 0 feature(s) (shape={arr.shape}).")
+    data, lengths = _packed_from_padded(arr, name)
+    return "padded", data, lengths
+
+
+def _check_finite(seqs, name):
+    """ValueError naming the first NaN or infinite value inside a sequence."""
+    data = seqs.data
+    finite = np.isfinite(data)
+    if not finite.all():
+        row, col = np.argwhere(~finite)[0]
+        seq, step = seqs.locate(row)
+        value = data[row, col]
+        what = "NaN" if np.isnan(value) else ("inf" if value > 0 else "-inf")
+        raise ValueError(
+            f"{name}: sequence {seq} contains {what} at step {step} (feature {col}); "
+            "missing values (NaN, None) are only allowed as the all-NaN trailing "
+            "padding rows of a 3-D array."
+        )
+
+
+
+def _user_stacklevel():
+    """``stacklevel`` of the first caller outside skseq, for the caller of this
+    function: a warning then points at the user's line, however deep inside
+    skseq it was raised."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _rows_hint(seqs, estimator):
+    """What a 2-D table at predict time probably meant, when the model was fitted
+    on longer sequences (else "")."""
+    max_len = getattr(estimator, "_max_fit_length", 1)
+    if seqs.form != "rows" or max_len <= 1:
+        return ""
+    n_rows, n_features = seqs.n_sequences, seqs.n_features
+    if estimator.n_features_in_ == 1 and n_features > 1:
+        meant = (f"for {n_rows} univariate series of {n_features} steps pass "
+                 "X[:, :, None] (or skseq.utils.from_channels_first(X))")
+    else:
+        meant = f"for one sequence of {n_rows} steps pass [X]"
+    return (
+        f"X is a 2-D table ({n_rows} rows of {n_features} features): each row is "
+        f"read as a sequence of ONE step, but this {type(estimator).__name__} was "
+        f"fitted on sequences of up to {max_len} steps. {meant[0].upper()}"
+        f"{meant[1:]}; if you do mean one-step sequences, pass X[:, None, :]."
+    )
+
+
+# A 2-D table (or 3-D array) is suspected to hold series in another layout only
+# from this many columns (time steps) on.
+_SERIES_MIN_STEPS = 8
+
+
+def _layout_hint(X, seqs):
+    """At fit: what a table or array probably meant when its layout looks like
+    series in another form (else ""). A 2-D table whose columns look like the
+    steps of series (at least 8 of them, and more columns than rows or
+    neighbouring columns that move together), a list of equal-length Python
+    lists at least 8 long, and a 3-D array with more features than steps
+    (channels first) are read as they are but warn; ``X[:, None, :]`` (one-step
+    sequences said explicitly) and 3-D arrays of one step are silent."""
+    n_seq, n_features = seqs.n_sequences, seqs.n_features
+    read = (f"read as {n_seq} sequences of ONE step with {n_features} features "
+            "(a tabular model)")
+    if seqs.form == "rows" and n_features >= _SERIES_MIN_STEPS:
+        if isinstance(X, (list, tuple)):
+            return (f"X is a list of {n_seq} equal-length lists of {n_features} "
+                    f"numbers, {read}. For univariate series pass a list of "
+                    "arrays, [np.asarray(s) for s in X]; for one-step rows pass "
+                    "np.asarray(X)[:, None, :].")
+        data = seqs.data
+        a = data[:, :-1] - data[:, :-1].mean(axis=0)
+        b = data[:, 1:] - data[:, 1:].mean(axis=0)
+        norms = np.sqrt((a * a).sum(axis=0) * (b * b).sum(axis=0))
+        varying = norms > 0
+        moves_together = n_seq > 2 and varying.any() and np.mean(
+            (a * b).sum(axis=0)[varying] / norms[varying]) >= 0.5
+        if n_features > n_seq or moves_together:
+            return (f"X is a 2-D table of {n_seq} rows and {n_features} columns, "
+                    f"{read}, but its columns look like the steps of series. For "
+                    f"{n_seq} univariate series of {n_features} steps pass "
+                    "skseq.utils.from_channels_first(X) (or X[:, :, None]); for "
+                    "one-step rows (and no warning) pass X[:, None, :].")
+    if seqs.form == "padded":
+        shape = np.shape(X)
+        if 1 < shape[1] < shape[2] and shape[2] >= _SERIES_MIN_STEPS:
+            return (f"X is a 3-D array of shape {shape}, read as (n_sequences, "
+                    f"max_len, n_features): {shape[0]} sequences of {shape[1]} "
+                    f"steps with {shape[2]} features. If it is (n_sequences, "
+                    "n_channels, n_steps), channels first, pass "
+                    "skseq.utils.from_channels_first(X) (or X.transpose(0, 2, 1)).")
+    return ""
+
+
+def validate_sequences(estimator, X, *, reset):
+    """:func:`check_sequences` plus the estimator's feature bookkeeping.
+
+    ``reset=True`` (fit) records ``n_features_in_`` (and ``feature_names_in_`` for
+    a DataFrame) and, privately, the longest training sequence; ``reset=False``
+    (predict) checks X against them. A model fitted on sequences longer than one
+    step that receives a 2-D table (one-step sequences) warns with a
+    ``UserWarning`` saying how it reads it and how to pass one sequence: the
+    table was most likely one sequence, or univariate series, in the wrong form.
+    """
+    seqs = check_sequences(X)
+    validate_data(estimator, X, reset=reset, skip_check_array=True, ensure_2d=False)
+    if reset:
+        hint = _layout_hint(X, seqs)
+        if hint:
+            warnings.warn(hint, UserWarning, stacklevel=_user_stacklevel())
+        estimator.n_features_in_ = seqs.n_features
+        estimator._max_fit_length = int(seqs.lengths.max())
+        estimator._median_fit_length = float(np.median(seqs.lengths))
+        return seqs
+    hint = _rows_hint(seqs, estimator)
+    if seqs.n_features != estimator.n_features_in_:
+        raise ValueError(
+            f"X has {seqs.n_features} features, but {type(estimator).__name__} is "
+            f"expecting {estimator.n_features_in_} features as input."
+            + (f" {hint}" if hint else "")
+        )
+    if not hint:
+        hint = _short_hint(seqs, estimator)
+    if hint:
+        warnings.warn(hint, UserWarning, stacklevel=_user_stacklevel())
+    return seqs
+
+
+def _short_hint(seqs, estimator):
+    """A warning for a model asked to predict on sequences much shorter than
+    those it was fitted on (what it learned may need steps they lack). One-step
+    sequences passed as such are a deliberate table (see ``_rows_hint``)."""
+    fitted = getattr(estimator, "_median_fit_length", None)
+    median = float(np.median(seqs.lengths))
+    if (fitted is None or not hasattr(estimator, "predict")
+            or seqs.lengths.max() == 1 or median * _SHORT_FACTOR >= fitted):
+        return ""
+    return (f"X's sequences are much shorter than the training ones (median "
+            f"length {median:g} steps against {fitted:g} at fit): the model may "
+            "rely on steps these sequences do not reach, and predict worse. Fit "
+            "on sequences of the lengths it will see, or predict on whole ones.")
+
+

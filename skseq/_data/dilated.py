@@ -1,0 +1,154 @@
+"""MiniRocket's dilated kernels fitted on packed sequences: the dilations, the
+channels each (kernel, dilation) pair reads and the indicators' thresholds.
+
+Shared by the public transformer :class:`skseq.preprocessing.DilatedConvolution`
+(which validates its input, then fits these) and the estimators' shape
+representation (:class:`~skseq._data.representation.ShapeFeatures`, whose
+sequences are already packed and checked). The kernels themselves are compiled
+(``skseq._kernels.convolution``).
+"""
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils import check_random_state
+
+from .._kernels import convolution
+
+# The golden ratio: the bias quantiles are the fractional parts of j * phi, a
+# low-discrepancy sequence in (0, 1), as in MiniRocket (Dempster et al. 2021, §3.2).
+_GOLDEN = (1.0 + np.sqrt(5.0)) / 2.0
+
+
+def dilation_grid(n_dilations, max_dilation):
+    """The distinct dilations of :class:`DilatedKernels`: ``n_dilations``
+    exponentially spaced from 1 to ``max_dilation``, rounded down (MiniRocket's
+    spacing)."""
+    # + 1e-9: 2 ** log2(8) may land just below 8.
+    exponents = np.linspace(0.0, np.log2(max_dilation), n_dilations)
+    return np.unique(np.minimum(np.floor(2.0 ** exponents + 1e-9),
+                                max_dilation)).astype(np.intp)
+
+
+class DilatedKernels(BaseEstimator):
+    """MiniRocket's kernels with fitted dilations, channels and biases.
+
+    The parameters are those of :class:`skseq.preprocessing.DilatedConvolution`
+    (which describes them), but for its ``pooling``; :meth:`fit_packed` fits
+    them on packed :class:`~skseq._data.sequences.Sequences` without checking
+    them again.
+
+    Attributes
+    ----------
+    dilations_ : ndarray of shape (n_dilations_,)
+    combinations_ : ndarray of shape (n_combinations, 2)
+        ``(kernel, dilation)`` of each combination, in output order.
+    channels_ : list of ndarray
+        The channels each combination sums its kernel over.
+    biases_ : ndarray of shape (n_combinations, n_biases)
+        The thresholds of the indicators (0 columns for ``output="value"``).
+    """
+
+    def __init__(self, n_dilations=4, *, max_dilation=None, n_biases=2,
+                 output="indicator", causal=True, padding="edge",
+                 channels="combine", quantile_levels="golden",
+                 quantile_range=(0.0, 1.0), subsample=10_000, random_state=None,
+                 n_jobs=None):
+        self.n_dilations = n_dilations
+        self.max_dilation = max_dilation
+        self.n_biases = n_biases
+        self.output = output
+        self.causal = causal
+        self.padding = padding
+        self.channels = channels
+        self.quantile_levels = quantile_levels
+        self.quantile_range = quantile_range
+        self.subsample = subsample
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def fit_packed(self, seqs):
+        """Choose the dilations and channels, and fit the biases on packed
+        sequences ``seqs`` (already checked)."""
+        rng = check_random_state(self.random_state)
+        max_d = self.max_dilation
+        if max_d is None:
+            max_d = max(1, int((np.median(seqs.lengths) - 1) // 8))
+        self.dilations_ = dilation_grid(self.n_dilations, max_d)
+        self.combinations_, self.channels_ = self._draw_combinations(
+            seqs.n_features, rng)
+        self.biases_ = np.empty((len(self.channels_), 0))
+        if self.output == "indicator":
+            self.biases_ = self._fit_biases(seqs, rng)
+        return self
+
+    def _draw_combinations(self, n_ch, rng):
+        """``(kernel, dilation)`` of every combination and the channels it
+        reads: all channels one by one (``channels="each"``), or a random
+        subset of ``floor(2 ** u)`` of them (MiniRocket's rule)."""
+        n_kernels = convolution.KERNEL_POSITIONS.shape[0]
+        combinations, channels = [], []
+        for d in self.dilations_:
+            for k in range(n_kernels):
+                if self.channels == "each":
+                    combinations.extend((k, d) for _ in range(n_ch))
+                    channels.extend(np.array([c]) for c in range(n_ch))
+                    continue
+                top = np.log2(min(n_ch, 9) + 1)
+                size = min(int(2.0 ** rng.uniform(0.0, top)), n_ch)
+                chosen = rng.choice(n_ch, size, replace=False) if n_ch > 1 else [0]
+                combinations.append((k, d))
+                channels.append(np.sort(np.asarray(chosen, dtype=np.intp)))
+        return np.array(combinations, dtype=np.intp), channels
+
+    def _fit_biases(self, seqs, rng):
+        """Quantiles of each combination's convolution on (a subsample of) the
+        training steps, at the levels of ``quantile_levels``."""
+        n_steps = seqs.data.shape[0]
+        rows = np.arange(n_steps)
+        if n_steps > self.subsample:
+            rows = np.sort(rng.choice(n_steps, self.subsample, replace=False))
+        values = self._convolve(seqs, rows, np.empty((len(self.channels_), 0)))
+        values.sort(axis=0)
+        n_comb, n_rows = values.shape[1], values.shape[0]
+        lo, hi = self.quantile_range
+        if self.quantile_levels == "random":
+            levels = rng.uniform(size=(n_comb, self.n_biases))
+        else:
+            levels = np.modf(np.arange(1, n_comb * self.n_biases + 1) * _GOLDEN)[0]
+        levels = lo + (hi - lo) * levels.reshape(n_comb, self.n_biases)
+        # Linear interpolation between order statistics (NumPy's default
+        # quantile method), for all combinations at once.
+        pos = levels * (n_rows - 1)
+        lo = np.floor(pos).astype(np.intp)
+        hi = np.minimum(lo + 1, n_rows - 1)
+        col = np.arange(n_comb)[:, None]
+        below, above = values[lo, col], values[hi, col]
+        return below + (pos - lo) * (above - below)
+
+    def _kernel_arguments(self):
+        return kernel_arguments(self)
+
+    def _convolve(self, seqs, rows, biases):
+        """The kernel on packed steps ``rows``, with the fitted combinations."""
+        return convolution.dilated_convolution(seqs.data, seqs.offsets, rows,
+                                             biases=biases, **kernel_arguments(self))
+
+
+def kernel_arguments(fitted):
+    """The fitted combinations of ``fitted`` (a :class:`DilatedKernels` or a
+    fitted :class:`~skseq.preprocessing.DilatedConvolution`) as the arguments of
+    the kernels in ``skseq._kernels.convolution`` (all but the data, the rows and the
+    biases)."""
+    dilation_of = fitted.combinations_[:, 1]
+    sizes = np.fromiter((c.shape[0] for c in fitted.channels_), dtype=np.intp,
+                        count=len(fitted.channels_))
+    return dict(
+        dilations=fitted.dilations_,
+        combination_ptr=np.searchsorted(
+            dilation_of, np.append(fitted.dilations_, dilation_of.max() + 1)),
+        positions=convolution.KERNEL_POSITIONS[fitted.combinations_[:, 0]],
+        channel_ptr=np.concatenate([[0], np.cumsum(sizes)]),
+        channels=np.concatenate(fitted.channels_),
+        causal=fitted.causal, zero_pad=fitted.padding == "zero",
+        n_jobs=fitted.n_jobs,
+    )

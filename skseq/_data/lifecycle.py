@@ -1,0 +1,65 @@
+"""The estimator lifecycle: a failed call leaves the estimator as it was, and a
+fitted model refuses parameters changed since fit; the shared ``n_jobs``
+constraint."""
+
+import numbers
+from contextlib import contextmanager
+
+import numpy as np
+from sklearn.utils._param_validation import Interval
+
+__all__ = [
+    "N_JOBS_CONSTRAINT",
+    "check_fitted_params",
+    "record_fitted_params",
+    "restore_on_failure",
+]
+
+# joblib's n_jobs: None, a positive count, or -1, -2, ... (all CPUs but k - 1); 0
+# means nothing.
+N_JOBS_CONSTRAINT = [None, Interval(numbers.Integral, 1, None, closed="left"),
+                     Interval(numbers.Integral, None, -1, closed="right")]
+
+@contextmanager
+def restore_on_failure(estimator):
+    """A call that raises leaves the estimator exactly as it was.
+
+    ``fit`` records ``n_features_in_`` and the like while validating; if a later
+    check (or the fit itself) fails, every attribute is put back. Attributes are
+    only ever rebound, never mutated in place, so a shallow copy suffices.
+    """
+    saved = dict(estimator.__dict__)
+    try:
+        yield
+    except BaseException:
+        estimator.__dict__.clear()
+        estimator.__dict__.update(saved)
+        raise
+
+def _params_snapshot(estimator, names):
+    return {k: v if isinstance(v, str) else np.asarray(v).tolist()
+            for k, v in estimator.get_params(deep=False).items() if k in names}
+
+
+def record_fitted_params(estimator, names):
+    """Remember the parameters ``names`` that shape the fitted model.
+
+    :func:`check_fitted_params` then refuses a model whose parameters were
+    changed by ``set_params`` without refitting: used with the old fitted
+    attributes, they would silently give wrong results (or fail deep inside).
+    """
+    estimator._fitted_params_ = _params_snapshot(estimator, names)
+
+
+def check_fitted_params(estimator):
+    """ValueError if a parameter recorded at fit has changed since."""
+    fitted = getattr(estimator, "_fitted_params_", None)
+    if fitted is None:  # fitted before the record existed
+        return
+    now = _params_snapshot(estimator, fitted)
+    changed = [k for k, v in now.items() if fitted[k] != v]
+    if changed:
+        raise ValueError(
+            f"{', '.join(changed)} changed since fit (set_params without "
+            f"refitting): refit {type(estimator).__name__} before using it."
+        )

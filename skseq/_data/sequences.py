@@ -1,0 +1,362 @@
+"""The sequence data model: every accepted form of X and y, and all their errors.
+
+Public inputs come in three forms (DESIGN §2):
+
+* a 3-D float array ``(n_sequences, max_len, n_features)`` padded at the END with
+  all-NaN rows;
+* a list / tuple (or 1-D object array) of 2-D arrays ``(len_i, n_features)``; a 1-D
+  item ``(len_i,)`` is a univariate sequence;
+* a 2-D array ``(n_samples, n_features)``: every row is a sequence of one step. A
+  list of flat lists of numbers is such a table too, as scikit-learn reads
+  ``X.tolist()`` (so a 1-D *item* is a univariate sequence only as an array,
+  e.g. ``[np.array(row) for row in rows]``); a pandas DataFrame is one as well
+  (its column names become ``feature_names_in_``). A model fitted on longer
+  sequences warns when it receives such a table (:func:`validate_sequences`).
+
+Where the contract is silent:
+
+* Booleans, integers, float16/float32 and objects holding real numbers (``Decimal``,
+  ``Fraction``) are numeric: they are converted to float64 (``True`` is 1.0) and give
+  exactly the results of the same values in float64.
+* Strings are never numeric, not even ``"1.5"``; neither are dates, timedeltas or
+  complex numbers (all ValueError). Other objects in an object array (dicts, ...)
+  give a TypeError, as in scikit-learn.
+* ``None`` and pandas' ``NA`` in object input, and the masked entries of a
+  ``numpy.ma`` array, are missing values like NaN: an error anywhere but in the
+  all-NaN trailing padding rows of a 3-D array.
+* Generators and other one-shot iterators, sets, dicts and strings are rejected with
+  a ``TypeError``: scikit-learn's splitters index X, so a collection of sequences
+  must support ``len`` and indexing (pass ``list(gen)``). Sparse matrices are
+  rejected with a ``TypeError`` too: the kernels need dense steps.
+* Class labels may not mix strings with other values (numpy would silently turn
+  ``1`` into ``"1"``), nor be infinite; regression targets must be real numbers.
+
+Packing converts any form once into :class:`Sequences`, the layout the kernels
+use: all steps concatenated into one C-contiguous float64 array plus an
+``offsets`` array (sequence ``s`` owns rows ``offsets[s]:offsets[s + 1]``). Errors
+name the sequence, and the step, at fault. The checks that turn a user's X into
+:class:`Sequences` are in :mod:`skseq._data.checks`; those of y and weights in
+:mod:`skseq._data.targets`.
+"""
+
+import numbers
+from collections.abc import Iterator, Mapping, Set
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import sparse
+
+__all__ = ["Sequences", "Targets", "quote"]
+
+
+def quote(value, limit=40):
+    """``repr(value)`` in at most about ``limit`` characters: a longer string
+    is cut and closed with ``...'``, so that a message stays readable."""
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    if isinstance(value, (str, bytes)):
+        return repr(value[: limit - 6])[:-1] + "..." + text[-1]
+    return text[: limit - 3] + "..."
+
+
+_ENCODE_HINT = "encode them first, e.g. with Stepwise(OneHotEncoder())."
+
+
+@dataclass(frozen=True)
+class Sequences:
+    """Sequences in the packed layout.
+
+    Attributes
+    ----------
+    data : ndarray of shape (n_steps_total, n_features)
+        All steps of all sequences, concatenated, C-contiguous float64.
+    offsets : ndarray of shape (n_sequences + 1,), dtype=intp
+        Sequence ``s`` is ``data[offsets[s]:offsets[s + 1]]``.
+    form : {"padded", "list", "rows"}
+        The form the user gave, so per-step outputs can be returned alike.
+    """
+
+    data: np.ndarray
+    offsets: np.ndarray
+    form: str
+
+    @property
+    def n_sequences(self):
+        return self.offsets.shape[0] - 1
+
+    @property
+    def n_features(self):
+        return self.data.shape[1]
+
+    @property
+    def lengths(self):
+        return np.diff(self.offsets)
+
+    @property
+    def last_steps(self):
+        """Packed index of every sequence's last step."""
+        return self.offsets[1:] - 1
+
+    def sequence_of(self, rows):
+        """The sequence holding each packed row index of ``rows``."""
+        return np.searchsorted(self.offsets, rows, side="right") - 1
+
+    def locate(self, row):
+        """Return ``(sequence, step)`` of a packed row index."""
+        seq = int(self.sequence_of(row))
+        return seq, int(row - self.offsets[seq])
+
+    def split(self, packed):
+        """Per-sequence views of packed per-step values (a list)."""
+        return [packed[a:b] for a, b in zip(self.offsets[:-1], self.offsets[1:],
+                                            strict=True)]
+
+    def unpack(self, packed, fill=np.nan):
+        """Return per-step values in the user's form.
+
+        A list of per-sequence arrays for list input; for array input (3-D padded or
+        2-D one-step rows) a padded array ``(n_sequences, max_len, ...)`` with
+        ``fill`` after each sequence's end.
+        """
+        packed = np.asarray(packed)
+        if self.form == "list":
+            return self.split(packed)
+        lengths = self.lengths
+        max_len = int(lengths.max())
+        dtype = np.result_type(packed.dtype, np.min_scalar_type(fill))
+        out = np.full((self.n_sequences, max_len) + packed.shape[1:], fill, dtype=dtype)
+        out[np.arange(max_len) < lengths[:, None]] = packed
+        return out
+
+
+@dataclass(frozen=True)
+class Targets:
+    """Targets in the packed layout.
+
+    Attributes
+    ----------
+    steps : ndarray of shape (n_targets,), dtype=intp
+        Packed row index of every supervised step.
+    values : ndarray of shape (n_targets,) or (n_targets, n_outputs)
+        The targets at those steps, as given (labels are not yet encoded).
+    step_level : bool
+        Whether y was given per step (else one target per sequence, at its end).
+    """
+
+    steps: np.ndarray
+    values: np.ndarray
+    step_level: bool
+
+
+# -- X ------------------------------------------------------------------------
+def _check_container(obj, label, expected="a collection of sequences"):
+    """TypeError for objects that cannot hold sequences (or targets) at all."""
+    if obj is None:
+        raise TypeError(f"{label} is None; expected {expected}.")
+    if sparse.issparse(obj):
+        raise TypeError(
+            f"{label}: sparse input is not supported; pass dense arrays (e.g. "
+            "X.toarray(), or a list of dense per-sequence arrays)."
+        )
+    if isinstance(obj, Iterator):
+        raise TypeError(
+            f"{label} is a {type(obj).__name__}: sequences must come in a collection "
+            "with len() and indexing, which scikit-learn's splitters need; pass "
+            "list(...) of it."
+        )
+    if isinstance(obj, (str, bytes, Mapping, Set)):
+        raise TypeError(
+            f"{label} is a {type(obj).__name__}; expected {expected}."
+        )
+
+
+def _is_na(value):
+    """Missing-value scalar: None, NaN, or pandas' NA / NaT."""
+    if value is None:
+        return True
+    if isinstance(value, (float, np.floating)):
+        return bool(np.isnan(value))
+    return type(value).__name__ in ("NAType", "NaTType")
+
+
+def _position(where, index):
+    """Human-readable position of an element: sequence, step and feature."""
+    index = tuple(int(i) for i in index)
+    if where is None:  # a whole array: one-step sequences (2-D) or padded (3-D)
+        axes = {1: ("sequence",), 2: ("sequence", "feature"),
+                3: ("sequence", "step", "feature")}
+        prefix = ""
+    else:  # one sequence of a list
+        axes = {1: ("step",), 2: ("step", "feature")}
+        prefix = f"{where}, "
+    if len(index) not in axes:
+        return f"{prefix}index {index}"
+    return prefix + ", ".join(f"{a} {i}" for a, i in zip(axes[len(index)], index,
+                                                          strict=True))
+
+
+def _object_as_float(arr, name, where, hint=_ENCODE_HINT):
+    """float64 copy of an object array, naming the first non-numeric element.
+
+    Strings give a ValueError (a non-numeric feature), other objects a TypeError
+    worded like ``float()``'s, as scikit-learn does.
+    """
+    out = np.empty(arr.shape)
+    flat = out.reshape(-1)
+    for i, value in enumerate(arr.flat):
+        if _is_na(value):
+            flat[i] = np.nan
+            continue
+        error = ValueError
+        if isinstance(value, numbers.Complex) and not isinstance(value, numbers.Real):
+            problem = "a complex number: Complex data not supported."
+        elif isinstance(value, (str, bytes)):
+            problem = f"the string {quote(value)}, which is not numeric; {hint}"
+        elif not isinstance(value, (numbers.Number, np.bool_)):
+            error = TypeError
+            problem = (f"{quote(value)}: float() argument must be a string or a real "
+                       f"number, not {type(value).__name__!r}; {hint}")
+        else:
+            try:
+                flat[i] = float(value)
+                continue
+            except OverflowError:
+                problem = f"{quote(value)}, which is too large for float64."
+        pos = _position(where, np.unravel_index(i, arr.shape))
+        raise error(f"{name}: {pos} holds {problem}")
+    return out
+
+
+def _describe_row(row):
+    if isinstance(row, (list, tuple)) or np.ndim(row) == 1:
+        return f"{len(row)} features"
+    return "a single value" if np.ndim(row) == 0 else f"shape {np.shape(row)}"
+
+
+def _ragged_message(obj, name, where):
+    """Name the first row of a nested list whose length differs from row 0's."""
+    if isinstance(obj, (list, tuple)) and obj:
+        unit = "sequence" if where is None else "step"
+        prefix = f"{name}: " if where is None else f"{name}: {where}, "
+        first = _describe_row(obj[0])
+        for t, row in enumerate(obj):
+            if _describe_row(row) != first:
+                return (f"{prefix}{unit} {t} has {_describe_row(row)} but {unit} 0 "
+                        f"has {first}.")
+    return f"{name}: {where or name} is not a rectangular array."
+
+
+def _as_float(obj, name, where=None):
+    """float64 array of one sequence (``where``) or of a whole array (None)."""
+    label = name if where is None else f"{name}: {where}"
+    _check_container(obj, label, "a collection of sequences" if where is None
+                     else "an (n_steps, n_features) array")
+    mask = np.ma.getmaskarray(obj) if isinstance(obj, np.ma.MaskedArray) else None
+    try:
+        arr = np.asarray(obj)
+    except ValueError as exc:  # ragged nested lists
+        raise ValueError(_ragged_message(obj, name, where)) from exc
+    if arr.dtype.kind in "SUVMm":
+        raise ValueError(
+            f"{label} has non-numeric features (dtype {arr.dtype}); {_ENCODE_HINT}"
+        )
+    if arr.dtype.kind == "c":
+        raise ValueError(f"{label}: Complex data not supported.")
+    if arr.dtype.kind == "O":
+        arr = _object_as_float(arr, name, where)
+    arr = arr.astype(np.float64, copy=mask is not None)
+    if mask is not None:
+        arr[mask] = np.nan  # masked entries are missing values
+    return arr
+
+
+def _is_flat_row(item):
+    return isinstance(item, (list, tuple)) and not any(
+        isinstance(v, (list, tuple)) or np.ndim(v) for v in item
+    )
+
+
+def _collection_items(X):
+    """The per-sequence items of a ragged collection, or None for a table/array.
+
+    A list, tuple or 1-D object array is a collection when some item is itself
+    sequence-like; but a list of flat lists of numbers is a table (one-step
+    sequences), as scikit-learn reads ``X.tolist()``. A pandas Series of
+    arrays is read as the 1-D object array it holds.
+    """
+    if (hasattr(X, "to_numpy") and getattr(X, "ndim", None) == 1
+            and getattr(X, "dtype", None) is np.dtype(object)):
+        X = X.to_numpy()
+    if isinstance(X, np.ndarray):
+        if X.dtype != object or X.ndim != 1:
+            return None
+    elif not isinstance(X, (list, tuple)):
+        return None
+    if all(_is_flat_row(item) for item in X):
+        return None
+    if any(isinstance(item, (list, tuple)) or np.ndim(item) >= 1 for item in X):
+        return list(X)
+    return None
+
+
+def _packed_from_plain_arrays(X):
+    """Fast path: a list or tuple of plain numeric 2-D arrays of one width, none
+    empty, is packed by one concatenation; anything else returns None and takes
+    the general path (which names whatever is wrong)."""
+    if not isinstance(X, (list, tuple)) or not X:
+        return None
+    first = X[0]
+    if type(first) is not np.ndarray or first.ndim != 2:
+        return None
+    width = first.shape[1]
+    for a in X:
+        if (type(a) is not np.ndarray or a.ndim != 2 or a.shape[1] != width
+                or a.shape[0] == 0 or a.dtype.kind not in "fiub"):
+            return None
+    lengths = np.fromiter((a.shape[0] for a in X), dtype=np.intp, count=len(X))
+    return np.concatenate(X, axis=0, dtype=np.float64), lengths
+
+
+def _packed_from_list(items, name):
+    arrays, ndims = [], []
+    for s, item in enumerate(items):
+        arr = _as_float(item, name, f"sequence {s}")
+        ndims.append(arr.ndim)
+        if arr.ndim not in (1, 2):
+            what = ("is a single value" if arr.ndim == 0
+                    else f"has {arr.ndim} dimensions")
+            raise ValueError(
+                f"{name}: sequence {s} {what}; each sequence must be 2-D (n_steps, "
+                "n_features), or 1-D (n_steps,) for a univariate one."
+            )
+        if arr.shape[0] == 0:
+            raise ValueError(f"{name}: sequence {s} is empty (0 steps).")
+        arrays.append(arr if arr.ndim == 2 else arr[:, None])
+        n_features, k = arrays[0].shape[1], arrays[-1].shape[1]
+        if k != n_features:
+            hint = (" (a 1-D array is a univariate sequence: 1 feature)"
+                    if 1 in (ndims[0], ndims[-1]) else "")
+            raise ValueError(
+                f"{name}: sequence {s} has {k} features but sequence 0 has "
+                f"{n_features}{hint}; every sequence needs the same number of "
+                "features."
+            )
+    lengths = np.array([a.shape[0] for a in arrays], dtype=np.intp)
+    return np.ascontiguousarray(np.concatenate(arrays, axis=0)), lengths
+
+
+def _packed_from_padded(X, name):
+    real = ~np.isnan(X).all(axis=2)
+    # A sequence ends after its last row that is not all-NaN padding.
+    lengths = np.where(
+        real.any(axis=1), X.shape[1] - np.argmax(real[:, ::-1], axis=1), 0
+    )
+    empty = np.flatnonzero(lengths == 0)
+    if empty.size:
+        raise ValueError(
+            f"{name}: sequence {empty[0]} is empty (every step is NaN padding)."
+        )
+    data = X[np.arange(X.shape[1]) < lengths[:, None]]
+    return np.ascontiguousarray(data), lengths
+

@@ -1,0 +1,429 @@
+"""Targets and sample weights: every accepted form of y and of ``sample_weight``,
+checked and packed.
+
+Targets are either sequence-level (one per sequence, supervising its last step) or
+step-level (one array per sequence, NaN/None meaning "no target at this step");
+:func:`check_targets` turns both into the packed :class:`Targets`. A 2-D array y
+whose width equals the common length (> 1) of the sequences is refused: it could
+be either. Class labels may not mix strings with other values (numpy would
+silently turn ``1`` into ``"1"``), nor be infinite; regression targets must be
+real numbers.
+"""
+
+import warnings
+
+import numpy as np
+from sklearn.exceptions import DataConversionWarning
+from sklearn.utils.multiclass import check_classification_targets
+
+from .sequences import Targets, _check_container, _is_na, _object_as_float
+
+__all__ = ["check_sample_weight", "check_targets", "score_targets"]
+
+# -- y ------------------------------------------------------------------------
+def _is_missing(values):
+    """Element-wise "no target" marker: NaN, or None/NA in object arrays."""
+    if values.dtype.kind == "f":
+        return np.isnan(values)
+    if values.dtype == object:
+        return np.array([_is_na(v) for v in values], dtype=bool)
+    return np.zeros(values.shape, dtype=bool)
+
+
+def _is_array_item(item):
+    return isinstance(item, (list, tuple)) or np.ndim(item) > 0
+
+
+def _step_level_items(y, name):
+    """Return y as a list of per-sequence arrays if it is step-level, else None."""
+    if not (isinstance(y, (list, tuple))
+            or (isinstance(y, np.ndarray) and y.dtype == object and y.ndim == 1)):
+        return None
+    is_array = [_is_array_item(item) for item in y]
+    if not any(is_array):
+        return None
+    if not all(is_array):
+        scalar, array = is_array.index(False), is_array.index(True)
+        raise ValueError(
+            f"{name} mixes scalars and arrays: sequence {scalar} has one target but "
+            f"sequence {array} an array of step targets; give one target per "
+            "sequence, or one array of per-step targets per sequence."
+        )
+    return list(y)
+
+
+def _label_array(labels):
+    """np.asarray, but a list mixing strings and other values stays object.
+
+    (numpy would silently turn 1 and NaN into the strings "1" and "nan").
+    """
+    values = np.asarray(labels)
+    if (values.dtype.kind in "SU" and isinstance(labels, (list, tuple))
+            and not all(isinstance(v, (str, bytes)) for v in labels)):
+        values = np.asarray(labels, dtype=object)
+    return values
+
+
+def _check_labels(values, name, where):
+    """Classification labels: finite, not mixing strings and numbers."""
+    if values.dtype.kind == "f" and np.isinf(values).any():
+        raise ValueError(
+            f"Input {name} contains infinity: at "
+            f"{where(np.flatnonzero(np.isinf(values))[0])}."
+        )
+    if values.dtype == object:
+        is_str = np.array([isinstance(v, str) for v in values], dtype=bool)
+        if is_str.any() and not is_str.all():
+            i, j = np.argmax(is_str), np.argmin(is_str)
+            raise ValueError(
+                f"{name} mixes string and non-string labels: {values[i]!r} at "
+                f"{where(i)}, {values[j]!r} at {where(j)}."
+            )
+    # type_of_target casts float labels to int to see if they are integral:
+    # labels beyond the int64 range would warn "invalid value encountered in cast".
+    with np.errstate(invalid="ignore", over="ignore"):
+        check_classification_targets(values)
+
+
+def _as_float_targets(arr, name, where):
+    """Regression targets as float64, naming ``where`` if not numeric."""
+    if arr.dtype.kind not in "biuf":
+        arr = _object_as_float(arr.astype(object), name, where,
+                               hint="regression targets must be numbers.")
+    return arr.astype(np.float64)
+
+
+def _check_not_a_step_table(values, seqs, task, name):
+    """Refuse a 2-D y as wide as every sequence is long: one target per step, or
+    that many outputs per sequence? (The classifier and the regressor alike.)"""
+    lengths = seqs.lengths
+    width = values.shape[1] if values.ndim == 2 else 0
+    if width <= 1 or not (lengths == width).all():
+        return
+    n = values.shape[0]
+    step_level = ("list(y) (one array of per-step labels per sequence)"
+                  if task == "classification" else
+                  "list(y) (one array of per-step targets per sequence) or "
+                  "y[:, :, None] (a 3-D array padded like X)")
+    if task == "classification":
+        sequence_level = "multi-output classification is not supported"
+    else:
+        sequence_level = (
+            f"if you do mean {width} outputs per sequence (sequence-level), "
+            "supervise each sequence's last step explicitly: y_steps = "
+            f"np.full(({n}, {width}, {width}), np.nan); y_steps[:, -1] = y (the "
+            "same fit; predict then returns every step, take [:, -1])"
+        )
+    raise ValueError(
+        f"{name} has shape {values.shape} and every sequence of X has {width} "
+        f"steps: a 2-D {name} of that width is ambiguous (one target per step, or "
+        f"{width} targets per sequence?), so skseq refuses to guess. For step-level "
+        f"targets pass {step_level}; {sequence_level}."
+    )
+
+
+def _sequence_level(y, seqs, task, name):
+    n_seq = seqs.n_sequences
+    values = _label_array(y)
+    if values.dtype.kind == "c":
+        raise ValueError(f"{name}: Complex data not supported.")
+    if values.ndim == 2 and values.shape[0] == n_seq:
+        _check_not_a_step_table(values, seqs, task, name)
+    if values.ndim == 2 and task == "classification":
+        if values.shape[1] != 1:
+            raise ValueError(
+                f"{name} should be 1-D (one label per sequence), got shape "
+                f"{values.shape}; multi-output classification is not supported "
+                "and step-level labels go in as a list of per-sequence arrays."
+            )
+        warnings.warn(
+            "A column-vector y was passed when a 1d array was expected. Please "
+            "change the shape of y to (n_samples, ), for example using ravel().",
+            DataConversionWarning,
+            stacklevel=4,
+        )
+        values = values.ravel()
+    if values.ndim == 0 or values.ndim > (2 if task == "regression" else 1):
+        raise ValueError(
+            f"{name} has shape {values.shape}: expected one target per sequence "
+            "(1-D), or a list of per-sequence arrays for step-level targets."
+        )
+    if values.shape[0] != n_seq:
+        raise ValueError(
+            f"Found input variables with inconsistent numbers of samples: X has "
+            f"{n_seq} sequences but {name} has {values.shape[0]} targets."
+        )
+    if task == "classification":
+        missing = _is_missing(values)
+        if missing.any():
+            raise ValueError(
+                f"Input {name} contains NaN (or None) labels: at sequence "
+                f"{np.flatnonzero(missing)[0]}."
+            )
+        _check_labels(values, name, lambda i: f"sequence {i}")
+    else:
+        values = _as_float_targets(values, name, None)
+        bad = ~np.isfinite(values.reshape(n_seq, -1)).all(axis=1)
+        if bad.any():
+            raise ValueError(
+                f"Input {name} contains NaN or infinity: at sequence "
+                f"{np.flatnonzero(bad)[0]}; sequence-level targets must be finite."
+            )
+    return Targets(steps=seqs.last_steps.copy(), values=values, step_level=False)
+
+
+def _concatenate_labels(arrays, name):
+    """Concatenate per-sequence label arrays without coercing numbers to strings."""
+    kinds = ["str" if a.dtype.kind in "SU" else "num" if a.dtype.kind in "biuf"
+             else "obj" for a in arrays]
+    if "str" in kinds and "num" in kinds:
+        raise ValueError(
+            f"{name} mixes string and numeric labels: sequence {kinds.index('str')} "
+            f"has {arrays[kinds.index('str')].dtype} labels, sequence "
+            f"{kinds.index('num')} {arrays[kinds.index('num')].dtype}."
+        )
+    if len(set(kinds)) > 1 or kinds[0] == "str":
+        return np.concatenate([a.astype(object) for a in arrays])
+    return np.concatenate(arrays)
+
+
+def _plain_step_labels(y, lengths):
+    """Fast path: step-level class labels given as a list or tuple of plain 1-D
+    integer (or bool) arrays of the right lengths: nothing can be missing or
+    malformed, so one concatenation packs them. Anything else returns None and
+    takes the general path."""
+    if not isinstance(y, (list, tuple)) or len(y) != lengths.shape[0]:
+        return None
+    for a, n in zip(y, lengths.tolist(), strict=True):
+        if (type(a) is not np.ndarray or a.ndim != 1 or a.shape[0] != n
+                or a.dtype.kind not in "iub"):
+            return None
+    values = np.concatenate(y)
+    return Targets(steps=np.arange(values.shape[0], dtype=np.intp), values=values,
+                   step_level=True)
+
+
+def check_targets(y, seqs, *, task, name="y"):
+    """Validate targets against packed sequences.
+
+    Parameters
+    ----------
+    y : array-like or list of array-like
+        Sequence-level: 1-D, one target per sequence (a column vector is ravelled
+        for classification with a ``DataConversionWarning``; a 2-D array is
+        multi-output for regression). Step-level: a list of per-sequence arrays with
+        the sequences' lengths, NaN (or None) marking steps without target; for
+        regression also a 3-D array padded like X. A 2-D array whose width equals
+        the common length (> 1) of all sequences is ambiguous and raises a
+        ValueError saying how to pass either meaning.
+    seqs : Sequences
+        The validated inputs.
+    task : {"classification", "regression"}
+    name : str, default="y"
+
+    Returns
+    -------
+    targets : Targets
+    """
+    if y is None:
+        raise ValueError(
+            f"requires {name} to be passed, but the target {name} is None."
+        )
+    _check_container(y, name, "one target per sequence, or a list of per-step "
+                     "target arrays")
+    n_seq = seqs.n_sequences
+    lengths = seqs.lengths
+    if task == "classification":
+        fast = _plain_step_labels(y, lengths)
+        if fast is not None:
+            return fast
+    items = _step_level_items(y, name)
+    arr = np.asarray(y) if items is None and task == "regression" else None
+    if arr is not None and arr.ndim == 3:
+        if arr.shape[0] != n_seq or arr.shape[1] < lengths.max():
+            raise ValueError(
+                f"{name}: padded step-level targets of shape {arr.shape} do not "
+                f"cover {n_seq} sequences of up to {lengths.max()} steps."
+            )
+        items = [arr[s, : lengths[s]] for s in range(n_seq)]
+    if items is None:
+        return _sequence_level(y, seqs, task, name)
+
+    if len(items) != n_seq:
+        raise ValueError(
+            f"Found input variables with inconsistent numbers of samples: X has "
+            f"{n_seq} sequences but {name} has {len(items)} per-sequence target arrays."
+        )
+    arrays = []
+    for s, item in enumerate(items):
+        where = f"sequence {s}"
+        _check_container(item, f"{name}: {where}", "an array of step targets")
+        try:
+            arr = _label_array(item)
+        except ValueError as exc:
+            raise ValueError(
+                f"{name}: step targets of {where} are not a rectangular array."
+            ) from exc
+        if arr.dtype.kind == "c":
+            raise ValueError(f"{name}: {where}: Complex data not supported.")
+        if arr.shape[0] != lengths[s]:
+            raise ValueError(
+                f"{name}: {where} has {lengths[s]} steps but {arr.shape[0]} "
+                "step targets."
+            )
+        if task == "classification" and arr.ndim != 1:
+            raise ValueError(
+                f"{name}: step labels of {where} must be 1-D, got shape {arr.shape}."
+            )
+        if task == "regression":
+            if arr.ndim > 2:
+                raise ValueError(
+                    f"{name}: step targets of {where} must be (n_steps,) or "
+                    f"(n_steps, n_outputs), got shape {arr.shape}."
+                )
+            arr = _as_float_targets(arr.reshape(arr.shape[0], -1), name, where)
+            if arrays and arr.shape[1] != arrays[0].shape[1]:
+                raise ValueError(
+                    f"{name}: {where} has {arr.shape[1]} outputs but sequence 0 has "
+                    f"{arrays[0].shape[1]}."
+                )
+        arrays.append(arr)
+    if task == "classification":
+        values = _concatenate_labels(arrays, name)
+        missing = _is_missing(values)
+    else:
+        values = np.concatenate(arrays)
+        missing = np.isnan(values).all(axis=1)
+        partial = np.isnan(values).any(axis=1) & ~missing
+        if partial.any():
+            seq, step = seqs.locate(np.flatnonzero(partial)[0])
+            raise ValueError(
+                f"{name}: sequence {seq} has a NaN in some but not all outputs at "
+                f"step {step}; mark a step without target with NaN in every output."
+            )
+    steps = np.flatnonzero(~missing).astype(np.intp)
+    if steps.size == 0:
+        raise ValueError(f"{name}: no step has a target (all are NaN/None).")
+    values = values[steps]
+
+    def where(i):
+        return "sequence {}, step {}".format(*seqs.locate(steps[i]))
+
+    if task == "classification":
+        _check_labels(values, name, where)
+    elif not np.isfinite(values).all():
+        bad = np.flatnonzero(~np.isfinite(values).all(axis=1))[0]
+        raise ValueError(f"{name}: infinite target at {where(bad)}.")
+    return Targets(steps=steps, values=values, step_level=True)
+
+
+def score_targets(y, seqs, sample_weight, *, task, step_level):
+    """Targets for a fitted model's ``score`` and per-target weights (None if
+    unweighted).
+
+    The targets must be of the level the model was fitted on
+    (``step_level``): a sequence-level model has no per-step prediction to
+    compare with, and the reverse. A step's weight is its sequence's.
+    """
+    targets = check_targets(y, seqs, task=task)
+    if targets.step_level != step_level:
+        fitted = "per step" if step_level else "one per sequence"
+        given = "per step" if targets.step_level else "one per sequence"
+        raise ValueError(
+            f"This model was fitted on targets {fitted} but y gives them "
+            f"{given}; score it with targets of the level it was fitted on."
+        )
+    if sample_weight is None:
+        return targets, None
+    weight = check_sample_weight(sample_weight, seqs.n_sequences)
+    if not targets.step_level:
+        return targets, weight
+    seq_of = seqs.sequence_of(targets.steps)
+    return targets, weight[seq_of]
+
+
+# -- sample_weight --------------------------------------------------------------
+# Beyond this ratio of an L2 penalty to the total sequence weight the data cannot
+# move the fit, and the penalty's gradient (alpha * theta / sum(w)) overflows
+# float64 once squared inside L-BFGS at ~1e150.
+_MAX_PENALTY_RATIO = 1e100
+
+
+def check_sample_weight(sample_weight, n_sequences, *, alpha=0.0):
+    """Per-sequence weights: ones when None, else finite, non-negative, 1-D.
+
+    A scalar is one weight for every sequence; the weights may not all be zero.
+    ``alpha``, an L2 penalty weighed against the weighted log-likelihood *summed*
+    over the sequences, may not exceed their total weight by more than a factor
+    1e100: weights summing to 1e-198 with ``alpha=0.01`` make the penalty 1e196
+    times the data's (only the ratio matters: the weights and ``alpha`` both
+    times c give the same model).
+    """
+    weight = _weights(sample_weight, n_sequences)
+    total = weight.sum()
+    with np.errstate(over="ignore"):
+        ratio = alpha / total
+    if ratio > _MAX_PENALTY_RATIO:
+        given = "" if sample_weight is not None else " (1 per sequence, the default)"
+        raise ValueError(
+            f"sample_weight sums to {total:.3g}{given} while alpha={alpha:g}: the "
+            "L2 penalty is weighed against the log-likelihood summed over the "
+            f"sequences with these weights, so it outweighs the data by a factor "
+            f"{ratio:.3g}, the data could not move the fit and its gradient "
+            "overflows. Only the ratio matters (weights and alpha both times c give "
+            "the same model): scale sample_weight up, e.g. to mean 1 with alpha "
+            "divided by the same mean, or lower alpha."
+        )
+    return weight
+
+
+def _weights(sample_weight, n_sequences):
+    """The weights as a validated float64 array (ones when None)."""
+    if sample_weight is None:
+        return np.ones(n_sequences)
+    _check_container(sample_weight, "sample_weight", "one weight per sequence")
+    try:
+        raw = np.asarray(sample_weight)
+    except ValueError as exc:  # ragged nested lists
+        raise ValueError(
+            "sample_weight must be one number per sequence, got a ragged nested "
+            "list."
+        ) from exc
+    if raw.dtype.kind not in "biufO":
+        raise ValueError(
+            f"sample_weight must be numeric, got an array of dtype {raw.dtype}."
+        )
+    if raw.dtype.kind == "O":  # strings are never numbers, as in X
+        weight = _object_as_float(raw, "sample_weight", None,
+                                  hint="weights must be numbers.")
+    else:
+        weight = raw.astype(np.float64)
+    if weight.ndim == 0:
+        weight = np.full(n_sequences, float(weight))
+    if weight.shape != (n_sequences,):
+        raise ValueError(
+            f"sample_weight.shape == {weight.shape}, expected ({n_sequences},): one "
+            "weight per sequence."
+        )
+    bad = ~np.isfinite(weight) | (weight < 0)
+    if bad.any():
+        s = np.flatnonzero(bad)[0]
+        raise ValueError(
+            f"sample_weight must be finite and non-negative, got {weight[s]} for "
+            f"sequence {s}."
+        )
+    with np.errstate(over="ignore"):
+        total = weight.sum()
+    if total <= 0:
+        raise ValueError("sample_weight sums to zero: nothing to fit.")
+    if total < np.finfo(np.float64).tiny:
+        raise ValueError(
+            f"sample_weight sums to {total:.3g}, below the smallest normal float64: "
+            "the objective's 1 / sum(sample_weight) overflows; use larger weights."
+        )
+    if not np.isfinite(total):
+        raise ValueError(
+            f"sample_weight sums to more than the largest float64 ({weight.max():.3g} "
+            "for one sequence); use smaller weights."
+        )
+    return weight

@@ -1,0 +1,261 @@
+""":class:`Stepwise` applies an ordinary (2-D) scikit-learn transformer to every
+step; :func:`on_raw_steps` calls a method of a pipeline's last step and maps its
+per-step output back onto the raw steps.
+"""
+
+
+import numpy as np
+from sklearn.base import (
+    BaseEstimator,
+    TransformerMixin,
+    clone,
+)
+from sklearn.pipeline import Pipeline
+from sklearn.utils._param_validation import HasMethods
+from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
+
+from .._data import (
+    check_sequences,
+    restore_on_failure,
+    validate_sequences,
+)
+from ._window import WindowMean
+
+
+class Stepwise(TransformerMixin, BaseEstimator):
+    """Apply a 2-D transformer to every step, keeping the sequence structure.
+
+    The transformer is fitted on all steps of all sequences pooled, and then
+    transforms each step; the output has the form of the input (list in, list out;
+    3-D padded in, 3-D padded out; 2-D in, 2-D out). The transformer must return
+    finite values, one row per step: a NaN step could not be told from padding.
+
+    Parameters
+    ----------
+    transformer : estimator
+        Any scikit-learn transformer working on ``(n_samples, n_features)``, e.g.
+        ``StandardScaler()`` or ``OneHotEncoder(sparse_output=False)``.
+
+    Attributes
+    ----------
+    transformer_ : estimator
+        The fitted clone of ``transformer``.
+    n_features_in_ : int
+        Number of features per step.
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
+        Names of features, when X was a DataFrame with string column names.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from skseq.preprocessing import Stepwise
+    >>> X = [np.array([[0.0], [2.0]]), np.array([[4.0]])]
+    >>> X_new = Stepwise(StandardScaler()).fit_transform(X)
+    >>> [x.ravel().round(2).tolist() for x in X_new]
+    [[-1.22, 0.0], [1.22]]
+    """
+
+    _parameter_constraints: dict = {"transformer": [HasMethods(["fit", "transform"])]}
+
+    def __init__(self, transformer):
+        self.transformer = transformer
+
+    def fit(self, X, y=None):
+        """Fit the transformer on all steps pooled.
+
+        A failed fit leaves a fitted Stepwise exactly as it was.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
+        y : ignored
+            Not used, present for API consistency.
+
+        Returns
+        -------
+        self : object
+        """
+        with restore_on_failure(self):
+            self._validate_params()
+            seqs = validate_sequences(self, X, reset=True)
+            self.transformer_ = clone(self.transformer).fit(seqs.data)
+        return self
+
+    def transform(self, X):
+        """Transform every step.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
+
+        Returns
+        -------
+        X_new : same form as X
+            With the transformer's number of output features per step.
+        """
+        check_is_fitted(self)
+        seqs = validate_sequences(self, X, reset=False)
+        out = self.transformer_.transform(seqs.data)
+        if hasattr(out, "toarray"):
+            out = out.toarray()
+        out = np.asarray(out, dtype=np.float64)
+        if out.ndim != 2 or out.shape[0] != seqs.data.shape[0]:
+            raise ValueError(
+                f"{type(self.transformer_).__name__} returned shape {out.shape} for "
+                f"{seqs.data.shape[0]} steps; Stepwise needs one output row per step."
+            )
+        if not np.isfinite(out).all():
+            # In a 3-D output an all-NaN step would silently read as padding.
+            seq, step = seqs.locate(np.argwhere(~np.isfinite(out))[0, 0])
+            raise ValueError(
+                f"{type(self.transformer_).__name__} produced NaN or inf at "
+                f"sequence {seq}, step {step}."
+            )
+        if seqs.form == "rows":
+            return out
+        return seqs.unpack(out)
+
+    def get_feature_names_out(self, input_features=None):
+        """Names of the output features, as the transformer gives them.
+
+        Parameters
+        ----------
+        input_features : array-like of str or None, default=None
+            Input feature names; default ``feature_names_in_``, else
+            ``x0, x1, ...``.
+
+        Returns
+        -------
+        feature_names_out : ndarray of str objects
+        """
+        check_is_fitted(self)
+        names = _check_feature_names_in(self, input_features)
+        return self.transformer_.get_feature_names_out(names)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags
+
+
+def _steps(estimator):
+    """The estimators of a (possibly nested) Pipeline, in order, without
+    ``"passthrough"`` / None steps; a single estimator for anything else."""
+    if not isinstance(estimator, Pipeline):
+        return [estimator]
+    return [inner for _, step in estimator.steps
+            if step is not None and not (isinstance(step, str)
+                                         and step == "passthrough")
+            for inner in _steps(step)]
+
+
+# Methods whose output is per sequence unless the model labels every step.
+_PER_SEQUENCE_METHODS = frozenset({"predict", "predict_proba", "predict_log_proba",
+                                   "decision_function", "score"})
+
+
+def on_raw_steps(estimator, method, X, *args, **kwargs):
+    """Call a method of a pipeline's last step on X, with outputs on X's steps.
+
+    ``pipe.predict_state_proba(X)`` does not exist on a scikit-learn Pipeline,
+    which forwards only ``predict``-like methods. This transforms X by every
+    step but the last (as ``pipe[:-1].transform(X)`` would), calls
+    ``method`` of the last step on the result, and maps the per-step output
+    back through every :class:`WindowMean` of the pipeline
+    (:meth:`WindowMean.to_raw_steps`), so that step ``t`` of the output belongs
+    to raw step ``t`` of X.
+
+    Parameters
+    ----------
+    estimator : Pipeline or estimator
+        A fitted pipeline (nested pipelines are followed); any other fitted
+        estimator just has ``method`` called.
+    method : str
+        Name of a method of the last step returning one value per step, e.g.
+        ``"predict_state_proba"``, ``"decode"``, ``"transition_proba"``; or,
+        when the pipeline has no WindowMean, any method.
+    X : array-like or list of sequences
+        Raw sequences, as the pipeline takes them.
+    *args, **kwargs
+        Passed to ``method`` as they are (e.g. ``y`` for ``decode(X, y)``: with
+        a WindowMean, step-level targets must then be on the window axis).
+
+    Returns
+    -------
+    result : list of arrays, or array
+        The method's output, one value per raw step of X, in the method's own
+        form (list or padded array).
+
+    Raises
+    ------
+    ValueError
+        If a step other than WindowMean changes the sequences' lengths, or the
+        method's output is not per step (e.g. ``predict_proba`` of a model
+        fitted on sequence-level labels) while the pipeline has a WindowMean.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from skseq import IOHMMClassifier
+    >>> from skseq.preprocessing import WindowMean, on_raw_steps
+    >>> rng = np.random.default_rng(0)
+    >>> X = [rng.normal(size=(9, 1)) + (s % 2) for s in range(10)]
+    >>> y = [s % 2 for s in range(10)]
+    >>> pipe = make_pipeline(WindowMean(window=3), IOHMMClassifier(
+    ...     n_states=2, n_init=1, random_state=0)).fit(X, y)
+    >>> pipe[-1].predict_state_proba(pipe[:-1].transform(X))[0].shape  # windows
+    (3, 2)
+    >>> on_raw_steps(pipe, "predict_state_proba", X)[0].shape  # raw steps
+    (9, 2)
+    """
+    *transformers, last = _steps(estimator)
+    Xt, windows = _transform_keeping_windows(transformers, X)
+    _check_per_step_output(last, method, windows)
+    result = getattr(last, method)(Xt, *args, **kwargs)
+    return _back_through_windows(result, windows)
+
+
+def _back_through_windows(result, windows):
+    """Per-step values on the raw steps, through every WindowMean met, from
+    the last to the first."""
+    for step, X_in in reversed(windows):
+        result = step.to_raw_steps(result, X_in)
+    return result
+
+
+def _check_per_step_output(last, method, windows):
+    """A method whose output is per sequence cannot be mapped back through the
+    pipeline's WindowMeans (``windows``): refused, saying what to call."""
+    if windows and method in _PER_SEQUENCE_METHODS and not getattr(
+            last, "step_level_", False):
+        raise ValueError(
+            f"{type(last).__name__}.{method} gives one value per sequence (it was "
+            "not fitted on step-level labels), so there are no steps to map back "
+            f"through WindowMean: call {method} on the pipeline itself instead. "
+            "on_raw_steps is for per-step outputs such as predict_state_proba."
+        )
+
+
+def _transform_keeping_windows(transformers, X):
+    """X transformed by every step of ``transformers``, and each WindowMean
+    met on the way with its input (to map outputs back through it); any other
+    step that changes the sequences' lengths is refused."""
+    Xt, windows = X, []
+    lengths = check_sequences(X).lengths
+    for step in transformers:
+        X_in, Xt = Xt, step.transform(Xt)
+        name = type(step).__name__
+        new = check_sequences(Xt, name=f"output of {name}").lengths
+        if isinstance(step, WindowMean):
+            windows.append((step, X_in))
+        elif not np.array_equal(new, lengths):
+            raise ValueError(
+                f"{name} changes the lengths of the sequences (only WindowMean's "
+                "can be mapped back onto the raw steps)."
+            )
+        lengths = new
+    return Xt, windows

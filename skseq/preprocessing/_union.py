@@ -1,0 +1,291 @@
+""":class:`SequenceUnion`: the per-step features of several transformers side
+by side.
+"""
+
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.base import (
+    TransformerMixin,
+    clone,
+)
+from sklearn.utils.metaestimators import _BaseComposition
+from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
+
+from .._data import (
+    N_JOBS_CONSTRAINT,
+    check_sequences,
+    restore_on_failure,
+    validate_sequences,
+)
+from ._base import _output
+
+
+def _fit_transform_one(transformer, X, y):
+    return transformer, transformer.fit_transform(X, y)
+
+
+def _transform_one(transformer, X):
+    """None stands for the input itself (``"passthrough"``)."""
+    return None if transformer == "passthrough" else transformer.transform(X)
+
+
+class SequenceUnion(TransformerMixin, _BaseComposition):
+    """Concatenate, step by step, the features of several sequence transformers.
+
+    scikit-learn's :class:`~sklearn.pipeline.FeatureUnion` for sequences: every
+    transformer gets the same sequences, and their outputs, which must keep
+    one step per input step, are put side by side at every step, in the form of
+    the input (list in, list out; 3-D padded in, 3-D out; 2-D rows in, 2-D
+    out). Unlike FeatureUnion, ``fit`` fits clones of the transformers (in
+    ``transformers_``) and leaves ``transformer_list`` as it was. Nested
+    parameters are set as in FeatureUnion (``"shape__n_dilations"``), so
+    GridSearchCV reaches them.
+
+    Parameters
+    ----------
+    transformer_list : list of (str, transformer) tuples
+        The transformers, each keeping one output step per input step (e.g.
+        :class:`DilatedConvolution`, :class:`Stepwise`,
+        :class:`SequenceFeatures`, :class:`RunningPooling`, or pipelines of
+        them); ``"passthrough"`` keeps the input features, ``"drop"`` leaves
+        the entry out.
+    n_jobs : int or None, default=None
+        Transformers fitted and run in parallel (joblib).
+    transformer_weights : dict or None, default=None
+        Multiplier of each transformer's features, keyed by name.
+    verbose_feature_names_out : bool, default=True
+        Prefix the output feature names with ``<transformer name>__``.
+
+    Attributes
+    ----------
+    transformers_ : list of (str, transformer) tuples
+        The fitted clones (``"passthrough"`` as such), without dropped entries.
+    n_features_in_ : int
+        Number of features per input step.
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
+        Names of features, when X was a DataFrame with string column names.
+
+    See Also
+    --------
+    sklearn.pipeline.FeatureUnion : The same for tables.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.preprocessing import SplineTransformer
+    >>> from skseq.preprocessing import (DilatedConvolution, SequenceFeatures,
+    ...                                  SequenceUnion, Stepwise)
+    >>> rng = np.random.default_rng(0)
+    >>> X = [rng.normal(size=(40, 1)), rng.normal(size=(25, 1))]
+    >>> union = SequenceUnion([
+    ...     ("shape", DilatedConvolution(n_dilations=2, random_state=0)),
+    ...     ("amplitude", Stepwise(SplineTransformer(n_knots=4))),
+    ...     ("change", SequenceFeatures(keep_input=False)),
+    ... ])
+    >>> [x.shape for x in union.fit_transform(X)]   # 336 + 6 + 1 per step
+    [(40, 343), (25, 343)]
+    >>> union.get_feature_names_out()[-2:]
+    array(['amplitude__x0_sp_5', 'change__diff_x0'], dtype=object)
+    """
+
+    _parameter_constraints: dict = {
+        "transformer_list": [list],
+        "n_jobs": N_JOBS_CONSTRAINT,
+        "transformer_weights": [dict, None],
+        "verbose_feature_names_out": ["boolean"],
+    }
+
+    def __init__(self, transformer_list, *, n_jobs=None, transformer_weights=None,
+                 verbose_feature_names_out=True):
+        self.transformer_list = transformer_list
+        self.n_jobs = n_jobs
+        self.transformer_weights = transformer_weights
+        self.verbose_feature_names_out = verbose_feature_names_out
+
+    def get_params(self, deep=True):
+        """Parameters of the union and, with ``deep``, of its transformers.
+
+        Parameters
+        ----------
+        deep : bool, default=True
+            Also return the transformers and their parameters
+            (``<name>__<parameter>``).
+
+        Returns
+        -------
+        params : dict
+        """
+        return self._get_params("transformer_list", deep=deep)
+
+    def set_params(self, **params):
+        """Set parameters of the union or of its transformers.
+
+        Parameters
+        ----------
+        **params : keyword arguments
+            ``transformer_list``, a transformer by its name, or
+            ``<name>__<parameter>``.
+
+        Returns
+        -------
+        self : object
+        """
+        self._set_params("transformer_list", **params)
+        return self
+
+    def _active(self):
+        """(name, transformer) of the entries not dropped, names checked."""
+        names = [entry[0] for entry in self.transformer_list]
+        self._validate_names(names)
+        active = []
+        for name, trans in self.transformer_list:
+            if isinstance(trans, str):
+                if trans == "drop":
+                    continue
+                if trans != "passthrough":
+                    raise ValueError(
+                        f"SequenceUnion: transformer {name!r} is the string "
+                        f"{trans!r}; expected a transformer, 'passthrough' or "
+                        "'drop'."
+                    )
+            elif not (hasattr(trans, "fit") and hasattr(trans, "transform")):
+                raise TypeError(
+                    f"SequenceUnion: transformer {name!r} ({type(trans).__name__}) "
+                    "has no fit and transform methods."
+                )
+            active.append((name, trans))
+        if not active:
+            raise ValueError("SequenceUnion: every transformer is 'drop'.")
+        return active
+
+    def fit(self, X, y=None):
+        """Fit clones of the transformers on X.
+
+        A failed fit leaves a fitted union exactly as it was.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
+        y : array-like or None, default=None
+            Passed to every transformer's ``fit``.
+
+        Returns
+        -------
+        self : object
+        """
+        self.fit_transform(X, y)
+        return self
+
+    def fit_transform(self, X, y=None):
+        """Fit clones of the transformers on X and concatenate their outputs.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
+        y : array-like or None, default=None
+            Passed to every transformer's ``fit_transform``.
+
+        Returns
+        -------
+        X_new : same form as X
+            The transformers' features, side by side at every step.
+        """
+        with restore_on_failure(self):
+            self._validate_params()
+            active = self._active()
+            seqs = validate_sequences(self, X, reset=True)
+            fitted = Parallel(n_jobs=self.n_jobs)(
+                delayed(_fit_transform_one)(clone(trans), X, y)
+                for _, trans in active if trans != "passthrough"
+            )
+            fitted = iter(fitted)
+            self.transformers_, outputs = [], []
+            for name, trans in active:
+                trans, out = (("passthrough", None) if trans == "passthrough"
+                              else next(fitted))
+                self.transformers_.append((name, trans))
+                outputs.append(out)
+            return self._hstack(seqs, outputs)
+
+    def transform(self, X):
+        """Transform X by every transformer and concatenate the outputs.
+
+        Parameters
+        ----------
+        X : array-like or list of sequences
+            Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
+
+        Returns
+        -------
+        X_new : same form as X
+            The transformers' features, side by side at every step.
+        """
+        check_is_fitted(self)
+        seqs = validate_sequences(self, X, reset=False)
+        outputs = Parallel(n_jobs=self.n_jobs)(
+            delayed(_transform_one)(trans, X) for _, trans in self.transformers_
+        )
+        return self._hstack(seqs, outputs)
+
+    def _hstack(self, seqs, outputs):
+        """Every output packed, checked against the input's lengths, weighted
+        and concatenated along the features; None stands for the input."""
+        weights = self.transformer_weights or {}
+        blocks = []
+        for (name, _), out in zip(self.transformers_, outputs, strict=True):
+            data = seqs.data
+            if out is not None:
+                try:
+                    packed = check_sequences(out, name=f"output of {name!r}")
+                except (TypeError, ValueError) as exc:
+                    raise ValueError(
+                        f"SequenceUnion: transformer {name!r} did not return "
+                        f"sequences: {exc}"
+                    ) from exc
+                if not np.array_equal(packed.lengths, seqs.lengths):
+                    s = int(np.argmax(packed.lengths != seqs.lengths)) if (
+                        packed.n_sequences == seqs.n_sequences) else None
+                    what = (f"{packed.n_sequences} sequences for {seqs.n_sequences}"
+                            if s is None else f"{packed.lengths[s]} steps for the "
+                            f"{seqs.lengths[s]} of sequence {s}")
+                    raise ValueError(
+                        f"SequenceUnion: transformer {name!r} returned {what}; "
+                        "every transformer must keep one output step per input "
+                        "step."
+                    )
+                data = packed.data
+            blocks.append(data * weights[name] if name in weights else data)
+        return _output(seqs, np.hstack(blocks))
+
+    def get_feature_names_out(self, input_features=None):
+        """Names of the output features.
+
+        Parameters
+        ----------
+        input_features : array-like of str or None, default=None
+            Input feature names; default ``feature_names_in_``, else
+            ``x0, x1, ...``.
+
+        Returns
+        -------
+        feature_names_out : ndarray of str objects
+            Every transformer's names, prefixed by ``<name>__`` when
+            ``verbose_feature_names_out``.
+        """
+        check_is_fitted(self)
+        names = _check_feature_names_in(self, input_features)
+        out = []
+        for name, trans in self.transformers_:
+            inner = (names if trans == "passthrough"
+                     else trans.get_feature_names_out(names))
+            out.extend(f"{name}__{f}" if self.verbose_feature_names_out else f
+                       for f in inner)
+        return np.asarray(out, dtype=object)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags
