@@ -22,8 +22,8 @@ from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._emissions import GaussianEmission, SoftmaxEmission
+from ._fit.penalty import choose_alpha_classes, choose_alpha_gaussian, softmax_readout
 from ._layers import LAYERS
-from ._penalty import choose_alpha_classes, choose_alpha_gaussian, softmax_readout
 from ._validation import Targets, check_targets
 
 
@@ -84,7 +84,7 @@ class CategoricalOutputs:
 
     def choose_alpha(self, est, U_rows, targets, weight):
         """``alpha="auto"``: the penalty of a linear read-out of the output
-        networks' inputs (``skseq._penalty``)."""
+        networks' inputs (``skseq._fit.penalty``)."""
         return choose_alpha_classes(U_rows, targets.values, weight)
 
     def shared_readout(self, est, U_rows, targets, weight, alpha):
@@ -267,7 +267,7 @@ class GaussianOutputs:
     def choose_alpha(self, est, U_rows, targets, weight):
         """``alpha="auto"``: the prior precision of a linear-Gaussian read-out
         of the output networks' inputs, on standardized targets, as the output
-        family sees them (``skseq._penalty``)."""
+        family sees them (``skseq._fit.penalty``)."""
         return choose_alpha_gaussian(U_rows, targets.values / est._y_scale_,
                                      weight)
 

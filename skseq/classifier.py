@@ -9,7 +9,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted
 
-from ._iohmm import FlatIOHMM, check_allocation
+from ._base import FlatIOHMM
+from ._fit.resources import check_allocation
 from ._outputs import CategoricalOutputs
 from ._validation import Sequences, check_sample_weight, check_targets
 

@@ -7,8 +7,8 @@ from sklearn.utils import ClassifierTags, RegressorTags
 from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import StrOptions
 
+from ._base import BaseIOHMM
 from ._hierarchy import HierarchicalTransitions
-from ._iohmm import BaseIOHMM
 from ._outputs import CategoricalOutputs, GaussianOutputs
 
 # The outputs strategy of each task.

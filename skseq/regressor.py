@@ -6,7 +6,9 @@ import numpy as np
 from sklearn.base import RegressorMixin
 from sklearn.utils._param_validation import Interval
 
-from ._iohmm import FlatIOHMM, _fixed_startprob, _Problem
+from ._base import FlatIOHMM
+from ._fit.objective import Problem as _Problem
+from ._fit.objective import fixed_startprob as _fixed_startprob
 from ._outputs import GaussianOutputs
 
 
@@ -355,7 +357,7 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         >>> se["emission_intercept"].round(2).ravel().tolist()
         [0.12, 0.12]
         """
-        from ._information import standard_errors
+        from ._fit.information import standard_errors
 
         seqs = self._checked(X)
         targets = self._outputs.encode_targets(self, y, seqs, reset=False)

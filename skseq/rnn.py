@@ -24,8 +24,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
-from ._iohmm import check_allocation
-from ._restarts import run_restarts, warn_not_converged
+from ._fit.monitor import warn_not_converged
+from ._fit.resources import check_allocation
+from ._fit.restarts import run_restarts
 from ._validation import (
     check_fitted_params,
     check_sample_weight,

@@ -21,7 +21,8 @@ from sklearn.preprocessing import StandardScaler
 
 from skseq import IOHMMClassifier
 from skseq._emissions import SoftmaxEmission
-from skseq._iohmm import _Problem, topology_mask
+from skseq._fit.objective import Problem as _Problem
+from skseq._fit.objective import topology_mask
 from skseq._layers import LAYERS
 from skseq._transitions import TRANSITIONS, TransitionFamily
 from skseq._validation import Targets, check_sequences

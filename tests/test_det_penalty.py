@@ -7,8 +7,8 @@ from numpy.testing import assert_allclose
 
 from skseq import IOHMMClassifier, IOHMMRegressor
 from skseq._emissions import SoftmaxEmission
+from skseq._fit.objective import Problem as _Problem
 from skseq._hierarchy import HierarchicalTransitions
-from skseq._iohmm import _Problem
 from skseq._layers import Identity
 from skseq._transitions import TRANSITIONS
 from skseq._validation import Targets, check_sample_weight, check_sequences

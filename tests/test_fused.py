@@ -15,9 +15,9 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
 import skseq._fused as fused
+from skseq._fit.objective import topology_mask
 from skseq._fused import linear_transition_pass
 from skseq._inference import Chain
-from skseq._iohmm import topology_mask
 from skseq._transitions import AdditiveTransitions, InputTransitions, TransitionFamily
 
 FAMILIES = {"input": InputTransitions, "additive": AdditiveTransitions}
@@ -546,6 +546,7 @@ def test_score_samples_through_the_kernel_equal_the_forward_pass(transition,
     targets = clf._outputs.encode_targets(clf, y, seqs, reset=False)
     model = clf._fitted_model()
     U, U_targets = clf._inputs(seqs, targets.steps)
-    log_emit = clf._log_emissions(U.shape[0], U_targets, model, targets)
-    forward = clf._forward(seqs, U, model, log_emit).loglik
+    log_emit = model.log_emissions(U.shape[0], U_targets, targets)
+    forward = model.forward(seqs.offsets, model.transitions(U), log_emit,
+                            None).loglik
     assert_allclose(clf.score_samples(X, y), forward, rtol=1e-10, atol=1e-12)

@@ -18,9 +18,10 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skseq import IOHMMClassifier
+from skseq._base import BaseIOHMM
 from skseq._emissions import GaussianEmission, SoftmaxEmission
+from skseq._fit.objective import Problem as _Problem
 from skseq._hierarchy import HierarchicalTransitions
-from skseq._iohmm import BaseIOHMM, _Problem
 from skseq._layers import Identity
 from skseq._validation import Targets, check_sequences
 from skseq.datasets import make_tomita, make_two_sequence

@@ -39,7 +39,9 @@ from skseq import (
     IOHMMClassifier,
     IOHMMRegressor,
 )
-from skseq._iohmm import BaseIOHMM, _fixed_startprob, _Problem
+from skseq._base import BaseIOHMM
+from skseq._fit.objective import Problem as _Problem
+from skseq._fit.objective import fixed_startprob as _fixed_startprob
 from skseq._validation import check_sample_weight, check_sequences
 from skseq.preprocessing import Stepwise
 from skseq.utils import to_padded

@@ -5,7 +5,7 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.optimize import minimize
 
-from skseq._lbfgs import (
+from skseq._fit.lbfgs import (
     CONVERGED,
     DROPPED,
     LINE_SEARCH_FAILED,
@@ -199,11 +199,11 @@ def _drift(n_seq=24, seed=0):
 
 
 def _fit(monkeypatch, lockstep_bytes, drop_after, **params):
-    import skseq._iohmm as core
+    import skseq._fit.solvers as solvers
     from skseq import IOHMMClassifier
 
-    monkeypatch.setattr(core, "_LOCKSTEP_BYTES", lockstep_bytes)
-    monkeypatch.setattr(core, "_DROP_AFTER", drop_after)
+    monkeypatch.setattr(solvers, "_LOCKSTEP_BYTES", lockstep_bytes)
+    monkeypatch.setattr(solvers, "_DROP_AFTER", drop_after)
     X, y = _drift()
     return IOHMMClassifier(n_states=3, features="raw", random_state=0,
                            **params).fit(X, y)
@@ -231,7 +231,7 @@ def test_fits_with_a_random_state_are_bitwise_deterministic(monkeypatch):
 def test_dropped_restarts_are_recorded_and_never_best(monkeypatch, capsys):
     """The drop rule stops restarts early (fewer evaluations), records their
     objectives, never picks one, and here keeps the best of the full run."""
-    import skseq._lbfgs as lbfgs
+    import skseq._fit.lbfgs as lbfgs
 
     calls = []
     real = lbfgs._drop_hopeless
@@ -260,12 +260,12 @@ def test_dropped_restarts_are_recorded_and_never_best(monkeypatch, capsys):
 def test_row_sums_of_the_objective_are_exact_and_survive_overflow():
     """The objective's per-row sums are correctly rounded (math.fsum: the same
     bits for any batch), and give inf / NaN where fsum itself would refuse."""
-    from skseq._iohmm import _row_dots
+    from skseq._fit.objective import row_dots
 
     a = np.array([[1e16, 1.0, -1e16], [1e200, 1e200, 1.0]])
     with np.errstate(over="ignore", invalid="ignore"):
-        out = _row_dots(a, np.array([1.0, 1e200, 1.0]))
-        assert np.isnan(_row_dots(np.array([np.inf, -np.inf]), np.ones(2)))
+        out = row_dots(a, np.array([1.0, 1e200, 1.0]))
+        assert np.isnan(row_dots(np.array([np.inf, -np.inf]), np.ones(2)))
     # row 0: 1e16 + 1e200 - 1e16 exactly; row 1 overflows
     assert out[0] == 1e200 and out[1] == np.inf
-    assert _row_dots(a[0], np.ones(3)) == 1.0  # a plain sum gives 0.0
+    assert row_dots(a[0], np.ones(3)) == 1.0  # a plain sum gives 0.0

@@ -232,7 +232,7 @@ def test_stationary_start_is_the_chains_stationary_distribution():
 
 
 def test_stationary_start_gradient_matches_finite_differences():
-    from skseq._iohmm import _Problem
+    from skseq._fit.objective import Problem as _Problem
 
     X, y, reg = _switching_mean_fit()
     seqs = reg._checked(X)
@@ -327,7 +327,8 @@ def test_transition_l1_objective_and_gradient():
     transition weights out of alpha's L2), and the gradient its central
     differences."""
     from skseq._emissions import GaussianEmission
-    from skseq._iohmm import _L1_SMOOTHING, _Problem
+    from skseq._fit.objective import _L1_SMOOTHING
+    from skseq._fit.objective import Problem as _Problem
     from skseq._layers import LAYERS
     from skseq._transitions import InputTransitions
     from skseq._validation import Targets, check_sequences

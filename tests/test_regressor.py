@@ -11,7 +11,7 @@ from sklearn.metrics import r2_score
 
 from skseq import IOHMMRegressor
 from skseq._emissions import GaussianEmission
-from skseq._iohmm import _Problem
+from skseq._fit.objective import Problem as _Problem
 from skseq._layers import LAYERS
 from skseq._transitions import InputTransitions
 from skseq._validation import Targets, check_sequences

@@ -203,7 +203,7 @@ def test_a_failed_fit_leaves_every_fitted_model_as_it_was(name):
 
 def test_verbose_line_of_a_stopped_restart_says_why(capsys):
     """A restart the solver stopped early is explained in its progress line."""
-    from skseq._restarts import run_restarts
+    from skseq._fit.restarts import run_restarts
 
     results = [{"objective": 1.0, "converged": True, "n_iter": 30},
                {"objective": 5.0, "converged": False, "n_iter": 16,
