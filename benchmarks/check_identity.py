@@ -22,7 +22,10 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from skseq import HierarchicalIOHMM, IOHMMClassifier, IOHMMRegressor
+from skseq._families.outputs import OUTPUTS
 from skseq.datasets import make_parity, make_tomita, make_two_sequence
+
+OUTPUT_TYPES = tuple(OUTPUTS.values())
 
 
 def _data():
@@ -118,6 +121,12 @@ def _configs():
 def _record(estimator, X, y, key, out):
     for name, value in sorted(vars(estimator).items()):
         if name.endswith("_") and not name.startswith("_"):
+            if isinstance(value, OUTPUT_TYPES):
+                # a fitted sub-object: its own fitted arrays
+                for sub, v in sorted(vars(value).items()):
+                    if sub.endswith("_"):
+                        out[f"{key}/attr/{name}/{sub}"] = np.asarray(v)
+                continue
             if isinstance(value, list) and value and isinstance(value[0], np.ndarray):
                 for k, v in enumerate(value):
                     out[f"{key}/attr/{name}/{k}"] = np.asarray(v)

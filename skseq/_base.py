@@ -13,8 +13,9 @@ attribute written in :meth:`BaseIOHMM._store_best`). The objective itself is
 
 A concrete estimator declares its parameters and fills the hooks:
 
-* ``_outputs``: its outputs strategy (``skseq._families.outputs``): targets, the
-  output family, predictions and scores;
+* ``_output``: the name of its output distribution in
+  ``skseq._families.outputs.OUTPUTS`` (fitted as ``outputs_``: targets, the
+  output family, predictions and scores);
 * ``_n_chain_states()``, ``_transition_mask()``, ``_make_transition(n_features)``:
   its chain (:class:`FlatIOHMM` gives those of a chain of ``n_states`` states);
 * ``_structure_params``: the parameters a fitted model cannot change without a
@@ -31,6 +32,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._base_inference import IOHMMInference
+from ._families.outputs import OUTPUTS
 from ._fit.monitor import ConvergenceMonitor
 from ._fit.objective import Problem, fixed_startprob, topology_mask
 from ._fit.penalty import MAX_ALPHA, RAW_ALPHA
@@ -146,7 +148,7 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
         self.warm_start = warm_start
 
     # -- hooks -------------------------------------------------------------
-    _outputs = None  # the outputs strategy (skseq._outputs)
+    _output = None  # its output distribution's name (skseq._families.outputs)
 
     def _n_chain_states(self):
         """Number of states of the Markov chain (a product state's count)."""
@@ -169,6 +171,13 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
         """Weight of the L1 penalty on the state networks' input weights (0:
         they take alpha's L2 penalty, as the output networks')."""
         return 0.0
+
+    def _make_outputs(self):
+        """The (unfitted) output distribution named ``_output``, given the
+        estimator parameters it reads."""
+        cls = OUTPUTS[self._output]
+        return cls(self.emission, self.n_hidden, type(self).__name__,
+                   **{name: getattr(self, name) for name in cls.constraints})
 
     def _make_representation(self, features):
         """The (unfitted) input representation named ``features``."""
@@ -208,10 +217,10 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
         prior near-deterministic transitions need."""
         if self.alpha != "auto":
             return self.alpha
-        if features == "raw" or self._outputs is None or targets.step_level:
+        if features == "raw" or targets.step_level:
             return RAW_ALPHA
         seq_of = seqs.sequence_of(targets.steps)
-        return self._outputs.choose_alpha(self, U_rows, targets, weight[seq_of])[0]
+        return self.outputs_.choose_alpha(U_rows, targets, weight[seq_of])[0]
 
     def _starts_shared(self, features, targets):
         """Whether the output networks start from one shared read-out: on a
@@ -219,7 +228,7 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
         and one target per sequence."""
         return (features == "shape" and self.emission == "input"
                 and not targets.step_level
-                and hasattr(self._outputs, "shared_readout"))
+                and hasattr(self.outputs_, "shared_readout"))
 
     def _validate_X(self, X, reset):
         return validate_sequences(self, X, reset=reset)
@@ -277,7 +286,12 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
             sample_weight, seqs.n_sequences,
             alpha=MAX_ALPHA if self.alpha == "auto" else self.alpha)
         classes = getattr(self, "classes_", None)
-        targets = self._outputs.encode_targets(self, y, seqs, sample_weight=weight)
+        outputs = self._make_outputs()
+        targets = outputs.fit_encode(y, seqs, sample_weight=weight)
+        # the fitted output and the public attributes it determines (classes_,
+        # n_outputs_), which the rest of the fit reads
+        self.outputs_ = outputs
+        self.__dict__.update(outputs.fitted_attributes())
         if self._warm() and classes is not None:
             _refuse_warm_change("classes", classes.tolist(), self.classes_.tolist())
         return weight, targets
@@ -331,8 +345,7 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
         features, representation, inputs = self._represent(
             seqs, targets, sample_weight, weight, rng, do_init)
         transition = self._make_transition(representation.n_state_features)
-        emission = self._outputs.make_emission(self, n,
-                                               representation.n_output_features)
+        emission = self.outputs_.make_emission(n, representation.n_output_features)
         check_memory(self, seqs.data.shape[0], n,
                      transition.n_params + emission.n_params,
                      transition.fit_entries_per_step(self.solver, self.det_penalty))
@@ -363,9 +376,8 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
             # the chain begins as good as its n_states=1 model, and the states
             # move apart only where the likelihood gains.
             seq_of = problem.seqs.sequence_of(problem.steps)
-            problem.share_readout(thetas0, self._outputs.shared_readout(
-                self, setup.inputs[1], setup.targets, setup.weight[seq_of],
-                setup.alpha))
+            problem.share_readout(thetas0, self.outputs_.shared_readout(
+                setup.inputs[1], setup.targets, setup.weight[seq_of], setup.alpha))
         return thetas0
 
     def _start_cycle(self):

@@ -5,7 +5,7 @@ information criteria, Viterbi paths, samples).
 :class:`IOHMMInference` is mixed into ``skseq._base.BaseIOHMM``: it reads the
 fitted attributes once into a ``skseq._fit.objective.FittedModel`` (the fitted
 chain, whose methods work on arrays) and leaves validation, targets and the
-input representation to the estimator's hooks (``_validate_X``, ``_outputs``,
+input representation to the estimator (``_validate_X``, ``outputs_``,
 ``representation_``).
 """
 
@@ -15,6 +15,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from ._families.outputs import Mixture, readout_rows
 from ._fit.objective import FittedModel
 from ._fit.resources import check_memory
 from ._validation import check_fitted_params, score_targets
@@ -84,7 +85,7 @@ class IOHMMInference:
     def _observed(self, seqs, y, model):
         """The outputs ``y`` observed (in any form ``fit`` accepts): the state
         networks' inputs and the emission log-likelihoods at every step."""
-        targets = self._outputs.encode_targets(self, y, seqs, reset=False)
+        targets = self.outputs_.encode(y, seqs)
         U, U_targets = self._inputs(seqs, targets.steps)
         return U, model.log_emissions(U.shape[0], U_targets, targets), len(
             targets.steps)
@@ -96,6 +97,38 @@ class IOHMMInference:
         U, log_emit, _ = self._observed(seqs, y, model)
         return model.given_outputs(seqs.offsets, self._transitions(U, model),
                                    log_emit, kind, self.n_jobs)
+
+    def _prediction_rows(self, seqs):
+        """The packed rows a prediction reads, and for the mean read-out how
+        many of each sequence it averages (else None): every step of a
+        step-level model, else the read-out's (``_readout()``)."""
+        readout, readout_start = self._readout()
+        if self.step_level_ and readout != "last":
+            raise ValueError(
+                f"readout={readout!r} needs a model fitted on sequence-level "
+                "labels; this one was fitted on step-level labels, whose "
+                "predictions are per step (use readout='last')."
+            )
+        if self.step_level_:
+            return np.arange(seqs.data.shape[0]), None
+        if readout == "last":
+            return seqs.last_steps, None
+        return readout_rows(seqs, readout_start)
+
+    def _mixture(self, seqs, y=None):
+        """What the output distribution's predictions mix: the state
+        distributions at the predicted rows given the inputs (with observed
+        outputs ``y``: one step ahead, P(x_t | u_1..t, y_1..t-1)) and the
+        output networks' inputs there."""
+        rows, counts = self._prediction_rows(seqs)
+        model = self._fitted_model()
+        U, U_rows = self._inputs(seqs, rows)
+        if y is None:
+            zeta = self._filtered(seqs, U, model)
+        else:
+            zeta = self._given_outputs(seqs, y, model, "predicted")
+        return Mixture(seqs, rows, zeta[rows], U_rows, model, self.step_level_,
+                       counts)
 
     def _state_proba(self, X, y, smoothed):
         """The validated sequences and the packed state distributions of
@@ -185,13 +218,13 @@ class IOHMMInference:
 
     def _score_targets(self, seqs, y, sample_weight):
         """Targets for ``score`` and per-target weights (None if unweighted)."""
-        return score_targets(y, seqs, sample_weight, task=self._outputs.task,
+        return score_targets(y, seqs, sample_weight, task=self.outputs_.task,
                              step_level=self.step_level_)
 
     def _score(self, X, y, sample_weight):
         seqs = self._checked(X)
         targets, weight = self._score_targets(seqs, y, sample_weight)
-        return self._outputs.score(self, seqs, y, targets, weight)
+        return self.outputs_.score(self._mixture(seqs), y, targets, weight)
 
     def score_samples(self, X, y=None):
         """Conditional log-likelihood log P(y | u) of every sequence.
@@ -210,7 +243,7 @@ class IOHMMInference:
         """
         seqs = self._checked(X)
         if y is None:
-            y = self._outputs.predicted_targets(self, seqs)
+            y = self.outputs_.predicted_targets(self._mixture(seqs))
         return self._loglik(seqs, y)[0]
 
     def _loglik(self, seqs, y):
@@ -300,7 +333,7 @@ class IOHMMInference:
         U, U_all = self._inputs(seqs, np.arange(seqs.data.shape[0]))
         trans = np.broadcast_to(self._transitions(U, model), (U.shape[0], n, n))
         states = model.sample_paths(seqs, trans, rng)
-        y = self._outputs.sample(self, seqs, U_all, model, states, rng)
+        y = self.outputs_.sample(seqs, U_all, model, states, rng)
         return y, seqs.unpack(states, fill=-1)
 
     def decode(self, X, y=None):

@@ -10,8 +10,8 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import FlatIOHMM
+from ._families.outputs import CategoricalOutputs
 from ._fit.resources import check_allocation
-from ._outputs import CategoricalOutputs
 from ._validation import Sequences, check_sample_weight, check_targets
 
 # Class weights whose weighted labels sum beyond this overflow the objective.
@@ -328,7 +328,7 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
     (2, 2)
     """
 
-    _outputs = CategoricalOutputs()
+    _output = "categorical"
 
     _parameter_constraints: dict = {
         **FlatIOHMM._parameter_constraints,
@@ -456,7 +456,8 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
             output networks' matrix products round differently for other
             numbers of rows.
         """
-        return self._outputs.predict_proba(self, self._checked(X))
+        mix = self._mixture(self._checked(X))
+        return self.outputs_.predict_proba(mix)
 
     def predict_log_proba(self, X):
         """Logarithm of :meth:`predict_proba`.
@@ -470,7 +471,8 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         -------
         log_proba : ndarray of shape (n_sequences, n_classes), or list of ndarray
         """
-        return self._outputs.predict_log_proba(self, self._checked(X))
+        mix = self._mixture(self._checked(X))
+        return self.outputs_.predict_log_proba(mix)
 
     def predict(self, X):
         """Most probable class.
@@ -485,7 +487,8 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         labels : ndarray of shape (n_sequences,), or list of ndarray
             One label per sequence, or (step-level model) a list of per-step labels.
         """
-        return self._outputs.predict(self, self._checked(X))
+        mix = self._mixture(self._checked(X))
+        return self.outputs_.predict(mix)
 
     def score(self, X, y, sample_weight=None):
         """Mean accuracy on the given data.

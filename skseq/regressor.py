@@ -4,12 +4,12 @@ import numbers
 
 import numpy as np
 from sklearn.base import RegressorMixin
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._base import FlatIOHMM
+from ._families.outputs import constraints_of, outputs_of
 from ._fit.objective import Problem as _Problem
 from ._fit.objective import fixed_startprob as _fixed_startprob
-from ._outputs import GaussianOutputs
 
 
 class IOHMMRegressor(RegressorMixin, FlatIOHMM):
@@ -125,6 +125,10 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         Threads over sequences in the forward-backward kernels.
     warm_start : bool, default=False
         Start from the previous solution (then ``n_init`` is ignored).
+    output : {"gaussian"}, default="gaussian"
+        The output distribution of each state: ``"gaussian"``, a
+        linear-Gaussian output network (Bengio & Frasconi 1996) whose noise
+        ``covariance_type`` and ``min_covar`` set.
 
     Attributes
     ----------
@@ -193,15 +197,14 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
     True
     """
 
-    _outputs = GaussianOutputs()
-
     _parameter_constraints: dict = {
         **FlatIOHMM._parameter_constraints,
-        **GaussianOutputs.constraints,
+        **constraints_of("regression"),
+        "output": [StrOptions(outputs_of("regression"))],
         "transition_l1": [Interval(numbers.Real, 0, None, closed="left")],
     }
 
-    _structure_params = (*FlatIOHMM._structure_params, "covariance_type")
+    _structure_params = (*FlatIOHMM._structure_params, "covariance_type", "output")
 
     def __init__(
         self,
@@ -228,7 +231,9 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         verbose=0,
         n_jobs=None,
         warm_start=False,
+        output="gaussian",
     ):
+        self.output = output
         self.covariance_type = covariance_type
         self.min_covar = min_covar
         self.transition_l1 = transition_l1
@@ -285,8 +290,12 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         y_std : same form as y_mean
             Only with ``return_std=True``.
         """
-        return self._outputs.predict(self, self._checked(X), return_std=return_std,
-                                     y=y)
+        mix = self._mixture(self._checked(X), y)
+        return self.outputs_.predict(mix, return_std=return_std)
+
+    @property
+    def _output(self):
+        return self.output
 
     def _transition_l1(self):
         return self.transition_l1
@@ -360,7 +369,7 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         from ._fit.information import standard_errors
 
         seqs = self._checked(X)
-        targets = self._outputs.encode_targets(self, y, seqs, reset=False)
+        targets = self.outputs_.encode(y, seqs)
         model = self._fitted_model()
         problem = _Problem(
             seqs, targets, np.ones(seqs.n_sequences), model.transition,

@@ -543,7 +543,7 @@ def test_score_samples_through_the_kernel_equal_the_forward_pass(transition,
                           features="raw", n_init=1, max_iter=15,
                           random_state=0).fit(X, y)
     seqs = clf._checked(X)
-    targets = clf._outputs.encode_targets(clf, y, seqs, reset=False)
+    targets = clf.outputs_.encode(y, seqs)
     model = clf._fitted_model()
     U, U_targets = clf._inputs(seqs, targets.steps)
     log_emit = model.log_emissions(U.shape[0], U_targets, targets)

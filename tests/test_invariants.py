@@ -388,7 +388,7 @@ def _problem(est, X, y, weight):
     """The fitting problem (objective J and its gradient) of a fitted model's
     structure on (X, y, weight), and the model's own parameter vector."""
     seqs = check_sequences(X)
-    targets = est._outputs.encode_targets(est, y, seqs, reset=False)
+    targets = est.outputs_.encode(y, seqs)
     model = est._fitted_model()
     fixed = _fixed_startprob(est.startprob, est._n_chain_states())
     problem = _Problem(seqs, targets, check_sample_weight(weight, len(X)),

@@ -236,7 +236,7 @@ def test_stationary_start_gradient_matches_finite_differences():
 
     X, y, reg = _switching_mean_fit()
     seqs = reg._checked(X)
-    targets = reg._outputs.encode_targets(reg, y, seqs, reset=False)
+    targets = reg.outputs_.encode(y, seqs)
     model = reg._fitted_model()
     problem = _Problem(seqs, targets, np.ones(1), model.transition, model.emission,
                        model.mask, "stationary", 0.1, None,
