@@ -257,6 +257,9 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         The L2 penalty of the fit (``alpha``, or the one ``"auto"`` chose).
     classes_ : ndarray of shape (n_classes,)
         Class labels.
+    outputs_ : object
+        The fitted output distribution: the targets' encoding (and, for real
+        targets, their scaling), which the predictions use.
     startprob_ : ndarray of shape (n_states,)
         Distribution of the initial state.
     transition_coef_, transition_intercept_ : ndarray

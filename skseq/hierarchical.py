@@ -139,6 +139,9 @@ class HierarchicalIOHMM(BaseIOHMM):
         Class labels (``task="classification"``).
     n_outputs_ : int
         Number of outputs (``task="regression"``).
+    outputs_ : object
+        The fitted output distribution: the targets' encoding (and, for real
+        targets, their scaling), which the predictions use.
     startprob_ : ndarray of shape (prod(n_states),)
         Distribution of the initial product state.
     transition_coef_ : list of ndarray

@@ -136,6 +136,9 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         The L2 penalty of the fit (``alpha``, or the one ``"auto"`` chose).
     n_outputs_ : int
         Number of outputs.
+    outputs_ : object
+        The fitted output distribution: the targets' encoding (and, for real
+        targets, their scaling), which the predictions use.
     startprob_ : ndarray of shape (n_states,)
         Distribution of the initial state.
     transition_coef_, transition_intercept_ : ndarray
