@@ -2,7 +2,7 @@
 
 For each problem (Tomita grammars 1-7 and parity) the estimator builds its
 objective and its random starts as a fit would; every start is then minimised
-twice, by ``skseq._lbfgs.minimize_batch`` (all starts in lockstep, no drop rule)
+twice, by ``skseq._fit.lbfgs.minimize_batch`` (all starts in lockstep, no drop rule)
 and by ``scipy.optimize.minimize(method="L-BFGS-B")`` one start at a time, with
 the same tolerances. A start succeeds when the minimum it reaches classifies
 every training sequence correctly. The table gives, per problem, the fraction
@@ -29,7 +29,7 @@ from scipy.optimize import minimize
 from sklearn.model_selection import GridSearchCV, KFold
 
 from skseq import IOHMMClassifier
-from skseq._lbfgs import minimize_batch
+from skseq._fit.lbfgs import minimize_batch
 from skseq.datasets import make_parity, make_tomita, make_tomita_exhaustive
 
 # Problems: (name, data, n_states). The state counts are those of the smallest

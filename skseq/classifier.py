@@ -9,10 +9,11 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted
 
+from ._base import FlatIOHMM
 from ._data import Sequences, check_sample_weight, check_targets
+from ._families.outputs import CategoricalOutputs
 from ._families.registry import document_options, option_constraints
-from ._iohmm import FlatIOHMM, check_allocation
-from ._outputs import CategoricalOutputs
+from ._fit.resources import check_allocation
 
 # Class weights whose weighted labels sum beyond this overflow the objective.
 _MAX_CLASS_WEIGHT_TOTAL = 1e150
@@ -245,6 +246,9 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         The L2 penalty of the fit (``alpha``, or the one ``"auto"`` chose).
     classes_ : ndarray of shape (n_classes,)
         Class labels.
+    outputs_ : object
+        The fitted output distribution: the targets' encoding (and, for real
+        targets, their scaling), which the predictions use.
     startprob_ : ndarray of shape (n_states,)
         Distribution of the initial state.
     transition_coef_, transition_intercept_ : ndarray
@@ -316,7 +320,7 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
     (2, 2)
     """
 
-    _outputs = CategoricalOutputs()
+    _output = "categorical"
 
     _parameter_constraints: dict = {
         **FlatIOHMM._parameter_constraints,
@@ -445,7 +449,8 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
             output networks' matrix products round differently for other
             numbers of rows.
         """
-        return self._outputs.predict_proba(self, self._checked(X))
+        mix = self._mixture(self._checked(X))
+        return self.outputs_.predict_proba(mix)
 
     def predict_log_proba(self, X):
         """Logarithm of :meth:`predict_proba`.
@@ -459,7 +464,8 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         -------
         log_proba : ndarray of shape (n_sequences, n_classes), or list of ndarray
         """
-        return self._outputs.predict_log_proba(self, self._checked(X))
+        mix = self._mixture(self._checked(X))
+        return self.outputs_.predict_log_proba(mix)
 
     def predict(self, X):
         """Most probable class.
@@ -474,7 +480,8 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         labels : ndarray of shape (n_sequences,), or list of ndarray
             One label per sequence, or (step-level model) a list of per-step labels.
         """
-        return self._outputs.predict(self, self._checked(X))
+        mix = self._mixture(self._checked(X))
+        return self.outputs_.predict(mix)
 
     def score(self, X, y, sample_weight=None):
         """Mean accuracy on the given data.

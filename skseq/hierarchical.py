@@ -7,13 +7,13 @@ from sklearn.utils import ClassifierTags, RegressorTags
 from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import StrOptions
 
+from ._base import BaseIOHMM
 from ._families.hierarchy import HierarchicalTransitions
+from ._families.outputs import GaussianOutputs
 from ._families.registry import document_options, option_constraints
-from ._iohmm import BaseIOHMM
-from ._outputs import CategoricalOutputs, GaussianOutputs
 
-# The outputs strategy of each task.
-_OUTPUTS = {"classification": CategoricalOutputs(), "regression": GaussianOutputs()}
+# The output distribution of each task.
+_OUTPUTS = {"classification": "categorical", "regression": "gaussian"}
 
 
 def _classifying(estimator):
@@ -146,6 +146,9 @@ class HierarchicalIOHMM(BaseIOHMM):
         Class labels (``task="classification"``).
     n_outputs_ : int
         Number of outputs (``task="regression"``).
+    outputs_ : object
+        The fitted output distribution: the targets' encoding (and, for real
+        targets, their scaling), which the predictions use.
     startprob_ : ndarray of shape (prod(n_states),)
         Distribution of the initial product state.
     transition_coef_ : list of ndarray
@@ -358,7 +361,7 @@ class HierarchicalIOHMM(BaseIOHMM):
         return BaseIOHMM._auto_starts
 
     @property
-    def _outputs(self):
+    def _output(self):
         return _OUTPUTS[self.task]
 
     def _n_chain_states(self):
@@ -483,8 +486,10 @@ class HierarchicalIOHMM(BaseIOHMM):
         if _classifying(self):
             if return_std:
                 raise ValueError("return_std=True needs task='regression'.")
-            return self._outputs.predict(self, self._checked(X))
-        return self._outputs.predict(self, self._checked(X), return_std=return_std)
+            mix = self._mixture(self._checked(X))
+            return self.outputs_.predict(mix)
+        mix = self._mixture(self._checked(X))
+        return self.outputs_.predict(mix, return_std=return_std)
 
     @available_if(_classifying)
     def predict_proba(self, X):
@@ -501,7 +506,8 @@ class HierarchicalIOHMM(BaseIOHMM):
         -------
         proba : ndarray of shape (n_sequences, n_classes), or list of ndarray
         """
-        return self._outputs.predict_proba(self, self._checked(X))
+        mix = self._mixture(self._checked(X))
+        return self.outputs_.predict_proba(mix)
 
     @available_if(_classifying)
     def predict_log_proba(self, X):
@@ -516,7 +522,8 @@ class HierarchicalIOHMM(BaseIOHMM):
         -------
         log_proba : ndarray of shape (n_sequences, n_classes), or list of ndarray
         """
-        return self._outputs.predict_log_proba(self, self._checked(X))
+        mix = self._mixture(self._checked(X))
+        return self.outputs_.predict_log_proba(mix)
 
     def score(self, X, y, sample_weight=None):
         """Accuracy (classification) or R^2 (regression) of the predictions.

@@ -4,12 +4,14 @@ import numbers
 
 import numpy as np
 from sklearn.base import RegressorMixin
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 
+from ._base import FlatIOHMM
+from ._families.outputs import constraints_of, outputs_of
 from ._families.registry import document_options, option_constraints
-from ._information import standard_errors as observed_standard_errors
-from ._iohmm import FlatIOHMM, _fixed_startprob, _Problem
-from ._outputs import GaussianOutputs
+from ._fit.information import standard_errors as observed_standard_errors
+from ._fit.objective import Problem as _Problem
+from ._fit.objective import fixed_startprob as _fixed_startprob
 
 
 @document_options("features", "transition", "emission", "init")
@@ -131,6 +133,10 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         Threads over sequences in the forward-backward kernels.
     warm_start : bool, default=False
         Start from the previous solution (then ``n_init`` is ignored).
+    output : {"gaussian"}, default="gaussian"
+        The output distribution of each state: ``"gaussian"``, a
+        linear-Gaussian output network (Bengio & Frasconi 1996) whose noise
+        ``covariance_type`` and ``min_covar`` set.
 
     Attributes
     ----------
@@ -138,6 +144,9 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         The L2 penalty of the fit (``alpha``, or the one ``"auto"`` chose).
     n_outputs_ : int
         Number of outputs.
+    outputs_ : object
+        The fitted output distribution: the targets' encoding (and, for real
+        targets, their scaling), which the predictions use.
     startprob_ : ndarray of shape (n_states,)
         Distribution of the initial state.
     transition_coef_, transition_intercept_ : ndarray
@@ -199,16 +208,15 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
     True
     """
 
-    _outputs = GaussianOutputs()
-
     _parameter_constraints: dict = {
         **FlatIOHMM._parameter_constraints,
-        **GaussianOutputs.constraints,
+        **constraints_of("regression"),
+        "output": [StrOptions(outputs_of("regression"))],
         **option_constraints("features", "transition", "emission", "init"),
         "transition_l1": [Interval(numbers.Real, 0, None, closed="left")],
     }
 
-    _structure_params = (*FlatIOHMM._structure_params, "covariance_type")
+    _structure_params = (*FlatIOHMM._structure_params, "covariance_type", "output")
 
     def __init__(
         self,
@@ -235,7 +243,9 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         verbose=0,
         n_jobs=None,
         warm_start=False,
+        output="gaussian",
     ):
+        self.output = output
         self.covariance_type = covariance_type
         self.min_covar = min_covar
         self.transition_l1 = transition_l1
@@ -292,8 +302,12 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         y_std : same form as y_mean
             Only with ``return_std=True``.
         """
-        return self._outputs.predict(self, self._checked(X), return_std=return_std,
-                                     y=y)
+        mix = self._mixture(self._checked(X), y)
+        return self.outputs_.predict(mix, return_std=return_std)
+
+    @property
+    def _output(self):
+        return self.output
 
     def _transition_l1(self):
         return self.transition_l1
@@ -363,7 +377,7 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         """The fitted model and its unpenalised, unweighted objective on (X, y),
         whose curvature :meth:`standard_errors` reads."""
         seqs = self._checked(X)
-        targets = self._outputs.encode_targets(self, y, seqs, reset=False)
+        targets = self.outputs_.encode(y, seqs)
         model = self._fitted_model()
         problem = _Problem(
             seqs, targets, np.ones(seqs.n_sequences), model.transition,

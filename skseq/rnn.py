@@ -27,8 +27,9 @@ from ._data import (
     restore_on_failure,
     validate_sequences,
 )
-from ._iohmm import check_allocation
-from ._restarts import run_restarts, warn_not_converged
+from ._fit.monitor import warn_not_converged
+from ._fit.resources import check_allocation
+from ._fit.restarts import run_restarts
 from ._rnn_net import Lockstep, SecondOrderNet
 from .automata import DFA, symbol_alphabet
 

@@ -24,7 +24,8 @@ from skseq._data import Targets, check_sequences
 from skseq._families.emissions import SoftmaxEmission
 from skseq._families.layers import LAYERS
 from skseq._families.transitions import TRANSITIONS, TransitionFamily
-from skseq._iohmm import _Problem, topology_mask
+from skseq._fit.objective import Problem as _Problem
+from skseq._fit.objective import topology_mask
 from skseq.automata import DFA
 from skseq.datasets import make_tomita, make_tomita_exhaustive
 from skseq.preprocessing import Stepwise

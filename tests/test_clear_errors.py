@@ -204,13 +204,14 @@ def test_dilated_convolution_values_near_the_float64_limit():
 
 
 def test_huge_models_are_refused_before_allocating(monkeypatch):
-    import skseq._iohmm as iohmm_module
+    import skseq._base as base
+    import skseq._fit.resources as resources
 
     def no_mask(*args):
         raise AssertionError("the n x n mask was built before the memory check")
 
-    monkeypatch.setattr(iohmm_module, "_available_memory", lambda: 2**30)
-    monkeypatch.setattr(iohmm_module, "topology_mask", no_mask)
+    monkeypatch.setattr(resources, "_available_memory", lambda: 2**30)
+    monkeypatch.setattr(base, "topology_mask", no_mask)
     X, y = make_tomita(4, 6, random_state=0)
     with pytest.raises(ValueError, match="40000 states .*40000x40000 transition "
                                          "mask.*fewer states"):
@@ -223,7 +224,7 @@ def test_huge_models_are_refused_before_allocating(monkeypatch):
 
 def test_available_memory_respects_an_address_space_limit():
     resource = pytest.importorskip("resource")
-    from skseq._iohmm import _available_memory
+    from skseq._fit.resources import _available_memory
 
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     with open("/proc/self/status") as f:

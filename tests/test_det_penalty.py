@@ -11,7 +11,7 @@ from skseq._families.emissions import SoftmaxEmission
 from skseq._families.hierarchy import HierarchicalTransitions
 from skseq._families.layers import Identity
 from skseq._families.transitions import TRANSITIONS
-from skseq._iohmm import _Problem
+from skseq._fit.objective import Problem as _Problem
 from skseq.datasets import make_parity
 
 

@@ -10,13 +10,13 @@ import pytest
 from numpy.testing import assert_allclose
 from sklearn.exceptions import ConvergenceWarning
 
-import skseq._iohmm as _iohmm
+import skseq._fit.resources as resources
 from skseq import HierarchicalIOHMM, IOHMMClassifier, IOHMMRegressor
 from skseq._data import Targets, check_sequences
 from skseq._families.emissions import SoftmaxEmission
 from skseq._families.layers import Identity
 from skseq._families.transitions import TRANSITIONS
-from skseq._iohmm import _Problem
+from skseq._fit.objective import Problem as _Problem
 from skseq.datasets import make_tomita
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
@@ -203,15 +203,15 @@ def test_restart_records_and_progress(capsys):
 
 
 def test_the_memory_a_fit_needs_is_checked_before_allocating(monkeypatch):
-    monkeypatch.setattr(_iohmm, "_available_memory", lambda: 2**20)  # 1 MiB
+    monkeypatch.setattr(resources, "_available_memory", lambda: 2**20)  # 1 MiB
     X, y = _data(20)
     clf = IOHMMClassifier(n_states=60, n_init=1)
     with pytest.raises(ValueError, match=r"60 states on \d+ steps .* needs about"):
         clf.fit(X, y)
     assert not hasattr(clf, "n_features_in_")
-    monkeypatch.setattr(_iohmm, "_available_memory", lambda: None)
+    monkeypatch.setattr(resources, "_available_memory", lambda: None)
     small = IOHMMClassifier(n_states=60, n_init=1, max_iter=2).fit(X, y)
-    monkeypatch.setattr(_iohmm, "_available_memory", lambda: 2**20)
+    monkeypatch.setattr(resources, "_available_memory", lambda: 2**20)
     with pytest.raises(ValueError, match="needs about"):
         small.predict_proba(X * 20)
 

@@ -24,7 +24,7 @@ from skseq import (
     IOHMMClassifier,
     IOHMMRegressor,
 )
-from skseq._iohmm import BaseIOHMM
+from skseq._base import BaseIOHMM
 from skseq.preprocessing import Stepwise
 
 # Any numpy RuntimeWarning (overflow, invalid value, divide by zero) is a failure.

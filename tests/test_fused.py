@@ -20,7 +20,7 @@ from skseq._families.transitions import (
     InputTransitions,
     TransitionFamily,
 )
-from skseq._iohmm import topology_mask
+from skseq._fit.objective import topology_mask
 from skseq._kernels.forward_backward import Chain
 from skseq._kernels.fused import linear_transition_pass
 
@@ -530,9 +530,10 @@ def test_score_samples_through_the_kernel_equal_the_forward_pass(transition,
                           features="raw", n_init=1, max_iter=15,
                           random_state=0).fit(X, y)
     seqs = clf._checked(X)
-    targets = clf._outputs.encode_targets(clf, y, seqs, reset=False)
+    targets = clf.outputs_.encode(y, seqs)
     model = clf._fitted_model()
     U, U_targets = clf._inputs(seqs, targets.steps)
-    log_emit = clf._log_emissions(U.shape[0], U_targets, model, targets)
-    forward = clf._forward(seqs, U, model, log_emit).loglik
+    log_emit = model.log_emissions(U.shape[0], U_targets, targets)
+    forward = model.forward(seqs.offsets, model.transitions(U), log_emit,
+                            None).loglik
     assert_allclose(clf.score_samples(X, y), forward, rtol=1e-10, atol=1e-12)

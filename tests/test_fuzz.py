@@ -373,8 +373,8 @@ def test_targets_near_the_float64_limit(name):
         # weights * targets overflow in the weighted mean
         est = ESTIMATORS[name]().fit(X, [1e10, 2e10, 3e10],
                                      sample_weight=[1e300, 1e300, 1e300])
-        assert_allclose(est._y_mean_, [2e10], rtol=1e-12)
-        assert_allclose(est._y_scale_, [np.sqrt(2 / 3) * 1e10], rtol=1e-12)
+        assert_allclose(est.outputs_.mean_, [2e10], rtol=1e-12)
+        assert_allclose(est.outputs_.scale_, [np.sqrt(2 / 3) * 1e10], rtol=1e-12)
         assert np.all(np.isfinite(est.predict(X)))
         with pytest.raises(ValueError, match="standard deviation .* too large"):
             ESTIMATORS[name]().fit(X, [1e300, -1e300, 0.0])

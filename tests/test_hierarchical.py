@@ -18,11 +18,12 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skseq import IOHMMClassifier
+from skseq._base import BaseIOHMM
 from skseq._data import Targets, check_sequences
 from skseq._families.emissions import GaussianEmission, SoftmaxEmission
 from skseq._families.hierarchy import HierarchicalTransitions
 from skseq._families.layers import Identity
-from skseq._iohmm import BaseIOHMM, _Problem
+from skseq._fit.objective import Problem as _Problem
 from skseq.datasets import make_tomita, make_two_sequence
 from skseq.hierarchical import HierarchicalIOHMM
 from skseq.utils import to_padded

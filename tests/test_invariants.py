@@ -39,8 +39,10 @@ from skseq import (
     IOHMMClassifier,
     IOHMMRegressor,
 )
+from skseq._base import BaseIOHMM
 from skseq._data import check_sample_weight, check_sequences
-from skseq._iohmm import BaseIOHMM, _fixed_startprob, _Problem
+from skseq._fit.objective import Problem as _Problem
+from skseq._fit.objective import fixed_startprob as _fixed_startprob
 from skseq._kernels import forward_backward
 from skseq.preprocessing import Stepwise
 from skseq.utils import to_padded
@@ -384,7 +386,7 @@ def _problem(est, X, y, weight):
     """The fitting problem (objective J and its gradient) of a fitted model's
     structure on (X, y, weight), and the model's own parameter vector."""
     seqs = check_sequences(X)
-    targets = est._outputs.encode_targets(est, y, seqs, reset=False)
+    targets = est.outputs_.encode(y, seqs)
     model = est._fitted_model()
     fixed = _fixed_startprob(est.startprob, est._n_chain_states())
     problem = _Problem(seqs, targets, check_sample_weight(weight, len(X)),

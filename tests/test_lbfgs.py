@@ -5,7 +5,7 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.optimize import minimize
 
-from skseq._lbfgs import (
+from skseq._fit.lbfgs import (
     CONVERGED,
     DROPPED,
     LINE_SEARCH_FAILED,
@@ -186,86 +186,3 @@ def test_callback_sees_every_iteration():
                          callback=lambda r, v: seen.append((r, v)))
     assert len(seen) == res.nit.sum()
     assert [v for r, v in seen if r == 0] == res.curves[0]
-
-
-# -- restarts of an estimator in lockstep ------------------------------------------
-def _drift(n_seq=24, seed=0):
-    rng = np.random.default_rng(seed)
-    X = [rng.normal(size=(int(rng.integers(4, 9)), 2)) for _ in range(n_seq)]
-    for x in X:
-        x[:, 0] += np.cumsum(rng.normal(scale=0.5, size=len(x)))
-    y = np.array([int(x[-1, 0] > 0) for x in X])
-    return X, y
-
-
-def _fit(monkeypatch, lockstep_bytes, drop_after, **params):
-    import skseq._iohmm as core
-    from skseq import IOHMMClassifier
-
-    monkeypatch.setattr(core, "_LOCKSTEP_BYTES", lockstep_bytes)
-    monkeypatch.setattr(core, "_DROP_AFTER", drop_after)
-    X, y = _drift()
-    return IOHMMClassifier(n_states=3, features="raw", random_state=0,
-                           **params).fit(X, y)
-
-
-def test_lockstep_restarts_equal_restarts_run_alone_bitwise(monkeypatch):
-    """Without the drop rule, restarts in one lockstep group (the default memory
-    budget) and one group per restart (a budget of 1 byte) give the same bits."""
-    params = dict(n_init=5, max_iter=40)
-    together = _fit(monkeypatch, 1 << 28, 10**9, **params)
-    alone = _fit(monkeypatch, 1, 10**9, **params)
-    assert_array_equal(together.init_objectives_, alone.init_objectives_)
-    assert_array_equal(together.transition_coef_, alone.transition_coef_)
-    assert together.n_init_ == alone.n_init_ == 5
-
-
-def test_fits_with_a_random_state_are_bitwise_deterministic(monkeypatch):
-    a = _fit(monkeypatch, 1 << 28, 10, n_init=6, max_iter=60)
-    b = _fit(monkeypatch, 1 << 28, 10, n_init=6, max_iter=60)
-    assert_array_equal(a.init_objectives_, b.init_objectives_)
-    assert_array_equal(a.emission_coef_, b.emission_coef_)
-    assert a.objective_ == b.objective_
-
-
-def test_dropped_restarts_are_recorded_and_never_best(monkeypatch, capsys):
-    """The drop rule stops restarts early (fewer evaluations), records their
-    objectives, never picks one, and here keeps the best of the full run."""
-    import skseq._lbfgs as lbfgs
-
-    calls = []
-    real = lbfgs._drop_hopeless
-
-    def spy(f, *args):
-        real(f, *args)
-        calls.append((f.copy(), args[2].copy()))  # values, statuses
-
-    monkeypatch.setattr(lbfgs, "_drop_hopeless", spy)
-    params = dict(n_init=12, max_iter=200, verbose=1)
-    kept = _fit(monkeypatch, 1 << 28, 10**9, **params)
-    dropped = _fit(monkeypatch, 1 << 28, 5, **params)
-    out = capsys.readouterr().out
-    n_dropped = out.count("too far above the best restart")
-    assert n_dropped >= 1
-    final_status = calls[-1][1]
-    assert (final_status == DROPPED).sum() == n_dropped
-    stopped = np.flatnonzero(final_status == DROPPED)
-    # each dropped restart ends above the best by more than the margin
-    best = dropped.objective_
-    assert (dropped.init_objectives_[stopped] > best + 1e-3 * max(1.0, abs(best))).all()
-    assert dropped.n_init_ == 12 and np.isfinite(dropped.init_objectives_).all()
-    assert dropped.objective_ == kept.objective_
-
-
-def test_row_sums_of_the_objective_are_exact_and_survive_overflow():
-    """The objective's per-row sums are correctly rounded (math.fsum: the same
-    bits for any batch), and give inf / NaN where fsum itself would refuse."""
-    from skseq._iohmm import _row_dots
-
-    a = np.array([[1e16, 1.0, -1e16], [1e200, 1e200, 1.0]])
-    with np.errstate(over="ignore", invalid="ignore"):
-        out = _row_dots(a, np.array([1.0, 1e200, 1.0]))
-        assert np.isnan(_row_dots(np.array([np.inf, -np.inf]), np.ones(2)))
-    # row 0: 1e16 + 1e200 - 1e16 exactly; row 1 overflows
-    assert out[0] == 1e200 and out[1] == np.inf
-    assert _row_dots(a[0], np.ones(3)) == 1.0  # a plain sum gives 0.0

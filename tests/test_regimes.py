@@ -232,11 +232,11 @@ def test_stationary_start_is_the_chains_stationary_distribution():
 
 
 def test_stationary_start_gradient_matches_finite_differences():
-    from skseq._iohmm import _Problem
+    from skseq._fit.objective import Problem as _Problem
 
     X, y, reg = _switching_mean_fit()
     seqs = reg._checked(X)
-    targets = reg._outputs.encode_targets(reg, y, seqs, reset=False)
+    targets = reg.outputs_.encode(y, seqs)
     model = reg._fitted_model()
     problem = _Problem(seqs, targets, np.ones(1), model.transition, model.emission,
                        model.mask, "stationary", 0.1, None,
@@ -330,7 +330,8 @@ def test_transition_l1_objective_and_gradient():
     from skseq._families.emissions import GaussianEmission
     from skseq._families.layers import LAYERS
     from skseq._families.transitions import InputTransitions
-    from skseq._iohmm import _L1_SMOOTHING, _Problem
+    from skseq._fit.objective import _L1_SMOOTHING
+    from skseq._fit.objective import Problem as _Problem
 
     rng = np.random.default_rng(0)
     seqs = check_sequences([rng.normal(size=(k, 2)) for k in (2, 4, 3)])

@@ -14,7 +14,7 @@ from skseq._data import Targets, check_sequences
 from skseq._families.emissions import GaussianEmission
 from skseq._families.layers import LAYERS
 from skseq._families.transitions import InputTransitions
-from skseq._iohmm import _Problem
+from skseq._fit.objective import Problem as _Problem
 
 # A known 2-state IOHMM: the input's second feature switches the regime (a large
 # u_1 pushes toward regime 1, a small one toward regime 0, otherwise the regime

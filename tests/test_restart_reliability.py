@@ -11,7 +11,7 @@ import numpy as np
 from scipy.optimize import minimize
 
 from skseq import IOHMMClassifier
-from skseq._lbfgs import minimize_batch
+from skseq._fit.lbfgs import minimize_batch
 from skseq.datasets import make_parity, make_tomita
 
 

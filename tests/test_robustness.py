@@ -126,17 +126,3 @@ def test_a_failed_fit_leaves_every_fitted_model_as_it_was(name):
         got = getattr(est, method)(X)
         for a, b in zip(got, expected, strict=True):
             assert_array_equal(a, b, err_msg=case)
-
-
-def test_verbose_line_of_a_stopped_restart_says_why(capsys):
-    """A restart the solver stopped early is explained in its progress line."""
-    from skseq._restarts import run_restarts
-
-    results = [{"objective": 1.0, "converged": True, "n_iter": 30},
-               {"objective": 5.0, "converged": False, "n_iter": 16,
-                "dropped": True}]
-    best, objectives = run_restarts(results, 2, verbose=1)
-    assert best is results[0]
-    line = capsys.readouterr().out.splitlines()[1]
-    assert "stopped after 16 iterations" in line
-    assert "best restart" in line and "max_iter" in line

@@ -252,64 +252,69 @@ def minimize_batch(fun, x0, *, max_iter=15000, ftol=2.2204460492503131e-09,
                                drop_after, drop_margin, callback)
 
 
-def _minimize_batch(fun, x0, max_iter, ftol, gtol, memory, max_ls, drop_after,
-                    drop_margin, callback):
-    x = np.array(x0, dtype=np.float64, ndmin=2, copy=True)
-    R, p = x.shape
-    S = np.zeros((R, memory, p))
-    Y = np.zeros((R, memory, p))
-    rho = np.zeros((R, memory))
-    valid = np.zeros((R, memory), dtype=bool)
-    nit = np.zeros(R, dtype=np.intp)
-    nfev = np.zeros(R, dtype=np.intp)
-    status = np.full(R, -1)
-    curves = [[] for _ in range(R)]
-    n_calls = 0
+class _Batch:
+    """The state of R restarts: points, values, gradients, L-BFGS memories,
+    iteration and evaluation counts, statuses and objective curves."""
 
-    def evaluate(rows, points):
+    def __init__(self, fun, x0, memory):
+        self.fun = fun
+        self.x = np.array(x0, dtype=np.float64, ndmin=2, copy=True)
+        R, self.p = self.x.shape
+        self.S = np.zeros((R, memory, self.p))
+        self.Y = np.zeros((R, memory, self.p))
+        self.rho = np.zeros((R, memory))
+        self.valid = np.zeros((R, memory), dtype=bool)
+        self.nit = np.zeros(R, dtype=np.intp)
+        self.nfev = np.zeros(R, dtype=np.intp)
+        self.status = np.full(R, -1)
+        self.curves = [[] for _ in range(R)]
+        self.n_calls = 0
+        self.f, g = self.evaluate(np.arange(R), self.x)
+        self.g = g.copy()
+        self.f_start = self.f.copy()
+
+    def evaluate(self, rows, points):
         """Values (+inf where the gradient is not finite) and gradients."""
-        nonlocal n_calls
-        n_calls += 1
-        values, grads = fun(points)
+        self.n_calls += 1
+        values, grads = self.fun(points)
         values = np.array(values, dtype=np.float64).reshape(len(rows))
-        grads = np.asarray(grads, dtype=np.float64).reshape(len(rows), p)
+        grads = np.asarray(grads, dtype=np.float64).reshape(len(rows), self.p)
         values[~np.isfinite(grads).all(axis=1)] = np.inf
-        nfev[rows] += 1
+        self.nfev[rows] += 1
         return values, grads
 
-    all_rows = np.arange(R)
-    f, g = evaluate(all_rows, x)
-    g = g.copy()
-    f_start = f.copy()
-    status[~np.isfinite(f)] = LINE_SEARCH_FAILED
-    status[(status < 0) & (np.abs(g).max(axis=1, initial=0.0) <= gtol)] = CONVERGED
-
-    while True:
-        active = np.flatnonzero(status < 0)
-        if active.size == 0:
-            break
-        d = _two_loop(g[active], S[active], Y[active], rho[active], valid[active])
-        slope = _rowdot(g[active], d)
+    def direction(self, active):
+        """The search directions of the active rows, their slopes and first
+        trial steps (steepest descent where the memory's is not downhill)."""
+        g = self.g[active]
+        d = _two_loop(g, self.S[active], self.Y[active], self.rho[active],
+                      self.valid[active])
+        slope = _rowdot(g, d)
         # not a descent direction: restart the memory, steepest descent
         uphill = ~(slope < 0.0)
         if uphill.any():
-            valid[active[uphill]] = False
-            d[uphill] = -g[active[uphill]]
-            slope[uphill] = -_rowdot(g[active[uphill]], g[active[uphill]])
+            self.valid[active[uphill]] = False
+            d[uphill] = -g[uphill]
+            slope[uphill] = -_rowdot(g[uphill], g[uphill])
         norm = np.sqrt(_rowdot(d, d))
-        step = np.where(nit[active] == 0, np.minimum(1.0 / norm, _STEP_MAX), 1.0)
+        step = np.where(self.nit[active] == 0, np.minimum(1.0 / norm, _STEP_MAX),
+                        1.0)
+        return d, slope, step
+
+    def line_searches(self, active, d, slope, step, max_ls):
+        """The accepted step of every active row (NaN where none) with its
+        value and gradient."""
         # The first trial of every line search in one call; the restarts whose
         # first step meets the strong Wolfe conditions (the common case) are
         # done, the others continue their own searches (Algorithms 3.5-3.6).
-        f_new, g_new = evaluate(active, x[active] + step[:, None] * d)
+        f_new, g_new = self.evaluate(active, self.x[active] + step[:, None] * d)
         slope_new = _rowdot(g_new, d)
-        done = ((f_new <= f[active] + _C1 * step * slope)
+        done = ((f_new <= self.f[active] + _C1 * step * slope)
                 & (np.abs(slope_new) <= -_C2 * slope))
         accepted = np.where(done, step, np.nan)
         searches, seen = {}, {}
-
         for k in np.flatnonzero(~done):
-            ls = _LineSearch(f[active[k]], slope[k], step[k], max_ls)
+            ls = _LineSearch(self.f[active[k]], slope[k], step[k], max_ls)
             seen[k] = {step[k]: (f_new[k], g_new[k].copy())}
             if ls.update(f_new[k], slope_new[k]):
                 _finish(k, ls, seen, accepted, f_new, g_new)
@@ -319,47 +324,74 @@ def _minimize_batch(fun, x0, max_iter, ftol, gtol, memory, max_ls, drop_after,
             pending = list(searches)
             rows = active[pending]
             trials = np.array([searches[k].trial for k in pending])
-            fv, gv = evaluate(rows, x[rows] + trials[:, None] * d[pending])
+            fv, gv = self.evaluate(rows, self.x[rows] + trials[:, None] * d[pending])
             for q, k in enumerate(pending):
                 ls = searches[k]
                 seen[k][ls.trial] = (fv[q], gv[q])
                 if ls.update(fv[q], _rowdot(gv[q], d[k])):
                     _finish(k, ls, seen, accepted, f_new, g_new)
                     del searches[k]
+        return accepted, f_new, g_new
+
+    def advance(self, rows, sk, g_new_rows, f_new_rows, callback):
+        """Move ``rows`` by their steps ``sk``: memory pairs, points, values,
+        gradients, counts and curves; returns their previous values."""
+        yk = g_new_rows - self.g[rows]
+        sy, yy = _rowdot(sk, yk), _rowdot(yk, yk)
+        upd = sy > _EPS * yy
+        if upd.any():
+            u = rows[upd]
+            S, Y, rho, valid = self.S, self.Y, self.rho, self.valid
+            S[u, :-1], Y[u, :-1] = S[u, 1:], Y[u, 1:]
+            rho[u, :-1], valid[u, :-1] = rho[u, 1:], valid[u, 1:]
+            S[u, -1], Y[u, -1] = sk[upd], yk[upd]
+            rho[u, -1], valid[u, -1] = 1.0 / sy[upd], True
+        f_old = self.f[rows]
+        self.x[rows] += sk
+        self.f[rows], self.g[rows] = f_new_rows, g_new_rows
+        self.nit[rows] += 1
+        for r, value in zip(rows.tolist(), self.f[rows].tolist(), strict=True):
+            self.curves[r].append(value)
+            if callback is not None:
+                callback(r, value)
+        return f_old
+
+    def result(self):
+        return BatchResult(x=self.x, fun=self.f, grad=self.g, nit=self.nit,
+                           nfev=self.nfev, status=self.status, curves=self.curves,
+                           n_calls=self.n_calls)
+
+
+def _minimize_batch(fun, x0, max_iter, ftol, gtol, memory, max_ls, drop_after,
+                    drop_margin, callback):
+    b = _Batch(fun, x0, memory)
+    status = b.status
+    status[~np.isfinite(b.f)] = LINE_SEARCH_FAILED
+    status[(status < 0) & (np.abs(b.g).max(axis=1, initial=0.0) <= gtol)] = CONVERGED
+    while True:
+        active = np.flatnonzero(status < 0)
+        if active.size == 0:
+            break
+        d, slope, step = b.direction(active)
+        accepted, f_new, g_new = b.line_searches(active, d, slope, step, max_ls)
         failed = np.isnan(accepted)
         status[active[failed]] = LINE_SEARCH_FAILED
         ok = ~failed
         rows = active[ok]
         if rows.size == 0:
             continue
-        sk = accepted[ok, None] * d[ok]
-        yk = g_new[ok] - g[rows]
-        sy, yy = _rowdot(sk, yk), _rowdot(yk, yk)
-        upd = sy > _EPS * yy
-        if upd.any():
-            u = rows[upd]
-            S[u, :-1], Y[u, :-1] = S[u, 1:], Y[u, 1:]
-            rho[u, :-1], valid[u, :-1] = rho[u, 1:], valid[u, 1:]
-            S[u, -1], Y[u, -1] = sk[upd], yk[upd]
-            rho[u, -1], valid[u, -1] = 1.0 / sy[upd], True
-        f_old = f[rows]
-        x[rows] += sk
-        f[rows], g[rows] = f_new[ok], g_new[ok]
-        nit[rows] += 1
-        for r, value in zip(rows.tolist(), f[rows].tolist(), strict=True):
-            curves[r].append(value)
-            if callback is not None:
-                callback(r, value)
-        grad_small = np.abs(g[rows]).max(axis=1, initial=0.0) <= gtol
-        small_step = (f_old - f[rows]) <= ftol * np.maximum(
-            np.maximum(np.abs(f_old), np.abs(f[rows])), 1.0)
+        f_old = b.advance(rows, accepted[ok, None] * d[ok], g_new[ok], f_new[ok],
+                          callback)
+        f = b.f[rows]
+        grad_small = np.abs(b.g[rows]).max(axis=1, initial=0.0) <= gtol
+        small_step = (f_old - f) <= ftol * np.maximum(
+            np.maximum(np.abs(f_old), np.abs(f)), 1.0)
         status[rows] = np.where(grad_small | small_step, CONVERGED,
-                                np.where(nit[rows] >= max_iter, MAX_ITER, -1))
+                                np.where(b.nit[rows] >= max_iter, MAX_ITER, -1))
         if drop_after is not None:
-            _drop_hopeless(f, f_start, curves, status, nit, max_iter, drop_after,
-                           drop_margin)
-    return BatchResult(x=x, fun=f, grad=g, nit=nit, nfev=nfev, status=status,
-                       curves=curves, n_calls=n_calls)
+            _drop_hopeless(b.f, b.f_start, b.curves, status, b.nit, max_iter,
+                           drop_after, drop_margin)
+    return b.result()
 
 
 def _finish(k, ls, seen, accepted, f_new, g_new):

@@ -4,7 +4,7 @@ The observed information is minus the Hessian of the log-likelihood at the
 fitted parameters; its inverse estimates the covariance of the maximum
 likelihood estimates (e.g. Hamilton 1994, Time Series Analysis, §22.3, for
 Markov-switching models). The Hessian is obtained by central differences of the
-exact gradient (the forward-backward's, ``_Problem.values_and_grads``), all
+exact gradient (the forward-backward's, ``Problem.values_and_grads``), all
 2 p evaluations in one batched pass.
 
 It is taken in an identified parametrisation psi, chosen so that the numbers

@@ -1,0 +1,94 @@
+"""The two solvers of J(theta) (``skseq._fit.objective``), as functions of the
+problem, the starting points and the fit's monitor (tolerance, iteration budget,
+progress lines).
+
+``"lbfgs"`` minimises J directly with its exact gradient, every restart of a group
+in lockstep (``skseq._fit.lbfgs``). ``"em"`` is Bengio & Frasconi's (1996) GEM
+(Algorithm 1): the E-step gives posteriors (eqs. 28-29), the M-step improves each
+network's part of the auxiliary function (eqs. 36-37) with a few warm-started
+L-BFGS iterations, so J never increases.
+
+A solver returns one result per start: a dict with the final ``theta``,
+``n_iter``, ``converged``, ``objective``, its ``curve`` (the objective after every
+iteration) and, for lbfgs, ``dropped``.
+"""
+
+import time
+
+from .lbfgs import CONVERGED, DROPPED, LINE_SEARCH_FAILED, minimize_batch
+
+# lbfgs restarts in lockstep hold at most about this much together.
+_LOCKSTEP_BYTES = 1 << 28
+# Drop rule of lockstep restarts (skseq._fit.lbfgs): from this many iterations
+# on, over a window of as many, a restart that even at its recent pace cannot
+# come within _DROP_MARGIN (relative) of the best restart in its remaining
+# iterations stops.
+_DROP_AFTER = 10
+_DROP_MARGIN = 1e-3
+# GEM: L-BFGS iterations per M-step, warm-started from the current networks.
+M_STEP_MAX_ITER = 10
+
+
+def restart_groups(problem, n_init, solver):
+    """The restarts that run together: lbfgs runs in lockstep as many as fit
+    in ``_LOCKSTEP_BYTES`` (each holds its posteriors, emissions and L-BFGS
+    memory), at least one; em one at a time."""
+    if solver == "em":
+        size = 1
+    else:
+        n = problem.transition.n_states
+        per_restart = 8 * (3 * problem.U.shape[0] * n + 25 * problem.n_params)
+        size = max(1, _LOCKSTEP_BYTES // per_restart)
+    return [range(k, min(k + size, n_init)) for k in range(0, n_init, size)]
+
+
+def solve_lbfgs(problem, thetas0, monitor):
+    """L-BFGS from every row of ``thetas0``, in lockstep: one evaluation of the
+    batched objective serves every restart that needs one, so the fixed cost
+    per evaluation is paid once."""
+    times, callback = monitor.lap_times(thetas0.shape[0])
+    # Several restarts together: the hopeless ones stop early (the drop rule
+    # of skseq._fit.lbfgs with _DROP_AFTER and _DROP_MARGIN). A dropped restart
+    # ends above the final best by more than the margin, so it never wins;
+    # its objective is still recorded (init_objectives_).
+    drop_after = _DROP_AFTER if thetas0.shape[0] > 1 else None
+    res = minimize_batch(problem.values_and_grads, thetas0,
+                         max_iter=monitor.max_iter, ftol=monitor.tol,
+                         gtol=monitor.tol, callback=callback,
+                         drop_after=drop_after, drop_margin=_DROP_MARGIN)
+    results = []
+    for r in range(thetas0.shape[0]):
+        monitor.iterations(res.curves[r], times[r])
+        # A failed line search happens at the optimum to machine precision
+        # (as scipy's status 2): only hitting max_iter (or being dropped) is
+        # a failure.
+        results.append({"theta": res.x[r], "n_iter": int(res.nit[r]),
+                        "converged": bool(res.status[r] in (CONVERGED,
+                                                            LINE_SEARCH_FAILED)),
+                        "dropped": bool(res.status[r] == DROPPED),
+                        "objective": float(res.fun[r]), "curve": res.curves[r]})
+    return results
+
+
+def solve_em(problem, theta0, monitor, m_step_max_iter=M_STEP_MAX_ITER):
+    """GEM from ``theta0`` until the objective falls by less than the
+    monitor's tolerance or ``max_iter`` iterations."""
+    theta = theta0
+    curve = []
+    converged = False
+    start = time.perf_counter()
+    n_iter = 0
+    for n_iter in range(1, monitor.max_iter + 1):
+        # xi overwrites the transition matrices in place (one (T, n, n) array).
+        post = problem.e_step(theta)
+        curve.append(float(problem.objective(post.loglik, theta)))
+        monitor.iteration(n_iter, time.perf_counter() - start, curve[-1])
+        if monitor.em_converged(curve):
+            converged = True
+            n_iter -= 1  # no M-step was taken in this iteration
+            break
+        theta = problem.m_step(theta, post, m_step_max_iter)
+        del post  # free before the next E-step allocates its own
+    return {"theta": theta, "n_iter": n_iter, "converged": converged,
+            "objective": float(problem.objective(problem.loglik(theta), theta)),
+            "curve": curve}
