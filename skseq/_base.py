@@ -42,11 +42,11 @@ from ._data import (
 from ._data.representation import REPRESENTATIONS, resolve
 from ._families.layers import LAYERS
 from ._families.outputs import OUTPUTS
+from ._families.penalty import MAX_ALPHA, RAW_ALPHA
 from ._families.starts import STARTS
 from ._families.transitions import TRANSITIONS
 from ._fit.monitor import ConvergenceMonitor
 from ._fit.objective import Problem, fixed_startprob, topology_mask
-from ._fit.penalty import MAX_ALPHA, RAW_ALPHA
 from ._fit.resources import check_allocation, check_memory
 from ._fit.restarts import run_restarts
 from ._fit.solvers import M_STEP_MAX_ITER, restart_groups, solve_em, solve_lbfgs
@@ -212,7 +212,7 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
         """The penalty of this fit: ``alpha``, or with ``alpha="auto"`` the one
         a linear read-out of the output networks' inputs validates best on
         representations whose output networks read a whole-sequence summary
-        (``skseq._fit.penalty``); on raw inputs, where one step's input says
+        (``skseq._families.penalty``); on raw inputs, where one step's input says
         nothing of what the states carry, and with step-level targets (whose
         steps are not independent draws to leave out one by one), the weak
         prior near-deterministic transitions need."""

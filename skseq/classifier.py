@@ -10,13 +10,10 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import FlatIOHMM
-from ._data import Sequences, check_sample_weight, check_targets
+from ._data import Sequences, check_class_weights, check_sample_weight, check_targets
 from ._families.outputs import CategoricalOutputs
 from ._families.registry import document_options, option_constraints
 from ._fit.resources import check_allocation
-
-# Class weights whose weighted labels sum beyond this overflow the objective.
-_MAX_CLASS_WEIGHT_TOTAL = 1e150
 
 
 def _prefix_sequences(seqs, n_prefixes):
@@ -47,39 +44,6 @@ def _prefix_sequences(seqs, n_prefixes):
     prefixes = Sequences(data=np.ascontiguousarray(seqs.data[rows]),
                          offsets=offsets, form="list")
     return prefixes, parent, mult / n_prefixes
-
-
-def _check_class_weights(class_weight, classes, per_class, weighted):
-    """Refuse class weights that are negative, not finite, all zero, or so
-    large that the weighted log-likelihood would overflow."""
-    balanced = isinstance(class_weight, str)
-    for label, value in zip(classes.tolist(), per_class.tolist(), strict=True):
-        if balanced and not np.isfinite(value):
-            raise ValueError(
-                f"class_weight='balanced' cannot weigh class {label!r}: "
-                "sample_weight gives all of its labels weight 0. Drop that "
-                "class, or give its sequences a positive sample_weight."
-            )
-        if not np.isfinite(value) or value < 0:
-            raise ValueError(
-                f"class_weight for class {label!r} is {value:g}; class weights "
-                "must be finite and non-negative."
-            )
-    with np.errstate(over="ignore", invalid="ignore"):
-        total = weighted.sum()
-    if not total > 0:
-        raise ValueError(
-            f"class_weight={class_weight!r} gives every labelled sequence or step "
-            "weight 0; at least one class needs a positive weight."
-        )
-    if not total < _MAX_CLASS_WEIGHT_TOTAL:
-        label = classes.tolist()[int(np.argmax(per_class))]
-        raise ValueError(
-            f"class_weight for class {label!r} is {per_class.max():.3g}: the "
-            f"weights then sum to {total:.3g} and the weighted log-likelihood "
-            "overflows. Only the ratios between class weights matter: divide "
-            "them all by the same number."
-        )
 
 
 @document_options("features", "transition", "emission", "init")
@@ -422,7 +386,7 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
                 self.class_weight, classes=self.classes_, y=labels,
                 sample_weight=weight[seq_of])
             weighted = weight[seq_of] * per_class[targets.values]
-        _check_class_weights(self.class_weight, self.classes_, per_class, weighted)
+        check_class_weights(self.class_weight, self.classes_, per_class, weighted)
         if targets.step_level:
             return weight, per_class[targets.values]
         return weight * per_class[targets.values], None

@@ -4,17 +4,17 @@ import numbers
 
 import numpy as np
 from sklearn.base import RegressorMixin
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval
 
 from ._base import FlatIOHMM
-from ._families.outputs import constraints_of, outputs_of
+from ._families.outputs import constraints_of
 from ._families.registry import document_options, option_constraints
 from ._fit.information import standard_errors as observed_standard_errors
 from ._fit.objective import Problem as _Problem
 from ._fit.objective import fixed_startprob as _fixed_startprob
 
 
-@document_options("features", "transition", "emission", "init")
+@document_options("features", "transition", "emission", "init", "output")
 class IOHMMRegressor(RegressorMixin, FlatIOHMM):
     """Input/output hidden Markov model with Gaussian outputs.
 
@@ -133,10 +133,10 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         Threads over sequences in the forward-backward kernels.
     warm_start : bool, default=False
         Start from the previous solution (then ``n_init`` is ignored).
-    output : {"gaussian"}, default="gaussian"
-        The output distribution of each state: ``"gaussian"``, a
-        linear-Gaussian output network (Bengio & Frasconi 1996) whose noise
-        ``covariance_type`` and ``min_covar`` set.
+    output : {{output}}, default="gaussian"
+        The output distribution of each state:
+
+        {{output_list}}
 
     Attributes
     ----------
@@ -211,8 +211,7 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
     _parameter_constraints: dict = {
         **FlatIOHMM._parameter_constraints,
         **constraints_of("regression"),
-        "output": [StrOptions(outputs_of("regression"))],
-        **option_constraints("features", "transition", "emission", "init"),
+        **option_constraints("features", "transition", "emission", "init", "output"),
         "transition_l1": [Interval(numbers.Real, 0, None, closed="left")],
     }
 

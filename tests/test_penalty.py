@@ -1,4 +1,4 @@
-"""``alpha="auto"`` (``skseq._fit.penalty``): the leave-one-out errors of the
+"""``alpha="auto"`` (``skseq._families.penalty``): the leave-one-out errors of the
 ridge read-out against refitting without each row, and the choice against the
 amount of data."""
 
@@ -6,7 +6,7 @@ import numpy as np
 from numpy.testing import assert_allclose
 
 from skseq import IOHMMClassifier, IOHMMRegressor
-from skseq._fit.penalty import (
+from skseq._families.penalty import (
     LAMBDAS,
     RAW_ALPHA,
     choose_alpha_classes,

@@ -2,8 +2,8 @@
 and the estimator-lifecycle helpers every estimator shares.
 
 :mod:`.sequences` holds the packed layout and the packing of each input form,
-:mod:`.checks` the checks of X, :mod:`.targets` those of y and sample weights,
-:mod:`.lifecycle` what keeps an estimator consistent across calls,
+:mod:`.checks` the checks of X, :mod:`.targets` those of y and of sample and
+class weights, :mod:`.lifecycle` what keeps an estimator consistent across calls,
 :mod:`.representation` what the networks see of each step, and :mod:`.dilated`
 MiniRocket's kernels fitted on packed sequences (shared with
 :class:`skseq.preprocessing.DilatedConvolution`).
@@ -17,12 +17,18 @@ from .lifecycle import (
     restore_on_failure,
 )
 from .sequences import Sequences, Targets, quote
-from .targets import check_sample_weight, check_targets, score_targets
+from .targets import (
+    check_class_weights,
+    check_sample_weight,
+    check_targets,
+    score_targets,
+)
 
 __all__ = [
     "N_JOBS_CONSTRAINT",
     "Sequences",
     "Targets",
+    "check_class_weights",
     "check_fitted_params",
     "check_sample_weight",
     "check_sequences",

@@ -231,63 +231,82 @@ def check_targets(y, seqs, *, task, name="y"):
         )
     _check_container(y, name, "one target per sequence, or a list of per-step "
                      "target arrays")
-    n_seq = seqs.n_sequences
-    lengths = seqs.lengths
     if task == "classification":
-        fast = _plain_step_labels(y, lengths)
+        fast = _plain_step_labels(y, seqs.lengths)
         if fast is not None:
             return fast
+    items = _step_items(y, seqs, task, name)
+    if items is None:
+        return _sequence_level(y, seqs, task, name)
+    if len(items) != seqs.n_sequences:
+        raise ValueError(
+            f"Found input variables with inconsistent numbers of samples: X has "
+            f"{seqs.n_sequences} sequences but {name} has {len(items)} "
+            "per-sequence target arrays."
+        )
+    arrays = []
+    for s, item in enumerate(items):
+        arrays.append(_step_array(item, s, seqs.lengths[s], task, name,
+                                  arrays[0] if arrays else None))
+    return _packed_step_targets(arrays, seqs, task, name)
+
+
+def _step_items(y, seqs, task, name):
+    """Per-sequence step targets of y (a padded 3-D array cut to the
+    sequences' lengths), or None if y is sequence-level."""
     items = _step_level_items(y, name)
     arr = np.asarray(y) if items is None and task == "regression" else None
     if arr is not None and arr.ndim == 3:
+        n_seq, lengths = seqs.n_sequences, seqs.lengths
         if arr.shape[0] != n_seq or arr.shape[1] < lengths.max():
             raise ValueError(
                 f"{name}: padded step-level targets of shape {arr.shape} do not "
                 f"cover {n_seq} sequences of up to {lengths.max()} steps."
             )
         items = [arr[s, : lengths[s]] for s in range(n_seq)]
-    if items is None:
-        return _sequence_level(y, seqs, task, name)
+    return items
 
-    if len(items) != n_seq:
+
+def _step_array(item, s, length, task, name, first):
+    """Sequence ``s``'s step targets as an array, checked against its
+    ``length`` and (regression) against sequence 0's array ``first``."""
+    where = f"sequence {s}"
+    _check_container(item, f"{name}: {where}", "an array of step targets")
+    try:
+        arr = _label_array(item)
+    except ValueError as exc:
         raise ValueError(
-            f"Found input variables with inconsistent numbers of samples: X has "
-            f"{n_seq} sequences but {name} has {len(items)} per-sequence target arrays."
+            f"{name}: step targets of {where} are not a rectangular array."
+        ) from exc
+    if arr.dtype.kind == "c":
+        raise ValueError(f"{name}: {where}: Complex data not supported.")
+    if arr.shape[0] != length:
+        raise ValueError(
+            f"{name}: {where} has {length} steps but {arr.shape[0]} "
+            "step targets."
         )
-    arrays = []
-    for s, item in enumerate(items):
-        where = f"sequence {s}"
-        _check_container(item, f"{name}: {where}", "an array of step targets")
-        try:
-            arr = _label_array(item)
-        except ValueError as exc:
+    if task == "classification" and arr.ndim != 1:
+        raise ValueError(
+            f"{name}: step labels of {where} must be 1-D, got shape {arr.shape}."
+        )
+    if task == "regression":
+        if arr.ndim > 2:
             raise ValueError(
-                f"{name}: step targets of {where} are not a rectangular array."
-            ) from exc
-        if arr.dtype.kind == "c":
-            raise ValueError(f"{name}: {where}: Complex data not supported.")
-        if arr.shape[0] != lengths[s]:
-            raise ValueError(
-                f"{name}: {where} has {lengths[s]} steps but {arr.shape[0]} "
-                "step targets."
+                f"{name}: step targets of {where} must be (n_steps,) or "
+                f"(n_steps, n_outputs), got shape {arr.shape}."
             )
-        if task == "classification" and arr.ndim != 1:
+        arr = _as_float_targets(arr.reshape(arr.shape[0], -1), name, where)
+        if first is not None and arr.shape[1] != first.shape[1]:
             raise ValueError(
-                f"{name}: step labels of {where} must be 1-D, got shape {arr.shape}."
+                f"{name}: {where} has {arr.shape[1]} outputs but sequence 0 has "
+                f"{first.shape[1]}."
             )
-        if task == "regression":
-            if arr.ndim > 2:
-                raise ValueError(
-                    f"{name}: step targets of {where} must be (n_steps,) or "
-                    f"(n_steps, n_outputs), got shape {arr.shape}."
-                )
-            arr = _as_float_targets(arr.reshape(arr.shape[0], -1), name, where)
-            if arrays and arr.shape[1] != arrays[0].shape[1]:
-                raise ValueError(
-                    f"{name}: {where} has {arr.shape[1]} outputs but sequence 0 has "
-                    f"{arrays[0].shape[1]}."
-                )
-        arrays.append(arr)
+    return arr
+
+
+def _packed_step_targets(arrays, seqs, task, name):
+    """The checked per-sequence step targets packed: the steps that have a
+    target and their values (labels checked, real values finite)."""
     if task == "classification":
         values = _concatenate_labels(arrays, name)
         missing = _is_missing(values)
@@ -427,3 +446,40 @@ def _weights(sample_weight, n_sequences):
             "for one sequence); use smaller weights."
         )
     return weight
+
+
+# Class weights whose weighted labels sum beyond this overflow the objective.
+_MAX_CLASS_WEIGHT_TOTAL = 1e150
+
+
+def check_class_weights(class_weight, classes, per_class, weighted):
+    """Refuse class weights that are negative, not finite, all zero, or so
+    large that the weighted log-likelihood would overflow."""
+    balanced = isinstance(class_weight, str)
+    for label, value in zip(classes.tolist(), per_class.tolist(), strict=True):
+        if balanced and not np.isfinite(value):
+            raise ValueError(
+                f"class_weight='balanced' cannot weigh class {label!r}: "
+                "sample_weight gives all of its labels weight 0. Drop that "
+                "class, or give its sequences a positive sample_weight."
+            )
+        if not np.isfinite(value) or value < 0:
+            raise ValueError(
+                f"class_weight for class {label!r} is {value:g}; class weights "
+                "must be finite and non-negative."
+            )
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = weighted.sum()
+    if not total > 0:
+        raise ValueError(
+            f"class_weight={class_weight!r} gives every labelled sequence or step "
+            "weight 0; at least one class needs a positive weight."
+        )
+    if not total < _MAX_CLASS_WEIGHT_TOTAL:
+        label = classes.tolist()[int(np.argmax(per_class))]
+        raise ValueError(
+            f"class_weight for class {label!r} is {per_class.max():.3g}: the "
+            f"weights then sum to {total:.3g} and the weighted log-likelihood "
+            "overflows. Only the ratios between class weights matter: divide "
+            "them all by the same number."
+        )

@@ -25,13 +25,13 @@ from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._data import Targets, check_targets
-from .._fit.penalty import (
+from .emissions import GaussianEmission, SoftmaxEmission
+from .layers import LAYERS
+from .penalty import (
     choose_alpha_classes,
     choose_alpha_gaussian,
     softmax_readout,
 )
-from .emissions import GaussianEmission, SoftmaxEmission
-from .layers import LAYERS
 
 
 def readout_rows(seqs, readout_start):
@@ -172,7 +172,7 @@ class CategoricalOutputs(Outputs):
 
     def choose_alpha(self, U_rows, targets, weight):
         """``alpha="auto"``: the penalty of a linear read-out of the output
-        networks' inputs (``skseq._fit.penalty``)."""
+        networks' inputs (``skseq._families.penalty``)."""
         return choose_alpha_classes(U_rows, targets.values, weight)
 
     def shared_readout(self, U_rows, targets, weight, alpha):
@@ -383,8 +383,9 @@ class GaussianOutputs(RealOutputs):
     (predicted exactly, left out of the likelihood).
     """
 
-    summary = ("Real values: a linear-Gaussian output network per state "
-               "(Bengio & Frasconi 1996); predicts the mixture mean and spread.")
+    summary = ("real values: a linear-Gaussian output network per state "
+               "(Bengio & Frasconi 1996), whose noise ``covariance_type`` and "
+               "``min_covar`` set; predicts the mixture mean and spread.")
     constraints: dict = {
         "covariance_type": [StrOptions({"diag", "full", "spherical", "tied"})],
         "min_covar": [Interval(numbers.Real, 0, None, closed="neither")],
@@ -427,7 +428,7 @@ class GaussianOutputs(RealOutputs):
     def choose_alpha(self, U_rows, targets, weight):
         """``alpha="auto"``: the prior precision of a linear-Gaussian read-out
         of the output networks' inputs, on standardized targets, as the output
-        family sees them (``skseq._fit.penalty``)."""
+        family sees them (``skseq._families.penalty``)."""
         return choose_alpha_gaussian(U_rows, targets.values / self.scale_, weight)
 
     def make_emission(self, n_states, n_features):

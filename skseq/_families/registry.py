@@ -24,6 +24,7 @@ from sklearn.utils._param_validation import StrOptions
 
 from .._data.representation import REPRESENTATIONS
 from .layers import LAYERS
+from .outputs import OUTPUTS
 from .starts import STARTING_POINTS
 from .transitions import TRANSITIONS
 
@@ -51,6 +52,9 @@ OPTIONS = {
     "transition": Option(TRANSITIONS),
     "emission": Option(LAYERS),
     "init": Option(STARTING_POINTS, extra=("auto",), others=(list, tuple)),
+    # the output distributions of real targets (IOHMMRegressor's ``output``)
+    "output": Option({name: cls for name, cls in OUTPUTS.items()
+                      if cls.task == "regression"}),
 }
 
 
