@@ -136,7 +136,7 @@ class CategoricalOutputs(Outputs):
     """
 
     task = "classification"
-    summary = ("Class labels: one softmax output network per state; predicts "
+    summary = ("class labels: one softmax output network per state; predicts "
                "class probabilities.")
 
     def fit_encode(self, y, seqs, sample_weight=None):
