@@ -19,7 +19,7 @@ from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from ._inference import forward_backward, viterbi
-from ._representation import window_summaries
+from ._representation import window_lags, window_summaries
 from ._validation import (
     N_JOBS_CONSTRAINT,
     check_sample_weight,
@@ -32,6 +32,13 @@ from ._validation import (
 # Floor of the per-step posteriors before their logarithm: a classifier that
 # gives a label probability 0 would otherwise veto that label for good.
 _MIN_PROBA = 1e-6
+
+# The per-step representations ``features`` chooses from.
+_REPRESENTATIONS = {"summaries": window_summaries, "lags": window_lags}
+
+# ``features="auto"``: labelled steps, at most, on which each representation's
+# classifier is fitted, and on which it is scored (a sample of each half).
+_SELECTION_STEPS = 20_000
 
 
 def label_chain(labels, offsets, n_classes, n_states_per_label, *, weight=None,
@@ -153,9 +160,19 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         :class:`~sklearn.ensemble.HistGradientBoostingClassifier` with 100
         iterations (early stopping on 10% of the steps above 10,000 steps).
     window : int, default=32
-        Steps of recent past that each step's features summarise: per channel
-        the current value, and the mean, maximum, minimum and standard deviation
-        over the last ``window // 4`` and the last ``window`` steps.
+        Steps of recent past that each step's features read.
+    features : {"auto", "summaries", "lags"}, default="auto"
+        What the per-step classifier reads of the last ``window`` steps.
+        ``"summaries"``: per channel the current value, and the mean, maximum,
+        minimum and standard deviation over the last ``window // 4`` and the
+        last ``window`` steps (blind to the order of the steps and to the
+        phase of a periodic signal). ``"lags"``: per channel the raw values
+        every ``max(1, window // 8)`` steps (8 of the last 32), which keep the
+        order of the steps and show a recent change early. ``"auto"``: the one
+        whose classifier labels more held-out steps correctly, fitted on a
+        random half of the training sequences and scored on the other half
+        (at most 20,000 labelled steps each), then refitted on all; one-step
+        sequences have no past, and take ``"summaries"``.
     n_states_per_label : int, default=2
         Hidden states tied to each label, visited left to right within a
         segment: more states give segment durations that are less often very
@@ -172,12 +189,12 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         ``"learned"``: the sticky chain counted from the labelled sequences.
         ``"none"``: every step's state drawn afresh from the label priors
         (each step's label is then the per-step classifier's alone).
-    likelihood_scale : float, default=0.3
+    likelihood_scale : float, default=0.5
         Exponent applied to the scaled likelihoods: below 1, the per-step
         classifier is trusted less relative to the chain. Its posteriors come
         from overlapping windows, so neighbouring steps' evidence is far from
         independent, and a classifier's probabilities are often overconfident;
-        the defaults (2 states per label, 0.3) were chosen on sessions cut from
+        the defaults (2 states per label, 0.5) were chosen on sessions cut from
         the training recordings of BasicMotions and PLAID (see the User Guide,
         "Labelling every step").
     n_jobs : int or None, default=None
@@ -196,6 +213,8 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         Labels seen in fit.
     estimator_ : classifier
         The fitted per-step classifier.
+    features_ : {"summaries", "lags"}
+        The representation it reads (``features``, or the one ``"auto"`` chose).
     class_prior_ : ndarray of shape (n_classes,)
         Label frequencies among the labelled steps (weighted).
     target_prior_ : ndarray of shape (n_classes,) or (n_states,)
@@ -229,8 +248,10 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
     >>> X = [(means + rng.normal(size=100))[:, None] for _ in range(6)]
     >>> y = [np.repeat(["low", "high", "low", "high"], 25) for _ in range(6)]
     >>> model = HybridHMMClassifier(window=8, random_state=0).fit(X, y)
-    >>> list(model.predict(X[:1])[0][22:28])  # causal: switches once sure
-    ['low', 'low', 'low', 'low', 'high', 'high']
+    >>> model.features_  # chosen on held-out training sequences
+    'lags'
+    >>> list(model.predict(X[:1])[0][22:28])  # causal
+    ['low', 'low', 'low', 'high', 'high', 'high']
     >>> list(model.predict(X[:1], algorithm="viterbi")[0][22:28])  # offline
     ['low', 'low', 'low', 'high', 'high', 'high']
     """
@@ -238,6 +259,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
     _parameter_constraints: dict = {
         "estimator": [HasMethods(["fit", "predict_proba"]), None],
         "window": [Interval(numbers.Integral, 1, None, closed="left")],
+        "features": [StrOptions({"auto", "summaries", "lags"})],
         "n_states_per_label": [Interval(numbers.Integral, 1, None, closed="left")],
         "phase_targets": ["boolean"],
         "transitions": [StrOptions({"learned", "none"})],
@@ -246,11 +268,12 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, estimator=None, *, window=32, n_states_per_label=2,
-                 phase_targets=False, transitions="learned", likelihood_scale=0.3,
-                 n_jobs=None, random_state=None):
+    def __init__(self, estimator=None, *, window=32, features="auto",
+                 n_states_per_label=2, phase_targets=False, transitions="learned",
+                 likelihood_scale=0.5, n_jobs=None, random_state=None):
         self.estimator = estimator
         self.window = window
+        self.features = features
         self.n_states_per_label = n_states_per_label
         self.phase_targets = phase_targets
         self.transitions = transitions
@@ -263,8 +286,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         return threadpool_limits(limits=effective_n_jobs(self.n_jobs),
                                  user_api="openmp")
 
-    def _make_estimator(self):
-        seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
+    def _make_estimator(self, seed):
         if self.estimator is None:
             return HistGradientBoostingClassifier(random_state=seed)
         estimator = clone(self.estimator)
@@ -313,13 +335,15 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
             if self.phase_targets and k > 1:
                 phases = segment_phases(labels, seqs.offsets, k)[steps]
                 fit_targets, n_targets = encoded * k + phases, classes.shape[0] * k
-            features = window_summaries(seqs, self.window)[steps]
-            estimator = self._make_estimator()
-            with self._threads():
-                if sample_weight is None:
-                    estimator.fit(features, fit_targets)
-                else:
-                    estimator.fit(features, fit_targets, sample_weight=step_weight)
+            seed = check_random_state(self.random_state).randint(
+                np.iinfo(np.int32).max)
+            features = self.features
+            if features == "auto":
+                features = self._select_features(seqs, steps, encoded, step_weight,
+                                                 sample_weight is not None, seed)
+            estimator = self._fit_estimator(
+                _REPRESENTATIONS[features](seqs, self.window)[steps], fit_targets,
+                step_weight if sample_weight is not None else None, seed)
             prior = np.bincount(encoded, weights=step_weight,
                                 minlength=classes.shape[0])
             target_prior = np.bincount(fit_targets, weights=step_weight,
@@ -337,12 +361,55 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
                 transmat = np.tile(startprob, (startprob.shape[0], 1))
             self.classes_ = classes
             self.estimator_ = estimator
+            self.features_ = features
             self.class_prior_ = prior
             self.target_prior_ = target_prior
             self.startprob_ = startprob
             self.transmat_ = transmat
             self.step_level_ = targets.step_level
         return self
+
+    def _fit_estimator(self, features, targets, weight, seed):
+        """A new per-step classifier fitted on ``features`` (weighted if
+        ``weight`` is not None)."""
+        estimator = self._make_estimator(seed)
+        with self._threads():
+            if weight is None:
+                estimator.fit(features, targets)
+            else:
+                estimator.fit(features, targets, sample_weight=weight)
+        return estimator
+
+    def _select_features(self, seqs, steps, targets, weight, weighted, seed):
+        """``features="auto"``: the representation whose classifier, fitted on
+        the labelled steps of a random half of the sequences, labels more of
+        the other half's correctly (weighted accuracy; at most
+        ``_SELECTION_STEPS`` steps on each side)."""
+        if seqs.lengths.max() == 1:
+            return "summaries"  # no past: both hold the step's values only
+        rng = np.random.RandomState(seed)
+        held_out = rng.permutation(seqs.n_sequences) < seqs.n_sequences // 2
+        side = held_out[seqs.sequence_of(steps)]
+        rows = []
+        for mask in (~side, side):
+            index = np.flatnonzero(mask)
+            if index.shape[0] > _SELECTION_STEPS:
+                index = np.sort(rng.choice(index, _SELECTION_STEPS, replace=False))
+            rows.append(index)
+        fit_rows, held_rows = rows
+        if held_rows.shape[0] == 0 or np.unique(targets[fit_rows]).shape[0] < 2:
+            return "summaries"
+        accuracy = {}
+        for name, representation in _REPRESENTATIONS.items():
+            features = representation(seqs, self.window)[steps]
+            estimator = self._fit_estimator(
+                features[fit_rows], targets[fit_rows],
+                weight[fit_rows] if weighted else None, seed)
+            with self._threads():
+                predicted = estimator.predict(features[held_rows])
+            accuracy[name] = np.average(predicted == targets[held_rows],
+                                        weights=weight[held_rows])
+        return "lags" if accuracy["lags"] > accuracy["summaries"] else "summaries"
 
     # -- inference -----------------------------------------------------------
     def _checked(self, X):
@@ -359,7 +426,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         proba = np.zeros((n_steps, n_targets))
         with self._threads():
             proba[:, self.estimator_.classes_] = self.estimator_.predict_proba(
-                window_summaries(seqs, self.window))
+                _REPRESENTATIONS[self.features_](seqs, self.window))
         log_lik = (np.log(np.maximum(proba, _MIN_PROBA))
                    - np.log(np.maximum(self.target_prior_, _MIN_PROBA)))
         if n_targets > n_classes:
