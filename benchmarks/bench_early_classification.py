@@ -15,6 +15,7 @@ fitted once, classifies the prefixes:
 Seeds 0..n_seeds-1 are the models' random_state.
 
     python benchmarks/bench_early_classification.py [--seeds 2] [--datasets ...]
+    python benchmarks/bench_early_classification.py --quick
     python benchmarks/bench_early_classification.py --render
 """
 
@@ -124,7 +125,11 @@ def main():
                         default=["ItalyPowerDemand", "ArrowHead", "BasicMotions",
                                  "PLAID"])
     parser.add_argument("--render", action="store_true")
+    parser.add_argument("--quick", action="store_true",
+                        help="one seed of ItalyPowerDemand only (a few minutes)")
     args = parser.parse_args()
+    if args.quick:
+        args.seeds, args.datasets = 1, ["ItalyPowerDemand"]
     if not args.render:
         results = []
         with threadpool_limits(1):
