@@ -403,8 +403,11 @@ def main():
             for name in args.datasets:
                 for seed in range(args.seeds):
                     results.append(run_one(name, seed, not args.no_crf, args.tuning))
-        (TUNING_JSON if args.tuning else JSON).write_text(
-            json.dumps(results, indent=1), encoding="utf-8")
+        path = TUNING_JSON if args.tuning else JSON
+        # keep the stored results of the data sets not run this time
+        kept = ([r for r in json.loads(path.read_text(encoding="utf-8"))
+                 if r["dataset"] not in args.datasets] if path.exists() else [])
+        path.write_text(json.dumps(kept + results, indent=1), encoding="utf-8")
         if args.tuning:
             for name in args.datasets:
                 runs = [r for r in results if r["dataset"] == name]

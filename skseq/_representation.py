@@ -297,19 +297,19 @@ def window_summaries(seqs, window):
     return np.hstack(blocks)
 
 
-
 def window_lags(seqs, window):
-    """The recent past of every channel as raw values, per step.
-
-    For each channel its values ``d`` steps ago, for ``d`` in ``0, s, 2s, ...``
-    below ``window``, with stride ``s = max(1, window // 8)`` (8 lags for
-    a window of 32); before the start of a sequence, its first step. Each row
-    depends on the steps up to its own only.
+    """The recent past of every channel as raw values, per step: unlike
+    :func:`window_summaries`, it keeps the order of the steps.
 
     Parameters
     ----------
     seqs : Sequences
+        Every channel is read ``d`` steps ago, for ``d`` in ``0, s, 2s, ...``
+        below ``window``; before the start of its sequence, a step reads the
+        sequence's first step. Each row depends on the steps up to its own.
     window : int
+        Steps of past read, every ``s = max(1, window // 8)`` steps (8 lags
+        for a window of 32).
 
     Returns
     -------
