@@ -88,11 +88,13 @@ def report(results):
              "",
              "**In short.** MiniRocket on pooled prefixes is the most accurate at "
              "30% and 50% on every set but BasicMotions, where all three are at "
-             "0.99-1.00 from 30% on. At 20% the hybrid HMM matches it on "
+             "1.00 from 30% on. At 20% the hybrid HMM matches it on "
              "ItalyPowerDemand and PLAID (0.665 against 0.663, 0.857 against "
-             "0.853) and trails it on ArrowHead. `IOHMMClassifier(n_prefixes=5)` "
-             "is the better skseq recipe on whole series, the hybrid HMM at "
-             "20-30% of ItalyPowerDemand and PLAID. **Limits.** PLAID was run with one "
+             "0.853) and trails it on ArrowHead and BasicMotions. "
+             "`IOHMMClassifier(n_prefixes=5)` is the better skseq recipe on "
+             "whole series, the hybrid HMM at 30% of every set but "
+             "BasicMotions (ArrowHead: 0.583 against 0.451). **Limits.** PLAID "
+             "was run with one "
              "seed (the others with two); prefix lengths between those seen in "
              "training (30% against the 20% and 40% of `n_prefixes=5`) are "
              "where the IOHMM recipe is weakest.", "",
