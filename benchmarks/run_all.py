@@ -7,13 +7,16 @@ Runs, each in its own process (each also runs alone, with its own flags):
 ``bench_long_term.py`` (Bengio & Frasconi 1996, Tables 1-4), ``bench_rnn_stability.py``
 (Zeng, Goodman & Smyth 1993, analog vs discretized nets on long strings),
 ``bench_hierarchical.py`` (El Hihi & Bengio 1995, Figure 2), ``bench_long_memory.py``
-(toggled regimes, the 2-sequence problem with little data) and
-``bench_real_data.py`` (four UCR/UEA data sets). The timing pages come from
-``bench_speed.py``, ``bench_memory.py``, ``bench_fused.py``, ``bench_scaling.py``
-and ``bench_representations.py``, which want a quiet machine and are run on their
-own. Needs the ``[bench]`` extra (hmmlearn, torch, sktime, matplotlib). The
-Table 6, Tables 1-4 and Figure 2 scripts also save their raw per-trial results
-as JSON next to the page; ``--render`` on either rewrites its page and figure
+(toggled regimes, the 2-sequence problem with little data), ``bench_real_data.py``
+(four UCR/UEA data sets), ``bench_step_labelling.py`` (sessions of BasicMotions and
+PLAID recordings, every step labelled; about 30 minutes) and
+``bench_early_classification.py`` (the class from a series' first 20-50%). The
+timing pages come from ``bench_speed.py``, ``bench_memory.py``, ``bench_fused.py``,
+``bench_scaling.py`` and ``bench_representations.py``, which want a quiet machine
+and are run on their own. Needs the ``[bench]`` extra (hmmlearn, torch, sktime,
+matplotlib), and sklearn-crfsuite for the step-labelling benchmark's CRF. The
+Table 6, Tables 1-4, Figure 2 and step-labelling scripts also save their raw
+results as JSON next to the page; ``--render`` on either rewrites its page and figure
 from that JSON without rerunning.
 """
 
@@ -24,7 +27,8 @@ import time
 from pathlib import Path
 
 SCRIPTS = ("bench_tomita_table6.py", "bench_long_term.py", "bench_rnn_stability.py",
-           "bench_hierarchical.py", "bench_long_memory.py", "bench_real_data.py")
+           "bench_hierarchical.py", "bench_long_memory.py", "bench_real_data.py",
+           "bench_step_labelling.py", "bench_early_classification.py")
 
 
 def main():

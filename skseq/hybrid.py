@@ -26,100 +26,38 @@ from ._data import (
     score_targets,
     validate_sequences,
 )
-from ._data.representation import window_summaries
+from ._data.representation import window_lags, window_summaries
+from ._families.label_chain import label_chain, segment_phases
 from ._kernels.forward_backward import forward_backward, viterbi
 
 # Floor of the per-step posteriors before their logarithm: a classifier that
 # gives a label probability 0 would otherwise veto that label for good.
 _MIN_PROBA = 1e-6
 
+# The per-step representations ``features`` chooses from.
+_REPRESENTATIONS = {"summaries": window_summaries, "lags": window_lags}
 
-def label_chain(labels, offsets, n_classes, n_states_per_label, *, weight=None,
-                pseudocount=1.0):
-    """Start and transition probabilities of states tied to labels, from counts.
-
-    One state per label: the maximum-likelihood (count) estimate of a Markov
-    chain of labels, with ``pseudocount`` added to every count. With ``k``
-    states per label, a segment of label ``c`` walks through its ``k`` states
-    left to right, staying in each with the same probability ``p_c``; the
-    segment then lasts ``k / (1 - p_c)`` steps on average, set to the mean
-    duration of label ``c`` in the data, and its last state leaves to the
-    first state of the other labels in the proportions observed.
-
-    Parameters
-    ----------
-    labels : ndarray of shape (n_steps,), dtype=intp
-        Encoded label of every step, -1 where unlabelled.
-    offsets : ndarray of shape (n_sequences + 1,)
-    n_classes, n_states_per_label : int
-    weight : ndarray of shape (n_sequences,), default=None
-    pseudocount : float, default=1.0
-
-    Returns
-    -------
-    startprob : ndarray of shape (n_classes * n_states_per_label,)
-    transmat : ndarray of shape (n_classes * n_states_per_label,) * 2
-        ``transmat[j, i] = P(x_t = i | x_{t-1} = j)``.
-    """
-    n_seq = offsets.shape[0] - 1
-    weight = np.ones(n_seq) if weight is None else weight
-    step_weight = np.repeat(weight, np.diff(offsets))
-    k = n_states_per_label
-    first = labels[offsets[:-1]]
-    start = np.full(n_classes, pseudocount)
-    np.add.at(start, first[first >= 0], weight[first >= 0])
-    same_seq = np.ones(labels.shape[0], dtype=bool)
-    same_seq[offsets[:-1]] = False  # step t and t - 1 in one sequence
-    pair = same_seq[1:] & (labels[:-1] >= 0) & (labels[1:] >= 0)
-    counts = np.full((n_classes, n_classes), pseudocount)
-    np.add.at(counts, (labels[:-1][pair], labels[1:][pair]), step_weight[1:][pair])
-    stays = np.diag(counts).copy()
-    leaves = counts.sum(axis=1) - stays
-    # k / (1 - p) = (stays + leaves) / leaves, the mean duration
-    leave = np.minimum(k * leaves / (stays + leaves), 1.0)
-    switch = counts - np.diag(stays)
-    switch /= np.maximum(switch.sum(axis=1, keepdims=True), np.finfo(float).tiny)
-    n = n_classes * k
-    transmat = np.zeros((n, n))
-    for c in range(n_classes):
-        for j in range(k):
-            s = c * k + j
-            transmat[s, s] = 1.0 - leave[c]
-            if j < k - 1:
-                transmat[s, s + 1] = leave[c]
-            else:
-                transmat[s, np.arange(n_classes) * k] += leave[c] * switch[c]
-    startprob = np.zeros(n)
-    startprob[np.arange(n_classes) * k] = start / start.sum()
-    return startprob, transmat
+# ``features="auto"``: labelled steps, at most, on which each representation's
+# classifier is fitted, and on which it is scored (a sample of each half).
+_SELECTION_STEPS = 20_000
 
 
-def segment_phases(labels, offsets, n_phases):
-    """Phase of every step within its segment: each run of one label inside a
-    sequence cut into ``n_phases`` parts of equal length, numbered from 0.
-
-    Parameters
-    ----------
-    labels : ndarray of shape (n_steps,), dtype=intp
-        Encoded label of every step, -1 where unlabelled (which ends a run).
-    offsets : ndarray of shape (n_sequences + 1,)
-    n_phases : int
-
-    Returns
-    -------
-    phases : ndarray of shape (n_steps,), dtype=intp
-        ``floor(n_phases * position / run_length)``; 0 at unlabelled steps.
-    """
-    n = labels.shape[0]
-    start = np.ones(n, dtype=bool)
-    start[1:] = labels[1:] != labels[:-1]
-    start[offsets[:-1]] = True
-    run = np.cumsum(start) - 1
-    run_start = np.flatnonzero(start)
-    run_length = np.diff(np.append(run_start, n))
-    phases = (n_phases * (np.arange(n) - run_start[run])) // run_length[run]
-    phases[labels < 0] = 0
-    return phases
+def _labelled_steps(seqs, targets, weight):
+    """The labelled steps of positive weight, their weights, the classes, the
+    steps' class indices, and every step's class index (-1: unlabelled)."""
+    seq_of = seqs.sequence_of(targets.steps)
+    # a step of weight 0 counts as unlabelled
+    kept = weight[seq_of] > 0
+    steps, step_weight = targets.steps[kept], weight[seq_of][kept]
+    classes, encoded = np.unique(targets.values[kept], return_inverse=True)
+    if classes.shape[0] < 2:
+        raise ValueError(
+            "y needs samples of at least 2 classes in the data (steps of "
+            f"positive weight), but contains only one class: {classes[0]!r}."
+        )
+    labels = np.full(seqs.data.shape[0], -1, dtype=np.intp)
+    labels[steps] = encoded
+    return steps, step_weight, classes, encoded, labels
 
 
 class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
@@ -153,9 +91,19 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         :class:`~sklearn.ensemble.HistGradientBoostingClassifier` with 100
         iterations (early stopping on 10% of the steps above 10,000 steps).
     window : int, default=32
-        Steps of recent past that each step's features summarise: per channel
-        the current value, and the mean, maximum, minimum and standard deviation
-        over the last ``window // 4`` and the last ``window`` steps.
+        Steps of recent past that each step's features read.
+    features : {"auto", "summaries", "lags"}, default="auto"
+        What the per-step classifier reads of the last ``window`` steps.
+        ``"summaries"``: per channel the current value, and the mean, maximum,
+        minimum and standard deviation over the last ``window // 4`` and the
+        last ``window`` steps (blind to the order of the steps and to the
+        phase of a periodic signal). ``"lags"``: per channel the raw values
+        every ``max(1, window // 8)`` steps (8 of the last 32), which keep the
+        order of the steps and show a recent change early. ``"auto"``: the one
+        whose classifier labels more held-out steps correctly, fitted on a
+        random half of the training sequences and scored on the other half
+        (at most 20,000 labelled steps each), then refitted on all; one-step
+        sequences have no past, and take ``"summaries"``.
     n_states_per_label : int, default=2
         Hidden states tied to each label, visited left to right within a
         segment: more states give segment durations that are less often very
@@ -172,12 +120,12 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         ``"learned"``: the sticky chain counted from the labelled sequences.
         ``"none"``: every step's state drawn afresh from the label priors
         (each step's label is then the per-step classifier's alone).
-    likelihood_scale : float, default=0.3
+    likelihood_scale : float, default=0.5
         Exponent applied to the scaled likelihoods: below 1, the per-step
         classifier is trusted less relative to the chain. Its posteriors come
         from overlapping windows, so neighbouring steps' evidence is far from
         independent, and a classifier's probabilities are often overconfident;
-        the defaults (2 states per label, 0.3) were chosen on sessions cut from
+        the defaults (2 states per label, 0.5) were chosen on sessions cut from
         the training recordings of BasicMotions and PLAID (see the User Guide,
         "Labelling every step").
     n_jobs : int or None, default=None
@@ -196,6 +144,8 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         Labels seen in fit.
     estimator_ : classifier
         The fitted per-step classifier.
+    features_ : {"summaries", "lags"}
+        The representation it reads (``features``, or the one ``"auto"`` chose).
     class_prior_ : ndarray of shape (n_classes,)
         Label frequencies among the labelled steps (weighted).
     target_prior_ : ndarray of shape (n_classes,) or (n_states,)
@@ -229,8 +179,10 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
     >>> X = [(means + rng.normal(size=100))[:, None] for _ in range(6)]
     >>> y = [np.repeat(["low", "high", "low", "high"], 25) for _ in range(6)]
     >>> model = HybridHMMClassifier(window=8, random_state=0).fit(X, y)
-    >>> list(model.predict(X[:1])[0][22:28])  # causal: switches once sure
-    ['low', 'low', 'low', 'low', 'high', 'high']
+    >>> model.features_  # chosen on held-out training sequences
+    'lags'
+    >>> list(model.predict(X[:1])[0][22:28])  # causal
+    ['low', 'low', 'low', 'high', 'high', 'high']
     >>> list(model.predict(X[:1], algorithm="viterbi")[0][22:28])  # offline
     ['low', 'low', 'low', 'high', 'high', 'high']
     """
@@ -238,6 +190,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
     _parameter_constraints: dict = {
         "estimator": [HasMethods(["fit", "predict_proba"]), None],
         "window": [Interval(numbers.Integral, 1, None, closed="left")],
+        "features": [StrOptions({"auto", "summaries", "lags"})],
         "n_states_per_label": [Interval(numbers.Integral, 1, None, closed="left")],
         "phase_targets": ["boolean"],
         "transitions": [StrOptions({"learned", "none"})],
@@ -246,11 +199,12 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, estimator=None, *, window=32, n_states_per_label=2,
-                 phase_targets=False, transitions="learned", likelihood_scale=0.3,
-                 n_jobs=None, random_state=None):
+    def __init__(self, estimator=None, *, window=32, features="auto",
+                 n_states_per_label=2, phase_targets=False, transitions="learned",
+                 likelihood_scale=0.5, n_jobs=None, random_state=None):
         self.estimator = estimator
         self.window = window
+        self.features = features
         self.n_states_per_label = n_states_per_label
         self.phase_targets = phase_targets
         self.transitions = transitions
@@ -263,8 +217,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         return threadpool_limits(limits=effective_n_jobs(self.n_jobs),
                                  user_api="openmp")
 
-    def _make_estimator(self):
-        seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
+    def _make_estimator(self, seed):
         if self.estimator is None:
             return HistGradientBoostingClassifier(random_state=seed)
         estimator = clone(self.estimator)
@@ -296,53 +249,94 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
             seqs = validate_sequences(self, X, reset=True)
             targets = check_targets(y, seqs, task="classification")
             weight = check_sample_weight(sample_weight, seqs.n_sequences)
-            seq_of = seqs.sequence_of(targets.steps)
-            # a step of weight 0 counts as unlabelled
-            kept = weight[seq_of] > 0
-            steps, step_weight = targets.steps[kept], weight[seq_of][kept]
-            classes, encoded = np.unique(targets.values[kept], return_inverse=True)
-            if classes.shape[0] < 2:
-                raise ValueError(
-                    "y needs samples of at least 2 classes in the data (steps of "
-                    f"positive weight), but contains only one class: {classes[0]!r}."
-                )
-            labels = np.full(seqs.data.shape[0], -1, dtype=np.intp)
-            labels[steps] = encoded
+            steps, step_weight, classes, encoded, labels = _labelled_steps(
+                seqs, targets, weight)
             k = self.n_states_per_label
             fit_targets, n_targets = encoded, classes.shape[0]
             if self.phase_targets and k > 1:
                 phases = segment_phases(labels, seqs.offsets, k)[steps]
                 fit_targets, n_targets = encoded * k + phases, classes.shape[0] * k
-            features = window_summaries(seqs, self.window)[steps]
-            estimator = self._make_estimator()
-            with self._threads():
-                if sample_weight is None:
-                    estimator.fit(features, fit_targets)
-                else:
-                    estimator.fit(features, fit_targets, sample_weight=step_weight)
-            prior = np.bincount(encoded, weights=step_weight,
-                                minlength=classes.shape[0])
-            target_prior = np.bincount(fit_targets, weights=step_weight,
-                                       minlength=n_targets)
-            startprob, transmat = label_chain(
-                labels, seqs.offsets, classes.shape[0], self.n_states_per_label,
-                weight=weight)
-            prior /= prior.sum()
-            target_prior /= target_prior.sum()
-            if self.transitions == "none":
-                # every state drawn afresh from the classifier's target priors:
-                # the filter then returns the per-step classifier's posteriors
-                share = k * classes.shape[0] // n_targets  # states per target
-                startprob = np.repeat(target_prior, share) / share
-                transmat = np.tile(startprob, (startprob.shape[0], 1))
+            seed = check_random_state(self.random_state).randint(
+                np.iinfo(np.int32).max)
+            features = self.features
+            if features == "auto":
+                features = self._select_features(seqs, steps, encoded, step_weight,
+                                                 sample_weight is not None, seed)
+            estimator = self._fit_estimator(
+                _REPRESENTATIONS[features](seqs, self.window)[steps], fit_targets,
+                step_weight if sample_weight is not None else None, seed)
+            self._fit_chain(labels, seqs.offsets, weight, encoded, fit_targets,
+                            step_weight, classes.shape[0], n_targets)
             self.classes_ = classes
             self.estimator_ = estimator
-            self.class_prior_ = prior
-            self.target_prior_ = target_prior
-            self.startprob_ = startprob
-            self.transmat_ = transmat
+            self.features_ = features
             self.step_level_ = targets.step_level
         return self
+
+    def _fit_chain(self, labels, offsets, weight, encoded, fit_targets, step_weight,
+                   n_classes, n_targets):
+        """The label states' chain (counted from the labelled sequences) and
+        the priors that turn the per-step posteriors into scaled likelihoods."""
+        k = self.n_states_per_label
+        prior = np.bincount(encoded, weights=step_weight, minlength=n_classes)
+        target_prior = np.bincount(fit_targets, weights=step_weight,
+                                   minlength=n_targets)
+        startprob, transmat = label_chain(labels, offsets, n_classes, k,
+                                          weight=weight)
+        prior /= prior.sum()
+        target_prior /= target_prior.sum()
+        if self.transitions == "none":
+            # every state drawn afresh from the classifier's target priors:
+            # the filter then returns the per-step classifier's posteriors
+            share = k * n_classes // n_targets  # states per target
+            startprob = np.repeat(target_prior, share) / share
+            transmat = np.tile(startprob, (startprob.shape[0], 1))
+        self.class_prior_ = prior
+        self.target_prior_ = target_prior
+        self.startprob_ = startprob
+        self.transmat_ = transmat
+
+    def _fit_estimator(self, features, targets, weight, seed):
+        """A new per-step classifier fitted on ``features`` (weighted if
+        ``weight`` is not None)."""
+        estimator = self._make_estimator(seed)
+        with self._threads():
+            if weight is None:
+                estimator.fit(features, targets)
+            else:
+                estimator.fit(features, targets, sample_weight=weight)
+        return estimator
+
+    def _select_features(self, seqs, steps, targets, weight, weighted, seed):
+        """``features="auto"``: the representation whose classifier, fitted on
+        the labelled steps of a random half of the sequences, labels more of
+        the other half's correctly (weighted accuracy; at most
+        ``_SELECTION_STEPS`` steps on each side)."""
+        if seqs.lengths.max() == 1:
+            return "summaries"  # no past: both hold the step's values only
+        rng = np.random.RandomState(seed)
+        held_out = rng.permutation(seqs.n_sequences) < seqs.n_sequences // 2
+        side = held_out[seqs.sequence_of(steps)]
+        rows = []
+        for mask in (~side, side):
+            index = np.flatnonzero(mask)
+            if index.shape[0] > _SELECTION_STEPS:
+                index = np.sort(rng.choice(index, _SELECTION_STEPS, replace=False))
+            rows.append(index)
+        fit_rows, held_rows = rows
+        if held_rows.shape[0] == 0 or np.unique(targets[fit_rows]).shape[0] < 2:
+            return "summaries"
+        accuracy = {}
+        for name, representation in _REPRESENTATIONS.items():
+            features = representation(seqs, self.window)[steps]
+            estimator = self._fit_estimator(
+                features[fit_rows], targets[fit_rows],
+                weight[fit_rows] if weighted else None, seed)
+            with self._threads():
+                predicted = estimator.predict(features[held_rows])
+            accuracy[name] = np.average(predicted == targets[held_rows],
+                                        weights=weight[held_rows])
+        return "lags" if accuracy["lags"] > accuracy["summaries"] else "summaries"
 
     # -- inference -----------------------------------------------------------
     def _checked(self, X):
@@ -359,7 +353,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         proba = np.zeros((n_steps, n_targets))
         with self._threads():
             proba[:, self.estimator_.classes_] = self.estimator_.predict_proba(
-                window_summaries(seqs, self.window))
+                _REPRESENTATIONS[self.features_](seqs, self.window))
         log_lik = (np.log(np.maximum(proba, _MIN_PROBA))
                    - np.log(np.maximum(self.target_prior_, _MIN_PROBA)))
         if n_targets > n_classes:

@@ -11,7 +11,8 @@ from sklearn.linear_model import LogisticRegression
 
 from skseq import HybridHMMClassifier, IOHMMClassifier
 from skseq._data import check_sequences
-from skseq.hybrid import label_chain, segment_phases, window_summaries
+from skseq._families.label_chain import label_chain, segment_phases
+from skseq.hybrid import window_lags, window_summaries
 from skseq.utils import boundary_f1_score, segments
 
 
@@ -31,7 +32,8 @@ def _sessions(n_seq=4, seed=0):
 
 def _fitted(**params):
     X, y = _sessions()
-    params = {"estimator": LogisticRegression(), "window": 4, **params}
+    params = {"estimator": LogisticRegression(), "window": 4, "features": "summaries",
+              **params}
     return HybridHMMClassifier(**params).fit(X, y), X, y
 
 
@@ -85,9 +87,12 @@ def test_filter_smoother_viterbi_match_enumeration(n_states_per_label,
                        model.classes_[path // k])
 
 
-def test_scaled_likelihoods_are_posteriors_over_priors():
-    model, X, _ = _fitted(likelihood_scale=0.5, n_states_per_label=1)
-    features = window_summaries(check_sequences(X[:1]), 4)
+@pytest.mark.parametrize("features, representation",
+                         [("summaries", window_summaries), ("lags", window_lags)])
+def test_scaled_likelihoods_are_posteriors_over_priors(features, representation):
+    model, X, _ = _fitted(likelihood_scale=0.5, n_states_per_label=1,
+                          features=features)
+    features = representation(check_sequences(X[:1]), 4)
     proba = model.estimator_.predict_proba(features)
     # posteriors are floored at 1e-6 so that no step can veto a label for good
     expected = 0.5 * (np.log(np.maximum(proba, 1e-6)) - np.log(model.class_prior_))
@@ -105,6 +110,49 @@ def test_window_summaries_against_direct_computation():
                 past = part[max(0, t - w + 1): t + 1]
                 expected += [past.mean(0), past.max(0), past.min(0), past.std(0)]
             assert_allclose(rows[t], np.concatenate(expected), atol=1e-12)
+
+
+@pytest.mark.parametrize("window, lags", [(3, [0, 1, 2]), (9, range(9)),
+                                          (32, range(0, 32, 4))])
+def test_window_lags_against_direct_computation(window, lags):
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(40, 2))
+    got = window_lags(check_sequences([x[:5], x[5:]]), window)
+    for part, rows in ((x[:5], got[:5]), (x[5:], got[5:])):
+        for t in range(len(part)):
+            # before the start of a sequence: its first step
+            expected = [part[max(0, t - d)] for d in lags]
+            assert_array_equal(rows[t], np.concatenate(expected))
+
+
+def _one_channel_task(kind, rng):
+    """Step labels that only one representation can read: the sign of the
+    value 4 steps ago (the raw lags hold it, no summary does), or whether a
+    spike fell in the last 32 steps (the window maximum holds it; the lags see
+    one step in 4)."""
+    x = rng.normal(scale=0.1, size=150)
+    if kind == "lag":
+        x = rng.normal(size=150)
+        y = np.concatenate([x[:1].repeat(4), x[:-4]]) > 0
+    else:
+        spikes = rng.random(150) < 0.04
+        x[spikes] += 5.0
+        y = np.array([spikes[max(0, t - 31): t + 1].any() for t in range(150)])
+    return x[:, None], np.where(y, "on", "off")
+
+
+@pytest.mark.parametrize("kind, window, chosen",
+                         [("lag", 8, "lags"), ("spike", 32, "summaries")])
+def test_auto_features_pick_the_representation_that_holds_the_label(kind, window,
+                                                                    chosen):
+    rng = np.random.default_rng(3)
+    X, y = zip(*[_one_channel_task(kind, rng) for _ in range(6)], strict=True)
+    model = HybridHMMClassifier(LogisticRegression(), window=window,
+                                random_state=0).fit(list(X), list(y))
+    assert model.features_ == chosen
+    # one-step rows have no past: no held-out choice
+    rows = HybridHMMClassifier(LogisticRegression())
+    assert rows.fit(np.vstack(X), np.concatenate(y)).features_ == "summaries"
 
 
 def test_label_chain_counts_hand_worked():

@@ -31,8 +31,9 @@ paths = model.decode(X_test)
 # Where does the decoded part change? Most days keep the same rhythm, so the
 # parts begin at about the same hours; where a day's evening peak comes
 # earlier or later, so does its last part.
-changes = np.array([np.flatnonzero(np.diff(p % 4)) + 1 for p in paths
-                    if len(np.unique(p % 4)) == 4])
+in_order = [p for p in paths  # parts 1, 2, 3, 4, none skipped or revisited
+            if len(np.unique(p % 4)) == 4 and np.all(np.diff(p % 4) >= 0)]
+changes = np.array([np.flatnonzero(np.diff(p % 4)) + 1 for p in in_order])
 print(f"{len(changes)} of {len(paths)} test days visit the 4 parts in order")
 print("hour at which each part begins (10th, 50th, 90th percentile over days):")
 for j in range(3):

@@ -313,6 +313,31 @@ def window_summaries(seqs, window):
     return np.hstack(blocks)
 
 
+def window_lags(seqs, window):
+    """The recent past of every channel as raw values, per step: unlike
+    :func:`window_summaries`, it keeps the order of the steps.
+
+    Parameters
+    ----------
+    seqs : Sequences
+        Every channel is read ``d`` steps ago, for ``d`` in ``0, s, 2s, ...``
+        below ``window``; before the start of its sequence, a step reads the
+        sequence's first step. Each row depends on the steps up to its own.
+    window : int
+        Steps of past read, every ``s = max(1, window // 8)`` steps (8 lags
+        for a window of 32).
+
+    Returns
+    -------
+    features : ndarray of shape (n_steps, n_features * n_lags)
+        Lag-major: every channel at lag 0, then every channel at lag ``s``...
+    """
+    x = seqs.data
+    start = np.repeat(seqs.offsets[:-1], np.diff(seqs.offsets))
+    steps = np.arange(x.shape[0])
+    return np.hstack([x[np.maximum(steps - lag, start)]
+                      for lag in range(0, window, max(1, window // 8))])
+
 class WindowFeatures:
     """The recent past of every step, standardized (``features="window"``).
 

@@ -1,0 +1,94 @@
+"""The hybrid model's chain of label states (Bourlard & Morgan 1994): the
+states tied to each label, left to right within a segment, with start and
+transition probabilities counted from labelled sequences, and the parts of each
+segment that phase targets teach the per-step classifier."""
+
+import numpy as np
+
+
+def label_chain(labels, offsets, n_classes, n_states_per_label, *, weight=None,
+                pseudocount=1.0):
+    """Start and transition probabilities of states tied to labels, from counts.
+
+    One state per label: the maximum-likelihood (count) estimate of a Markov
+    chain of labels, with ``pseudocount`` added to every count. With ``k``
+    states per label, a segment of label ``c`` walks through its ``k`` states
+    left to right, staying in each with the same probability ``p_c``; the
+    segment then lasts ``k / (1 - p_c)`` steps on average, set to the mean
+    duration of label ``c`` in the data, and its last state leaves to the
+    first state of the other labels in the proportions observed.
+
+    Parameters
+    ----------
+    labels : ndarray of shape (n_steps,), dtype=intp
+        Encoded label of every step, -1 where unlabelled.
+    offsets : ndarray of shape (n_sequences + 1,)
+    n_classes, n_states_per_label : int
+    weight : ndarray of shape (n_sequences,), default=None
+    pseudocount : float, default=1.0
+
+    Returns
+    -------
+    startprob : ndarray of shape (n_classes * n_states_per_label,)
+    transmat : ndarray of shape (n_classes * n_states_per_label,) * 2
+        ``transmat[j, i] = P(x_t = i | x_{t-1} = j)``.
+    """
+    n_seq = offsets.shape[0] - 1
+    weight = np.ones(n_seq) if weight is None else weight
+    step_weight = np.repeat(weight, np.diff(offsets))
+    k = n_states_per_label
+    first = labels[offsets[:-1]]
+    start = np.full(n_classes, pseudocount)
+    np.add.at(start, first[first >= 0], weight[first >= 0])
+    same_seq = np.ones(labels.shape[0], dtype=bool)
+    same_seq[offsets[:-1]] = False  # step t and t - 1 in one sequence
+    pair = same_seq[1:] & (labels[:-1] >= 0) & (labels[1:] >= 0)
+    counts = np.full((n_classes, n_classes), pseudocount)
+    np.add.at(counts, (labels[:-1][pair], labels[1:][pair]), step_weight[1:][pair])
+    stays = np.diag(counts).copy()
+    leaves = counts.sum(axis=1) - stays
+    # k / (1 - p) = (stays + leaves) / leaves, the mean duration
+    leave = np.minimum(k * leaves / (stays + leaves), 1.0)
+    switch = counts - np.diag(stays)
+    switch /= np.maximum(switch.sum(axis=1, keepdims=True), np.finfo(float).tiny)
+    n = n_classes * k
+    transmat = np.zeros((n, n))
+    for c in range(n_classes):
+        for j in range(k):
+            s = c * k + j
+            transmat[s, s] = 1.0 - leave[c]
+            if j < k - 1:
+                transmat[s, s + 1] = leave[c]
+            else:
+                transmat[s, np.arange(n_classes) * k] += leave[c] * switch[c]
+    startprob = np.zeros(n)
+    startprob[np.arange(n_classes) * k] = start / start.sum()
+    return startprob, transmat
+
+
+def segment_phases(labels, offsets, n_phases):
+    """Phase of every step within its segment: each run of one label inside a
+    sequence cut into ``n_phases`` parts of equal length, numbered from 0.
+
+    Parameters
+    ----------
+    labels : ndarray of shape (n_steps,), dtype=intp
+        Encoded label of every step, -1 where unlabelled (which ends a run).
+    offsets : ndarray of shape (n_sequences + 1,)
+    n_phases : int
+
+    Returns
+    -------
+    phases : ndarray of shape (n_steps,), dtype=intp
+        ``floor(n_phases * position / run_length)``; 0 at unlabelled steps.
+    """
+    n = labels.shape[0]
+    start = np.ones(n, dtype=bool)
+    start[1:] = labels[1:] != labels[:-1]
+    start[offsets[:-1]] = True
+    run = np.cumsum(start) - 1
+    run_start = np.flatnonzero(start)
+    run_length = np.diff(np.append(run_start, n))
+    phases = (n_phases * (np.arange(n) - run_start[run])) // run_length[run]
+    phases[labels < 0] = 0
+    return phases
