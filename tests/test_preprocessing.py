@@ -323,9 +323,10 @@ def test_convolution_equals_direct_loop(causal, padding, channels):
         assert_array_equal(got, v)
 
 
-@pytest.mark.parametrize("n_rows", [1, 2, 3, 9, 150])
+@pytest.mark.parametrize("n_rows", [1, 2, 3, 9, 150, 5000])
 def test_column_quantiles_equal_a_full_sort(n_rows):
-    # Many ties (small integers) and more columns than one transposed block.
+    # Many ties (small integers), and more columns than one transposed block
+    # (5,000 rows: selected, not sorted).
     rng = np.random.default_rng(n_rows)
     values = rng.integers(-3, 4, size=(n_rows, 70)).astype(float)
     values[:, 1] = rng.normal(size=n_rows)
