@@ -159,8 +159,8 @@ def column_quantiles(values, levels):
     """Quantiles of every column of ``values`` at its own ``levels``.
 
     Linear interpolation between the order statistics ``floor(p)`` and
-    ``floor(p) + 1`` at ``p = level * (n_rows - 1)`` (Hyndman & Fan 1996,
-    definition 7, NumPy's default method), computed as
+    ``floor(p) + 1`` at ``p = level * (n_rows - 1)`` (the method
+    ``np.quantile`` calls "linear", its default), computed as
     ``below + (p - floor(p)) * (above - below)``. The order statistics are
     selected (``np.partition`` at the needed ranks) rather than sorted when
     the columns are long: on ArrowHead's 9,036 x 1,008 convolution values, a

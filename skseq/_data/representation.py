@@ -250,11 +250,11 @@ def _standardized(pooled, varying, mean, std):
 
 def _principal_axes(Z, n_components, seed):
     """The column means of ``Z`` and its leading principal axes and variances,
-    by a randomized SVD with two power iterations (Halko, Martinsson & Tropp
-    2011, algorithms 4.3-4.4): what scikit-learn's ``PCA(n_components,
-    svd_solver="randomized", iterated_power=2, random_state=seed)`` gives, bit
-    for bit, but centring ``Z`` in place and skipping the explained-variance
-    ratios (a copy and two more passes over ``Z``). Overwrites ``Z``.
+    by scikit-learn's randomized SVD with two power iterations: what its
+    ``PCA(n_components, svd_solver="randomized", iterated_power=2,
+    random_state=seed)`` gives, bit for bit, but centring ``Z`` in place and
+    skipping the explained-variance ratios (a copy and two more passes over
+    ``Z``). Overwrites ``Z``.
 
     Returns
     -------
