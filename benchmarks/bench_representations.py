@@ -657,12 +657,12 @@ def main():
         "",
         _report.table(PCA_HEADER, pca_rows),
         "",
-        "**One BLAS thread for the representation's fit.** `ShapeFeatures.inputs` "
-        "runs under one BLAS thread, `ShapeFeatures.fit` does not: its "
-        "randomized SVD on the captured matrix, with one BLAS thread and with "
-        "two, on this shared "
-        "2-core machine (OpenBLAS threads wait for each other when the cores "
-        "are busy).",
+        "**One BLAS thread for the representation's fit.** The estimators fit "
+        "under one BLAS thread (`BaseIOHMM.fit`), the representation's "
+        "randomized SVD included, and `ShapeFeatures.inputs` runs under one: "
+        "the SVD on the captured matrix, with one BLAS thread and with two, on "
+        "this shared 2-core machine (OpenBLAS threads wait for each other when "
+        "the cores are busy).",
         "",
         _report.table(THREADS_HEADER, thread_rows),
         "",
