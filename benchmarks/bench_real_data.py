@@ -353,17 +353,26 @@ gave 0.851, no better. Adding first differences as extra channels
 (MultiRocket's first addition) gave 0.832 on ArrowHead and changed nothing on
 ItalyPowerDemand and BasicMotions: not adopted.
 
-**Speed.** The default fits in a median of 10.8x MiniRocket's time over the
-four sets: 1.6x on PLAID, 8-14x on the three small sets, where MiniRocket
-fits in 0.04-0.07 s and the default in 0.4-1.0 s, its fixed costs dominating:
-the thresholds come from sorting up to 10,000 convolution values per kernel
-(about a quarter of a second on ArrowHead; thresholds from 2,000 steps cost a
-third of that, but ArrowHead's mean test accuracy fell from 0.855 to 0.808
-over 3 seeds with `alpha=0.01`), then a randomized SVD of 2,000 sampled
-steps by about 2,700 indicators, the penalty's choice and the solver.
-Prediction takes a median 1.4x MiniRocket's time (0.7x on PLAID, 1.0-3.4x on
-the small sets). The machine was shared: in the run before this one, the
-same code measured a median fit ratio of 6.5x and predict ratio of 0.7x.
+**Speed.** On the three small sets MiniRocket fits in 0.03-0.08 s and the
+default in 0.3-0.7 s, its fixed costs dominating; on PLAID the two are within
+about 2x. Profiled on ArrowHead (one thread, medians of 3 seeds, 0.66 s in
+all under the profiler): the thresholds 0.26 s (the convolutions at up to
+10,000 training steps 0.10 s, then the order statistics each threshold needs,
+selected rather than sorted, 0.17 s; without the profiler about 0.10 s, where
+a full sort of every kernel's values took 0.30 s; thresholds from 2,000 steps
+would cost a third as much, but ArrowHead's mean test accuracy fell from 0.855
+to 0.808 over 3 seeds with `alpha=0.01`), the randomized SVD of 2,000 sampled
+steps by about 2,000 indicators 0.10 s, the two prefix walks 0.07 s, the
+solver 0.08 s. Selecting the thresholds'
+order statistics and standardizing and centring the sample in place changed
+no fitted value, bit for bit, and in a comparison of both versions in one
+session (alternating, 4 rounds of 3 seeds, medians) cut the fit from 0.95 to
+0.54 s on ArrowHead, 0.72 to 0.49 s on BasicMotions, 0.38 to 0.29 s on
+ItalyPowerDemand and 4.4 to 4.2 s on PLAID: the median ratio to MiniRocket
+from 10.1x to 8.7x. The SVD in single precision would halve its time, but it
+moved PLAID's mean test accuracy from 0.944 to 0.932, beyond the spread over
+seeds: not adopted. The machine was shared with other work throughout, and
+MiniRocket's own fit time varied by up to 2x between rounds.
 
 **Limits, plainly.** On these sets the default is not yet as accurate as
 MiniRocket (ArrowHead is 0.025 behind), nor as fast to fit on small sets.

@@ -53,6 +53,7 @@ import numpy as np
 
 from skseq import IOHMMClassifier
 from skseq._data import check_sequences
+from skseq._data.dilated import DilatedKernels, column_quantiles
 from skseq._data.representation import ShapeFeatures
 from skseq.preprocessing import DilatedConvolution, RunningPooling
 
@@ -338,12 +339,13 @@ class _Timers:
 def fit_breakdown(name):
     """One default fit of the training split and one prediction of the test
     split, their time split among the representation's pieces."""
-    from sklearn.decomposition import PCA
+    import skseq._data.representation as representation
 
     X, y, X_test, y_test = _ucr.load(name)
     targets = {"shape fit": (ShapeFeatures, "fit"), "inputs": (ShapeFeatures, "inputs"),
-               "walk": (ShapeFeatures, "_walk"), "biases": (DilatedConvolution, "fit"),
-               "pca": (PCA, "fit")}
+               "walk": (ShapeFeatures, "_walk"),
+               "biases": (DilatedKernels, "fit_packed"),
+               "pca": (representation, "_principal_axes")}
     clf = IOHMMClassifier(random_state=0)
     with warnings.catch_warnings(), _Timers(targets) as timers:
         warnings.simplefilter("ignore")
@@ -366,45 +368,49 @@ def fit_breakdown(name):
 
 
 # -- what else would cut the fit: measured, not adopted -------------------------
-PCA_HEADER = ["set", "PCA", "seeds", "test accuracy (mean, each seed)",
-              "fit (s, median)", "PCA (s, median)"]
+PCA_HEADER = ["set", "principal axes", "seeds", "test accuracy (mean, each seed)",
+              "fit (s, median)", "principal axes (s, median)"]
+# The randomized SVD of ShapeFeatures.fit (skseq._data.representation.
+# _principal_axes: double precision, 2 power iterations) and cheaper ones.
 PCA_VARIANTS = {
-    "current (sklearn's default solver)": {},
-    "randomized, 2 power iterations": dict(svd_solver="randomized", iterated_power=2),
-    "randomized, 1 power iteration": dict(svd_solver="randomized", iterated_power=1),
+    "current (randomized, 2 power iterations)": dict(dtype=np.float64, n_iter=2),
+    "randomized, 2 power iterations, single precision": dict(dtype=np.float32,
+                                                             n_iter=2),
+    "randomized, 1 power iteration": dict(dtype=np.float64, n_iter=1),
 }
 
 
-def _pca_variant(options, spent):
-    """sklearn's PCA with ``options`` forced, its fit times appended to
-    ``spent``."""
-    from sklearn.decomposition import PCA
+def _axes_variant(dtype, n_iter, spent):
+    """``_principal_axes`` with the SVD in ``dtype`` and ``n_iter`` power
+    iterations, its times appended to ``spent``."""
+    from sklearn.utils.extmath import randomized_svd, svd_flip
 
-    class Variant(PCA):
-        def __init__(self, n_components=None, **kwargs):
-            super().__init__(n_components, **{**kwargs, **options})
+    def principal_axes(Z, n_components, seed):
+        start = time.perf_counter()
+        centre = Z.mean(axis=0)
+        Z -= centre
+        U, S, Vt = randomized_svd(Z.astype(dtype, copy=False), n_components,
+                                  n_oversamples=10, n_iter=n_iter,
+                                  flip_sign=False, random_state=seed)
+        _, Vt = svd_flip(U, Vt, u_based_decision=False)
+        S = S.astype(np.float64)
+        spent.append(time.perf_counter() - start)
+        return centre, Vt.astype(np.float64), S**2 / (Z.shape[0] - 1)
 
-        def fit(self, X, y=None):
-            start = time.perf_counter()
-            try:
-                return super().fit(X, y)
-            finally:
-                spent.append(time.perf_counter() - start)
-
-    return Variant
+    return principal_axes
 
 
 def pca_variants(name, seeds):
-    """The default classifier with the representation's PCA solver swapped (in
-    this process only, through the name skseq._data.representation looks up)."""
+    """The default classifier with the representation's SVD swapped (in this
+    process only, through the name skseq._data.representation looks up)."""
     import skseq._data.representation as representation
 
     X, y, X_test, y_test = _ucr.load(name)
     rows = []
     for label, options in PCA_VARIANTS.items():
         spent, fits, accuracies = [], [], []
-        saved = representation.PCA
-        representation.PCA = _pca_variant(options, spent)
+        saved = representation._principal_axes
+        representation._principal_axes = _axes_variant(spent=spent, **options)
         try:
             for seed in range(seeds):
                 with warnings.catch_warnings():
@@ -415,7 +421,7 @@ def pca_variants(name, seeds):
                     accuracies.append(float(np.mean(clf.predict(X_test)
                                                     == np.asarray(y_test))))
         finally:
-            representation.PCA = saved
+            representation._principal_axes = saved
         rows.append([name, label, seeds,
                      f"{np.mean(accuracies):.3f} ("
                      + ", ".join(f"{a:.3f}" for a in accuracies) + ")",
@@ -423,34 +429,36 @@ def pca_variants(name, seeds):
     return rows
 
 
-THREADS_HEADER = ["set", "matrix", "PCA, 1 BLAS thread (s)", "PCA, 2 BLAS threads (s)"]
+THREADS_HEADER = ["set", "matrix", "principal axes, 1 BLAS thread (s)",
+                  "principal axes, 2 BLAS threads (s)"]
 
 
 def pca_threads(name, repeat):
-    """The representation's PCA, as it is, with one BLAS thread and with two,
-    on the matrix ShapeFeatures.fit gives it (captured)."""
-    from sklearn.decomposition import PCA
+    """The representation's randomized SVD, as it is, with one BLAS thread and
+    with two, on the matrix ShapeFeatures.fit gives it (captured)."""
     from threadpoolctl import threadpool_limits
+
+    import skseq._data.representation as representation
 
     X, _, _, _ = _ucr.load(name)
     captured = {}
-    fit = PCA.fit
+    axes = representation._principal_axes
 
-    def capture(self, Z, y=None):
-        captured["Z"], captured["n"] = Z.copy(), self.n_components
-        return fit(self, Z, y)
+    def capture(Z, n_components, seed):
+        captured["Z"], captured["n"] = Z.copy(), n_components
+        return axes(Z, n_components, seed)
 
-    PCA.fit = capture
+    representation._principal_axes = capture
     try:
         ShapeFeatures().fit(check_sequences(X), 0)
     finally:
-        PCA.fit = fit
+        representation._principal_axes = axes
     Z, n = captured["Z"], captured["n"]
 
     def run(threads):
         def go():
             with threadpool_limits(limits=threads, user_api="blas"):
-                PCA(n, whiten=True, random_state=0).fit(Z)
+                axes(Z.copy(order="F"), n, 0)
         return go
 
     (one, two), _ = best_times([run(1), run(2)], repeat)
@@ -458,13 +466,14 @@ def pca_threads(name, repeat):
 
 
 QUANTILE_HEADER = ["set", "convolution values", "full sort (s)",
-                   "partition at the needed order statistics (s)", "same biases"]
+                   "as the kernels compute them (s)", "same biases"]
 
 
 def quantiles_by_partition(name, repeat):
-    """DilatedConvolution's bias quantiles: its full sort of every column of
-    the training convolutions against np.partition at the order statistics
-    the quantile levels need (same interpolation)."""
+    """The bias quantiles: a full sort of every column of the training
+    convolutions against the selection the kernels use
+    (``skseq._data.dilated.column_quantiles``: np.partition at the order
+    statistics the levels need, same interpolation)."""
     X, _, _, _ = _ucr.load(name)
     seqs = check_sequences(X)
     conv = ShapeFeatures().fit(seqs, 0).convolution_
@@ -487,11 +496,7 @@ def quantiles_by_partition(name, repeat):
         return below + (pos - lo) * (above - below)
 
     def by_partition():
-        out = np.empty((n_comb, n_biases))
-        for m in range(n_comb):
-            part = np.partition(values[:, m], np.union1d(lo[m], hi[m]))
-            out[m] = part[lo[m]] + (pos[m] - lo[m]) * (part[hi[m]] - part[lo[m]])
-        return out
+        return column_quantiles(values, levels)
 
     same = np.array_equal(by_sort(), by_partition())
     (t_sort, t_part), _ = best_times([by_sort, by_partition], repeat)
@@ -514,8 +519,8 @@ minutes).
 
 **Limits.** The machine was shared with other work (load average in the
 header), so the times are indicative and thread speed-ups say little. On the
-small sets the fixed costs of the representation's fit (the PCA above all)
-dominate the default classifier's fit time."""
+small sets the fixed costs of the representation's fit (the bias quantiles
+and the PCA's randomized SVD) dominate the default classifier's fit time."""
 
 
 def main():
@@ -631,9 +636,9 @@ def main():
         "",
         "`IOHMMClassifier(random_state=0).fit` on the training split, once, its "
         "wall time split by timers wrapped around the representation's pieces: "
-        "the bias quantiles (`DilatedConvolution.fit`, twice: a probe for the "
-        "dilations, then the biases), the prefix means at the sampled steps for "
-        "the PCA (the fused kernel, no projection), the PCA, the rest of "
+        "the kernels and their bias quantiles (`DilatedKernels.fit_packed`), "
+        "the prefix means at the sampled steps for the PCA (the fused kernel, "
+        "no projection), the PCA (its randomized SVD), the rest of "
         "`ShapeFeatures.fit` (standardization, folding the projection), the "
         "networks' inputs (the fused kernel), and the IOHMM optimisation (all the "
         "rest). Then `predict` on the test split.",
@@ -642,28 +647,31 @@ def main():
         "",
         "## What else would cut the fit (measured, not adopted)",
         "",
-        "Each changes code outside the fused kernel, and the first changes the "
-        "representation (slightly); none is in the package yet.",
+        "Each changes code outside the fused kernel and changes the "
+        "representation (slightly); none is in the package.",
         "",
         "**A cheaper PCA.** The default classifier with the representation's "
-        "PCA solver swapped in this process only; test accuracy over "
-        f"{seeds} seed(s) (`random_state=0, 1, ...`), fit and PCA wall times "
+        "randomized SVD swapped in this process only; test accuracy over "
+        f"{seeds} seed(s) (`random_state=0, 1, ...`), fit and SVD wall times "
         "(medians).",
         "",
         _report.table(PCA_HEADER, pca_rows),
         "",
-        "**One BLAS thread for the representation's fit.** `ShapeFeatures.inputs` "
-        "runs under one BLAS thread, `ShapeFeatures.fit` does not: its PCA on the "
-        "captured matrix, with one BLAS thread and with two, on this shared "
-        "2-core machine (OpenBLAS threads wait for each other when the cores "
-        "are busy).",
+        "**One BLAS thread for the representation's fit.** The estimators fit "
+        "under one BLAS thread (`BaseIOHMM.fit`), the representation's "
+        "randomized SVD included, and `ShapeFeatures.inputs` runs under one: "
+        "the SVD on the captured matrix, with one BLAS thread and with two, on "
+        "this shared 2-core machine (OpenBLAS threads wait for each other when "
+        "the cores are busy).",
         "",
         _report.table(THREADS_HEADER, thread_rows),
         "",
-        "**Bias quantiles by partial sorting.** `DilatedConvolution._fit_biases` "
-        "sorts every combination's training convolutions (up to 10,000 of them) "
-        "to read 2 x n_biases order statistics; `np.partition` at just those "
-        "gives the same biases (checked: `same biases`).",
+        "**Bias quantiles by selection.** The thresholds are 2 x n_biases order "
+        "statistics of every combination's training convolutions (up to 10,000 "
+        "of them); beyond 4,096 steps the kernels select just those "
+        "(`np.partition` on a transposed block of columns) instead of sorting "
+        "every column (up to 4,096, one sort of all columns is faster), and "
+        "get the same biases, bit for bit (checked: `same biases`).",
         "",
         _report.table(QUANTILE_HEADER, quantile_rows),
         "",

@@ -20,7 +20,12 @@ from _series import level_means, random_walks
 from numpy.testing import assert_allclose, assert_array_equal
 
 from skseq._data import check_sequences
-from skseq._data.representation import ShapeFeatures, _holding
+from skseq._data.representation import (
+    ShapeFeatures,
+    _holding,
+    _principal_axes,
+    _standardized,
+)
 from skseq._kernels import convolution
 from skseq.preprocessing import DilatedConvolution
 
@@ -232,3 +237,21 @@ def test_one_step_and_constant_sequences_give_finite_values():
     fitted = ShapeFeatures(n_components=4, n_state_components=2).fit(flat, 0)
     steps, at_rows = fitted.inputs(flat, flat.last_steps)
     assert np.isfinite(steps).all() and np.isfinite(at_rows).all()
+
+
+def test_standardization_and_principal_axes_equal_direct_formulas():
+    # A sample of rank 4 (plus a constant column, left out): the randomized
+    # SVD then spans it exactly, and must give the SVD's axes and variances.
+    rng = np.random.default_rng(0)
+    pooled = rng.normal(size=(60, 4)) @ rng.normal(size=(4, 12)) + rng.normal(size=12)
+    pooled[:, 5] = 0.25
+    mean, std = pooled.mean(axis=0), pooled.std(axis=0)
+    varying = np.flatnonzero(std > 1e-12)
+    direct = (pooled[:, varying] - mean[varying]) / std[varying]
+    Z = _standardized(pooled, varying, mean, std)
+    assert_array_equal(Z, direct)
+    centre, axes, variances = _principal_axes(Z, 4, seed=0)
+    assert_allclose(centre, direct.mean(axis=0), atol=1e-15)
+    _, s, vt = np.linalg.svd(direct - direct.mean(axis=0), full_matrices=False)
+    assert_allclose(variances, s[:4] ** 2 / 59, rtol=1e-10)
+    assert_allclose(np.abs(np.sum(axes * vt[:4], axis=1)), 1.0, rtol=1e-10)

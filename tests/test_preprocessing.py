@@ -23,6 +23,7 @@ from sklearn.preprocessing import (
 )
 
 from skseq import IOHMMClassifier
+from skseq._data.dilated import column_quantiles
 from skseq.preprocessing import (
     DilatedConvolution,
     RunningPooling,
@@ -320,6 +321,28 @@ def test_convolution_equals_direct_loop(causal, padding, channels):
     raw = conv.set_params(output="value").fit(X).transform(X)
     for got, v in zip(raw, values, strict=True):
         assert_array_equal(got, v)
+
+
+@pytest.mark.parametrize("n_rows", [1, 2, 3, 9, 150, 5000])
+def test_column_quantiles_equal_a_full_sort(n_rows):
+    # Many ties (small integers), and more columns than one transposed block
+    # (5,000 rows: selected, not sorted).
+    rng = np.random.default_rng(n_rows)
+    values = rng.integers(-3, 4, size=(n_rows, 70)).astype(float)
+    values[:, 1] = rng.normal(size=n_rows)
+    levels = rng.uniform(size=(70, 4))
+    levels[0] = [0.0, 1.0, 0.5, 0.5]  # the ends, and a repeated level
+    got = column_quantiles(values, levels)
+    # the same interpolation read from a full sort, and np.quantile's own
+    ordered = np.sort(values, axis=0)
+    pos = levels * (n_rows - 1)
+    lo = np.floor(pos).astype(int)
+    hi = np.minimum(lo + 1, n_rows - 1)
+    col = np.arange(70)[:, None]
+    below, above = ordered[lo, col], ordered[hi, col]
+    assert_array_equal(got, below + (pos - lo) * (above - below))
+    expected = np.array([np.quantile(values[:, j], levels[j]) for j in range(70)])
+    assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
 
 
 def test_combinations_dilations_and_channels():

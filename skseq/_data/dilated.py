@@ -108,22 +108,14 @@ class DilatedKernels(BaseEstimator):
         if n_steps > self.subsample:
             rows = np.sort(rng.choice(n_steps, self.subsample, replace=False))
         values = self._convolve(seqs, rows, np.empty((len(self.channels_), 0)))
-        values.sort(axis=0)
-        n_comb, n_rows = values.shape[1], values.shape[0]
+        n_comb = values.shape[1]
         lo, hi = self.quantile_range
         if self.quantile_levels == "random":
             levels = rng.uniform(size=(n_comb, self.n_biases))
         else:
             levels = np.modf(np.arange(1, n_comb * self.n_biases + 1) * _GOLDEN)[0]
         levels = lo + (hi - lo) * levels.reshape(n_comb, self.n_biases)
-        # Linear interpolation between order statistics (NumPy's default
-        # quantile method), for all combinations at once.
-        pos = levels * (n_rows - 1)
-        lo = np.floor(pos).astype(np.intp)
-        hi = np.minimum(lo + 1, n_rows - 1)
-        col = np.arange(n_comb)[:, None]
-        below, above = values[lo, col], values[hi, col]
-        return below + (pos - lo) * (above - below)
+        return column_quantiles(values, levels)
 
     def _kernel_arguments(self):
         return kernel_arguments(self)
@@ -152,3 +144,65 @@ def kernel_arguments(fitted):
         causal=fitted.causal, zero_pad=fitted.padding == "zero",
         n_jobs=fitted.n_jobs,
     )
+
+
+# Columns transposed at once by column_quantiles: 64 columns of 10,000 rows
+# are 5 MB, so the transposed block stays in the cache while it is read.
+_BLOCK = 64
+# Up to this many rows one sort of all columns is faster than a selection per
+# column (whose Python overhead, ~0.1 ms a column, then dominates: 3x slower on
+# ItalyPowerDemand's 1,608 rows, even on BasicMotions' 4,000).
+_SORT_UP_TO = 4096
+
+
+def column_quantiles(values, levels):
+    """Quantiles of every column of ``values`` at its own ``levels``.
+
+    Linear interpolation between the order statistics ``floor(p)`` and
+    ``floor(p) + 1`` at ``p = level * (n_rows - 1)`` (the method
+    ``np.quantile`` calls "linear", its default), computed as
+    ``below + (p - floor(p)) * (above - below)``. The order statistics are
+    selected (``np.partition`` at the needed ranks) rather than sorted when
+    the columns are long: on ArrowHead's 9,036 x 1,008 convolution values, a
+    third of a full sort's time.
+
+    Parameters
+    ----------
+    values : ndarray of shape (n_rows, n_columns)
+    levels : ndarray of shape (n_columns, n_levels)
+        In [0, 1].
+
+    Returns
+    -------
+    quantiles : ndarray of shape (n_columns, n_levels)
+    """
+    n_rows = values.shape[0]
+    pos = levels * (n_rows - 1)
+    below_rank = np.floor(pos).astype(np.intp)
+    if n_rows <= _SORT_UP_TO:
+        ordered = np.sort(values, axis=0)
+        col = np.arange(values.shape[1])[:, None]
+        below = ordered[below_rank, col]
+        above = ordered[np.minimum(below_rank + 1, n_rows - 1), col]
+        return below + (pos - below_rank) * (above - below)
+    below = np.empty(levels.shape)
+    above = np.empty(levels.shape)
+    for start in range(0, values.shape[1], _BLOCK):
+        block = np.ascontiguousarray(values[:, start : start + _BLOCK].T)
+        for j, column in enumerate(block, start):
+            below[j], above[j] = _order_statistics(column, below_rank[j])
+    return below + (pos - below_rank) * (above - below)
+
+
+def _order_statistics(column, ranks):
+    """The order statistics of ``column`` at ``ranks`` and at ``ranks + 1``
+    (at ``ranks`` again for the last rank)."""
+    kth, inverse = np.unique(ranks, return_inverse=True)
+    part = np.partition(column, kth)
+    # After the partition, the values after rank kth[i] up to rank kth[i + 1]
+    # (to the end for the last) are those above it: the next order statistic
+    # is their minimum.
+    ends = np.append(kth[1:] + 1, column.shape[0])
+    nxt = np.array([part[k + 1 : e].min() if k + 1 < e else part[k]
+                    for k, e in zip(kth, ends, strict=True)])
+    return part[kth][inverse], nxt[inverse]
