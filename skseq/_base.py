@@ -243,6 +243,10 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
         X : array-like of shape (n_sequences, max_len, n_features) or list
             Sequences: a 3-D array padded at the end with NaN rows, a list of
             ``(len_i, n_features)`` arrays, or a 2-D array of one-step sequences.
+            A Dask collection of sequences (a Dask array chunked along the
+            sequences, a bag, a list of delayed) is fitted across the workers
+            of the current Dask client (user guide, "One fit across a Dask
+            cluster").
         y : array-like of shape (n_sequences,) or list of arrays
             One target per sequence (supervising its last step), or a list of
             per-step target arrays (NaN/None = no target at that step).

@@ -161,6 +161,11 @@ def _on_collection(est, method, X, args, kwargs):
     import dask.bag as db
 
     check_is_fitted(est)
+    if (args and args[0] is not None) or kwargs.get("y") is not None or (
+            kwargs.get("return_std")):
+        raise ValueError(
+            f"{method.__name__} on a Dask collection takes the sequences alone "
+            "(no y, no return_std); pass NumPy data for those.")
     call = functools.partial(_per_block, method, est, args, kwargs)
     if isinstance(X, db.Bag):
         return X.map_partitions(lambda part: list(call(list(part))))
@@ -198,13 +203,16 @@ def score_dask(est, X, y, sample_weight=None):
     as ``score`` on local data."""
     import dask
     import dask.array as da
+    import dask.bag as db
 
     if est.step_level_:
         raise ValueError(
             "score on a Dask collection takes one target per sequence; this "
             f"{type(est).__name__} was fitted on step-level targets.")
     pred = est.predict(X)
-    if not isinstance(pred, da.Array):
+    if isinstance(pred, db.Bag):
+        pred = dask.delayed(np.asarray)(pred)
+    elif not isinstance(pred, da.Array):
         pred = dask.delayed(np.concatenate)(pred)
     metric = (accuracy_score if est.outputs_.task == "classification"
               else r2_score)

@@ -48,12 +48,13 @@ def _summarize(seqs):
                     ((U == low) | (U == high)).all(axis=0))
 
 
-def _located(exc, start, name):
+def _located(exc, start):
     """The error of a shard's data, its sequence indices counted from the
     start of the whole collection (as a local fit names them)."""
+    if not isinstance(exc, (ValueError, TypeError)):
+        return exc
     message = re.sub(r"\bsequence (\d+)",
                      lambda m: f"sequence {int(m.group(1)) + start}", str(exc))
-    message = re.sub(r"^X\b", name, message)
     return type(exc)(message)
 
 
@@ -91,7 +92,7 @@ class Shards:
         start, done = 0, []
         for future, summary in zip(packed, summaries, strict=True):
             if future.status == "error":
-                raise _located(future.exception(), start, name)
+                raise _located(future.exception(), start)
             done.append(summary.result())
             if done[-1].n_features != done[0].n_features:
                 raise ValueError(
