@@ -147,7 +147,15 @@ def _per_block(method, est, args, kwargs, block):
     """A prediction method on one block; a per-step output of a padded block
     padded to the block's steps, so that the blocks line up."""
     out = method(est, block, *args, **kwargs)
-    if isinstance(block, np.ndarray) and block.ndim == 3 and _per_step(est, method):
+    if not isinstance(block, np.ndarray):
+        return out
+    if isinstance(out, list):
+        raise ValueError(
+            f"{method.__name__} of this {type(est).__name__} gives per-step "
+            "arrays in the form of its step-level targets, which a Dask array "
+            "cannot hold: pass the sequences as a Dask bag (one array per "
+            "sequence) to get a bag of them.")
+    if block.ndim == 3 and _per_step(est, method):
         return block_shape(block, np.asarray(out))
     return out
 

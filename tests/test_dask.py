@@ -148,10 +148,15 @@ def test_regressor_fit_on_a_bag_and_delayed_chunks(client):
     X, _ = _padded(60, seed=2)
     seqs = [x[~np.isnan(x).all(axis=1)] for x in X]
     y = np.array([s[:, 1].mean() for s in seqs])
+    weight = np.linspace(0.5, 2.0, 60)
     kw = dict(n_states=2, features="raw", n_init=2, max_iter=20, random_state=0)
-    local = IOHMMRegressor(**kw).fit(seqs, y)
+    local = IOHMMRegressor(**kw).fit(seqs, y, sample_weight=weight)
     bag = db.from_sequence(seqs, npartitions=3)
-    _assert_same_fit(IOHMMRegressor(**kw).fit(bag, y), local)
+    on_bag = IOHMMRegressor(**kw).fit(bag, y, sample_weight=weight)
+    _assert_same_fit(on_bag, local)
+    assert_allclose(float(on_bag.score(bag, y).compute()), local.score(seqs, y),
+                    rtol=1e-10)
+    local = IOHMMRegressor(**kw).fit(seqs, y)
     chunks = [dask.delayed(seqs[a:a + 25]) for a in range(0, 60, 25)]
     dist = IOHMMRegressor(**kw).fit(chunks, y)
     _assert_same_fit(dist, local)
@@ -161,6 +166,28 @@ def test_regressor_fit_on_a_bag_and_delayed_chunks(client):
     pieces = dist.predict(chunks)
     assert_allclose(np.concatenate(dask.compute(*pieces)), local.predict(seqs),
                     atol=1e-10)
+
+
+def test_step_level_labels_on_a_dask_array(client):
+    X, _ = _padded(50, seed=4)
+    seqs = [x[~np.isnan(x).all(axis=1)] for x in X]
+    y = [(np.cumsum(s[:, 0]) > 0).astype(int) for s in seqs]
+    kw = dict(n_states=2, features="raw", n_init=1, max_iter=15, random_state=0)
+    local = IOHMMClassifier(**kw).fit(X, y)
+    Xd = da.from_array(X, chunks=20)
+    dist = IOHMMClassifier(**kw).fit(Xd, y)
+    _assert_same_fit(dist, local)
+    # per-step labels in the targets' form: a bag of per-sequence arrays
+    bag = db.from_sequence(seqs, npartitions=2)
+    for got, expected in zip(dist.predict(bag).compute(), local.predict(seqs),
+                             strict=True):
+        assert_array_equal(got, expected)
+    assert_allclose(dist.predict_state_proba(Xd).compute(),
+                    local.predict_state_proba(X), atol=1e-10)
+    with pytest.raises(ValueError, match="pass the sequences as a Dask bag"):
+        dist.predict(Xd)
+    with pytest.raises(ValueError, match="one target per sequence"):
+        dist.score(Xd, y)
 
 
 def test_bad_shard_gives_the_local_error(client):
@@ -176,6 +203,10 @@ def test_bad_shard_gives_the_local_error(client):
     assert not hasattr(clf, "n_features_in_")
     with pytest.raises(ValueError, match="solver='lbfgs' only"):
         IOHMMClassifier(2, solver="em").fit(da.from_array(X, chunks=25), y)
+    X[57, 1, 0] = 0.0
+    reg = IOHMMRegressor(2, max_iter=2).fit(X, y.astype(float))
+    with pytest.raises(ValueError, match="no y, no return_std"):
+        reg.predict(da.from_array(X, chunks=25), y)
 
 
 def test_fit_survives_a_killed_worker(client, monkeypatch):

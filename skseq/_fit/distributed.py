@@ -142,7 +142,10 @@ class Shards:
     def problems(self, targets, weight, target_weight, representation, families,
                  n_jobs):
         """A Problem of each shard's sequences on its worker (futures): the
-        global targets and weights cut at the shards' boundaries."""
+        global targets and weights cut at the shards' boundaries. The packed
+        shards are then let go: each lives on in its Problem (on the worker
+        that packed it, unless Dask moved the task, which would otherwise
+        leave two copies), and Dask can still recompute it from the graph."""
         futures = []
         for k, future in enumerate(self.packed):
             a, b = self.starts[k], self.starts[k + 1]
@@ -154,6 +157,7 @@ class Shards:
                         targets.step_level),
                 weight[a:b], None if target_weight is None else target_weight[lo:hi],
                 representation, families, n_jobs))
+        self.packed = None
         return futures
 
 
