@@ -165,8 +165,15 @@ def converged(n, n_init, tol=1e-5, max_iter=200):
          "max_param_diff": _max_diff(clf, ref)} for name, clf in fits.items()]}
 
 
-def run(sizes, max_iter, n_init):
-    results = {"versions": versions("dask", "distributed"), "sizes": []}
+def run(sizes, max_iter, n_init, cluster_only=()):
+    results = {"versions": versions("dask", "distributed"), "sizes": [],
+               "cluster_only": []}
+    for n in cluster_only:
+        print(f"n = {n}, 2 workers only", flush=True)
+        row = on_cluster(n, 2, max_iter, n_init)[1]
+        print(row, flush=True)
+        results["cluster_only"].append({"n_sequences": n, "n_steps": n * LENGTH,
+                                        "row": row})
     for n in sizes:
         print(f"n = {n}", flush=True)
         ref, row = local(n, max_iter, n_init)
@@ -231,6 +238,18 @@ def render(results):
                          "peak RSS per worker (MB)", "RSS at start (MB)"], body),
                   ""]
     lines += _memory_lines(results["sizes"])
+    for size in results.get("cluster_only", []):
+        r = size["row"]
+        grow = np.subtract(r["peak_rss_mb"], r["base_rss_mb"])
+        lines += [
+            f"At {size['n_sequences']:,} sequences ({size['n_steps']:,} steps; "
+            "2 workers only, no local reference, which would hold all the steps "
+            f"in one process): the fit took {r['fit_s']:.0f} s, an evaluation "
+            f"{r['eval_s']:.2f} s, and each worker's peak rose by "
+            + " / ".join(f"{g:.0f}" for g in grow)
+            + f" MB ({np.mean(grow) * 2**20 / (size['n_steps'] / 2):.0f} bytes "
+            "per step held).",
+            ""]
     c = results["converged"]
     lines += [
         f"## Fits run to convergence ({c['n_sequences']:,} sequences, "
@@ -310,10 +329,14 @@ def main():
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--max-iter", type=int, default=5)
     parser.add_argument("--n-init", type=int, default=2)
+    parser.add_argument("--cluster-only", type=int, nargs="*", default=[],
+                        help="sizes fitted on 2 workers only (no local "
+                             "reference): memory per worker")
     parser.add_argument("--render", action="store_true")
     args = parser.parse_args()
     results = run_or_render(
-        "dask.json", lambda: run(args.sizes, args.max_iter, args.n_init),
+        "dask.json",
+        lambda: run(args.sizes, args.max_iter, args.n_init, args.cluster_only),
         args.render)
     write("dask.md", render(results))
 
