@@ -168,6 +168,20 @@ def test_regressor_fit_on_a_bag_and_delayed_chunks(client):
                     atol=1e-10)
 
 
+def test_shape_representation_and_alpha_auto(client):
+    # features="auto" picks "shape" for real-valued series; fitted on the
+    # sequences gathered from the workers (all of them, at this size), with
+    # alpha="auto" chosen from the output rows gathered too.
+    X = np.random.default_rng(5).normal(size=(40, 24, 1)).cumsum(axis=1)
+    y = (X[:, -1, 0] > 0).astype(int)
+    kw = dict(n_states=2, alpha="auto", max_iter=10, random_state=0)
+    local = IOHMMClassifier(**kw).fit(X, y)
+    dist = IOHMMClassifier(**kw).fit(da.from_array(X, chunks=15), y)
+    assert dist.features_ == local.features_ == "shape"
+    assert dist.alpha_ == local.alpha_
+    _assert_same_fit(dist, local)
+
+
 def test_step_level_labels_on_a_dask_array(client):
     X, _ = _padded(50, seed=4)
     seqs = [x[~np.isnan(x).all(axis=1)] for x in X]
