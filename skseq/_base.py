@@ -31,6 +31,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from ._base_dask import fit_sharded, is_dask_collection
 from ._base_inference import IOHMMInference
 from ._data import (
     N_JOBS_CONSTRAINT,
@@ -83,13 +84,12 @@ def _refuse_warm_change(what, before, now):
 
 
 
-def _looks_scaled(U):
+def _looks_scaled(n_steps, mean, std):
     """Whether the features look standardized: every column's spread within
     [0.05, 20] and its mean within a few spreads of 0 (one-hot symbols pass)."""
-    if U.shape[0] < 2:
+    if n_steps < 2:
         return True
-    std = U.std(axis=0)
-    mean = np.abs(U.mean(axis=0))
+    mean = np.abs(mean)
     return bool(np.all((std >= 0.05) & (std <= 20)) and np.all(mean <= 5 * std + 1))
 
 
@@ -243,6 +243,10 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
         X : array-like of shape (n_sequences, max_len, n_features) or list
             Sequences: a 3-D array padded at the end with NaN rows, a list of
             ``(len_i, n_features)`` arrays, or a 2-D array of one-step sequences.
+            A Dask collection of sequences (a Dask array chunked along the
+            sequences, a bag, a list of delayed) is fitted across the workers
+            of the current Dask client (user guide, "One fit across a Dask
+            cluster").
         y : array-like of shape (n_sequences,) or list of arrays
             One target per sequence (supervising its last step), or a list of
             per-step target arrays (NaN/None = no target at that step).
@@ -254,6 +258,9 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
         self : object
             The fitted estimator.
         """
+        if is_dask_collection(X):
+            # sequences held by a Dask cluster: one fit across its workers
+            return fit_sharded(self, X, y, sample_weight)
         with restore_on_failure(self):
             self._validate_params()
             n_features = getattr(self, "n_features_in_", None)
@@ -414,12 +421,12 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
             raise ValueError(
                 f"{type(self).__name__}: every initialization diverged (the objective "
                 "or the parameters overflowed); the inputs reach "
-                f"{np.abs(problem.seqs.data).max():.3g} in magnitude. Scale the "
+                f"{problem.input_magnitude():.3g} in magnitude. Scale the "
                 "features, e.g. with skseq.preprocessing.Stepwise(StandardScaler())."
             )
         if not best["converged"]:
             advice = "try a larger max_iter or a larger tol"
-            if not _looks_scaled(problem.U):
+            if not _looks_scaled(*problem.input_moments()):
                 advice += (", or standardize the inputs (e.g. with skseq.preprocessing"
                            ".Stepwise(StandardScaler())): their scales differ widely")
             monitor.warn_not_converged(
@@ -457,9 +464,7 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
         self.features_ = setup.features
         self.representation_ = setup.representation
         # to_automaton reads symbols as unit vectors: were the inputs one-hot?
-        U = problem.seqs.data
-        self._one_hot_inputs_ = bool(((U == 0) | (U == 1)).all()
-                                     and (U.sum(axis=1) == 1).all())
+        self._one_hot_inputs_ = problem.one_hot_inputs()
         self.alpha_ = setup.alpha
         self.n_init_ = len(objectives)
         self.init_objectives_ = objectives

@@ -15,6 +15,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from ._base_dask import dask_aware, is_dask_collection, score_dask
 from ._data import check_fitted_params, score_targets
 from ._families.outputs import Mixture, readout_rows
 from ._fit.objective import FittedModel
@@ -145,6 +146,7 @@ class IOHMMInference:
         kind = "smoothed" if smoothed else "filtered"
         return seqs, self._given_outputs(seqs, y, model, kind)
 
+    @dask_aware
     def predict_state_proba(self, X, y=None, *, smoothed=False):
         """State distributions step by step, given the inputs and, optionally,
         the observed outputs.
@@ -222,6 +224,8 @@ class IOHMMInference:
                              step_level=self.step_level_)
 
     def _score(self, X, y, sample_weight):
+        if is_dask_collection(X):
+            return score_dask(self, X, y, sample_weight)
         seqs = self._checked(X)
         targets, weight = self._score_targets(seqs, y, sample_weight)
         return self.outputs_.score(self._mixture(seqs), y, targets, weight)

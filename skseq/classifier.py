@@ -10,6 +10,7 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import FlatIOHMM
+from ._base_dask import dask_aware
 from ._data import Sequences, check_class_weights, check_sample_weight, check_targets
 from ._families.outputs import CategoricalOutputs
 from ._families.registry import document_options, option_constraints
@@ -391,6 +392,7 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
             return weight, per_class[targets.values]
         return weight * per_class[targets.values], None
 
+    @dask_aware
     def predict_proba(self, X):
         """Class probabilities given the inputs.
 
@@ -431,6 +433,7 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         mix = self._mixture(self._checked(X))
         return self.outputs_.predict_log_proba(mix)
 
+    @dask_aware
     def predict(self, X):
         """Most probable class.
 

@@ -7,6 +7,7 @@ from sklearn.base import RegressorMixin
 from sklearn.utils._param_validation import Interval
 
 from ._base import FlatIOHMM
+from ._base_dask import dask_aware
 from ._families.outputs import constraints_of
 from ._families.registry import document_options, option_constraints
 from ._fit.information import standard_errors as observed_standard_errors
@@ -270,6 +271,7 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
             warm_start=warm_start,
         )
 
+    @dask_aware
     def predict(self, X, y=None, *, return_std=False):
         """Predicted mean E[y_t | u_1..t] (and its standard deviation); given
         the observed outputs, one step ahead.

@@ -1,23 +1,71 @@
-"""Model selection on a Dask cluster through joblib's Dask backend (DESIGN §5).
+"""skseq on a Dask cluster (DESIGN §5): model selection through joblib's Dask
+backend, and one fit across the workers of sequences held by the cluster.
 
-A real ``dask.distributed.LocalCluster`` with two worker processes: the grid
-search must run its fits there and produce exactly the scores of a local run.
+A real ``dask.distributed.LocalCluster`` with two worker processes, shared by
+the tests of this module. The reference of a fit across the cluster is the
+local fit of the same data: the same restarts and iterations, parameters
+equal to 1e-10 (the sums over sequences are grouped by shard, so only their
+rounding may differ).
 """
 
 import logging
+import os
+import signal
 
 import joblib
 import numpy as np
-from dask.distributed import Client, LocalCluster, get_task_stream
+import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV
 
-from skseq import IOHMMClassifier
+from skseq import IOHMMClassifier, IOHMMRegressor
 from skseq.datasets import make_tomita
 
+distributed = pytest.importorskip("distributed")
+da = pytest.importorskip("dask.array")
+db = pytest.importorskip("dask.bag")
+import dask  # noqa: E402 (after the skip: dask comes with distributed)
 
-def test_grid_search_on_local_dask_cluster_matches_local_run():
+from skseq._fit import distributed as sharded  # noqa: E402
+
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::sklearn.exceptions.ConvergenceWarning")
+
+PARAMS = ("startprob_", "transition_coef_", "transition_intercept_",
+          "emission_coef_", "emission_intercept_")
+
+
+@pytest.fixture(scope="module")
+def client():
+    with (
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                 dashboard_address=None,
+                                 silence_logs=logging.ERROR) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        yield client
+
+
+def _padded(n=90, max_len=10, n_features=2, seed=0):
+    """NaN-padded sequences of 3 to max_len steps and labels of their sums."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, max_len, n_features))
+    lengths = rng.integers(3, max_len + 1, n)
+    for i, length in enumerate(lengths):
+        X[i, length:] = np.nan
+    return X, (np.nansum(X[:, :, 0], axis=1) > 0).astype(int)
+
+
+def _assert_same_fit(dist, local):
+    assert dist.n_iter_ == local.n_iter_
+    assert_allclose(dist.init_objectives_, local.init_objectives_, rtol=1e-12)
+    for name in PARAMS:
+        assert_allclose(getattr(dist, name), getattr(local, name), rtol=0,
+                        atol=1e-10, err_msg=name)
+
+
+def test_grid_search_on_local_dask_cluster_matches_local_run(client):
     X, y = make_tomita(4, n_samples=60, random_state=0)
     search = GridSearchCV(
         IOHMMClassifier(emission="state", n_init=2, max_iter=60, random_state=0),
@@ -31,10 +79,7 @@ def test_grid_search_on_local_dask_cluster_matches_local_run():
         expected = clone(search).fit(X, y).cv_results_
 
     with (
-        LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                     dashboard_address=None, silence_logs=logging.ERROR) as cluster,
-        Client(cluster) as client,
-        get_task_stream(client) as tasks,
+        distributed.get_task_stream(client) as tasks,
         joblib.parallel_backend("dask"),
     ):
         result = clone(search).set_params(n_jobs=-1).fit(X, y)
@@ -55,3 +100,150 @@ def test_grid_search_on_local_dask_cluster_matches_local_run():
                        expected["rank_test_accuracy"])
     best = np.argmin(expected["rank_test_accuracy"])
     assert result.best_params_ == expected["params"][best]
+
+
+def test_sharded_objective_is_the_local_one(client):
+    # J and its gradient at random points: the sum over three uneven shards
+    # against the Problem of all the data, and against finite differences.
+    X, y = _padded(40)
+    clf = IOHMMClassifier(2, features="raw", startprob="learn", alpha=0.3)
+    Xd = da.from_array(X, chunks=(7, 10, 2))
+    shards = sharded.Shards.pack(client, Xd)
+    clf.fit(X, y)  # the local problem, rebuilt below from the same settings
+    local, _ = clf._build_problem(clf._validate_X(X, reset=False), y, None)
+    from skseq._base_dask import _build_problem
+    dist, _ = _build_problem(clf, client, shards, y, None)
+    thetas = np.random.default_rng(1).normal(size=(3, local.n_params))
+    v_local, g_local = local.values_and_grads(thetas)
+    v_dist, g_dist = dist.values_and_grads(thetas)
+    assert_allclose(v_dist, v_local, rtol=1e-13)
+    assert_allclose(g_dist, g_local, rtol=1e-11, atol=1e-14)
+    eps, e = 1e-6, np.eye(local.n_params)[5]
+    fd = (dist.value_and_grad(thetas[0] + eps * e)[0]
+          - dist.value_and_grad(thetas[0] - eps * e)[0]) / (2 * eps)
+    assert_allclose(g_dist[0, 5], fd, rtol=1e-6)
+
+
+def test_classifier_fit_and_predictions_on_a_dask_array(client):
+    X, y = _padded()
+    kw = dict(n_states=2, features="raw", n_init=3, max_iter=25, random_state=0)
+    local = IOHMMClassifier(**kw).fit(X, y)
+    Xd = da.from_array(X, chunks=(40, 5, 2))  # uneven shards, steps split too
+    dist = IOHMMClassifier(**kw).fit(Xd, da.from_array(y, chunks=40))
+    _assert_same_fit(dist, local)
+    assert dist.n_features_in_ == 2
+    predicted = dist.predict(Xd)
+    proba = dist.predict_proba(Xd)
+    states = dist.predict_state_proba(Xd)
+    score = dist.score(Xd, y)
+    for out in (predicted, proba, states, score):
+        assert isinstance(out, da.Array)
+    assert_array_equal(predicted.compute(), local.predict(X))
+    assert_allclose(proba.compute(), local.predict_proba(X), atol=1e-10)
+    assert_allclose(states.compute(), local.predict_state_proba(X), atol=1e-10)
+    assert float(score.compute()) == local.score(X, y)
+
+
+def test_regressor_fit_on_a_bag_and_delayed_chunks(client):
+    X, _ = _padded(60, seed=2)
+    seqs = [x[~np.isnan(x).all(axis=1)] for x in X]
+    y = np.array([s[:, 1].mean() for s in seqs])
+    weight = np.linspace(0.5, 2.0, 60)
+    kw = dict(n_states=2, features="raw", n_init=2, max_iter=20, random_state=0)
+    local = IOHMMRegressor(**kw).fit(seqs, y, sample_weight=weight)
+    bag = db.from_sequence(seqs, npartitions=3)
+    on_bag = IOHMMRegressor(**kw).fit(bag, y, sample_weight=weight)
+    _assert_same_fit(on_bag, local)
+    assert_allclose(float(on_bag.score(bag, y).compute()), local.score(seqs, y),
+                    rtol=1e-10)
+    local = IOHMMRegressor(**kw).fit(seqs, y)
+    chunks = [dask.delayed(seqs[a:a + 25]) for a in range(0, 60, 25)]
+    dist = IOHMMRegressor(**kw).fit(chunks, y)
+    _assert_same_fit(dist, local)
+    predicted = dist.predict(bag)
+    assert isinstance(predicted, db.Bag)
+    assert_allclose(np.array(predicted.compute()), local.predict(seqs), atol=1e-10)
+    pieces = dist.predict(chunks)
+    assert_allclose(np.concatenate(dask.compute(*pieces)), local.predict(seqs),
+                    atol=1e-10)
+
+
+def test_shape_representation_and_alpha_auto(client):
+    # features="auto" picks "shape" for real-valued series; fitted on the
+    # sequences gathered from the workers (all of them, at this size), with
+    # alpha="auto" chosen from the output rows gathered too.
+    X = np.random.default_rng(5).normal(size=(40, 24, 1)).cumsum(axis=1)
+    y = (X[:, -1, 0] > 0).astype(int)
+    kw = dict(n_states=2, alpha="auto", max_iter=10, random_state=0)
+    local = IOHMMClassifier(**kw).fit(X, y)
+    dist = IOHMMClassifier(**kw).fit(da.from_array(X, chunks=15), y)
+    assert dist.features_ == local.features_ == "shape"
+    assert dist.alpha_ == local.alpha_
+    _assert_same_fit(dist, local)
+
+
+def test_step_level_labels_on_a_dask_array(client):
+    X, _ = _padded(50, seed=4)
+    seqs = [x[~np.isnan(x).all(axis=1)] for x in X]
+    y = [(np.cumsum(s[:, 0]) > 0).astype(int) for s in seqs]
+    kw = dict(n_states=2, features="raw", n_init=1, max_iter=15, random_state=0)
+    local = IOHMMClassifier(**kw).fit(X, y)
+    Xd = da.from_array(X, chunks=20)
+    dist = IOHMMClassifier(**kw).fit(Xd, y)
+    _assert_same_fit(dist, local)
+    # per-step labels in the targets' form: a bag of per-sequence arrays
+    bag = db.from_sequence(seqs, npartitions=2)
+    for got, expected in zip(dist.predict(bag).compute(), local.predict(seqs),
+                             strict=True):
+        assert_array_equal(got, expected)
+    assert_allclose(dist.predict_state_proba(Xd).compute(),
+                    local.predict_state_proba(X), atol=1e-10)
+    with pytest.raises(ValueError, match="pass the sequences as a Dask bag"):
+        dist.predict(Xd)
+    with pytest.raises(ValueError, match="one target per sequence"):
+        dist.score(Xd, y)
+
+
+def test_bad_shard_gives_the_local_error(client):
+    X, y = _padded()
+    X[57, 1, 0] = np.nan  # inside sequence 57, in the third shard
+    with pytest.raises(ValueError) as local_error:
+        IOHMMClassifier(2).fit(X, y)
+    clf = IOHMMClassifier(2)
+    with pytest.raises(ValueError) as dask_error:
+        clf.fit(da.from_array(X, chunks=25), y)
+    assert str(dask_error.value) == str(local_error.value)
+    assert "sequence 57" in str(dask_error.value)
+    assert not hasattr(clf, "n_features_in_")
+    with pytest.raises(ValueError, match="solver='lbfgs' only"):
+        IOHMMClassifier(2, solver="em").fit(da.from_array(X, chunks=25), y)
+    X[57, 1, 0] = 0.0
+    reg = IOHMMRegressor(2, max_iter=2).fit(X, y.astype(float))
+    with pytest.raises(ValueError, match="no y, no return_std"):
+        reg.predict(da.from_array(X, chunks=25), y)
+
+
+def test_fit_survives_a_killed_worker(client, monkeypatch):
+    # Kill the worker process holding the first shard at the third evaluation:
+    # Dask recomputes its shards from the input's graph, the fit goes on and
+    # ends where the local fit does. (Last in the module: the nanny restarts
+    # the worker, but the cluster is not what it was.)
+    X, y = _padded(60, seed=3)
+    kw = dict(n_states=2, features="raw", n_init=2, max_iter=15, random_state=0)
+    local = IOHMMClassifier(**kw).fit(X, y)
+    data_terms = sharded.ShardedProblem.data_terms
+    calls, killed = [], []
+
+    def killing(self, thetas):
+        calls.append(1)
+        if len(calls) == 3:
+            holder = next(iter(client.who_has([self.shard_problems[0]]).values()))
+            killed.extend(client.run(os.getpid, workers=list(holder)).values())
+            os.kill(killed[0], signal.SIGKILL)
+        return data_terms(self, thetas)
+
+    monkeypatch.setattr(sharded.ShardedProblem, "data_terms", killing)
+    dist = IOHMMClassifier(**kw).fit(da.from_array(X, chunks=20), y)
+    assert len(calls) > 3
+    assert killed and killed[0] not in client.run(os.getpid).values()
+    _assert_same_fit(dist, local)

@@ -425,7 +425,14 @@ def resolve(features, seqs, step_level=False):
         return features
     U = seqs.data
     binary = np.all((U == U.min(axis=0)) | (U == U.max(axis=0)))
-    if seqs.lengths.max() == 1 or binary:
+    return resolve_from(features, bool(binary), int(seqs.lengths.max()), step_level)
+
+
+def resolve_from(features, binary, longest, step_level=False):
+    """:func:`resolve` from what it reads of the sequences: whether every
+    feature takes at most two values, and the longest sequence's length."""
+    if features != "auto":
+        return features
+    if longest == 1 or binary:
         return "raw"
     return "window" if step_level else "shape"
-

@@ -99,6 +99,15 @@ def row_dots(a, b):
     return np.array([_fsum(row) for row in products])
 
 
+def mark_overflow(values, grads):
+    """Rows where anything overflowed get +inf and a zero gradient, so that
+    the line search backtracks from them."""
+    bad = ~(np.isfinite(values) & np.isfinite(grads).all(axis=1))
+    values[bad] = np.inf
+    grads[bad] = 0.0
+    return values, grads
+
+
 def _fsum(values):
     """math.fsum, or NumPy's sum where fsum refuses (an overflowing partial sum,
     or inf - inf: the caller then sees inf or NaN, as from NumPy)."""
@@ -267,10 +276,27 @@ class Problem:
         """
         thetas = np.ascontiguousarray(thetas, dtype=np.float64).reshape(
             -1, self.n_params)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            values, grads = self.with_prior(*self.data_terms(thetas), thetas)
+            if self.det_penalty:
+                a, b = self.n_start, self.n_start + self.n_trans
+                for r, theta_t in enumerate(self.split(thetas)[1]):
+                    reward, reward_grad = self.transition.det_reward(
+                        theta_t, self.U, self.mask, self.step_weight)
+                    values[r] -= self.det_penalty * reward
+                    grads[r, a:b] -= self.det_penalty * reward_grad
+        return mark_overflow(values, grads)
+
+    def data_terms(self, thetas):
+        """The data's part of W * J and of its gradient at the rows of
+        ``thetas`` (R, n_params): -sum_s w_s log P(y^(s) | u^(s)) and its
+        gradient, without the prior. Sums over sequences, so the terms of
+        disjoint sets of sequences add up to those of their union (the fit
+        across a Dask cluster, ``skseq._fit.distributed``)."""
         W = self.total_weight
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             startprob, res = self._gradient_passes(thetas)
-            values = self.objective(res.loglik, thetas)
+            values = -row_dots(res.loglik, self.weight)
             thetas_e = self.split(thetas)[2]
             grads = [res.grad, self.emission.grad_batch(
                 thetas_e, self.U_targets, self.y,
@@ -284,22 +310,31 @@ class Problem:
                     for theta_t, pi, g in zip(
                         self.split(thetas)[1], startprob,
                         res.start_post.sum(axis=1) / startprob, strict=True)])
-            grads = -np.concatenate(grads, axis=1)
-            grads[:, self.penalised] += self.alpha * thetas[:, self.penalised]
-            if self.transition_l1:
-                grads[:, self.l1] += self._l1_gradient(thetas[:, self.l1])
-            grads /= W
-            if self.det_penalty:
-                a, b = self.n_start, self.n_start + self.n_trans
-                for r, theta_t in enumerate(self.split(thetas)[1]):
-                    reward, reward_grad = self.transition.det_reward(
-                        theta_t, self.U, self.mask, self.step_weight)
-                    values[r] -= self.det_penalty * reward
-                    grads[r, a:b] -= self.det_penalty * reward_grad
-        bad = ~(np.isfinite(values) & np.isfinite(grads).all(axis=1))
-        values[bad] = np.inf
-        grads[bad] = 0.0
-        return values, grads
+            return values, -np.concatenate(grads, axis=1)
+
+    def with_prior(self, values, grads, thetas):
+        """J and its gradient from the data terms (:meth:`data_terms`, of all
+        the data): the prior added, everything divided by W. ``grads`` is
+        overwritten."""
+        grads[:, self.penalised] += self.alpha * thetas[:, self.penalised]
+        if self.transition_l1:
+            grads[:, self.l1] += self._l1_gradient(thetas[:, self.l1])
+        grads /= self.total_weight
+        return values / self.total_weight + self.penalty(thetas), grads
+
+    # -- what the driver's messages say of the inputs --------------------------
+    def input_magnitude(self):
+        """The largest magnitude of the input features."""
+        return float(np.abs(self.seqs.data).max())
+
+    def input_moments(self):
+        """``(n_steps, mean, std)`` of the state networks' inputs, per column."""
+        return self.U.shape[0], self.U.mean(axis=0), self.U.std(axis=0)
+
+    def one_hot_inputs(self):
+        """Whether every step's features are a unit vector (symbols)."""
+        U = self.seqs.data
+        return bool(((U == 0) | (U == 1)).all() and (U.sum(axis=1) == 1).all())
 
     def value_and_grad(self, theta):
         """J(theta) and its exact gradient (:meth:`values_and_grads` of one)."""

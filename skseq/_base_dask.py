@@ -1,0 +1,228 @@
+"""The IOHMM estimators on sequences held by a Dask cluster.
+
+``fit`` on a Dask collection (:func:`fit_sharded`) takes the client of the
+current Dask context (``distributed.get_client()``, as dask-ml's estimators
+do), packs the shards on the workers (``skseq._fit.distributed``) and runs the
+driver of ``skseq._base`` on a
+:class:`~skseq._fit.distributed.ShardedProblem`: the same starting points, the
+same solver, the same fitted attributes as a local fit of the same data.
+
+What is decided on the client, and from what:
+
+* the targets' encoding (classes, scaling) and the sample weights: from y
+  and the sequences' lengths, brought to the client (one value per sequence);
+* the input representation: fitted on whole sequences drawn at random, up to
+  ``skseq._fit.distributed.SAMPLE_STEPS`` steps (all the sequences below it,
+  which gives exactly the local fit); ``features="raw"`` fits nothing;
+* with a fitted representation (not ``"raw"``), the output networks' inputs at
+  the supervised steps, one row per target, for ``alpha="auto"`` and the
+  starting points.
+
+The prediction methods decorated with :func:`dask_aware` return, on a Dask
+collection, a collection of the same kind computed where the data live.
+"""
+
+import functools
+
+import numpy as np
+from sklearn.metrics import accuracy_score, r2_score
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from ._data import restore_on_failure
+from ._data.dask import block_shape, is_dask_collection
+from ._data.representation import resolve_from
+from ._fit.distributed import ShardedProblem, Shards
+from ._fit.objective import fixed_startprob
+from ._kernels._parallel import one_blas_thread
+
+__all__ = ["dask_aware", "fit_sharded", "is_dask_collection", "score_dask"]
+
+
+def _client():
+    try:
+        from distributed import get_client
+    except ImportError as exc:  # pragma: no cover - the [dask] extra has it
+        raise ImportError("fit on a Dask collection needs dask.distributed: pip "
+                          "install 'skseq[dask]'.") from exc
+    try:
+        return get_client()
+    except ValueError as exc:
+        raise ValueError(
+            "fit on a Dask collection needs a Dask client: create one first "
+            "(distributed.Client(...)) or fit inside its context.") from exc
+
+
+def _refuse_options(est):
+    """The options a fit across shards does not support, refused up front."""
+    if est.solver != "lbfgs":
+        raise ValueError(
+            f"On a Dask collection {type(est).__name__} fits with solver='lbfgs' "
+            f"only (got solver={est.solver!r}): its evaluations are sums over "
+            "sequences, which the shards give; the EM M-step is not.")
+    if est.det_penalty:
+        raise ValueError(
+            f"det_penalty={est.det_penalty} is not supported on a Dask collection: "
+            "pass det_penalty=0 or fit on NumPy data.")
+
+
+def _local(values):
+    """A Dask array (or NumPy form) of per-sequence values, on the client."""
+    if values is not None and is_dask_collection(values):
+        import dask
+
+        (values,) = dask.compute(values)
+    return values
+
+
+def fit_sharded(est, X, y, sample_weight=None):
+    """``est.fit(X, y, sample_weight)`` for a Dask collection X."""
+    with restore_on_failure(est):
+        est._validate_params()
+        _refuse_options(est)
+        client = _client()
+        n_features = getattr(est, "n_features_in_", None)
+        shards = Shards.pack(client, X)
+        if est._warm() and n_features != shards.n_features:
+            raise ValueError(
+                "warm_start=True continues the fitted model, but the number of "
+                f"features changed: {n_features} before, {shards.n_features} now. "
+                "Set warm_start=False to fit anew.")
+        est.__dict__.pop("feature_names_in_", None)
+        est.n_features_in_ = shards.n_features
+        lengths = np.diff(shards.offsets)
+        est._max_fit_length = int(lengths.max())
+        est._median_fit_length = float(np.median(lengths))
+        with one_blas_thread():
+            problem, setup = _build_problem(est, client, shards, _local(y),
+                                            _local(sample_weight))
+            thetas0 = est._draw_starts(problem, setup)
+            best, objectives = est._run_solver(problem, thetas0, setup.n_init)
+            est._store_best(problem, setup, best, objectives)
+    return est
+
+
+def _build_problem(est, client, shards, y, sample_weight):
+    """``BaseIOHMM._build_problem`` for sharded sequences: the decisions are
+    the driver's own hooks; the data terms stay on the workers."""
+    from ._base import _Setup
+
+    skeleton = shards.skeleton()
+    weight, targets = est._encode_targets(skeleton, y, sample_weight)
+    n = est._n_chain_states()
+    mask = est._transition_mask()
+    fixed_start = fixed_startprob(est.startprob, n)
+    do_init = not est._warm()
+    rng = check_random_state(est.random_state)
+    if do_init:
+        features = resolve_from(est.features, shards.binary,
+                                est._max_fit_length, targets.step_level)
+        index, sample = shards.sample()
+        representation = est._make_representation(features).fit(
+            sample, rng, est.n_jobs,
+            sample_weight=None if sample_weight is None else weight[index])
+    else:
+        features, representation = est.features_, est.representation_
+    transition = est._make_transition(representation.n_state_features)
+    emission = est.outputs_.make_emission(n, representation.n_output_features)
+    weight, target_weight = est._target_weights(skeleton, targets, weight)
+    families = (transition, emission, mask, fixed_start)
+    problems = shards.problems(targets, weight, target_weight, representation,
+                               families, est.n_jobs)
+    output_rows = None
+    if features != "raw":
+        output_rows = np.concatenate(client.gather(
+            [client.submit(getattr, p, "U_targets") for p in problems]))
+    alpha = est._alpha(features, output_rows, skeleton, targets, weight)
+    problem = ShardedProblem(client, shards, problems, targets, weight, families,
+                             alpha, est.n_jobs, target_weight, output_rows,
+                             est._transition_l1())
+    n_init = est._n_init(shards.n_steps, features) if do_init else 1
+    return problem, _Setup(features, representation, (None, output_rows),
+                           targets, weight, alpha, rng, do_init, n_init)
+
+
+# -- predictions on Dask collections ----------------------------------------
+def _per_block(method, est, args, kwargs, block):
+    """A prediction method on one block; a per-step output of a padded block
+    padded to the block's steps, so that the blocks line up."""
+    out = method(est, block, *args, **kwargs)
+    if not isinstance(block, np.ndarray):
+        return out
+    if isinstance(out, list):
+        raise ValueError(
+            f"{method.__name__} of this {type(est).__name__} gives per-step "
+            "arrays in the form of its step-level targets, which a Dask array "
+            "cannot hold: pass the sequences as a Dask bag (one array per "
+            "sequence) to get a bag of them.")
+    if block.ndim == 3 and _per_step(est, method):
+        return block_shape(block, np.asarray(out))
+    return out
+
+
+def _on_collection(est, method, X, args, kwargs):
+    """The method mapped over the shards of X: a Dask array for a Dask array
+    (the first sequence is predicted on the client, to learn the output's
+    shape and type), a bag for a bag, a list of delayed for a list."""
+    import dask
+    import dask.array as da
+    import dask.bag as db
+
+    check_is_fitted(est)
+    if (args and args[0] is not None) or kwargs.get("y") is not None or (
+            kwargs.get("return_std")):
+        raise ValueError(
+            f"{method.__name__} on a Dask collection takes the sequences alone "
+            "(no y, no return_std); pass NumPy data for those.")
+    call = functools.partial(_per_block, method, est, args, kwargs)
+    if isinstance(X, db.Bag):
+        return X.map_partitions(lambda part: list(call(list(part))))
+    if not isinstance(X, da.Array):
+        return [dask.delayed(call)(chunk) for chunk in X]
+    X = X.rechunk({axis: -1 for axis in range(1, X.ndim)})
+    probe = np.asarray(call(X[:1].compute()))
+    blocks = [da.from_delayed(dask.delayed(call)(block),
+                              shape=(size, *probe.shape[1:]), dtype=probe.dtype)
+              for block, size in zip(X.to_delayed().ravel(), X.chunks[0],
+                                     strict=True)]
+    return da.concatenate(blocks, axis=0)
+
+
+def _per_step(est, method):
+    """Whether a method's output has a step axis (padded like X)."""
+    return method.__name__ == "predict_state_proba" or bool(est.step_level_)
+
+
+def dask_aware(method):
+    """A prediction method that, given a Dask collection, returns one."""
+
+    @functools.wraps(method)
+    def wrapper(self, X, *args, **kwargs):
+        if is_dask_collection(X):
+            return _on_collection(self, method, X, args, kwargs)
+        return method(self, X, *args, **kwargs)
+
+    return wrapper
+
+
+def score_dask(est, X, y, sample_weight=None):
+    """``score`` on a Dask collection: a 0-d Dask array, the accuracy or R^2
+    of the per-sequence predictions (computed where the data live) against y,
+    as ``score`` on local data."""
+    import dask
+    import dask.array as da
+    import dask.bag as db
+
+    if est.step_level_:
+        raise ValueError(
+            "score on a Dask collection takes one target per sequence; this "
+            f"{type(est).__name__} was fitted on step-level targets.")
+    pred = est.predict(X)
+    if isinstance(pred, db.Bag):
+        pred = dask.delayed(np.asarray)(pred)
+    elif not isinstance(pred, da.Array):
+        pred = dask.delayed(np.concatenate)(pred)
+    metric = (accuracy_score if est.outputs_.task == "classification"
+              else r2_score)
+    value = dask.delayed(metric)(y, pred, sample_weight=sample_weight)
+    return da.from_delayed(value, shape=(), dtype=np.float64)

@@ -1,0 +1,70 @@
+"""Sequences held by a Dask cluster: recognising them and cutting them into
+shards, each shard a collection of whole sequences in one of the local forms.
+
+Accepted (Dask is optional: nothing here imports it unless the caller already
+did, which passing a Dask collection implies):
+
+* a Dask array, 3-D ``(n_sequences, max_len, n_features)`` padded with NaN
+  rows like the NumPy form (or 2-D, one-step rows), chunked along the
+  sequences; its other axes are brought into one chunk;
+* a Dask bag whose items are sequences (2-D arrays): one shard per partition;
+* a list of Dask delayed objects, each computing a collection of sequences
+  in any local form: one shard per object.
+"""
+
+import sys
+
+import numpy as np
+
+__all__ = ["block_shape", "is_dask_collection", "shard_chunks"]
+
+
+def _dask_is_collection(obj):
+    dask = sys.modules.get("dask")
+    if dask is None:
+        return False
+    from dask.base import is_dask_collection as is_collection
+
+    return is_collection(obj)
+
+
+def is_dask_collection(X):
+    """Whether X is a Dask collection of sequences (or a list of delayed)."""
+    if _dask_is_collection(X):
+        return True
+    return (isinstance(X, (list, tuple)) and len(X) > 0
+            and all(_dask_is_collection(item) for item in X))
+
+
+def shard_chunks(X, name="X"):
+    """``(kind, chunks)``: the delayed chunks of X, one per shard, in order,
+    and the kind of collection (``"array"``, ``"bag"`` or ``"delayed"``)."""
+    import dask.array as da
+    import dask.bag as db
+
+    if isinstance(X, da.Array):
+        if X.ndim not in (2, 3):
+            raise ValueError(
+                f"{name}: a Dask array of sequences is 3-D (n_sequences, max_len, "
+                f"n_features) or 2-D (one-step rows); got {X.ndim}-D.")
+        X = X.rechunk({axis: -1 for axis in range(1, X.ndim)})
+        return "array", list(X.to_delayed().ravel())
+    if isinstance(X, db.Bag):
+        return "bag", list(X.map_partitions(list).to_delayed())
+    if isinstance(X, (list, tuple)) and is_dask_collection(X):
+        return "delayed", list(X)
+    raise TypeError(
+        f"{name} is a {type(X).__name__}; on a Dask cluster the sequences come "
+        "as a Dask array chunked along the sequences, a Dask bag of sequences, "
+        "or a list of delayed collections of sequences.")
+
+
+def block_shape(block, out):
+    """``out`` (a padded per-step array of a block's sequences, or per-sequence
+    values) padded with NaN to the block's ``max_len``, so that the blocks of a
+    Dask array of predictions line up."""
+    if out.ndim < 2 or block.ndim < 3 or out.shape[1] == block.shape[1]:
+        return out
+    pad = np.full((out.shape[0], block.shape[1] - out.shape[1], *out.shape[2:]),
+                  np.nan)
+    return np.concatenate([out, pad], axis=1)
