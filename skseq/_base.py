@@ -24,7 +24,6 @@ A concrete estimator declares its parameters and fills the hooks:
 
 import numbers
 import time
-from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -47,7 +46,7 @@ from ._families.penalty import MAX_ALPHA, RAW_ALPHA
 from ._families.starts import STARTS
 from ._families.transitions import TRANSITIONS
 from ._fit.monitor import ConvergenceMonitor
-from ._fit.objective import Problem, fixed_startprob, topology_mask
+from ._fit.objective import Problem, Setup, fixed_startprob, topology_mask
 from ._fit.resources import check_allocation, check_memory
 from ._fit.restarts import run_restarts
 from ._fit.solvers import M_STEP_MAX_ITER, restart_groups, solve_em, solve_lbfgs
@@ -55,22 +54,6 @@ from ._kernels._parallel import one_blas_thread
 
 # n_init="auto": restarts * steps per fit is about this, within [5, 50] restarts.
 _AUTO_RESTART_STEPS = 100_000
-
-
-class _Setup(NamedTuple):
-    """What a fit decided before solving: the representation of the inputs
-    and what the networks see, the targets and weights, the penalty, the
-    random generator and whether (and how often) to draw starting points."""
-
-    features: str
-    representation: object
-    inputs: tuple
-    targets: object
-    weight: np.ndarray
-    alpha: float
-    rng: object
-    do_init: bool
-    n_init: int
 
 
 def _refuse_warm_change(what, before, now):
@@ -339,7 +322,7 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
 
     def _build_problem(self, seqs, y, sample_weight):
         """The objective of this fit (``skseq._fit.objective.Problem``) and the
-        decisions taken on the way (:class:`_Setup`)."""
+        decisions taken on the way (:class:`~skseq._fit.objective.Setup`)."""
         weight, targets = self._encode_targets(seqs, y, sample_weight)
         n = self._n_chain_states()
         # before the n x n mask: it and at least one n x n transition matrix
@@ -364,7 +347,7 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
                           fixed_start, alpha, self.n_jobs, self.det_penalty,
                           target_weight, inputs, self._transition_l1())
         n_init = self._n_init(seqs.data.shape[0], features) if do_init else 1
-        return problem, _Setup(features, representation, inputs, targets, weight,
+        return problem, Setup(features, representation, inputs, targets, weight,
                                alpha, rng, do_init, n_init)
 
     # -- draw the starting points --------------------------------------------

@@ -33,7 +33,7 @@ from ._data import restore_on_failure
 from ._data.dask import block_shape, is_dask_collection
 from ._data.representation import resolve_from
 from ._fit.distributed import ShardedProblem, Shards
-from ._fit.objective import fixed_startprob
+from ._fit.objective import Setup, fixed_startprob
 from ._kernels._parallel import one_blas_thread
 
 __all__ = ["dask_aware", "fit_sharded", "is_dask_collection", "score_dask"]
@@ -105,7 +105,6 @@ def fit_sharded(est, X, y, sample_weight=None):
 def _build_problem(est, client, shards, y, sample_weight):
     """``BaseIOHMM._build_problem`` for sharded sequences: the decisions are
     the driver's own hooks; the data terms stay on the workers."""
-    from ._base import _Setup
 
     skeleton = shards.skeleton()
     weight, targets = est._encode_targets(skeleton, y, sample_weight)
@@ -138,7 +137,7 @@ def _build_problem(est, client, shards, y, sample_weight):
                              alpha, est.n_jobs, target_weight, output_rows,
                              est._transition_l1())
     n_init = est._n_init(shards.n_steps, features) if do_init else 1
-    return problem, _Setup(features, representation, (None, output_rows),
+    return problem, Setup(features, representation, (None, output_rows),
                            targets, weight, alpha, rng, do_init, n_init)
 
 

@@ -117,6 +117,22 @@ def _fsum(values):
         return float(np.sum(values))
 
 
+class Setup(NamedTuple):
+    """What a fit decided before solving: the representation of the inputs
+    and what the networks see, the targets and weights, the penalty, the
+    random generator and whether (and how often) to draw starting points."""
+
+    features: str
+    representation: object
+    inputs: tuple
+    targets: object
+    weight: np.ndarray
+    alpha: float
+    rng: object
+    do_init: bool
+    n_init: int
+
+
 class Problem:
     """One fitting problem: packed data, families, and the objective J(theta).
 
