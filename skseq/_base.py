@@ -430,7 +430,8 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
                            ".Stepwise(StandardScaler())): their scales differ widely")
             monitor.warn_not_converged(
                 self, f"the best initialization did not converge (solver="
-                f"{self.solver!r}, max_iter={self.max_iter}); {advice}.")
+                f"{self.solver!r}, max_iter={self.max_iter})"
+                f"{monitor.still_falling(best.get('curve'))}; {advice}.")
         return best, objectives
 
     def _solve(self, problem, thetas0):

@@ -37,3 +37,19 @@ def test_lockstep_restarts_print_each_iteration_once(capsys):
         mine = [line for line in lines if f"(restart {r}/2)" in line]
         # iterations 1..5 of restart r, each once, in order
         assert [int(line.split()[1]) for line in mine] == [1, 2, 3, 4, 5]
+
+
+def test_the_convergence_warning_says_how_fast_the_objective_still_falls():
+    # a step-level fit stopped early: the warning gives the objective's
+    # relative fall per iteration over its last 10, as the tolerance reads it
+    rng = np.random.RandomState(0)
+    y = [np.repeat(rng.randint(0, 2, size=3), 8) for _ in range(10)]
+    X = [(2.0 * labels + rng.standard_normal(24))[:, None] for labels in y]
+    model = IOHMMClassifier(max_iter=15, random_state=0)
+    with pytest.warns(ConvergenceWarning) as record:
+        model.fit(X, y)
+    curve = np.asarray(model.loss_curve_)
+    rate = (curve[-11] - curve[-1]) / 10 / max(abs(curve[-1]), 1.0)
+    message = str(record[0].message)
+    assert (f"still falling by {rate:.1e} of its value per iteration over the "
+            "last 10 iterations, against tol=1e-05") in message

@@ -135,6 +135,18 @@ class ConvergenceMonitor:
               f"{time.perf_counter() - self._start:.2f} s elapsed", flush=True)
 
     # -- the outcome -----------------------------------------------------------
+    def still_falling(self, curve, window=10):
+        """Why a restart that used up ``max_iter`` had not converged: how fast
+        its objective (its history ``curve``) was still falling, per iteration
+        and relative to its value as the tolerance is, over the last
+        ``window`` iterations ("" for a shorter history)."""
+        if curve is None or len(curve) <= window:
+            return ""
+        rate = (curve[-1 - window] - curve[-1]) / window / max(abs(curve[-1]), 1.0)
+        return (f"; its objective was still falling by {rate:.1e} of its value "
+                f"per iteration over the last {window} iterations, against "
+                f"tol={self.tol:g}")
+
     def warn_not_converged(self, estimator, message):
         """The ConvergenceWarning of ``estimator``'s fit, pointing at the caller
         of its ``fit``."""
