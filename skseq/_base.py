@@ -266,8 +266,10 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
 
     def _monitor(self):
         """The convergence monitor of a fit (``tol``, ``max_iter``,
-        ``verbose``)."""
-        return ConvergenceMonitor(self.tol, self.max_iter, self.verbose)
+        ``verbose``): while the solver runs, the one the restarts report to
+        (it numbers their progress lines)."""
+        return (self.__dict__.get("_solver_monitor")
+                or ConvergenceMonitor(self.tol, self.max_iter, self.verbose))
 
     # -- build the problem ---------------------------------------------------
     def _encode_targets(self, seqs, y, sample_weight):
@@ -399,7 +401,11 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
                     result["diverged"] = not np.isfinite(result["theta"]).all()
                     yield result
 
-        best, objectives = run_restarts(attempts(), n_init, monitor=monitor)
+        self._solver_monitor = monitor
+        try:
+            best, objectives = run_restarts(attempts(), n_init, monitor=monitor)
+        finally:
+            del self._solver_monitor
         if best is None:
             raise ValueError(
                 f"{type(self).__name__}: every initialization diverged (the objective "
@@ -414,7 +420,8 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
                            ".Stepwise(StandardScaler())): their scales differ widely")
             monitor.warn_not_converged(
                 self, f"the best initialization did not converge (solver="
-                f"{self.solver!r}, max_iter={self.max_iter}); {advice}.")
+                f"{self.solver!r}, max_iter={self.max_iter})"
+                f"{monitor.still_falling(best.get('curve'))}; {advice}.")
         return best, objectives
 
     def _solve(self, problem, thetas0):

@@ -162,7 +162,8 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
     verbose : int, default=0
         1 prints a line per restart (its objective, the best so far, the elapsed
         time), 2 also one per iteration. With ``solver="lbfgs"`` the restarts
-        advance in lockstep, so their lines come together when the batch ends; a
+        advance in lockstep: their iteration lines, each naming its restart,
+        print as the batch advances, and their restart lines when it ends; a
         restart "stopped after N iterations" was too far above the best restart
         to reach it within ``max_iter`` at its recent pace, and was stopped
         early as it cannot be kept.

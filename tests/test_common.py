@@ -1,12 +1,7 @@
 """scikit-learn's estimator checks, for every public estimator, nothing skipped."""
 
-import pytest
 from sklearn.preprocessing import SplineTransformer, StandardScaler
-from sklearn.utils.estimator_checks import (
-    check_sample_weight_equivalence_on_dense_data,
-    check_sample_weights_not_overwritten,
-    parametrize_with_checks,
-)
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skseq import (
     HierarchicalIOHMM,
@@ -43,6 +38,10 @@ from skseq.rnn import DiscretizedRNNClassifier
                         readout_start=0.0, n_prefixes=3, random_state=0),
         IOHMMRegressor(n_states=2, transition="additive", n_init=1, max_iter=50,
                        random_state=0),
+        # The shape representation as users choose it on scikit-learn's tables
+        # of one-step rows (it then reads each row's whitened principal components).
+        IOHMMClassifier(features="shape", n_states=3),
+        IOHMMRegressor(3, features="shape"),
         # solver="em" is left out of the regressors here: its iterations amplify
         # rounding on tiny data (on a 15-row problem, weight 2 and a duplicated
         # row agree to 1e-16 after one iteration, 1e-12 after 10 and 1e-7 after
@@ -70,20 +69,3 @@ from skseq.rnn import DiscretizedRNNClassifier
 )
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)
-
-
-# The shape representation learns from the sequences as weighted (an integer
-# weight repeats its sequence). Of the other checks, on scikit-learn's 2-D
-# tables (one-step rows, which the representation reads only through
-# amplitude levels), IOHMMClassifier(features="shape", n_states=3) fails
-# check_class_weight_classifiers (0.72 of the test points to class 0, where
-# 0.87 is asked) and IOHMMRegressor(3, features="shape")
-# check_regressors_train (training R^2 at most 0.5): both are left out of
-# the list above, and only their weight checks run here.
-@pytest.mark.parametrize("estimator", [IOHMMClassifier(features="shape", n_states=3),
-                                       IOHMMRegressor(3, features="shape")],
-                         ids=["classifier", "regressor"])
-@pytest.mark.parametrize("check", [check_sample_weight_equivalence_on_dense_data,
-                                   check_sample_weights_not_overwritten])
-def test_shape_representation_sample_weights(estimator, check):
-    check(type(estimator).__name__, estimator)

@@ -63,6 +63,9 @@ class ConvergenceMonitor:
         self.max_iter = max_iter
         self.verbose = verbose
         self._start = time.perf_counter()
+        self._first = 1       # the restart a solver's first row is (its header's)
+        self._n_init = 1
+        self._streamed = False  # lap_times printed the iteration lines already
 
     # -- iterations ------------------------------------------------------------
     def em_converged(self, curve):
@@ -77,24 +80,37 @@ class ConvergenceMonitor:
                   f"{value:.8g}")
 
     def iterations(self, curve, times):
-        """The progress lines of a restart's whole history."""
+        """The progress lines of a restart's whole history (none if
+        :meth:`lap_times` printed them as they came)."""
+        if self._streamed:
+            return
         for k, (value, lapse) in enumerate(zip(curve, times, strict=True)):
             self.iteration(k + 1, lapse, value)
 
     def lap_times(self, n_restarts):
         """``(times, callback)``: ``callback(r, value)`` appends to ``times[r]``
-        the seconds since this call (the clock of restarts run in lockstep)."""
+        the seconds since this call (the clock of restarts run in lockstep)
+        and, with ``verbose >= 2``, prints the iteration's line at once, naming
+        its restart (row r of restarts starting at the last header's)."""
         start = time.perf_counter()
         times = [[] for _ in range(n_restarts)]
+        self._streamed = self.verbose >= 2
+        first, n_init = self._first, self._n_init
 
         def callback(r, value):
             times[r].append(time.perf_counter() - start)
+            if self.verbose >= 2:
+                print(f"  Iteration {len(times[r])} (restart {first + r}/"
+                      f"{max(n_init, first + r)})\t time lapse "
+                      f"{times[r][-1]:.3f}s\t objective {value:.8g}", flush=True)
 
         return times, callback
 
     # -- restarts --------------------------------------------------------------
     def restart_header(self, k, n_init):
-        """A header for restart ``k``'s iteration lines (``verbose >= 2``)."""
+        """A header for restart ``k``'s iteration lines (``verbose >= 2``);
+        restarts run in lockstep from here on are numbered from ``k``."""
+        self._first, self._n_init = k, n_init
         if self.verbose >= 2:
             print(f"Restart {k}/{n_init}", flush=True)
 
@@ -119,6 +135,18 @@ class ConvergenceMonitor:
               f"{time.perf_counter() - self._start:.2f} s elapsed", flush=True)
 
     # -- the outcome -----------------------------------------------------------
+    def still_falling(self, curve, window=10):
+        """Why a restart that used up ``max_iter`` had not converged: how fast
+        its objective (its history ``curve``) was still falling, per iteration
+        and relative to its value as the tolerance is, over the last
+        ``window`` iterations ("" for a shorter history)."""
+        if curve is None or len(curve) <= window:
+            return ""
+        rate = (curve[-1 - window] - curve[-1]) / window / max(abs(curve[-1]), 1.0)
+        return (f"; its objective was still falling by {rate:.1e} of its value "
+                f"per iteration over the last {window} iterations, against "
+                f"tol={self.tol:g}")
+
     def warn_not_converged(self, estimator, message):
         """The ConvergenceWarning of ``estimator``'s fit, pointing at the caller
         of its ``fit``."""
