@@ -18,6 +18,9 @@ GridSearchCV over n_states 2-5 with ``n_init=5`` on 200 strings of length 1-12,
 
     OMP_NUM_THREADS=1 python benchmarks/bench_restarts.py --gridsearch \
         --seeds 0 1 2 3 4 5 6 7 [--init-scale 0.3]
+
+``--start-scale S`` draws the linear models' starts at scale S instead of
+``SMALL_START`` (0.3): 1.0 gives the starts drawn before the small start.
 """
 
 import argparse
@@ -29,6 +32,7 @@ from scipy.optimize import minimize
 from sklearn.model_selection import GridSearchCV, KFold
 
 from skseq import IOHMMClassifier
+from skseq._families.starts import SMALL_START
 from skseq._fit.lbfgs import minimize_batch
 from skseq.datasets import make_parity, make_tomita, make_tomita_exhaustive
 
@@ -112,6 +116,10 @@ def main():
     parser.add_argument("--tol", type=float, default=None,
                         help="ftol and gtol of both solvers (default: the estimator's)")
     parser.add_argument("--init-scale", type=float, default=None)
+    parser.add_argument("--start-scale", type=float, default=None,
+                        help="the start scale of the (linear) models, instead of "
+                             "the package's SMALL_START: sets init_scale to "
+                             "S / SMALL_START")
     parser.add_argument("--init", default=None,
                         help="the estimator's init (default: its own)")
     parser.add_argument("--lockstep-only", action="store_true")
@@ -119,6 +127,8 @@ def main():
     parser.add_argument("--seeds", type=int, nargs="+", default=[0])
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
+    if args.start_scale is not None:
+        args.init_scale = args.start_scale / SMALL_START
     if args.gridsearch:
         params = {} if args.init_scale is None else {"init_scale": args.init_scale}
         print("seed n_states acc(1-12) acc(50-100)")

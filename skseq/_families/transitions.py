@@ -53,7 +53,7 @@ from .._kernels.softmax import (
 from .layers import Identity, TanhLayer
 from .params import ParametricFamily, column_sums, linear_map
 from .passes import FusedGradient, SeparatePasses
-from .starts import STARTING_POINTS
+from .starts import SMALL_START, STARTING_POINTS
 
 # Steps per block when the M-step evaluates logits block-wise (bounds memory).
 _BLOCK_ENTRIES = 1 << 18
@@ -76,6 +76,11 @@ class TransitionFamily(ParametricFamily):
     # One sentence for users: what the option does, when to pick it (the
     # estimators' docstrings list it; see skseq._families.registry).
     summary = ""
+
+    # The share of ``init_scale`` its random starts ask for (Problem.initial_theta):
+    # SMALL_START for networks linear in their parameters, including the
+    # hierarchy's (so that one level is the flat model draw for draw).
+    start_scale = SMALL_START
 
     def __init__(self, n_states, n_features, n_hidden=None):
         # n_hidden: the width of a hidden layer, for the families that have one
@@ -320,6 +325,10 @@ class InputTransitions(FusedGradient, SoftmaxTransitions):
         return self.layer.linear
 
     @property
+    def start_scale(self):
+        return SMALL_START if self.layer.linear else 1.0
+
+    @property
     def _fused_kind(self):
         return "input" if self.layer.linear else None
 
@@ -394,6 +403,7 @@ class GatedTransitions(SoftmaxTransitions):
 
     summary = ("input gates scaling the transition logits (Buys, Bisk & Choi "
                "2018, eqs. 24-26).")
+    start_scale = 1.0  # not measured: the draw of N(0, init_scale^2)
 
     def _blocks(self):
         n, d = self.n_states, self.n_features
@@ -435,6 +445,7 @@ class HomogeneousTransitions(SoftmaxTransitions):
     """
 
     summary = "one input-free transition matrix (an ordinary HMM chain)."
+    start_scale = 1.0  # not measured: the draw of N(0, init_scale^2)
 
     gradient_statistic = XI_SUM
     posterior_statistic = XI_SUM
