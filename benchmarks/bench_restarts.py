@@ -19,6 +19,10 @@ GridSearchCV over n_states 2-5 with ``n_init=5`` on 200 strings of length 1-12,
     OMP_NUM_THREADS=1 python benchmarks/bench_restarts.py --gridsearch \
         --seeds 0 1 2 3 4 5 6 7 [--init-scale 0.3]
 
+``--panel --seeds 0 1 2 [--out doc/results/restarts_panel.json]`` fits the
+default classifier on the real-data panel with the package's starts and with
+the starts at scale 1.
+
 ``--start-scale S`` draws the linear models' starts at scale S instead of
 ``SMALL_START`` (0.3): 1.0 gives the starts drawn before the small start.
 """
@@ -107,6 +111,23 @@ def gridsearch(seed, **params):
             search.score(X_long, y_long))
 
 
+def panel(seeds):
+    """Test accuracy of the default classifier on the real-data panel with the
+    package's starts and with the starts at scale 1, seed by seed."""
+    import _ucr
+    from bench_real_data import fit_score
+
+    out = {}
+    for name in ("ItalyPowerDemand", "BasicMotions", "ArrowHead", "PLAID"):
+        data = _ucr.load(name, None)
+        for label, kw in [("small", {}), ("scale1", {"init_scale": 1 / SMALL_START})]:
+            for seed in seeds:
+                r = fit_score(IOHMMClassifier(random_state=seed, **kw), data)
+                out.setdefault(name, {}).setdefault(label, []).append(r)
+                print(name, label, seed, r["acc"], f"{r['fit']:.1f} s", flush=True)
+    return out
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--starts", type=int, default=40)
@@ -124,11 +145,21 @@ def main():
                         help="the estimator's init (default: its own)")
     parser.add_argument("--lockstep-only", action="store_true")
     parser.add_argument("--gridsearch", action="store_true")
+    parser.add_argument("--panel", action="store_true",
+                        help="the real-data panel, package's starts and scale 1")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0])
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
     if args.start_scale is not None:
         args.init_scale = args.start_scale / SMALL_START
+    if args.panel:
+        out = panel(args.seeds)
+        if args.out:
+            with open(args.out, "w") as fh:
+                json.dump({"command": "python benchmarks/bench_restarts.py --panel "
+                           f"--seeds {' '.join(map(str, args.seeds))}",
+                           "results": out}, fh, indent=1)
+        return
     if args.gridsearch:
         params = {} if args.init_scale is None else {"init_scale": args.init_scale}
         print("seed n_states acc(1-12) acc(50-100)")
