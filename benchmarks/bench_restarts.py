@@ -23,6 +23,9 @@ GridSearchCV over n_states 2-5 with ``n_init=5`` on 200 strings of length 1-12,
 default classifier on the real-data panel with the package's starts and with
 the starts at scale 1.
 
+``--table6 20`` runs the GEM trials of Bengio & Frasconi's (1996) Table 6
+(``bench_tomita_table6.py``) with the package's starts and at scale 1.
+
 ``--start-scale S`` draws the linear models' starts at scale S instead of
 ``SMALL_START`` (0.3): 1.0 gives the starts drawn before the small start.
 """
@@ -128,6 +131,26 @@ def panel(seeds):
     return out
 
 
+def table6(trials):
+    """Bengio & Frasconi (1996), Table 6's GEM trials (bench_tomita_table6) with
+    the package's starts and with the starts at scale 1: per grammar, the
+    share of trials fitting Tomita's training set and their mean accuracy on
+    all strings up to length 12."""
+    import bench_tomita_table6 as t6
+
+    out = {}
+    for g, paper in t6.PAPER.items():
+        for label, kw in [("small", {}), ("scale1", {"init_scale": 1 / SMALL_START})]:
+            summary = t6.summarize([t6.trial(g, paper[0], seed, {**t6.GEM, **kw})
+                                    for seed in range(trials)])
+            out.setdefault(g, {})[label] = summary
+            acc = np.mean(summary["accs"]) if summary["accs"] else float("nan")
+            print(f"#{g} n*={paper[0]} {label:6s} convergence "
+                  f"{summary['convergence']:.2f} accuracy {acc:.3f} (paper "
+                  f"{paper[2]:.2f} / {paper[3]:.3f})", flush=True)
+    return out
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--starts", type=int, default=40)
@@ -145,6 +168,8 @@ def main():
                         help="the estimator's init (default: its own)")
     parser.add_argument("--lockstep-only", action="store_true")
     parser.add_argument("--gridsearch", action="store_true")
+    parser.add_argument("--table6", type=int, default=None, metavar="TRIALS",
+                        help="Table 6's GEM trials, package's starts and scale 1")
     parser.add_argument("--panel", action="store_true",
                         help="the real-data panel, package's starts and scale 1")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0])
@@ -152,6 +177,9 @@ def main():
     args = parser.parse_args()
     if args.start_scale is not None:
         args.init_scale = args.start_scale / SMALL_START
+    if args.table6:
+        table6(args.table6)
+        return
     if args.panel:
         out = panel(args.seeds)
         if args.out:
