@@ -130,9 +130,9 @@ class HierarchicalIOHMM(BaseIOHMM):
         :ref:`long_memory`).
     init_scale : float, default=1.0
         Scale of the random initial weights: their standard deviation is
-        ``0.3 * init_scale`` when every network of the model is linear in its
-        parameters (such small starts reach a perfect fit of the grammars more
-        often), ``init_scale`` when one has a tanh layer.
+        ``0.3 * init_scale`` (small starts reach a perfect fit of the grammars
+        more often), ``init_scale`` when the output networks have a tanh
+        layer.
     random_state : int, RandomState instance or None, default=None
         Controls the initialisations.
     verbose : int, default=0

@@ -123,10 +123,7 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         switched by a rare input event and kept for long: try ``"hold"``
         (:ref:`long_memory`).
     init_scale : float, default=1.0
-        Scale of the random initial weights: their standard deviation is
-        ``0.3 * init_scale`` when every network of the model is linear in its
-        parameters (such small starts reach a perfect fit of the grammars more
-        often), ``init_scale`` when one has a tanh layer.
+        Standard deviation of the random initial weights.
     random_state : int, RandomState instance or None, default=None
         Controls the initialisations.
     verbose : int, default=0
