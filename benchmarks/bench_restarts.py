@@ -18,6 +18,16 @@ GridSearchCV over n_states 2-5 with ``n_init=5`` on 200 strings of length 1-12,
 
     OMP_NUM_THREADS=1 python benchmarks/bench_restarts.py --gridsearch \
         --seeds 0 1 2 3 4 5 6 7 [--init-scale 0.3]
+
+``--panel --seeds 0 1 2 [--out doc/results/restarts_panel.json]`` fits the
+default classifier on the real-data panel with the package's starts and with
+the starts at scale 1.
+
+``--table6 20`` runs the GEM trials of Bengio & Frasconi's (1996) Table 6
+(``bench_tomita_table6.py``) with the package's starts and at scale 1.
+
+``--start-scale S`` draws the linear models' starts at scale S instead of
+``SMALL_START`` (0.3): 1.0 gives the starts drawn before the small start.
 """
 
 import argparse
@@ -29,6 +39,7 @@ from scipy.optimize import minimize
 from sklearn.model_selection import GridSearchCV, KFold
 
 from skseq import IOHMMClassifier
+from skseq._families.starts import SMALL_START
 from skseq._fit.lbfgs import minimize_batch
 from skseq.datasets import make_parity, make_tomita, make_tomita_exhaustive
 
@@ -103,6 +114,43 @@ def gridsearch(seed, **params):
             search.score(X_long, y_long))
 
 
+def panel(seeds):
+    """Test accuracy of the default classifier on the real-data panel with the
+    package's starts and with the starts at scale 1, seed by seed."""
+    import _ucr
+    from bench_real_data import fit_score
+
+    out = {}
+    for name in ("ItalyPowerDemand", "BasicMotions", "ArrowHead", "PLAID"):
+        data = _ucr.load(name, None)
+        for label, kw in [("small", {}), ("scale1", {"init_scale": 1 / SMALL_START})]:
+            for seed in seeds:
+                r = fit_score(IOHMMClassifier(random_state=seed, **kw), data)
+                out.setdefault(name, {}).setdefault(label, []).append(r)
+                print(name, label, seed, r["acc"], f"{r['fit']:.1f} s", flush=True)
+    return out
+
+
+def table6(trials):
+    """Bengio & Frasconi (1996), Table 6's GEM trials (bench_tomita_table6) with
+    the package's starts and with the starts at scale 1: per grammar, the
+    share of trials fitting Tomita's training set and their mean accuracy on
+    all strings up to length 12."""
+    import bench_tomita_table6 as t6
+
+    out = {}
+    for g, paper in t6.PAPER.items():
+        for label, kw in [("small", {}), ("scale1", {"init_scale": 1 / SMALL_START})]:
+            summary = t6.summarize([t6.trial(g, paper[0], seed, {**t6.GEM, **kw})
+                                    for seed in range(trials)])
+            out.setdefault(g, {})[label] = summary
+            acc = np.mean(summary["accs"]) if summary["accs"] else float("nan")
+            print(f"#{g} n*={paper[0]} {label:6s} convergence "
+                  f"{summary['convergence']:.2f} accuracy {acc:.3f} (paper "
+                  f"{paper[2]:.2f} / {paper[3]:.3f})", flush=True)
+    return out
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--starts", type=int, default=40)
@@ -112,13 +160,34 @@ def main():
     parser.add_argument("--tol", type=float, default=None,
                         help="ftol and gtol of both solvers (default: the estimator's)")
     parser.add_argument("--init-scale", type=float, default=None)
+    parser.add_argument("--start-scale", type=float, default=None,
+                        help="the start scale of the (linear) models, instead of "
+                             "the package's SMALL_START: sets init_scale to "
+                             "S / SMALL_START")
     parser.add_argument("--init", default=None,
                         help="the estimator's init (default: its own)")
     parser.add_argument("--lockstep-only", action="store_true")
     parser.add_argument("--gridsearch", action="store_true")
+    parser.add_argument("--table6", type=int, default=None, metavar="TRIALS",
+                        help="Table 6's GEM trials, package's starts and scale 1")
+    parser.add_argument("--panel", action="store_true",
+                        help="the real-data panel, package's starts and scale 1")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0])
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
+    if args.start_scale is not None:
+        args.init_scale = args.start_scale / SMALL_START
+    if args.table6:
+        table6(args.table6)
+        return
+    if args.panel:
+        out = panel(args.seeds)
+        if args.out:
+            with open(args.out, "w") as fh:
+                json.dump({"command": "python benchmarks/bench_restarts.py --panel "
+                           f"--seeds {' '.join(map(str, args.seeds))}",
+                           "results": out}, fh, indent=1)
+        return
     if args.gridsearch:
         params = {} if args.init_scale is None else {"init_scale": args.init_scale}
         print("seed n_states acc(1-12) acc(50-100)")

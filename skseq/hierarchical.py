@@ -129,7 +129,10 @@ class HierarchicalIOHMM(BaseIOHMM):
         ``["random", "permutation"]`` when they are fixed (see
         :ref:`long_memory`).
     init_scale : float, default=1.0
-        Standard deviation of the random initial weights.
+        Scale of the random initial weights: their standard deviation is
+        ``0.3 * init_scale`` (small starts reach a perfect fit of the grammars
+        more often), ``init_scale`` when the output networks have a tanh
+        layer.
     random_state : int, RandomState instance or None, default=None
         Controls the initialisations.
     verbose : int, default=0

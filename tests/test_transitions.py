@@ -11,6 +11,7 @@ from scipy.special import log_softmax
 
 from skseq._families.starts import HOLD_LOGIT
 from skseq._families.transitions import TRANSITIONS
+from skseq._kernels.forward_backward import XI_STEP, Chain
 
 
 @pytest.mark.parametrize("name", list(TRANSITIONS))
@@ -107,3 +108,28 @@ def test_only_the_mlp_family_uses_n_hidden():
         small, large = family(3, 2, 2), family(3, 2, 5)
         assert (small.n_params != large.n_params) == (name == "mlp")
     assert TRANSITIONS["mlp"](3, 2, 5).layer.n_hidden == 5
+
+
+@pytest.mark.parametrize("name", ["input", "additive"])
+@pytest.mark.parametrize("n", [3, 8])  # 8: the compiled log-normaliser
+def test_fused_e_step_gives_the_m_step_objective_of_the_pairwise_posteriors(name, n):
+    # GEM's E-step through the fused pass forms no (T, n, n) posteriors; its
+    # M-step objective must equal sum xi log A at the pairwise posteriors of a
+    # plain forward-backward, at the E-step's parameters and away from them.
+    rng = np.random.default_rng(0)
+    d, lengths = 2, rng.integers(1, 9, size=12)
+    offsets = np.concatenate([[0], np.cumsum(lengths)])
+    family = TRANSITIONS[name](n, d)
+    theta, other = family.init(rng, 1.0), family.init(rng, 1.0)
+    U = rng.normal(size=(offsets[-1], d))
+    chain = Chain(rng.dirichlet(np.ones(n)), rng.normal(size=(offsets[-1], n)),
+                  offsets, rng.uniform(0.5, 2.0, size=len(lengths)))
+    post = family.posterior_pass(theta, U, None, chain)
+    assert not isinstance(post.xi, np.ndarray)
+    xi = chain.posteriors(family.probs(theta, U, None), XI_STEP).xi
+    objective = family.m_step_objective(U, post.xi, None)
+    for t in (theta, other, theta):
+        value, grad = objective(t)
+        ref_value, ref_grad = family.expected_log(t, U, xi.copy(), None)
+        assert_allclose(value, ref_value, rtol=1e-10)
+        assert_allclose(grad, ref_grad, rtol=1e-8, atol=1e-10 * np.abs(ref_grad).max())

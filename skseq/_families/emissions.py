@@ -33,6 +33,7 @@ from .._kernels.softmax import (
     weighted_log_normalizer_,
 )
 from .params import ParametricFamily, column_sums, linear_map
+from .starts import SMALL_START
 
 
 class EmissionFamily(ParametricFamily):
@@ -51,6 +52,12 @@ class EmissionFamily(ParametricFamily):
         self.n_states = n_states
         self.layer = layer
         self.n_outputs = n_outputs
+
+    @property
+    def start_scale(self):
+        """The share of ``init_scale`` its random starts ask for (see
+        ``skseq._families.starts.SMALL_START``)."""
+        return SMALL_START if self.layer.linear else 1.0
 
     @property
     def n_features(self):
@@ -265,6 +272,8 @@ class GaussianEmission(EmissionFamily):
     factor L shared by every state): the floor ``min_covar`` keeps every
     density finite.
     """
+
+    start_scale = 1.0  # not measured: the draw of its own init
 
     def __init__(self, n_states, layer, n_outputs, covariance_type, min_covar,
                  y_mean, y_scale):

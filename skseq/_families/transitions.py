@@ -37,6 +37,8 @@ contract then follows from Fisher's identity (the gradient of the log-likelihood
 is that of the EM auxiliary function at the current parameters).
 """
 
+from typing import NamedTuple
+
 import numpy as np
 from scipy.special import expit
 
@@ -53,7 +55,7 @@ from .._kernels.softmax import (
 from .layers import Identity, TanhLayer
 from .params import ParametricFamily, column_sums, linear_map
 from .passes import FusedGradient, SeparatePasses
-from .starts import STARTING_POINTS
+from .starts import SMALL_START, STARTING_POINTS
 
 # Steps per block when the M-step evaluates logits block-wise (bounds memory).
 _BLOCK_ENTRIES = 1 << 18
@@ -76,6 +78,11 @@ class TransitionFamily(ParametricFamily):
     # One sentence for users: what the option does, when to pick it (the
     # estimators' docstrings list it; see skseq._families.registry).
     summary = ""
+
+    # The share of ``init_scale`` its random starts ask for (Problem.initial_theta):
+    # SMALL_START for networks linear in their parameters, including the
+    # hierarchy's (so that one level is the flat model draw for draw).
+    start_scale = SMALL_START
 
     def __init__(self, n_states, n_features, n_hidden=None):
         # n_hidden: the width of a hidden layer, for the families that have one
@@ -223,7 +230,29 @@ class SoftmaxTransitions(TransitionFamily):
             grad += self.backward(theta, U_b, z)
         return value, grad
 
+    def _fused_e_step(self, mask):
+        """Whether GEM's E-step runs the fused pass: linear logits in the fused
+        kernel, every transition allowed (what LinearSoftmaxObjective needs)."""
+        return (getattr(self, "_fused_kind", None) is not None
+                and (mask is None or bool(np.all(mask))))
+
+    def posterior_pass(self, theta, U, mask, chain):
+        """As :meth:`TransitionFamily.posterior_pass`; for a family of the fused
+        kernel its ``xi`` is :class:`LinearStatistics`, what the M-step of
+        linear logits needs, and nothing of size (T, n, n) is formed."""
+        if not self._fused_e_step(mask):
+            return super().posterior_pass(theta, U, mask, chain)
+        post, grad = self.gradient_pass(theta, U, mask, chain)
+        # gamma_{t-1}, x_0's posterior at the first step of each sequence: the
+        # row sums of the pairwise posteriors (Bengio & Frasconi 1996, eq. 29)
+        rows = np.empty_like(post.gamma)
+        rows[1:] = post.gamma[:-1]
+        rows[chain.offsets[:-1]] = post.start_post
+        return post._replace(xi=LinearStatistics(theta.copy(), grad, rows))
+
     def m_step_objective(self, U, xi, mask):
+        if isinstance(xi, LinearStatistics):
+            return LinearSoftmaxObjective.from_statistics(self, U, xi)
         if self.linear and (mask is None or np.all(mask)):
             return LinearSoftmaxObjective(self, U, xi)
         return super().m_step_objective(U, xi, mask)
@@ -250,6 +279,17 @@ def _block_steps(n_steps, n):
                       max(-(-n_steps // 8), _MIN_BLOCK_ENTRIES // (n * n))))
 
 
+class LinearStatistics(NamedTuple):
+    """What the GEM M-step of linear logits needs from the fused E-step, in
+    place of the pairwise posteriors xi: the parameters of the E-step, the
+    log-likelihood gradient there (sum (xi - rows softmax z) d z / d theta) and
+    the row sums of xi, (n_steps, n)."""
+
+    theta: np.ndarray
+    grad: np.ndarray
+    rows: np.ndarray
+
+
 class LinearSoftmaxObjective:
     """Q_trans(theta) for a family whose logits are linear in theta, sharing work
     between the evaluations of one M-step.
@@ -260,11 +300,12 @@ class LinearSoftmaxObjective:
     ``backward`` of xi), each evaluation then only needs the log-normaliser.
     """
 
-    def __init__(self, family, U, xi):
+    def __init__(self, family, U, xi=None, *, rows=None, g_linear=None):
         self.family, self.U = family, U
-        self.g_linear = family.backward(None, U, xi)
-        self.rows = row_sums(xi)
-        self.block = _block_steps(xi.shape[0], family.n_states)
+        self.g_linear = family.backward(None, U, xi) if xi is not None else g_linear
+        self.rows = row_sums(xi) if xi is not None else rows
+        self.block = _block_steps(self.rows.shape[0], family.n_states)
+        self._first = None
         # The families of the fused pass, from 8 states: the log-normaliser in
         # one compiled pass (skseq._kernels.fused.LinearNormalizer), measured 1.7-2x the
         # NumPy blocks below at 8 states; with fewer, its one libm log per row
@@ -274,22 +315,39 @@ class LinearSoftmaxObjective:
                       if kind is not None and family.n_states >= _FUSED_M_STEP_STATES
                       else None)
 
-    def __call__(self, theta):
+    @classmethod
+    def from_statistics(cls, family, U, stats):
+        """From the fused E-step's :class:`LinearStatistics`: the linear term's
+        gradient is the log-likelihood gradient plus the log-normaliser's at
+        the E-step's parameters (Fisher's identity), which the first
+        evaluation, there, then reuses."""
+        objective = cls(family, U, rows=stats.rows)
+        norm, g_norm = objective._normalizer(stats.theta)
+        objective.g_linear = stats.grad + g_norm
+        objective._first = (stats.theta, float(stats.theta @ objective.g_linear)
+                            - norm, stats.grad.copy())
+        return objective
+
+    def _normalizer(self, theta):
+        """sum_t,j rows_t,j logsumexp_i z_t[j, i] and its gradient."""
         if self.fused is not None:
             p = self.family.unpack(theta)
             norm, g_coef, g_intercept = self.fused(p["coef"], p["intercept"])
-            grad = self.g_linear - np.concatenate([g_coef.ravel(),
-                                                   g_intercept.ravel()])
-            return float(theta @ self.g_linear) - norm, grad
+            return norm, np.concatenate([g_coef.ravel(), g_intercept.ravel()])
         family, U, rows = self.family, self.U, self.rows
-        value = float(theta @ self.g_linear)
-        grad = self.g_linear.copy()
+        norm, grad = 0.0, np.zeros(family.n_params)
         for t0 in range(0, rows.shape[0], self.block):
             U_b = U[t0 : t0 + self.block]
             z = family.logits(theta, U_b)
-            value -= weighted_log_normalizer_(z, rows[t0 : t0 + self.block])
-            grad -= family.backward(theta, U_b, z)  # z holds rows * softmax
-        return value, grad
+            norm += weighted_log_normalizer_(z, rows[t0 : t0 + self.block])
+            grad += family.backward(theta, U_b, z)  # z holds rows * softmax
+        return norm, grad
+
+    def __call__(self, theta):
+        if self._first is not None and np.array_equal(theta, self._first[0]):
+            return self._first[1], self._first[2].copy()
+        norm, g_norm = self._normalizer(theta)
+        return float(theta @ self.g_linear) - norm, self.g_linear - g_norm
 
 
 class InputTransitions(FusedGradient, SoftmaxTransitions):
@@ -318,6 +376,10 @@ class InputTransitions(FusedGradient, SoftmaxTransitions):
     @property
     def linear(self):
         return self.layer.linear
+
+    @property
+    def start_scale(self):
+        return SMALL_START if self.layer.linear else 1.0
 
     @property
     def _fused_kind(self):
@@ -394,6 +456,7 @@ class GatedTransitions(SoftmaxTransitions):
 
     summary = ("input gates scaling the transition logits (Buys, Bisk & Choi "
                "2018, eqs. 24-26).")
+    start_scale = 1.0  # not measured: the draw of N(0, init_scale^2)
 
     def _blocks(self):
         n, d = self.n_states, self.n_features
@@ -435,6 +498,7 @@ class HomogeneousTransitions(SoftmaxTransitions):
     """
 
     summary = "one input-free transition matrix (an ordinary HMM chain)."
+    start_scale = 1.0  # not measured: the draw of N(0, init_scale^2)
 
     gradient_statistic = XI_SUM
     posterior_statistic = XI_SUM

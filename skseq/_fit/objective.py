@@ -410,15 +410,20 @@ class Problem:
         ``skseq._transitions.STARTS``, see ``TransitionFamily.init``).
 
         A ``"hold"`` start also puts a learned start distribution on the first
-        state, the one that reads the input while the others hold.
+        state, the one that reads the input while the others hold. Both
+        families draw at ``init_scale`` times the larger of their
+        ``start_scale``: a model starts small only when all its networks are
+        linear (``skseq._families.starts.SMALL_START``).
         """
+        scale = init_scale * max(self.transition.start_scale,
+                                 self.emission.start_scale)
         theta_s = rng.normal(scale=0.1, size=self.n_start)
         if start == "hold" and self.n_start:
             theta_s[0] += HOLD_LOGIT
         return np.concatenate([
             theta_s,
-            self.transition.init(rng, init_scale, start=start),
-            self.emission.init(rng, init_scale),
+            self.transition.init(rng, scale, start=start),
+            self.emission.init(rng, scale),
         ])
 
     def fitted_theta(self, startprob, values_t, values_e):
