@@ -156,30 +156,7 @@ class ShapeFeatures:
         self.tabular_ = bool(seqs.lengths.max() == 1)
         if self.tabular_:
             return self._fit_table(seqs)
-        # Dilations up to the longest training sequence (long patterns of the
-        # longest series matter; a shorter one reads its edge value), and as
-        # many thresholds as the indicator budget allows.
-        max_dilation = max(1, (int(seqs.lengths.max()) - 1) // 8)
-        n_dilations = dilation_grid(self.n_dilations, max_dilation).size
-        n_kernels = convolution.KERNEL_POSITIONS.shape[0]  # 84
-        n_biases = max(1, self.n_indicators // (n_kernels * n_dilations))
-        # (Threads serve this fit only: inputs() takes its own.) The
-        # thresholds are quantiles of up to 10,000 steps: of 2,000 (the
-        # projection's sample) they cost a third as much, but ArrowHead's mean
-        # test accuracy over 3 seeds fell from 0.855 to 0.808.
-        self.convolution_ = DilatedKernels(
-            self.n_dilations, max_dilation=max_dilation, n_biases=n_biases,
-            quantile_levels="random", quantile_range=self.quantile_range,
-            random_state=rng.randint(2**31),
-            n_jobs=n_jobs).fit_packed(seqs).set_params(n_jobs=None)
-        # prefix means at steps drawn from all training sequences
-        n_steps = seqs.data.shape[0]
-        rows = np.arange(n_steps)
-        if n_steps > self.sample_steps:
-            rows = np.sort(rng.choice(n_steps, self.sample_steps, replace=False))
-        self.levels_ = np.quantile(
-            seqs.data[rows], (np.arange(self.n_levels) + 0.5) / self.n_levels,
-            axis=0).T  # (n_channels, n_levels)
+        rows = self._fit_indicators(seqs, rng, n_jobs)
         pooled = self._walk(*_holding(seqs, rows), None, n_jobs)[1]
         # In an order of their own (by a fixed random projection), so that the
         # fit does not depend on the order of the sequences, not even through
@@ -211,6 +188,35 @@ class ShapeFeatures:
         self.projection_[varying] = (components / std[varying]).T
         self.offset_ = (mean[varying] / std[varying] + centre) @ components.T
         return self
+
+    def _fit_indicators(self, seqs, rng, n_jobs):
+        """Fit the kernels' thresholds and the amplitude levels; return the
+        training steps drawn for the projection's sample."""
+        # Dilations up to the longest training sequence (long patterns of the
+        # longest series matter; a shorter one reads its edge value), and as
+        # many thresholds as the indicator budget allows.
+        max_dilation = max(1, (int(seqs.lengths.max()) - 1) // 8)
+        n_dilations = dilation_grid(self.n_dilations, max_dilation).size
+        n_kernels = convolution.KERNEL_POSITIONS.shape[0]  # 84
+        n_biases = max(1, self.n_indicators // (n_kernels * n_dilations))
+        # (Threads serve this fit only: inputs() takes its own.) The
+        # thresholds are quantiles of up to 10,000 steps: of 2,000 (the
+        # projection's sample) they cost a third as much, but ArrowHead's mean
+        # test accuracy over 3 seeds fell from 0.855 to 0.808.
+        self.convolution_ = DilatedKernels(
+            self.n_dilations, max_dilation=max_dilation, n_biases=n_biases,
+            quantile_levels="random", quantile_range=self.quantile_range,
+            random_state=rng.randint(2**31),
+            n_jobs=n_jobs).fit_packed(seqs).set_params(n_jobs=None)
+        # prefix means at steps drawn from all training sequences
+        n_steps = seqs.data.shape[0]
+        rows = np.arange(n_steps)
+        if n_steps > self.sample_steps:
+            rows = np.sort(rng.choice(n_steps, self.sample_steps, replace=False))
+        self.levels_ = np.quantile(
+            seqs.data[rows], (np.arange(self.n_levels) + 0.5) / self.n_levels,
+            axis=0).T  # (n_channels, n_levels)
+        return rows
 
     def _fit_table(self, seqs):
         """The whitened principal components of one-step rows. On a table the
