@@ -81,7 +81,7 @@ def _brute_force_transitions(family, theta, U):
 CASES = [((2, 3), (5.0, 1.0), False, None),
          ((2, 2, 3), (10.0, 3.0, 1.0), True, None),
          ((3,), (2.0,), True, None), ((3, 1, 2), (1.0, 4.0, 2.0), False, None),
-         ((2, 2, 3), (10.0, 3.0, 1.0), True, (4.0, 1.5, 1.0))]
+         ((2, 2), (10.0, 2.0), True, (4.0, 1.5))]
 
 
 @pytest.mark.parametrize("level_states, timescales, learn, floors", CASES)
