@@ -212,6 +212,17 @@ def test_state_proba_and_decode_split_the_product_state():
                        np.where(slow_padded < 0, -4, BaseIOHMM.decode(model, padded)))
 
 
+def _assert_warm_start_resumes(model, X, y):
+    """Warm start resumes from the learned time scales: a zero-step refit is a
+    no-op."""
+    objective = model.objective_
+    model.set_params(warm_start=True, solver="em", max_iter=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(X, y)
+    assert model.loss_curve_[0] == pytest.approx(objective, rel=1e-10)
+
+
 def test_learned_timescales_and_warm_start():
     X, y = make_tomita(4, 30, random_state=0)
     model = _fitted(X, y, n_states=(2, 2), timescales=(8, 1), learn_timescales=True,
@@ -222,17 +233,11 @@ def test_learned_timescales_and_warm_start():
     fixed = _fitted(X, y, n_states=(2, 2), timescales=(8, 1), learn_timescales=False,
                     n_init=1, max_iter=5, random_state=0)
     assert_array_equal(fixed.transition_timescales_, [8.0, 1.0])
-    # warm start resumes from the learned time scales: a zero-step refit is a no-op
-    objective = model.objective_
-    model.set_params(warm_start=True, solver="em", max_iter=1)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        model.fit(X, y)
-    assert model.loss_curve_[0] == pytest.approx(objective, rel=1e-10)
+    _assert_warm_start_resumes(model, X, y)
 
 
 def test_fitted_timescales_stay_above_min_timescales():
-    """Without a bound the slow level of this fit falls below 2; with
+    """Without a bound the slow level of this fit falls below 3; with
     min_timescales=(3, 1) it cannot, and a warm start resumes from it."""
     X, y = make_tomita(4, 30, random_state=0)
     kw = dict(n_states=(2, 2), timescales=(8, 1), n_init=1, max_iter=20,
@@ -242,12 +247,7 @@ def test_fitted_timescales_stay_above_min_timescales():
     model = _fitted(X, y, min_timescales=(3, 1), **kw)
     assert model.transition_timescales_[0] >= 3
     assert model.transition_timescales_[1] >= 1
-    objective = model.objective_
-    model.set_params(warm_start=True, solver="em", max_iter=1)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        model.fit(X, y)
-    assert model.loss_curve_[0] == pytest.approx(objective, rel=1e-10)
+    _assert_warm_start_resumes(model, X, y)
 
 
 def test_task_makes_a_classifier_or_a_regressor():
