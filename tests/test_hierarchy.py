@@ -93,3 +93,17 @@ def test_hold_start_begins_learned_timescales_at_their_floors():
     theta = family.init(np.random.RandomState(0), 1.0)
     assert_allclose(family.coefficients(theta)["timescales"], [10.0, 1.01],
                     rtol=1e-12)
+
+
+def test_without_floors_a_learned_level_reaches_the_flat_model():
+    """min_timescales unset: a single learned level at logit -40 has w ~ 4e-18,
+    its matrices the flat IOHMM's softmax of the network."""
+    family = HierarchicalTransitions((3,), 2, (300.0,), True)
+    theta = family.init(np.random.RandomState(0), 1.0)
+    theta[-1] = -40.0
+    p = family.unpack(theta)
+    U = np.random.default_rng(0).normal(size=(4, 2))
+    z = np.einsum("td,djki->tjki", U, p["coef0"]) + p["intercept0"]
+    flat = np.exp(z - np.log(np.exp(z).sum(axis=-1, keepdims=True)))[:, :, 0]
+    assert_allclose(family.probs(theta, U), flat, atol=1e-15)
+    assert family.coefficients(theta)["timescales"][0] == pytest.approx(1.0, abs=1e-15)
