@@ -81,6 +81,17 @@ class HierarchicalIOHMM(BaseIOHMM):
         problem with long noise the learned time scales end near 1
         (:ref:`long_memory`). ``False`` keeps El Hihi & Bengio's (1995) fixed time
         scales.
+    min_timescales : tuple of float or None, default=None
+        With ``learn_timescales``, lower bounds on the learned time scales
+        (>= 1, at most ``timescales``, one per level): level s keeps its value
+        with probability at least 1 - 1/min_timescales_s, w_s = w_min + (1 -
+        w_min) sigmoid(v_s), so a slow level cannot become a fast one on little
+        data. None: no bound (every learned time scale may fall to 1). Hold
+        starts begin learned time scales at these bounds. Measured on the
+        2-sequence problem (``benchmarks/bench_hierarchical.py``): bounds of a
+        fifth or a half of ``timescales`` on the levels above the fastest
+        raised the error, since the fits that read the class speed their slow
+        level up to about 1.
     task : {"classification", "regression"}, default="classification"
         Categorical outputs, P(y_t = c | x_t, u_t) = softmax_c(V_x u_t + c_x), or
         linear-Gaussian ones, y_t | x_t, u_t ~ N(V_x u_t + c_x, Sigma_x).
@@ -255,11 +266,13 @@ class HierarchicalIOHMM(BaseIOHMM):
         "n_states": ["array-like"],
         "timescales": ["array-like"],
         "learn_timescales": ["boolean"],
+        "min_timescales": ["array-like", None],
         "task": [StrOptions(set(_OUTPUTS))],
     }
 
     _structure_params = (*BaseIOHMM._structure_params, "n_states", "timescales",
-                         "learn_timescales", "task", "covariance_type")
+                         "learn_timescales", "min_timescales", "task",
+                         "covariance_type")
 
     def __init__(
         self,
@@ -268,6 +281,7 @@ class HierarchicalIOHMM(BaseIOHMM):
         features="raw",
         timescales=(10, 1),
         learn_timescales=True,
+        min_timescales=None,
         task="classification",
         emission="input",
         n_hidden=8,
@@ -290,6 +304,7 @@ class HierarchicalIOHMM(BaseIOHMM):
         self.n_states = n_states
         self.timescales = timescales
         self.learn_timescales = learn_timescales
+        self.min_timescales = min_timescales
         self.task = task
         self.covariance_type = covariance_type
         self.min_covar = min_covar
@@ -349,6 +364,25 @@ class HierarchicalIOHMM(BaseIOHMM):
                                  f"{tau!r} in {timescales}.")
         return tuple(int(n) for n in n_states), tuple(float(t) for t in timescales)
 
+    def _floors(self, timescales):
+        """Validated ``min_timescales`` (None: no floor, 1 per level)."""
+        if self.min_timescales is None:
+            return None
+        floors = tuple(self.min_timescales)
+        if len(floors) != len(timescales):
+            raise ValueError(
+                f"min_timescales must have one entry per level: timescales has "
+                f"{len(timescales)} entries {timescales} but min_timescales has "
+                f"{len(floors)} entries {floors}.")
+        for floor, tau in zip(floors, timescales, strict=True):
+            if (not isinstance(floor, numbers.Real) or isinstance(floor, bool)
+                    or not 1 <= floor <= tau):
+                raise ValueError(
+                    f"min_timescales must hold numbers between 1 and the level's "
+                    f"time scale, got {floor!r} in {floors} for timescales "
+                    f"{timescales}.")
+        return tuple(float(f) for f in floors)
+
     @property
     def _auto_starts(self):
         """init="auto": hold starts first when the time scales are learned.
@@ -376,7 +410,8 @@ class HierarchicalIOHMM(BaseIOHMM):
     def _make_transition(self, n_features):
         n_states, timescales = self._levels()
         return HierarchicalTransitions(n_states, n_features, timescales,
-                                       self.learn_timescales)
+                                       self.learn_timescales,
+                                       self._floors(timescales))
 
     def _split_levels(self, values, fill):
         """Per-level digits of product-state values (C order), ``fill`` kept."""

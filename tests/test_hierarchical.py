@@ -33,8 +33,8 @@ from skseq.utils import to_padded
     [
         HierarchicalIOHMM(n_init=1, max_iter=30, random_state=0),
         HierarchicalIOHMM((2, 1, 2), timescales=(4, 2, 1), learn_timescales=True,
-                          emission="state", solver="em", n_init=2, max_iter=10,
-                          random_state=0),
+                          min_timescales=(2, 1, 1), emission="state", solver="em",
+                          n_init=2, max_iter=10, random_state=0),
         HierarchicalIOHMM(task="regression", n_init=1, max_iter=30, random_state=0),
         # Regression with solver="em" is not in this list: as for IOHMMRegressor
         # (tests/test_common.py), its iterations amplify rounding on sklearn's
@@ -53,8 +53,11 @@ def test_sklearn_compatible_estimator(estimator, check):
 
 
 def _persistence(family, theta):
+    """w_s; learned: w_min + (1 - w_min) sigmoid(v), w_min = 1 - 1/floor."""
     if family.learn_timescales:
-        return 1.0 / (1.0 + np.exp(-family.unpack(theta)["persistence_logit"]))
+        sig = 1.0 / (1.0 + np.exp(-family.unpack(theta)["persistence_logit"]))
+        w_min = 1.0 - 1.0 / np.asarray(family.floors)
+        return w_min + (1.0 - w_min) * sig
     return 1.0 - 1.0 / family.timescales
 
 
@@ -75,15 +78,17 @@ def _brute_force_transitions(family, theta, U):
     return A
 
 
-CASES = [((2, 3), (5.0, 1.0), False), ((2, 2, 3), (10.0, 3.0, 1.0), True),
-         ((3,), (2.0,), True), ((3, 1, 2), (1.0, 4.0, 2.0), False)]
+CASES = [((2, 3), (5.0, 1.0), False, None),
+         ((2, 2, 3), (10.0, 3.0, 1.0), True, None),
+         ((3,), (2.0,), True, None), ((3, 1, 2), (1.0, 4.0, 2.0), False, None),
+         ((2, 2), (10.0, 2.0), True, (4.0, 1.5))]
 
 
-@pytest.mark.parametrize("level_states, timescales, learn", CASES)
+@pytest.mark.parametrize("level_states, timescales, learn, floors", CASES)
 def test_factored_transition_equals_the_product_of_level_factors(
-        level_states, timescales, learn):
+        level_states, timescales, learn, floors):
     rng = np.random.default_rng(0)
-    family = HierarchicalTransitions(level_states, 2, timescales, learn)
+    family = HierarchicalTransitions(level_states, 2, timescales, learn, floors)
     theta = family.init(rng, 1.0, start="permutation")
     U = rng.normal(size=(4, 2))
     A = family.probs(theta, U)
@@ -96,11 +101,12 @@ def _central_differences(f, theta, eps=1e-6):
                      for e in np.eye(theta.size) * eps])
 
 
-@pytest.mark.parametrize("level_states, timescales, learn", CASES)
-def test_expected_log_and_its_gradient(level_states, timescales, learn):
-    """sum xi log A by brute force; the gradient by finite differences."""
+@pytest.mark.parametrize("level_states, timescales, learn, floors", CASES)
+def test_expected_log_and_its_gradient(level_states, timescales, learn, floors):
+    """sum xi log A by brute force; the gradient by finite differences (with
+    floors: the chain-rule factor of the persistence logit)."""
     rng = np.random.default_rng(1)
-    family = HierarchicalTransitions(level_states, 2, timescales, learn)
+    family = HierarchicalTransitions(level_states, 2, timescales, learn, floors)
     theta = family.init(rng, 1.0)
     U = rng.normal(size=(2, 2))
     N = family.n_states
@@ -208,6 +214,17 @@ def test_state_proba_and_decode_split_the_product_state():
                        np.where(slow_padded < 0, -4, BaseIOHMM.decode(model, padded)))
 
 
+def _assert_warm_start_resumes(model, X, y):
+    """Warm start resumes from the learned time scales: a zero-step refit is a
+    no-op."""
+    objective = model.objective_
+    model.set_params(warm_start=True, solver="em", max_iter=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(X, y)
+    assert model.loss_curve_[0] == pytest.approx(objective, rel=1e-10)
+
+
 def test_learned_timescales_and_warm_start():
     X, y = make_tomita(4, 30, random_state=0)
     model = _fitted(X, y, n_states=(2, 2), timescales=(8, 1), learn_timescales=True,
@@ -218,13 +235,21 @@ def test_learned_timescales_and_warm_start():
     fixed = _fitted(X, y, n_states=(2, 2), timescales=(8, 1), learn_timescales=False,
                     n_init=1, max_iter=5, random_state=0)
     assert_array_equal(fixed.transition_timescales_, [8.0, 1.0])
-    # warm start resumes from the learned time scales: a zero-step refit is a no-op
-    objective = model.objective_
-    model.set_params(warm_start=True, solver="em", max_iter=1)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        model.fit(X, y)
-    assert model.loss_curve_[0] == pytest.approx(objective, rel=1e-10)
+    _assert_warm_start_resumes(model, X, y)
+
+
+def test_fitted_timescales_stay_above_min_timescales():
+    """Without a bound the slow level of this fit falls below 3; with
+    min_timescales=(3, 1) it cannot, and a warm start resumes from it."""
+    X, y = make_tomita(4, 30, random_state=0)
+    kw = dict(n_states=(2, 2), timescales=(8, 1), n_init=1, max_iter=20,
+              random_state=0)
+    free = _fitted(X, y, **kw)
+    assert free.transition_timescales_[0] < 3
+    model = _fitted(X, y, min_timescales=(3, 1), **kw)
+    assert model.transition_timescales_[0] >= 3
+    assert model.transition_timescales_[1] >= 1
+    _assert_warm_start_resumes(model, X, y)
 
 
 def test_task_makes_a_classifier_or_a_regressor():
@@ -255,6 +280,12 @@ def test_task_makes_a_classifier_or_a_regressor():
     (dict(n_states=(2, 2), timescales=(np.inf, 1)), "finite numbers >= 1"),
     (dict(n_states=(2, 2), timescales=(4, 1), startprob=[0.5, 0.5]),
      r"expected \(4,\)"),
+    (dict(n_states=(2, 2), timescales=(4, 1), min_timescales=(2,)),
+     "min_timescales must have one entry per level"),
+    (dict(n_states=(2, 2), timescales=(4, 1), min_timescales=(5, 1)),
+     "between 1 and the level's time scale"),
+    (dict(n_states=(2, 2), timescales=(4, 1), min_timescales=(2, 0.5)),
+     "between 1 and the level's time scale"),
 ])
 def test_bad_levels_are_rejected(params, match):
     X, y = make_tomita(4, 10, random_state=0)

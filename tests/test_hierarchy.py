@@ -43,3 +43,67 @@ def test_hold_start_of_the_hierarchy_under_every_parent_value():
     # a held value of the slow level stays with probability >= 0.998 at zero
     # input and zero random weights: e^7 / (e^7 + 2)
     assert np.exp(HOLD_LOGIT) / (np.exp(HOLD_LOGIT) + 2) > 0.998
+
+
+def _slow_stay(A, n_fast):
+    """P(the slow level keeps its value) from product matrices (T, N, N), the
+    slow level the most significant digit."""
+    T, N, _ = A.shape
+    blocks = A.reshape(T, N // n_fast, n_fast, N // n_fast, n_fast).sum(axis=4)
+    return np.einsum("tjfj->tjf", blocks)
+
+
+@pytest.mark.parametrize("logit", [-40.0, -3.0, 0.0, 5.0])
+def test_learned_slow_timescale_never_falls_below_its_floor(logit):
+    """Time scales (10, 1), floors (4, 1): a logit of -40 sits on the floor,
+    and the slow level stays with probability >= 1 - 1/4 whatever its network
+    says (here: always move)."""
+    floor = 4.0
+    family = HierarchicalTransitions((2, 2), 1, (10.0, 1.0), True, (floor, 1.0))
+    p = family.unpack(family.init(np.random.RandomState(0), 1.0))
+    for s in range(2):
+        p[f"coef{s}"][:] = 0.0
+        p[f"intercept{s}"][:] = 30.0 * (1 - np.eye(2))[:, None, :]  # move
+    theta = family.pack({"coef": [p["coef0"], p["coef1"]],
+                         "intercept": [p["intercept0"], p["intercept1"]],
+                         "timescales": [10.0, 1.0]})
+    theta[-2:] = logit  # persistence_logit, the last block
+    sig = 1.0 / (1.0 + np.exp(-logit))
+    # 1 / (1 - w), w = w_min + (1 - w_min) sig, 1 - w = (1 - sig) / floor
+    want = [floor / (1.0 - sig), 1.0 / (1.0 - sig)]
+    timescales = family.coefficients(theta)["timescales"]
+    assert_allclose(timescales, want, rtol=1e-12)
+    assert timescales[0] >= floor
+    stay = _slow_stay(family.probs(theta, np.zeros((3, 1))), 2)
+    assert (stay >= 1.0 - 1.0 / floor - 1e-12).all()
+    assert_allclose(stay, 1.0 - 1.0 / timescales[0], atol=1e-12)
+    # the round trip through the fitted time scales keeps the logit (at -40,
+    # 1 + e^-40 rounds to 1: the time scale is the floor itself)
+    if logit > -40:
+        values = family.coefficients(theta)
+        assert_allclose(family.pack(values)[-2:], [logit, logit], atol=1e-9)
+
+
+def test_hold_start_begins_learned_timescales_at_their_floors():
+    family = HierarchicalTransitions((3, 2), 2, (10.0, 1.0), True, (4.0, 1.0))
+    theta = family.init(np.random.RandomState(0), 1.0, start="hold")
+    # the logit starts at log(0.01): 1 - sigmoid = 1 / 1.01
+    assert_allclose(family.coefficients(theta)["timescales"], [4.04, 1.01],
+                    rtol=1e-12)
+    theta = family.init(np.random.RandomState(0), 1.0)
+    assert_allclose(family.coefficients(theta)["timescales"], [10.0, 1.01],
+                    rtol=1e-12)
+
+
+def test_without_floors_a_learned_level_reaches_the_flat_model():
+    """min_timescales unset: a single learned level at logit -40 has w ~ 4e-18,
+    its matrices the flat IOHMM's softmax of the network."""
+    family = HierarchicalTransitions((3,), 2, (300.0,), True)
+    theta = family.init(np.random.RandomState(0), 1.0)
+    theta[-1] = -40.0
+    p = family.unpack(theta)
+    U = np.random.default_rng(0).normal(size=(4, 2))
+    z = np.einsum("td,djki->tjki", U, p["coef0"]) + p["intercept0"]
+    flat = np.exp(z - np.log(np.exp(z).sum(axis=-1, keepdims=True)))[:, :, 0]
+    assert_allclose(family.probs(theta, U), flat, atol=1e-15)
+    assert family.coefficients(theta)["timescales"][0] == pytest.approx(1.0, abs=1e-15)

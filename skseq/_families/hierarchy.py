@@ -25,8 +25,8 @@ import numpy as np
 from .starts import HOLD_LOGIT
 from .transitions import TransitionFamily
 
-# A learned time scale starts at least this far from w_s = 0, where the sigmoid
-# has no gradient (a level with time scale 1 is a plain IOHMM level, w_s = 0).
+# A learned time scale starts at least this far from its floor, where the
+# sigmoid has no gradient (a level with time scale 1 is a plain IOHMM level).
 _MIN_INIT_LOGIT = np.log(0.01)
 
 
@@ -37,7 +37,9 @@ class HierarchicalTransitions(TransitionFamily):
     (n_features, n_s, m_s, n_s) and ``intercept{s}`` of shape (n_s, m_s, n_s),
     indexed ``[.., previous own, current parent, next own]`` with m_s the size
     of the parent level (1 for the top level); with ``learn_timescales`` also
-    ``persistence_logit`` (L,), w_s = sigmoid(persistence_logit_s).
+    ``persistence_logit`` (L,), w_s = w_min + (1 - w_min) sigmoid(persistence_logit_s)
+    with w_min = 1 - 1/floor_s: a learned time scale never falls below its
+    entry of ``floors`` (default 1 for every level: no floor).
 
     The fitted attributes are lists per level (``coef``, ``intercept``) and the
     time scales 1 / (1 - w_s) (``timescales``): see :meth:`coefficients`.
@@ -49,10 +51,13 @@ class HierarchicalTransitions(TransitionFamily):
     reward through ``expected_log``.
     """
 
-    def __init__(self, level_states, n_features, timescales, learn_timescales):
+    def __init__(self, level_states, n_features, timescales, learn_timescales,
+                 floors=None):
         self.level_states = tuple(int(n) for n in level_states)
         self.timescales = np.asarray(timescales, dtype=np.float64)
         self.learn_timescales = learn_timescales
+        self.floors = (np.ones(len(self.level_states)) if floors is None
+                       else np.asarray(floors, dtype=np.float64))
         super().__init__(int(np.prod(self.level_states)), n_features)
 
     @property
@@ -109,7 +114,8 @@ class HierarchicalTransitions(TransitionFamily):
                                  f"{self.n_levels}.")
             flat.update({f"{name}{s}": a for s, a in enumerate(arrays)})
         if self.learn_timescales:
-            flat["persistence_logit"] = _timescale_logit(values["timescales"])
+            flat["persistence_logit"] = _timescale_logit(
+                np.asarray(values["timescales"], dtype=np.float64) / self.floors)
         return super().pack(flat)
 
     def init(self, rng, scale, start="random"):
@@ -122,7 +128,8 @@ class HierarchicalTransitions(TransitionFamily):
         level's values; ``"hold"`` gives every value of a level but the first
         :data:`~skseq._families.starts.HOLD_LOGIT` on its stay logit, under every
         parent value (the estimator then starts every level in its first
-        value), and learned time scales start at 1 instead of ``timescales``.
+        value), and learned time scales start at their floors (1 for the
+        fastest level) instead of ``timescales``.
         """
         theta = rng.normal(scale=scale, size=self.n_params)
         p = self.unpack(theta)
@@ -132,11 +139,10 @@ class HierarchicalTransitions(TransitionFamily):
             # reading (measured: from time scales (10, 1) the (3, 2) hierarchy
             # found the 2-sequence reader in 1-2 hold starts of 10, from (1, 1)
             # in 5-7; doc/results/long_memory.md), so learned time scales
-            # start at 1 there.
-            start_scales = (np.ones(self.n_levels) if start == "hold"
-                            else self.timescales)
+            # start as fast as they may there: at their floors.
+            start_scales = (self.floors if start == "hold" else self.timescales)
             p["persistence_logit"][:] = np.maximum(
-                _timescale_logit(start_scales), _MIN_INIT_LOGIT)
+                _timescale_logit(start_scales / self.floors), _MIN_INIT_LOGIT)
         for s, n in enumerate(self.level_states):
             if start == "permutation":
                 for block in (p[f"coef{s}"], p[f"intercept{s}"]):
@@ -154,7 +160,12 @@ class HierarchicalTransitions(TransitionFamily):
         """log w_s and log(1 - w_s), computed without cancellation."""
         if self.learn_timescales:
             v = p["persistence_logit"]
-            return -np.logaddexp(0.0, -v), -np.logaddexp(0.0, v)
+            # w = w_min + (1 - w_min) sigmoid(v), 1 - w = (1 - sigmoid(v)) / floor
+            log_floor = np.log(self.floors)
+            with np.errstate(divide="ignore"):  # floor 1: w_min = 0
+                log_w_min = np.log1p(-1.0 / self.floors)
+            return (np.logaddexp(log_w_min, -log_floor - np.logaddexp(0.0, -v)),
+                    -log_floor - np.logaddexp(0.0, v))
         with np.errstate(divide="ignore"):  # time scale 1: w_s = 0
             return np.log1p(-1.0 / self.timescales), -np.log(self.timescales)
 
@@ -253,7 +264,9 @@ class HierarchicalTransitions(TransitionFamily):
         return self._expected_log(theta, U, xi, self._levels(theta, U))
 
     def _expected_log(self, theta, U, xi, levels):
-        log_w, log_move = self._log_persistence(self.unpack(theta))
+        p = self.unpack(theta)
+        log_move = self._log_persistence(p)[1]
+        v = p["persistence_logit"] if self.learn_timescales else None
         value = 0.0
         grads = {}
         g_logit = np.zeros(self.n_levels)
@@ -273,12 +286,14 @@ class HierarchicalTransitions(TransitionFamily):
             grads[f"coef{s}"] = U.T @ G2
             grads[f"intercept{s}"] = G2.sum(axis=0)
             if self.learn_timescales:
-                # d/dv = w (1 - w) d/dw: off the diagonal F = (1 - w) S gives
-                # -w per unit of xi; on it, w (1 - w) (1 - S) / F.
-                stay = np.exp(log_w[s] + log_move[s] - log_stay)
+                # d/dv = (1 - w_min) sig (1 - sig) d/dw = sig (1 - w) d/dw,
+                # sig = sigmoid(v): off the diagonal F = (1 - w) S gives -sig
+                # per unit of xi; on it, sig (1 - w) (1 - S) / F.
+                log_sig = -np.logaddexp(0.0, -v[s])
+                stay = np.exp(log_sig + log_move[s] - log_stay)
                 off = rows.sum() - xi_d.sum()
                 g_logit[s] = (np.vdot(xi_d, stay * -np.expm1(log_net_d))
-                              - np.exp(log_w[s]) * off)
+                              - np.exp(log_sig) * off)
         if self.learn_timescales:
             grads["persistence_logit"] = g_logit
         grad = np.concatenate([grads[name].ravel() for name, _, _ in self._blocks()])
@@ -314,7 +329,8 @@ def _log_softmax_(z):
     return z
 
 
-def _timescale_logit(timescales):
-    """logit(w) for w = 1 - 1/timescale: log(timescale - 1), finite."""
-    excess = np.asarray(timescales, dtype=np.float64) - 1.0
+def _timescale_logit(ratio):
+    """The logit v giving a time scale of ``ratio`` times its floor:
+    1 - sigmoid(v) = 1/ratio, v = log(ratio - 1), finite."""
+    excess = np.asarray(ratio, dtype=np.float64) - 1.0
     return np.log(np.maximum(excess, np.finfo(np.float64).tiny))
