@@ -141,9 +141,8 @@ class HierarchicalIOHMM(BaseIOHMM):
         :ref:`long_memory`).
     init_scale : float, default=1.0
         Scale of the random initial weights: their standard deviation is
-        ``0.3 * init_scale`` (small starts reach a perfect fit of the grammars
-        more often), ``init_scale`` when the output networks have a tanh
-        layer.
+        ``init_scale`` (the hierarchy's levels find their slow solutions less
+        often from the flat classifier's smaller start).
     random_state : int, RandomState instance or None, default=None
         Controls the initialisations.
     verbose : int, default=0
