@@ -126,7 +126,7 @@ class DetPenaltyIOHMM(IOHMMClassifier):
         self._learned = False
         return super().fit(X, y)
 
-    def _solve_lbfgs(self, problem, thetas0):
+    def _solve_lbfgs(self, problem, thetas0, monitor):
         # one start at a time (not in lockstep), so that a perfect fit stops
         # the remaining ones
         return [self._solve_one(problem, theta0) for theta0 in thetas0]

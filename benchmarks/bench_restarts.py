@@ -60,7 +60,7 @@ def problem_and_starts(X, y, n_states, n_starts, seed, **params):
     """The fit's objective and its first ``n_starts`` starting points."""
     captured = {}
 
-    def capture(self, problem, thetas0):
+    def capture(self, problem, thetas0, monitor):
         captured["problem"], captured["thetas0"] = problem, thetas0.copy()
         # a cheap result so that the fit completes
         return [{"theta": t, "n_iter": 0, "converged": True, "dropped": False,

@@ -266,10 +266,8 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
 
     def _monitor(self):
         """The convergence monitor of a fit (``tol``, ``max_iter``,
-        ``verbose``): while the solver runs, the one the restarts report to
-        (it numbers their progress lines)."""
-        return (self.__dict__.get("_solver_monitor")
-                or ConvergenceMonitor(self.tol, self.max_iter, self.verbose))
+        ``verbose``)."""
+        return ConvergenceMonitor(self.tol, self.max_iter, self.verbose)
 
     # -- build the problem ---------------------------------------------------
     def _encode_targets(self, seqs, y, sample_weight):
@@ -395,17 +393,13 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
             # lbfgs: the restarts of a group advance in lockstep, one batched
             # evaluation per step for all of them; em: one restart at a time.
             for group in restart_groups(problem, n_init, self.solver):
-                for result in self._solve(problem, thetas0[group]):
+                for result in self._solve(problem, thetas0[group], monitor):
                     # A restart that overflowed (NaN/inf parameters) is dropped:
                     # a NaN would otherwise win and block every later restart.
                     result["diverged"] = not np.isfinite(result["theta"]).all()
                     yield result
 
-        self._solver_monitor = monitor
-        try:
-            best, objectives = run_restarts(attempts(), n_init, monitor=monitor)
-        finally:
-            del self._solver_monitor
+        best, objectives = run_restarts(attempts(), n_init, monitor=monitor)
         if best is None:
             raise ValueError(
                 f"{type(self).__name__}: every initialization diverged (the objective "
@@ -424,16 +418,17 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
                 f"{monitor.still_falling(best.get('curve'))}; {advice}.")
         return best, objectives
 
-    def _solve(self, problem, thetas0):
-        """The results of the restarts starting from the rows of ``thetas0``."""
+    def _solve(self, problem, thetas0, monitor):
+        """The results of the restarts starting from the rows of ``thetas0``,
+        reported to the fit's ``monitor`` (which numbers their progress lines)."""
         if self.solver == "em":
-            return [solve_em(problem, theta0, self._monitor(), self._m_step_max_iter)
+            return [solve_em(problem, theta0, monitor, self._m_step_max_iter)
                     for theta0 in thetas0]
-        return self._solve_lbfgs(problem, thetas0)
+        return self._solve_lbfgs(problem, thetas0, monitor)
 
-    def _solve_lbfgs(self, problem, thetas0):
+    def _solve_lbfgs(self, problem, thetas0, monitor):
         """L-BFGS from every row of ``thetas0``, in lockstep."""
-        return solve_lbfgs(problem, thetas0, self._monitor())
+        return solve_lbfgs(problem, thetas0, monitor)
 
     # -- store the best ------------------------------------------------------
     def _store_best(self, problem, setup, best, objectives):

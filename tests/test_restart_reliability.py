@@ -24,7 +24,7 @@ def _problem_and_starts(monkeypatch, X, y, n_states, n_starts):
                           init_scale=1.0 / SMALL_START, random_state=0)
     owner = next(c for c in type(clf).__mro__ if "_solve_lbfgs" in vars(c))
 
-    def capture(self, problem, thetas0):
+    def capture(self, problem, thetas0, monitor):
         captured["problem"], captured["thetas0"] = problem, thetas0.copy()
         return [{"theta": t, "n_iter": 0, "converged": True, "dropped": False,
                  "objective": float(problem.value_and_grad(t)[0]), "curve": []}

@@ -110,9 +110,9 @@ def test_em_objective_never_increases():
     captured = {}
 
     class Capture(IOHMMClassifier):
-        def _solve(self, problem, thetas0):
+        def _solve(self, problem, thetas0, monitor):
             captured["problem"], captured["theta0"] = problem, thetas0[0]
-            return super()._solve(problem, thetas0)
+            return super()._solve(problem, thetas0, monitor)
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
