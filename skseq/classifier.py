@@ -11,40 +11,11 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._base import FlatIOHMM
 from ._base_dask import dask_aware
-from ._data import Sequences, check_class_weights, check_sample_weight, check_targets
+from ._data import check_class_weights, check_sample_weight, check_targets
+from ._data.prefixes import check_prefixes, prefix_lengths, prefix_sequences
 from ._families.outputs import CategoricalOutputs
 from ._families.registry import document_options, option_constraints
 from ._fit.resources import check_allocation
-
-
-def _prefix_sequences(seqs, n_prefixes):
-    """Prefixes of every sequence: lengths ceil(j T / n_prefixes), j = 1..n_prefixes.
-
-    Prefixes of equal length (short sequences) are merged. Returns the packed
-    prefixes, the sequence each comes from, and its share of that sequence's
-    weight (the number of j giving that length, over n_prefixes).
-    """
-    lengths = seqs.lengths
-    j = np.arange(1, n_prefixes + 1)
-    # exact integer ceil(j * T / k)
-    plen = -(-(lengths[:, None] * j[None, :]) // n_prefixes)
-    keep = np.ones_like(plen, dtype=bool)
-    keep[:, 1:] = plen[:, 1:] != plen[:, :-1]  # plen is non-decreasing in j
-    parent = np.repeat(np.arange(seqs.n_sequences), keep.sum(axis=1))
-    # multiplicity of each kept length = gap to the next kept j
-    idx = np.flatnonzero(keep.ravel())
-    nxt = np.append(idx[1:], plen.size)
-    row_end = (np.arange(seqs.n_sequences) + 1) * n_prefixes
-    mult = np.minimum(nxt, row_end[parent]) - idx
-    new_len = plen.ravel()[idx]
-    offsets = np.zeros(new_len.shape[0] + 1, dtype=np.intp)
-    np.cumsum(new_len, out=offsets[1:])
-    seg = np.repeat(np.arange(new_len.shape[0]), new_len)
-    within = np.arange(offsets[-1]) - offsets[seg]
-    rows = seqs.offsets[parent][seg] + within
-    prefixes = Sequences(data=np.ascontiguousarray(seqs.data[rows]),
-                         offsets=offsets, form="list")
-    return prefixes, parent, mult / n_prefixes
 
 
 @document_options("features", "transition", "emission", "init")
@@ -189,17 +160,23 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         sequence of T steps averages its steps t >= floor(readout_start *
         (T - 1)) (0-based), so 0 averages every step and 1 the last step alone.
         Ignored with ``readout="last"``.
-    n_prefixes : int, default=1
-        Train on ``n_prefixes`` prefixes of every sequence, of lengths
-        ceil(j T / n_prefixes) for j = 1..n_prefixes, each labelled with the
-        sequence's class (1: the sequences themselves, the paper's training).
-        Each prefix carries ``sample_weight / n_prefixes`` of its sequence, so
-        a sequence weighs the same in all and ``alpha`` keeps its strength;
-        prefixes of equal length (short sequences) are merged and their weights
-        added. Pairs with ``readout="mean"``: the model is then trained to give
-        the class at the intermediate steps it is averaged over. Fitting costs
-        about (n_prefixes + 1) / 2 times more steps, and ``n_init="auto"``
-        counts those steps. Sequence-level labels only.
+    n_prefixes : int or array-like of float, default=1
+        Train on prefixes of every sequence, each labelled with the
+        sequence's class: with an int k, the k prefixes of lengths
+        ceil(j T / k) for j = 1..k (1: the sequences themselves, the paper's
+        training); with fractions in (0, 1], the prefixes of lengths
+        ceil(f T), ``x[:int(np.ceil(f * len(x)))]``, for each fraction f. To
+        classify early, give the fractions of the sequence at which you will
+        answer (e.g. ``[0.2, 0.3, 0.5, 1.0]``): the model reads best the
+        prefix lengths it was trained on, and is weakest between them (see
+        the User Guide, "Classifying early"). Each of n prefixes carries
+        ``sample_weight / n`` of its sequence, so a sequence weighs the same
+        in all and ``alpha`` keeps its strength; prefixes of equal length
+        (short sequences) are merged and their weights added. Pairs with
+        ``readout="mean"``: the model is then trained to give the class at
+        the intermediate steps it is averaged over. Fitting costs the steps
+        of all the prefixes (with k: about (k + 1) / 2 times the sequences'),
+        and ``n_init="auto"`` counts those steps. Sequence-level labels only.
 
     class_weight : dict, "balanced" or None, default=None
         Weights of the classes, as in scikit-learn's classifiers: a dict
@@ -298,7 +275,8 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         **option_constraints("features", "transition", "emission", "init"),
         "readout": [StrOptions({"last", "mean"})],
         "readout_start": [Interval(numbers.Real, 0, 1, closed="both")],
-        "n_prefixes": [Interval(numbers.Integral, 1, None, closed="left")],
+        "n_prefixes": [Interval(numbers.Integral, 1, None, closed="left"),
+                       "array-like"],
         "class_weight": [StrOptions({"balanced"}), dict, None],
     }
 
@@ -356,24 +334,34 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         )
 
     def _fit(self, seqs, y, sample_weight):
-        if self.n_prefixes == 1 and self.readout == "last":
+        n_prefixes = check_prefixes(self.n_prefixes)
+        whole = isinstance(n_prefixes, numbers.Integral) and n_prefixes == 1
+        if whole and self.readout == "last":
             return super()._fit(seqs, y, sample_weight)
         weight = check_sample_weight(sample_weight, seqs.n_sequences)
         targets = check_targets(y, seqs, task="classification")
         if targets.step_level:
             raise ValueError(
-                f"readout={self.readout!r} and n_prefixes={self.n_prefixes} need "
-                "sequence-level labels (one per sequence); y gives labels per "
-                "step. Use readout='last' and n_prefixes=1 with step-level labels."
+                f"readout={self.readout!r} and n_prefixes={self.n_prefixes!r} "
+                "need sequence-level labels (one per sequence); y gives labels "
+                "per step. Use readout='last' and n_prefixes=1 with step-level "
+                "labels."
             )
-        if self.n_prefixes == 1:
+        if whole:
             return super()._fit(seqs, targets.values, weight)
+        n_cols = (n_prefixes if isinstance(n_prefixes, numbers.Integral)
+                  else n_prefixes.size)
         # the (n_sequences, n_prefixes) tables of prefix lengths, before they exist
-        check_allocation(self, 17 * seqs.n_sequences * self.n_prefixes,
-                         f"n_prefixes={self.n_prefixes} (its table of prefix lengths)",
+        check_allocation(self, 17 * seqs.n_sequences * n_cols,
+                         f"n_prefixes={self.n_prefixes!r} (its table of prefix "
+                         "lengths)",
                          "use fewer prefixes (more than a sequence's length add "
                          "no distinct prefix).")
-        prefixes, parent, share = _prefix_sequences(seqs, self.n_prefixes)
+        prefixes, parent, share = prefix_sequences(seqs, n_prefixes)
+        # Trained to answer from its shortest prefixes on: predicting on
+        # sequences that short is what it is for (no "much shorter" warning).
+        self._median_fit_length = float(np.median(
+            prefix_lengths(seqs.lengths, n_prefixes)[:, 0]))
         return super()._fit(prefixes, targets.values[parent], weight[parent] * share)
 
     def _readout(self):

@@ -1,0 +1,68 @@
+"""Prefixes of training sequences, for classifiers trained to answer before
+the end (``IOHMMClassifier(n_prefixes=...)``): their lengths, and the
+prefixes packed with the sequence each comes from and its share of weight."""
+
+import numbers
+
+import numpy as np
+
+from .sequences import Sequences
+
+
+def prefix_lengths(lengths, n_prefixes):
+    """The prefix lengths of every sequence, one row per sequence,
+    non-decreasing along it: ceil(j T / k) for j = 1..k (exact integers) when
+    ``n_prefixes`` is an int k, else ceil(f T) for the fractions f, sorted
+    (computed as ``np.ceil(f * T)``, as a user cutting ``x[:int(np.ceil(f *
+    len(x)))]`` does)."""
+    if isinstance(n_prefixes, numbers.Integral):
+        j = np.arange(1, n_prefixes + 1)
+        return -(-(lengths[:, None] * j[None, :]) // n_prefixes)
+    fractions = np.sort(np.asarray(n_prefixes, dtype=np.float64))
+    plen = np.ceil(fractions[None, :] * lengths[:, None]).astype(np.intp)
+    return np.clip(plen, 1, lengths[:, None])
+
+
+def check_prefixes(n_prefixes):
+    """``n_prefixes`` as given (an int >= 1, validated by the constraints), or
+    its fractions as a 1-D array, each in (0, 1]."""
+    if isinstance(n_prefixes, numbers.Integral):
+        return n_prefixes
+    try:
+        fractions = np.asarray(n_prefixes, dtype=np.float64)
+    except (TypeError, ValueError):
+        fractions = np.empty(0)
+    if (fractions.ndim != 1 or fractions.size == 0
+            or not np.all((fractions > 0) & (fractions <= 1))):
+        raise ValueError(
+            "n_prefixes must be an int >= 1 or a non-empty 1-D list of "
+            f"fractions of the sequence in (0, 1]; got {n_prefixes!r}.")
+    return fractions
+
+
+def prefix_sequences(seqs, n_prefixes):
+    """Prefixes of every sequence at the lengths of :func:`prefix_lengths`.
+
+    Prefixes of equal length (short sequences) are merged. Returns the packed
+    prefixes, the sequence each comes from, and its share of that sequence's
+    weight (the number of prefixes of that length, over their count).
+    """
+    plen = prefix_lengths(seqs.lengths, n_prefixes)
+    n_cols = plen.shape[1]
+    keep = np.ones_like(plen, dtype=bool)
+    keep[:, 1:] = plen[:, 1:] != plen[:, :-1]  # plen is non-decreasing along a row
+    parent = np.repeat(np.arange(seqs.n_sequences), keep.sum(axis=1))
+    # multiplicity of each kept length = gap to the next kept column
+    idx = np.flatnonzero(keep.ravel())
+    nxt = np.append(idx[1:], plen.size)
+    row_end = (np.arange(seqs.n_sequences) + 1) * n_cols
+    mult = np.minimum(nxt, row_end[parent]) - idx
+    new_len = plen.ravel()[idx]
+    offsets = np.zeros(new_len.shape[0] + 1, dtype=np.intp)
+    np.cumsum(new_len, out=offsets[1:])
+    seg = np.repeat(np.arange(new_len.shape[0]), new_len)
+    within = np.arange(offsets[-1]) - offsets[seg]
+    rows = seqs.offsets[parent][seg] + within
+    prefixes = Sequences(data=np.ascontiguousarray(seqs.data[rows]),
+                         offsets=offsets, form="list")
+    return prefixes, parent, mult / n_cols

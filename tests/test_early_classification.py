@@ -1,0 +1,130 @@
+"""Classifying early: ``IOHMMClassifier(n_prefixes=[fractions])`` against a
+direct loop over the prefixes, its checks, and the causality of the
+prediction on a prefix."""
+
+import warnings
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.exceptions import ConvergenceWarning
+
+from skseq import IOHMMClassifier
+from skseq._data import check_sequences
+from skseq._data.prefixes import prefix_sequences
+
+
+def _series(seed=0, n=16, low=3, high=10):
+    """Two classes of noisy 2-D signals (mean shifted), lengths low..high-1."""
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % 2
+    X = [rng.normal(loc=0.7 * (2 * c - 1), size=(rng.integers(low, high), 2))
+         for c in y]
+    return X, y
+
+
+def _fit_quiet(clf, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return clf.fit(*args, **kwargs)
+
+
+def _loop_prefixes(X, y, w, fractions):
+    """Every prefix x[:ceil(f T)], one per fraction, with weight w / n."""
+    Xp, yp, wp = [], [], []
+    for x, label, weight in zip(X, y, w, strict=True):
+        for f in fractions:
+            Xp.append(x[: int(np.ceil(f * len(x)))])
+            yp.append(label)
+            wp.append(weight / len(fractions))
+    return Xp, np.array(yp), np.array(wp)
+
+
+def test_prefixes_at_fractions_match_a_direct_loop():
+    """The packed prefixes are the loop's, equal ones merged with their
+    weights added; ceil is taken in floating point as the loop does
+    (0.55 * 100 is 55.00000000000001: 56 steps)."""
+    rng = np.random.default_rng(1)
+    X = [rng.normal(size=(T, 1)) for T in (1, 2, 3, 7, 10, 31, 100)]
+    fractions = [0.3, 0.1, 1.0, 0.55]  # unsorted on purpose
+    prefixes, parent, share = prefix_sequences(check_sequences(X), fractions)
+    got = {}
+    steps = np.split(prefixes.data, prefixes.offsets[1:-1])
+    for p, s, k in zip(steps, parent, share, strict=True):
+        got[(s, len(p))] = (p, k)
+    expected = {}
+    for s, x in enumerate(X):
+        for f in fractions:
+            t = int(np.ceil(f * len(x)))
+            old = expected.get((s, t), (x[:t], 0.0))
+            expected[(s, t)] = (x[:t], old[1] + 1 / len(fractions))
+    assert got.keys() == expected.keys()
+    assert (6, 56) in got  # 0.55 * 100 in floating point
+    for key, (p, k) in expected.items():
+        assert_array_equal(got[key][0], p)
+        assert_allclose(got[key][1], k, rtol=1e-15)
+    # each sequence's shares add up to 1, and its prefixes come in order
+    assert_allclose(np.bincount(parent, weights=share), 1.0, rtol=1e-15)
+    assert np.all(np.diff(parent) >= 0)
+
+
+def test_fraction_training_equals_fitting_the_loops_prefixes():
+    """The fit on fractions is the fit of the loop's prefixes with weights
+    w / n: the same problem from the same start."""
+    X, y = _series(0)  # lengths >= 3: the three fractions give distinct prefixes
+    w = np.random.default_rng(0).uniform(0.5, 2.0, size=len(X))
+    fractions = [0.5, 0.2, 1.0]
+    kw = dict(n_states=2, features="raw", n_init=1, max_iter=30, random_state=3)
+    ours = _fit_quiet(IOHMMClassifier(n_prefixes=fractions, **kw), X, y,
+                      sample_weight=w)
+    Xp, yp, wp = _loop_prefixes(X, y, w, fractions)
+    ref = _fit_quiet(IOHMMClassifier(**kw), Xp, yp, sample_weight=wp)
+    assert_allclose(ours.transition_coef_, ref.transition_coef_, rtol=1e-8)
+    assert_allclose(ours.emission_coef_, ref.emission_coef_, rtol=1e-8)
+    assert_allclose(ours.log_likelihood_, ref.log_likelihood_, rtol=1e-10)
+    # with equal prefixes (short sequences) merged, the objective is still
+    # that of the loop's duplicated prefixes
+    X2, y2 = _series(1, low=1, high=4)
+    merged = _fit_quiet(IOHMMClassifier(n_prefixes=fractions, **kw), X2, y2)
+    Xp, yp, wp = _loop_prefixes(X2, y2, np.ones(len(X2)), fractions)
+    assert_allclose(merged.log_likelihood_, wp @ merged.score_samples(Xp, yp),
+                    rtol=1e-12)
+
+
+@pytest.mark.parametrize("bad", [[0.0, 0.5], [0.5, 1.5], [], [[0.5]],
+                                 [np.nan], ["a"]])
+def test_bad_fractions_are_refused_and_leave_the_model(bad):
+    X, y = _series(2)
+    clf = _fit_quiet(IOHMMClassifier(n_states=2, features="raw", n_init=1,
+                                     max_iter=5, random_state=0), X, y)
+    before = clf.emission_coef_.copy()
+    with pytest.raises(ValueError, match="n_prefixes"):
+        clf.set_params(n_prefixes=bad).fit(X, y)
+    assert_array_equal(clf.emission_coef_, before)
+
+
+def test_the_class_of_a_prefix_is_read_causally():
+    """On the shape representation, a prefix's state distributions are the
+    first rows of the whole sequence's, and a model trained on prefixes
+    predicts on its shortest ones without the "much shorter" warning (a
+    model trained on whole sequences warns)."""
+    rng = np.random.default_rng(3)
+    y = np.arange(12) % 2
+    t = np.arange(40)
+    X = [np.sin(t / (3 + 2 * c))[:, None] + 0.2 * rng.normal(size=(40, 1))
+         for c in y]
+    kw = dict(n_states=2, n_init=1, max_iter=10, random_state=0)
+    clf = _fit_quiet(IOHMMClassifier(n_prefixes=[0.1, 1.0], **kw), X, y)
+    assert clf.features_ == "shape"
+    full = clf.predict_state_proba(X[:3])
+    for k in (1, 4, 17):
+        for got, whole in zip(clf.predict_state_proba([x[:k] for x in X[:3]]),
+                              full, strict=True):
+            assert_allclose(got, whole[:k], rtol=1e-12, atol=1e-15)
+    short = [x[:4] for x in X]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        clf.predict(short)
+    whole_model = _fit_quiet(IOHMMClassifier(**kw), X, y)
+    with pytest.warns(UserWarning, match="much shorter"):
+        whole_model.predict(short)
