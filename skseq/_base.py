@@ -39,7 +39,7 @@ from ._data import (
     restore_on_failure,
     validate_sequences,
 )
-from ._data.representation import REPRESENTATIONS, resolve
+from ._data.representation import REPRESENTATIONS, SUMMARIES, resolve
 from ._families.layers import LAYERS
 from ._families.outputs import OUTPUTS
 from ._families.penalty import MAX_ALPHA, RAW_ALPHA
@@ -187,7 +187,7 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
         """
         if self.n_init != "auto":
             return self.n_init
-        if features in ("shape", "window"):
+        if features in (*SUMMARIES, "window"):
             return 1
         return int(np.clip(_AUTO_RESTART_STEPS // max(n_steps, 1), 5, 50))
 
@@ -210,7 +210,7 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
         """Whether the output networks start from one shared read-out: on a
         whole-sequence summary (the shape representation) with linear outputs
         and one target per sequence."""
-        return (features == "shape" and self.emission == "input"
+        return (features in SUMMARIES and self.emission == "input"
                 and not targets.step_level
                 and hasattr(self.outputs_, "shared_readout"))
 

@@ -169,7 +169,7 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         classify early, give the fractions of the sequence at which you will
         answer (e.g. ``[0.2, 0.3, 0.5, 1.0]``): the model reads best the
         prefix lengths it was trained on, and is weakest between them (see
-        the User Guide, "Classifying early"). Each of n prefixes carries
+        the User Guide, "Early classification"). Each of n prefixes carries
         ``sample_weight / n`` of its sequence, so a sequence weighs the same
         in all and ``alpha`` keeps its strength; prefixes of equal length
         (short sequences) are merged and their weights added. Pairs with

@@ -1,17 +1,21 @@
 """Classifying early: ``IOHMMClassifier(n_prefixes=[fractions])`` against a
-direct loop over the prefixes, its checks, and the causality of the
-prediction on a prefix."""
+direct loop over the prefixes, its checks, the causality of the prediction on
+a prefix; ``features="shape_centred"`` against the public transformer with
+centred kernels, and its refusal of step-level targets."""
 
 import warnings
 
 import numpy as np
 import pytest
+from _series import level_means, random_walks
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.exceptions import ConvergenceWarning
 
-from skseq import IOHMMClassifier
+from skseq import IOHMMClassifier, IOHMMRegressor
 from skseq._data import check_sequences
 from skseq._data.prefixes import prefix_sequences
+from skseq._data.representation import CentredShapeFeatures
+from skseq.preprocessing import DilatedConvolution
 
 
 def _series(seed=0, n=16, low=3, high=10):
@@ -128,3 +132,44 @@ def test_the_class_of_a_prefix_is_read_causally():
     whole_model = _fit_quiet(IOHMMClassifier(**kw), X, y)
     with pytest.warns(UserWarning, match="much shorter"):
         whole_model.predict(short)
+
+
+def test_centred_representation_equals_the_public_transformer():
+    """Its inputs are the prefix means of MiniRocket's centred, zero-padded
+    kernels (``DilatedConvolution(causal=False, padding="zero",
+    pooling="prefix")`` with the same parameters) and of the amplitude
+    levels, projected."""
+    X = random_walks((30, 45, 12, 80, 1), n_channels=2, seed=4)
+    seqs = check_sequences(X)
+    rep = CentredShapeFeatures(n_components=10, n_state_components=4).fit(seqs, 0)
+    conv = rep.convolution_
+    assert not conv.causal and conv.padding == "zero"
+    pooled = DilatedConvolution(**conv.get_params(), pooling="prefix").fit(X)
+    assert_array_equal(pooled.biases_, conv.biases_)
+    means = np.hstack([np.concatenate(pooled.transform(X)),
+                       level_means(rep.levels_, X)])
+    projected = means @ rep.projection_ - rep.offset_
+    steps, at_rows = rep.inputs(seqs, seqs.last_steps)
+    assert_allclose(steps, projected[:, :4], rtol=0, atol=1e-10)
+    assert_allclose(at_rows, projected[seqs.last_steps], rtol=0, atol=1e-10)
+    # not causal: a step's features change when a later step does
+    later = [x.copy() for x in X]
+    later[1][20:] += 5.0
+    changed = rep.inputs(check_sequences(later), seqs.last_steps)[0]
+    start = seqs.offsets[1]
+    assert not np.allclose(changed[start + 19], steps[start + 19])
+
+
+def test_centred_representation_refuses_step_level_targets():
+    X, y = _series(5)
+    kw = dict(n_states=2, n_init=1, max_iter=5, random_state=0)
+    clf = _fit_quiet(IOHMMClassifier(features="shape_centred", **kw), X, y)
+    assert clf.features_ == "shape_centred" and clf.n_init_ == 1
+    before = clf.emission_coef_.copy()
+    steps = [np.full(len(x), label) for x, label in zip(X, y, strict=True)]
+    with pytest.raises(ValueError, match="features='shape_centred'.*step-level"):
+        clf.fit(X, steps)
+    assert_array_equal(clf.emission_coef_, before)
+    with pytest.raises(ValueError, match="shape_centred"):
+        IOHMMRegressor(features="shape_centred", **kw).fit(
+            X, [x[:, :1] for x in X])
