@@ -473,7 +473,7 @@ class CentredShapeFeatures(ShapeFeatures):
     causal = False
     summary = ('as ``"shape"``, but every kernel is centred on its step and '
                "reads zeros beyond the sequence's ends (MiniRocket's kernels): "
-               "not causal within a sequence, for sequence-level labels only; "
+               "not causal within a sequence, for one target per sequence only; "
                "the more accurate to classify prefixes (User Guide, \"Early "
                'classification").')
 
