@@ -15,7 +15,7 @@ classification").
 
 ItalyPowerDemand (shipped with skseq): a day's 24 hourly loads; is it a winter
 or a summer day? We score both models on the test days cut after h hours, for
-three seeds.
+two seeds.
 """
 
 # %%
@@ -28,7 +28,7 @@ from skseq.datasets import load_italy_power_demand
 X, y = load_italy_power_demand("train")
 X_test, y_test = load_italy_power_demand("test")
 hours = np.arange(3, 25, 3)
-seeds = [0, 1, 2]
+seeds = [0, 1]
 
 # Every test day cut after every h, predicted in one call.
 prefixes = [x[:h] for h in hours for x in X_test]
@@ -54,7 +54,8 @@ for name, params in models.items():
 # trained on four prefixes (6, 12, 18 and 24 hours) it answers well at those
 # hours and worse between them (9 hours), for a few points of accuracy at the
 # end of the day. Trained on the prefixes at which it is scored, with centred
-# kernels, it is the most accurate from the first hours on.
+# kernels, it is the most accurate at every hour but the last, where the
+# default, trained for that hour alone, is a few points ahead.
 fig, ax = plt.subplots(figsize=(6, 3.5))
 for name, color in zip(scores, ["0.5", "tab:blue", "tab:orange"], strict=True):
     s = np.array(scores[name])
