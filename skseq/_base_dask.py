@@ -23,6 +23,7 @@ collection, a collection of the same kind computed where the data live.
 """
 
 import functools
+import numbers
 
 import numpy as np
 from sklearn.metrics import accuracy_score, r2_score
@@ -64,6 +65,12 @@ def _refuse_options(est):
         raise ValueError(
             f"det_penalty={est.det_penalty} is not supported on a Dask collection: "
             "pass det_penalty=0 or fit on NumPy data.")
+    n_prefixes = getattr(est, "n_prefixes", 1)
+    if not (isinstance(n_prefixes, numbers.Integral) and n_prefixes == 1):
+        raise ValueError(
+            f"n_prefixes={n_prefixes!r} is not supported on a Dask collection "
+            "(the fit across shards reads the sequences themselves): pass "
+            "n_prefixes=1 or fit on NumPy data.")
 
 
 def _local(values):

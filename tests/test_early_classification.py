@@ -173,3 +173,19 @@ def test_centred_representation_refuses_step_level_targets():
     with pytest.raises(ValueError, match="shape_centred"):
         IOHMMRegressor(features="shape_centred", **kw).fit(
             X, [x[:, :1] for x in X])
+
+
+def test_prefix_training_is_refused_on_a_dask_collection():
+    """A fit across shards reads the sequences themselves: n_prefixes would be
+    ignored, so it is refused (and the fitted model left as it was)."""
+    da = pytest.importorskip("dask.array")
+    X = np.random.default_rng(0).normal(size=(8, 5, 1))
+    y = np.arange(8) % 2
+    clf = _fit_quiet(IOHMMClassifier(n_states=2, features="raw", n_init=1,
+                                     max_iter=5, random_state=0), X, y)
+    before = clf.emission_coef_.copy()
+    for n_prefixes in (3, [0.5, 1.0]):
+        with pytest.raises(ValueError, match="n_prefixes=.*Dask collection"):
+            clf.set_params(n_prefixes=n_prefixes).fit(
+                da.from_array(X, chunks=4), y)
+        assert_array_equal(clf.emission_coef_, before)
