@@ -167,9 +167,11 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         training); with fractions in (0, 1], the prefixes of lengths
         ceil(f T), ``x[:int(np.ceil(f * len(x)))]``, for each fraction f. To
         classify early, give the fractions of the sequence at which you will
-        answer (e.g. ``[0.2, 0.3, 0.5, 1.0]``): the model reads best the
-        prefix lengths it was trained on, and is weakest between them (see
-        the User Guide, "Early classification"). Each of n prefixes carries
+        answer (e.g. ``[0.2, 0.3, 0.5, 1.0]``, with
+        ``features="shape_centred"``, the more accurate on prefixes): the
+        model reads best the prefix lengths it was trained on, and is
+        weakest between them (see the User Guide, "Early classification").
+        Each of n prefixes carries
         ``sample_weight / n`` of its sequence, so a sequence weighs the same
         in all and ``alpha`` keeps its strength; prefixes of equal length
         (short sequences) are merged and their weights added. Pairs with
