@@ -13,7 +13,8 @@ what the sequence did so far; ``features="shape"`` gives it both:
    over the prefix (at the last step, MiniRocket's "proportion of positive
    values" of a causal convolution);
 3. standardized and projected on the leading principal components of the
-   training steps, whitened, so that the features are few, decorrelated and of
+   training steps (sampled steps, and their sequences' last steps weighing as
+   much in all), whitened, so that the features are few, decorrelated and of
    unit scale.
 
 Steps 2 and 3 are linear, so no step's indicators need be kept: one compiled
