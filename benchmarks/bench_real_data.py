@@ -389,10 +389,16 @@ same walk: the fit time did not grow (alternating fits of both, 3 seeds:
 BasicMotions 0.59-0.63 against 0.56-0.79 s, ItalyPowerDemand 0.39-0.42 against
 0.39-0.42 s; on 10,000 synthetic sequences of `--scaling`, one thread, in the
 order new, former, former, new: 48.8, 84.5, 68.7 and 44.5 s, at load average
-4-5, the former default's longer fits not analysed). Tried and not adopted
-(seeds 0-2, projection on sampled steps): one power iteration in the
-randomized SVD instead of two cut ItalyPowerDemand's fit from 0.27 to 0.20 s
-but moved ArrowHead from 0.865 (0.863-0.869) to 0.855 (0.851-0.857);
+4-5, the former default's longer fits not analysed). One power iteration in
+the randomized SVD instead of two (seeds 0-2; results/representations.md, and
+for the kept-aside sets a run of the default with both): on the panel
+ItalyPowerDemand 0.954 against 0.955, ArrowHead 0.882 against 0.886, PLAID
+0.948 against 0.941, the SVD's time cut by about a third; on the kept-aside
+sets GunPoint 0.993 both, OSULeaf 0.939 against 0.945, JapaneseVowels 0.975
+against 0.977, ACSF1 0.933 against 0.937: within the spreads over seeds, but
+lower on three of the four sets kept aside, so not adopted (with the
+projection on sampled steps only it had moved ArrowHead from 0.865 to 0.855).
+Also tried and not adopted (seeds 0-2, projection on sampled steps):
 thresholds from 2,000 or 4,000 sampled steps instead of up to 10,000,
 ArrowHead 0.836 and 0.846; the SVD in single precision (an earlier session),
 PLAID 0.944 to 0.932. The machine was shared with other work throughout (load
