@@ -385,17 +385,15 @@ def _axes_variant(dtype, n_iter, spent):
     iterations, its times appended to ``spent``."""
     from sklearn.utils.extmath import randomized_svd, svd_flip
 
-    def principal_axes(Z, n_components, seed):
+    def principal_axes(Z, n_components, seed, total):
         start = time.perf_counter()
-        centre = Z.mean(axis=0)
-        Z -= centre
         U, S, Vt = randomized_svd(Z.astype(dtype, copy=False), n_components,
                                   n_oversamples=10, n_iter=n_iter,
                                   flip_sign=False, random_state=seed)
         _, Vt = svd_flip(U, Vt, u_based_decision=False)
         S = S.astype(np.float64)
         spent.append(time.perf_counter() - start)
-        return centre, Vt.astype(np.float64), S**2 / (Z.shape[0] - 1)
+        return Vt.astype(np.float64), S**2 / total
 
     return principal_axes
 
@@ -444,21 +442,21 @@ def pca_threads(name, repeat):
     captured = {}
     axes = representation._principal_axes
 
-    def capture(Z, n_components, seed):
-        captured["Z"], captured["n"] = Z.copy(), n_components
-        return axes(Z, n_components, seed)
+    def capture(Z, n_components, seed, total):
+        captured["Z"], captured["n"], captured["total"] = Z.copy(), n_components, total
+        return axes(Z, n_components, seed, total)
 
     representation._principal_axes = capture
     try:
         ShapeFeatures().fit(check_sequences(X), 0)
     finally:
         representation._principal_axes = axes
-    Z, n = captured["Z"], captured["n"]
+    Z, n, total = captured["Z"], captured["n"], captured["total"]
 
     def run(threads):
         def go():
             with threadpool_limits(limits=threads, user_api="blas"):
-                axes(Z.copy(order="F"), n, 0)
+                axes(Z.copy(order="F"), n, 0, total)
         return go
 
     (one, two), _ = best_times([run(1), run(2)], repeat)
@@ -637,8 +635,9 @@ def main():
         "`IOHMMClassifier(random_state=0).fit` on the training split, once, its "
         "wall time split by timers wrapped around the representation's pieces: "
         "the kernels and their bias quantiles (`DilatedKernels.fit_packed`), "
-        "the prefix means at the sampled steps for the PCA (the fused kernel, "
-        "no projection), the PCA (its randomized SVD), the rest of "
+        "the prefix means at the sampled steps and their sequences' last steps "
+        "for the PCA (the fused kernel, no projection), the PCA (its randomized "
+        "SVD), the rest of "
         "`ShapeFeatures.fit` (standardization, folding the projection), the "
         "networks' inputs (the fused kernel), and the IOHMM optimisation (all the "
         "rest). Then `predict` on the test split.",

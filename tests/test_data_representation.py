@@ -239,19 +239,38 @@ def test_one_step_and_constant_sequences_give_finite_values():
     assert np.isfinite(steps).all() and np.isfinite(at_rows).all()
 
 
-def test_standardization_and_principal_axes_equal_direct_formulas():
-    # A sample of rank 4 (plus a constant column, left out): the randomized
-    # SVD then spans it exactly, and must give the SVD's axes and variances.
+def test_weighted_standardization_and_axes_equal_repeated_rows():
+    # A sample of rank 4 (plus a constant column, left out) with integer
+    # weights: the randomized SVD then spans it exactly, and must give the
+    # axes and variances of the SVD of the rows repeated as often.
     rng = np.random.default_rng(0)
     pooled = rng.normal(size=(60, 4)) @ rng.normal(size=(4, 12)) + rng.normal(size=12)
     pooled[:, 5] = 0.25
-    mean, std = pooled.mean(axis=0), pooled.std(axis=0)
+    weight = rng.integers(1, 4, size=60).astype(float)
+    repeated = np.repeat(pooled, weight.astype(int), axis=0)
+    mean, std = repeated.mean(axis=0), repeated.std(axis=0)
     varying = np.flatnonzero(std > 1e-12)
-    direct = (pooled[:, varying] - mean[varying]) / std[varying]
-    Z = _standardized(pooled, varying, mean, std)
-    assert_array_equal(Z, direct)
-    centre, axes, variances = _principal_axes(Z, 4, seed=0)
-    assert_allclose(centre, direct.mean(axis=0), atol=1e-15)
-    _, s, vt = np.linalg.svd(direct - direct.mean(axis=0), full_matrices=False)
-    assert_allclose(variances, s[:4] ** 2 / 59, rtol=1e-10)
+    direct = (repeated[:, varying] - mean[varying]) / std[varying]
+    Z = _standardized(pooled, varying, mean, std, weight)
+    assert_allclose(Z.T @ Z, direct.T @ direct, rtol=1e-10, atol=1e-10)
+    axes, variances = _principal_axes(Z, 4, 0, weight.sum())
+    _, s, vt = np.linalg.svd(direct, full_matrices=False)
+    assert_allclose(variances, s[:4] ** 2 / repeated.shape[0], rtol=1e-10)
     assert_allclose(np.abs(np.sum(axes * vt[:4], axis=1)), 1.0, rtol=1e-10)
+
+
+def test_projection_whitens_the_steps_and_the_last_steps_weighed_alike():
+    """On every training step (28: all sampled) and every last step, weighted
+    so that the four last steps weigh as much as the 28 steps, the fitted
+    features have mean 0 and the identity covariance (the sample spans fewer
+    dimensions than the SVD's subspace, so it is exact)."""
+    X = random_walks((8, 6, 9, 5), n_channels=1, seed=2)
+    seqs = check_sequences(X)
+    rep = ShapeFeatures(n_indicators=84, n_levels=2).fit(seqs, 0)
+    prefix = _unfused(rep, X)
+    rows = np.concatenate([np.arange(28), seqs.last_steps])
+    weight = np.concatenate([np.ones(28), np.full(4, 7.0)])
+    Y = prefix[rows] @ rep.projection_ - rep.offset_
+    assert rep.projection_.shape[1] > 3
+    assert_allclose(weight @ Y / 56, 0.0, atol=1e-9)
+    assert_allclose((Y * weight[:, None]).T @ Y / 56, np.eye(Y.shape[1]), atol=1e-8)
