@@ -385,16 +385,22 @@ def _log_softmax_(z):
     # Logits beyond +-1e300 (inputs near the float64 limit, where U @ coef may
     # even overflow to inf, or to NaN as inf - inf) are one-hot anyway: clipped
     # to a finite range, their differences below cannot overflow.
-    np.nan_to_num(z, copy=False, nan=0.0, posinf=1e300, neginf=-1e300)
-    np.clip(z, -1e300, 1e300, out=z)
-    top = z[..., 0].copy()
-    for k in range(1, z.shape[-1]):
-        np.maximum(top, z[..., k], out=top)
-    z -= top[..., None]
-    total = np.exp(z[..., 0])
-    for k in range(1, z.shape[-1]):
-        total += np.exp(z[..., k])
-    z -= np.log(total)[..., None]
+    if not (np.abs(z) <= 1e300).all():  # one pass where nothing is out of range
+        np.nan_to_num(z, copy=False, nan=0.0, posinf=1e300, neginf=-1e300)
+        np.clip(z, -1e300, 1e300, out=z)
+    columns = [z[..., k] for k in range(z.shape[-1])]
+    top = columns[0].copy()
+    for column in columns[1:]:
+        np.maximum(top, column, out=top)
+    # a broadcast over the short last axis is slow: subtract column by column
+    for column in columns:
+        column -= top
+    total = np.exp(columns[0])
+    for column in columns[1:]:
+        total += np.exp(column)
+    np.log(total, out=total)
+    for column in columns:
+        column -= total
     return z
 
 
