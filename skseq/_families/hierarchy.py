@@ -326,11 +326,9 @@ class HierarchicalTransitions(TransitionFamily):
             xi_d, log_net_d = _diagonal(xi_s), _diagonal(log_net)
             move = _lift(log_move[:, s], 3)
             rows = np.einsum("rtjki->rtjk", xi_s)
-            gain = log_stay - move - log_net_d
-            for r in range(R):
-                values[r] += (np.vdot(xi_s[r], log_net[r])
-                              + log_move[r, s] * rows[r].sum()
-                              + np.vdot(xi_d[r], gain[r]))
+            total = _row_sums(rows)
+            values += (_row_dots(xi_s, log_net) + log_move[:, s] * total
+                       + _row_dots(xi_d, log_stay - move - log_net_d))
             # on the diagonal, the share of xi that the network moved
             by_net = np.exp(move + log_net_d - log_stay)
             net = np.exp(log_net)
@@ -339,28 +337,40 @@ class HierarchicalTransitions(TransitionFamily):
             _diagonal(G)[...] -= xi_d * (1.0 - by_net)
             G2 = G.reshape(R, G.shape[1], -1)
             grads[f"coef{s}"] = U.T @ G2
-            grads[f"intercept{s}"] = np.stack([G2[r].sum(axis=0) for r in range(R)])
+            grads[f"intercept{s}"] = G2.sum(axis=1)
             if self.learn_timescales:
                 grads.setdefault("persistence_logit", np.zeros((R, self.n_levels)))
                 grads["persistence_logit"][:, s] = self._persistence_gradient(
                     p["persistence_logit"][:, s], move, log_stay, log_net_d,
-                    xi_d, rows)
+                    xi_d, total)
         return values, np.concatenate(
             [grads[name].reshape(R, -1) for name, _, _ in self._blocks()], axis=1)
 
     @staticmethod
-    def _persistence_gradient(v, move, log_stay, log_net_d, xi_d, rows):
-        """d/dv_s of every row, from the level's diagonal factors and xi^s."""
+    def _persistence_gradient(v, move, log_stay, log_net_d, xi_d, total):
+        """d/dv_s of every row, from the level's diagonal factors and xi^s
+        (``total``: each row's sum of xi^s)."""
         # d/dv = (1 - w_min) sig (1 - sig) d/dw = sig (1 - w) d/dw, sig =
         # sigmoid(v): off the diagonal F = (1 - w) S gives -sig per unit of xi;
         # on it, sig (1 - w) (1 - S) / F.
         log_sig = -np.logaddexp(0.0, -v)
         stay = np.exp(_lift(log_sig, 3) + move - log_stay)
-        share = stay * -np.expm1(log_net_d)
-        return np.array([
-            np.vdot(xi_d[r], share[r])
-            - np.exp(log_sig[r]) * (rows[r].sum() - xi_d[r].sum())
-            for r in range(v.shape[0])])
+        off = total - xi_d.sum(axis=tuple(range(1, xi_d.ndim)))
+        return (_row_dots(xi_d, stay * -np.expm1(log_net_d))
+                - np.exp(log_sig) * off)
+
+
+def _row_sums(a):
+    """The sum of every row a[r] (NumPy's pairwise sum, as ``a[r].sum()``)."""
+    return a.reshape(a.shape[0], -1).sum(axis=1)
+
+
+def _row_dots(a, b):
+    """a[r] . b[r] for every row r: one BLAS dot per row (as ``np.vdot``), so a
+    row's value does not depend on the other rows."""
+    R = a.shape[0]
+    return (np.ascontiguousarray(a).reshape(R, 1, -1)
+            @ np.ascontiguousarray(b).reshape(R, -1, 1)).reshape(R)
 
 
 def _lift(a, n_axes):
