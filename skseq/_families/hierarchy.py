@@ -261,7 +261,7 @@ class HierarchicalTransitions(TransitionFamily):
         # each row's pairwise posteriors overwrite its matrices
         posts = [chain.posteriors(A, self.gradient_statistic)
                  for chain, A in zip(chains, trans, strict=True)]
-        return posts, self._expected_log(thetas, U, trans, levels)[1]
+        return posts, self._expected_log(thetas, U, self._weights(trans), levels)[1]
 
     def _probs(self, thetas, levels):
         R, T = levels[0][0].shape[:2]
@@ -309,24 +309,47 @@ class HierarchicalTransitions(TransitionFamily):
         posterior that a move was the network's (R = xi^s off the diagonal),
         d/dz = R - S rowsum(R); and d/dw_s = sum xi^s ([i == j] - S_i) / F^s.
         """
-        values, grads = self._expected_log(theta[None], U, xi[None],
-                                           self._levels(theta[None], U))
-        return values[0], grads[0]
+        return self.m_step_objective(U, xi, mask)(theta)
 
-    def _expected_log(self, thetas, U, xi, levels):
+    def m_step_objective(self, U, xi, mask=None):
+        """theta -> :meth:`expected_log` for one M-step's fixed U and xi: the
+        level marginals of xi and their sums are taken once, not at every
+        evaluation."""
+        weights = self._weights(xi[None])
+
+        def objective(theta):
+            values, grads = self._expected_log(theta[None], U, weights,
+                                               self._levels(theta[None], U))
+            return values[0], grads[0]
+        return objective
+
+    def _weights(self, xi):
+        """What :meth:`_expected_log` reads of the weights xi (R, T, N, N):
+        per level the marginals xi^s (R, T, n, m, n), their diagonal, their
+        sums over the next value, each row's total and its total off the
+        diagonal."""
+        out = []
+        for xi_s in self.marginals(xi):
+            rows = np.einsum("rtjki->rtjk", xi_s)
+            stays = np.ascontiguousarray(_diagonal(xi_s))
+            total = _row_sums(rows)
+            # each row's weight off the diagonal (the level's moves)
+            out.append((xi_s, stays, rows, total,
+                        total - stays.sum(axis=tuple(range(1, stays.ndim)))))
+        return out
+
+    def _expected_log(self, thetas, U, weights, levels):
         """:meth:`expected_log` of the rows of ``thetas`` with the weights
-        ``xi[r]`` (R, T, N, N): values (R,) and gradients (R, n_params)."""
+        of row r (:meth:`_weights`): values (R,) and gradients (R, n_params)."""
         R = thetas.shape[0]
         p = self.unpack_batch(thetas)
         log_move = self._log_persistences(p, R)[1]
         values = np.zeros(R)
         grads = {}
-        for s, (xi_s, (log_net, log_stay)) in enumerate(
-                zip(self.marginals(xi), levels, strict=True)):
-            xi_d, log_net_d = _diagonal(xi_s), _diagonal(log_net)
+        for s, ((xi_s, xi_d, rows, total, off), (log_net, log_stay)) in enumerate(
+                zip(weights, levels, strict=True)):
+            log_net_d = _diagonal(log_net)
             move = _lift(log_move[:, s], 3)
-            rows = np.einsum("rtjki->rtjk", xi_s)
-            total = _row_sums(rows)
             values += (_row_dots(xi_s, log_net) + log_move[:, s] * total
                        + _row_dots(xi_d, log_stay - move - log_net_d))
             # on the diagonal, the share of xi that the network moved
@@ -342,20 +365,19 @@ class HierarchicalTransitions(TransitionFamily):
                 grads.setdefault("persistence_logit", np.zeros((R, self.n_levels)))
                 grads["persistence_logit"][:, s] = self._persistence_gradient(
                     p["persistence_logit"][:, s], move, log_stay, log_net_d,
-                    xi_d, total)
+                    xi_d, off)
         return values, np.concatenate(
             [grads[name].reshape(R, -1) for name, _, _ in self._blocks()], axis=1)
 
     @staticmethod
-    def _persistence_gradient(v, move, log_stay, log_net_d, xi_d, total):
+    def _persistence_gradient(v, move, log_stay, log_net_d, xi_d, off):
         """d/dv_s of every row, from the level's diagonal factors and xi^s
-        (``total``: each row's sum of xi^s)."""
+        (``off``: each row's sum of xi^s off the diagonal)."""
         # d/dv = (1 - w_min) sig (1 - sig) d/dw = sig (1 - w) d/dw, sig =
         # sigmoid(v): off the diagonal F = (1 - w) S gives -sig per unit of xi;
         # on it, sig (1 - w) (1 - S) / F.
         log_sig = -np.logaddexp(0.0, -v)
         stay = np.exp(_lift(log_sig, 3) + move - log_stay)
-        off = total - xi_d.sum(axis=tuple(range(1, xi_d.ndim)))
         return (_row_dots(xi_d, stay * -np.expm1(log_net_d))
                 - np.exp(log_sig) * off)
 
