@@ -331,11 +331,12 @@ class HierarchicalTransitions(TransitionFamily):
         out = []
         for xi_s in self.marginals(xi):
             rows = np.einsum("rtjki->rtjk", xi_s)
-            stays = np.ascontiguousarray(_diagonal(xi_s))
+            stays = _diagonal(xi_s)
             total = _row_sums(rows)
-            # each row's weight off the diagonal (the level's moves)
-            out.append((xi_s, stays, rows, total,
-                        total - stays.sum(axis=tuple(range(1, stays.ndim)))))
+            # each row's weight off the diagonal (the level's moves), the
+            # diagonal summed as a strided view, row by row
+            off = total - np.array([row.sum() for row in stays])
+            out.append((xi_s, np.ascontiguousarray(stays), rows, total, off))
         return out
 
     def _expected_log(self, thetas, U, weights, levels):
