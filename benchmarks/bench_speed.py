@@ -574,10 +574,10 @@ def _whole_fit_sections(emit, args, scale, kernel_single, kernel_collection, ioh
         "IOHMMRegressor": "the lockstep batch runs as long as its slowest restart "
                           "(max_iter=200 here) and pays ~1 ms of Python per batched "
                           "evaluation",
-        "HierarchicalIOHMM": "its transition family has no batched pass: each "
-                             "restart's gradient pass runs on its own in Python "
-                             "(_families/hierarchy.py gradient_pass, ~0.5 ms per "
-                             "restart and evaluation)",
+        "HierarchicalIOHMM": "the lockstep batch forms every restart's level "
+                             "factors, matrices and gradients in NumPy "
+                             "(_families/hierarchy.py gradient_batch) and runs "
+                             "one forward-backward per restart",
     }
     for name, _, a, b, _, _, _ in rows:
         bars.append(Target(f"{name}() fit / n_init=1 fit", a / b, 5, False,
@@ -719,10 +719,8 @@ changes with every step's input, which costs more per step.
 installed, as the script's docstring says).
 
 **Limits.** The generalized EM solver (`solver="em"`) takes about five times
-as long as the default L-BFGS solver for the same number of iterations, and
-the hierarchical model's default restarts cost far more than one restart on
-small data (its transitions have no batched pass yet): the summary gives both
-figures and where the time goes."""
+as long as the default L-BFGS solver for the same number of iterations: the
+summary gives the figure and where the time goes."""
 
 NOTES = """## Reading these figures
 

@@ -122,8 +122,9 @@ class SecondOrderNet:
             U = batch.U[lo:hi]
             gW += da.T @ second_order_inputs(S_prev, U)
             gb += da.sum(axis=0)
-            # dE/dS_{t-1}, taken as dE/dh_{t-1} (the pseudo-gradient).
-            dh[:n] = ((da @ W2).reshape(n, n_hidden, -1) * U[:, None, :]).sum(axis=2)
+            if t:  # dE/dS_{t-1}, taken as dE/dh_{t-1} (the pseudo-gradient)
+                dh[:n] = ((da @ W2).reshape(n, n_hidden, -1)
+                          * U[:, None, :]).sum(axis=2)
         return gW.reshape(W.shape), gb
 
     def reachable_states(self, W, b, n_symbols, max_states):

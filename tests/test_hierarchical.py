@@ -67,15 +67,22 @@ def _brute_force_transitions(family, theta, U):
     u_t), written out for every pair of product states (paper 001, eqs. 5-6)."""
     p = family.unpack(theta)
     w = _persistence(family, theta)
+    # F[s][t, j, k, i] = P(x^s_t = i | x^s_{t-1} = j, x^{s-1}_t = k, u_t), eq. 6,
+    # one softmax per (t, j, k)
+    F = []
+    for s, n in enumerate(family.level_states):
+        m = family.level_states[s - 1] if s else 1
+        f = np.empty((len(U), n, m, n))
+        for t, j, k in itertools.product(range(len(U)), range(n), range(m)):
+            z = U[t] @ p[f"coef{s}"][:, j, k] + p[f"intercept{s}"][j, k]
+            f[t, j, k] = w[s] * (np.arange(n) == j) + (1 - w[s]) * softmax(z)
+        F.append(f)
     states = list(itertools.product(*[range(n) for n in family.level_states]))
     A = np.ones((len(U), len(states), len(states)))
     for t, (a, J), (b, I) in itertools.product(range(len(U)), enumerate(states),
                                                 enumerate(states)):
         for s in range(family.n_levels):
-            parent = I[s - 1] if s else 0
-            z = U[t] @ p[f"coef{s}"][:, J[s], parent] + p[f"intercept{s}"][J[s],
-                                                                           parent]
-            A[t, a, b] *= w[s] * (I[s] == J[s]) + (1 - w[s]) * softmax(z)[I[s]]
+            A[t, a, b] *= F[s][t, J[s], I[s - 1] if s else 0, I[s]]
     return A
 
 

@@ -1,13 +1,15 @@
 """The hierarchical transition family (skseq._families.hierarchy): its free
-parameters against the rank of its Jacobian, its hold start level by level."""
+parameters against the rank of its Jacobian, its hold start level by level, its
+restarts in lockstep."""
 
 import numpy as np
 import pytest
 from _jacobian import jacobian_rank
-from numpy.testing import assert_allclose
+from numpy.testing import assert_allclose, assert_array_equal
 
 from skseq._families.hierarchy import HierarchicalTransitions
 from skseq._families.starts import HOLD_LOGIT
+from skseq._kernels.forward_backward import Chain
 
 
 @pytest.mark.parametrize("learn", [False, True])
@@ -107,3 +109,34 @@ def test_without_floors_a_learned_level_reaches_the_flat_model():
     flat = np.exp(z - np.log(np.exp(z).sum(axis=-1, keepdims=True)))[:, :, 0]
     assert_allclose(family.probs(theta, U), flat, atol=1e-15)
     assert family.coefficients(theta)["timescales"][0] == pytest.approx(1.0, abs=1e-15)
+
+
+@pytest.mark.parametrize("level_states", [(2, 3), (3,), (2, 1, 2)])
+def test_batched_restarts_equal_separate_calls_bitwise(level_states, monkeypatch):
+    """The lockstep restarts' passes (every set's matrices and gradients in
+    whole-array operations, in chunks) give each set the bits of its own
+    gradient_pass, whatever the other sets and the chunk size."""
+    import skseq._families.passes as passes
+
+    rng = np.random.default_rng(3)
+    family = HierarchicalTransitions(level_states, 2, (8.0,) * len(level_states), True)
+    U = rng.normal(size=(30, 2))
+    offsets, weight = np.array([0, 4, 17, 30]), rng.random(3)
+    N, R = family.n_states, 4
+    thetas = np.stack([family.init(rng, 1.0) for _ in range(R)])
+    startprob = rng.dirichlet(np.ones(N), size=R)
+    log_emit = rng.normal(size=(R, 30, N))
+    for batch_bytes in (1 << 26, 1):  # all sets at once, one set a chunk
+        monkeypatch.setattr(passes, "_BATCH_BYTES", batch_bytes)
+        batched = family.gradient_passes(U, None, offsets, weight)
+        res = batched(thetas, startprob, log_emit)
+        logliks = batched.logliks(thetas, startprob, log_emit)
+        for r in range(R):
+            chain = Chain(startprob[r], log_emit[r], offsets, weight)
+            post, grad = family.gradient_pass(thetas[r], U, None, chain)
+            assert_array_equal(res.grad[r], grad)
+            assert_array_equal(res.gamma[r], post.gamma)
+            assert_array_equal(res.start_post[r], post.start_post)
+            assert_array_equal(res.loglik[r], post.loglik)
+            assert_array_equal(logliks[r], chain.forward(
+                family.probs(thetas[r], U)).loglik)

@@ -22,6 +22,7 @@ needs only those small marginals.
 
 import numpy as np
 
+from .passes import BatchedPasses
 from .starts import HOLD_LOGIT
 from .transitions import TransitionFamily
 
@@ -175,24 +176,35 @@ class HierarchicalTransitions(TransitionFamily):
         with np.errstate(divide="ignore"):  # time scale 1: w_s = 0
             return np.log1p(-1.0 / self.timescales), -np.log(self.timescales)
 
-    # -- level factors --------------------------------------------------------
-    def _levels(self, theta, U):
-        """Per level: the log-softmax of its network, log S (T, n, m, n), and
-        log F^s on the diagonal i == j, (T, n, m).
+    # -- level factors, for R parameter sets at once ---------------------------
+    # The restarts of a fit advance in lockstep: every method below works on the
+    # rows of ``thetas`` (R, n_params) together, in whole-array operations, and
+    # sums each row's terms by itself (the same bits whatever the other rows).
+    def _log_persistences(self, p, R):
+        """log w_s and log(1 - w_s) of every row, (R, n_levels) each."""
+        return [np.broadcast_to(a, (R, self.n_levels))
+                for a in self._log_persistence(p)]
+
+    def _levels(self, thetas, U):
+        """Per level: the log-softmax of its network, log S (R, T, n, m, n), and
+        log F^s on the diagonal i == j, (R, T, n, m).
 
         Off the diagonal log F^s = log(1 - w_s) + log S.
         """
-        p = self.unpack(theta)
-        log_w, log_move = self._log_persistence(p)
+        R = thetas.shape[0]
+        p = self.unpack_batch(thetas)
+        log_w, log_move = self._log_persistences(p, R)
         out = []
         for s, (n, m) in enumerate(zip(self.level_states, self._parents(),
                                        strict=True)):
             with np.errstate(over="ignore", invalid="ignore"):  # see _log_softmax_
-                z = U @ p[f"coef{s}"].reshape(self.n_features, -1)
-                z += p[f"intercept{s}"].ravel()
-            log_net = _log_softmax_(z.reshape(-1, n, m, n))
+                # one product per row: (T, d) @ (R, d, n m n)
+                z = U @ p[f"coef{s}"].reshape(R, self.n_features, -1)
+                z += p[f"intercept{s}"].reshape(R, 1, -1)
+            log_net = _log_softmax_(z.reshape(R, -1, n, m, n))
             # eq. 6: staying is the persistence or the network's own choice
-            log_stay = np.logaddexp(log_w[s], log_move[s] + _diagonal(log_net))
+            log_stay = np.logaddexp(_lift(log_w[:, s], 3),
+                                    _lift(log_move[:, s], 3) + _diagonal(log_net))
             out.append((log_net, log_stay))
         return out
 
@@ -215,49 +227,79 @@ class HierarchicalTransitions(TransitionFamily):
         level is the most significant digit. ``mask`` is not used (every
         product transition is allowed).
         """
-        return self._probs(theta, U.shape[0], self._levels(theta, U))
+        return self.probs_batch(theta[None], U)[0]
+
+    def probs_batch(self, thetas, U):
+        """:meth:`probs` of the rows of ``thetas``, (R, len(U), N, N)."""
+        return self._probs(thetas, self._levels(thetas, U))
 
     def gradient_pass(self, theta, U, mask, chain):
         """As :meth:`TransitionFamily.gradient_pass`, computing the level factors
         once for the matrices and the gradient."""
-        levels = self._levels(theta, U)
-        post = chain.posteriors(self._probs(theta, U.shape[0], levels),
-                                self.gradient_statistic)
-        return post, self._expected_log(theta, U, post.xi, levels)[1]
+        posts, grads = self.gradient_batch(theta[None], U, [chain])
+        return posts[0], grads[0]
 
-    def _probs(self, theta, T, levels):
+    def gradient_passes(self, U, mask, offsets, weight=None, n_jobs=None):
+        """As :meth:`TransitionFamily.gradient_passes`: the matrices and
+        gradients of R parameter sets in whole-array operations, one
+        forward-backward per set (:class:`~skseq._families.passes.BatchedPasses`)."""
+        return BatchedPasses(self, U, offsets, weight, n_jobs)
+
+    def batch_bytes_per_set(self, n_steps):
+        """Bytes one parameter set's :meth:`gradient_batch` holds at once: its
+        matrices and, per level, about eight arrays of the level's factor."""
+        entries = self.n_states**2 + 8 * sum(
+            n * m * n for n, m in zip(self.level_states, self._parents(), strict=True))
+        return 8 * n_steps * entries
+
+    def gradient_batch(self, thetas, U, chains):
+        """Forward-backward on ``chains[r]`` with the matrices of row r of
+        ``thetas``, and the log-likelihood gradients (R, n_params): the
+        posteriors of every row and their gradients."""
+        levels = self._levels(thetas, U)
+        trans = self._probs(thetas, levels)
+        # each row's pairwise posteriors overwrite its matrices
+        posts = [chain.posteriors(A, self.gradient_statistic)
+                 for chain, A in zip(chains, trans, strict=True)]
+        return posts, self._expected_log(thetas, U, self._weights(trans), levels)[1]
+
+    def _probs(self, thetas, levels):
+        R, T = levels[0][0].shape[:2]
         dims = self.level_states
-        log_move = self._log_persistence(self.unpack(theta))[1]
+        log_move = self._log_persistences(self.unpack_batch(thetas), R)[1]
         factors = []
         for s, (log_net, log_stay) in enumerate(levels):
-            F = np.exp(log_net + log_move[s])
+            F = np.exp(log_net + _lift(log_move[:, s], 4))
             _diagonal(F)[...] = np.exp(log_stay)
-            factors.append(F.reshape(self._broadcast_shape(s, T)))
+            factors.append(F.reshape([R] + self._broadcast_shape(s, T)))
         if len(factors) == 1:
-            return factors[0].reshape(T, self.n_states, self.n_states)
-        out = np.empty((T, self.n_states, self.n_states))
-        view = out.reshape((T,) + dims + dims)
+            return factors[0].reshape(R, T, self.n_states, self.n_states)
+        out = np.empty((R, T, self.n_states, self.n_states))
+        view = out.reshape((R, T) + dims + dims)
         np.multiply(factors[0], factors[1], out=view)
         for factor in factors[2:]:
             view *= factor
         return out
 
     def marginals(self, xi):
-        """Pairwise posteriors per level: xi^s (T, n_s, m_s, n_s) from (T, N, N).
+        """Pairwise posteriors per level: xi^s (..., n_s, m_s, n_s) from (..., N, N).
 
         The previous-state axes are summed first: they are outer axes, each
         holding N contiguous next states, which numpy reduces fast; the small
         (T, n_s, N) result then gives the next-state axes.
         """
-        T, dims, N = xi.shape[0], self.level_states, self.n_states
+        lead, dims, N = xi.shape[:-2], self.level_states, self.n_states
+        xi = xi.reshape(-1, N, N)
+        T = xi.shape[0]
         if len(dims) == 1:
-            return [xi.reshape(T, N, 1, N)]
+            return [xi.reshape(*lead, N, 1, N)]
         out = []
         for s, (n, m) in enumerate(zip(dims, self._parents(), strict=True)):
             after = N // int(np.prod(dims[: s + 1]))
             prev = np.einsum("tajbI->tjI", xi.reshape(T, -1, n, after, N))
             # next axes: (levels above the parent, parent, own, levels below)
-            out.append(np.einsum("tjqkir->tjki", prev.reshape(T, n, -1, m, n, after)))
+            out.append(np.einsum("tjqkir->tjki", prev.reshape(T, n, -1, m, n, after))
+                       .reshape(*lead, n, m, n))
         return out
 
     def expected_log(self, theta, U, xi, mask=None):
@@ -267,50 +309,104 @@ class HierarchicalTransitions(TransitionFamily):
         posterior that a move was the network's (R = xi^s off the diagonal),
         d/dz = R - S rowsum(R); and d/dw_s = sum xi^s ([i == j] - S_i) / F^s.
         """
-        return self._expected_log(theta, U, xi, self._levels(theta, U))
+        return self.m_step_objective(U, xi, mask)(theta)
 
-    def _expected_log(self, theta, U, xi, levels):
-        p = self.unpack(theta)
-        log_move = self._log_persistence(p)[1]
-        v = p["persistence_logit"] if self.learn_timescales else None
-        value = 0.0
+    def m_step_objective(self, U, xi, mask=None):
+        """theta -> :meth:`expected_log` for one M-step's fixed U and xi: the
+        level marginals of xi and their sums are taken once, not at every
+        evaluation."""
+        weights = self._weights(xi[None])
+
+        def objective(theta):
+            values, grads = self._expected_log(theta[None], U, weights,
+                                               self._levels(theta[None], U))
+            return values[0], grads[0]
+        return objective
+
+    def _weights(self, xi):
+        """What :meth:`_expected_log` reads of the weights xi (R, T, N, N):
+        per level the marginals xi^s (R, T, n, m, n), their diagonal, their
+        sums over the next value, each row's total and its total off the
+        diagonal."""
+        out = []
+        for xi_s in self.marginals(xi):
+            rows = np.einsum("rtjki->rtjk", xi_s)
+            stays = _diagonal(xi_s)
+            total = _row_sums(rows)
+            # each row's weight off the diagonal (the level's moves), the
+            # diagonal summed as a strided view, row by row
+            off = total - np.array([row.sum() for row in stays])
+            out.append((xi_s, np.ascontiguousarray(stays), rows, total, off))
+        return out
+
+    def _expected_log(self, thetas, U, weights, levels):
+        """:meth:`expected_log` of the rows of ``thetas`` with the weights
+        of row r (:meth:`_weights`): values (R,) and gradients (R, n_params)."""
+        R = thetas.shape[0]
+        p = self.unpack_batch(thetas)
+        log_move = self._log_persistences(p, R)[1]
+        values = np.zeros(R)
         grads = {}
-        g_logit = np.zeros(self.n_levels)
-        for s, (xi_s, (log_net, log_stay)) in enumerate(
-                zip(self.marginals(xi), levels, strict=True)):
-            xi_d, log_net_d = _diagonal(xi_s), _diagonal(log_net)
-            rows = np.einsum("tjki->tjk", xi_s)
-            value += (np.vdot(xi_s, log_net) + log_move[s] * rows.sum()
-                      + np.vdot(xi_d, log_stay - log_move[s] - log_net_d))
+        for s, ((xi_s, xi_d, rows, total, off), (log_net, log_stay)) in enumerate(
+                zip(weights, levels, strict=True)):
+            log_net_d = _diagonal(log_net)
+            move = _lift(log_move[:, s], 3)
+            values += (_row_dots(xi_s, log_net) + log_move[:, s] * total
+                       + _row_dots(xi_d, log_stay - move - log_net_d))
             # on the diagonal, the share of xi that the network moved
-            by_net = np.exp(log_move[s] + log_net_d - log_stay)
+            by_net = np.exp(move + log_net_d - log_stay)
             net = np.exp(log_net)
             G = net * -(rows - xi_d * (1.0 - by_net))[..., None]
             G += xi_s
             _diagonal(G)[...] -= xi_d * (1.0 - by_net)
-            G2 = G.reshape(G.shape[0], -1)
+            G2 = G.reshape(R, G.shape[1], -1)
             grads[f"coef{s}"] = U.T @ G2
-            grads[f"intercept{s}"] = G2.sum(axis=0)
+            grads[f"intercept{s}"] = G2.sum(axis=1)
             if self.learn_timescales:
-                # d/dv = (1 - w_min) sig (1 - sig) d/dw = sig (1 - w) d/dw,
-                # sig = sigmoid(v): off the diagonal F = (1 - w) S gives -sig
-                # per unit of xi; on it, sig (1 - w) (1 - S) / F.
-                log_sig = -np.logaddexp(0.0, -v[s])
-                stay = np.exp(log_sig + log_move[s] - log_stay)
-                off = rows.sum() - xi_d.sum()
-                g_logit[s] = (np.vdot(xi_d, stay * -np.expm1(log_net_d))
-                              - np.exp(log_sig) * off)
-        if self.learn_timescales:
-            grads["persistence_logit"] = g_logit
-        grad = np.concatenate([grads[name].ravel() for name, _, _ in self._blocks()])
-        return value, grad
+                grads.setdefault("persistence_logit", np.zeros((R, self.n_levels)))
+                grads["persistence_logit"][:, s] = self._persistence_gradient(
+                    p["persistence_logit"][:, s], move, log_stay, log_net_d,
+                    xi_d, off)
+        return values, np.concatenate(
+            [grads[name].reshape(R, -1) for name, _, _ in self._blocks()], axis=1)
+
+    @staticmethod
+    def _persistence_gradient(v, move, log_stay, log_net_d, xi_d, off):
+        """d/dv_s of every row, from the level's diagonal factors and xi^s
+        (``off``: each row's sum of xi^s off the diagonal)."""
+        # d/dv = (1 - w_min) sig (1 - sig) d/dw = sig (1 - w) d/dw, sig =
+        # sigmoid(v): off the diagonal F = (1 - w) S gives -sig per unit of xi;
+        # on it, sig (1 - w) (1 - S) / F.
+        log_sig = -np.logaddexp(0.0, -v)
+        stay = np.exp(_lift(log_sig, 3) + move - log_stay)
+        return (_row_dots(xi_d, stay * -np.expm1(log_net_d))
+                - np.exp(log_sig) * off)
+
+
+def _row_sums(a):
+    """The sum of every row a[r] (NumPy's pairwise sum, as ``a[r].sum()``)."""
+    return a.reshape(a.shape[0], -1).sum(axis=1)
+
+
+def _row_dots(a, b):
+    """a[r] . b[r] for every row r: one BLAS dot per row (as ``np.vdot``), so a
+    row's value does not depend on the other rows."""
+    R = a.shape[0]
+    return (np.ascontiguousarray(a).reshape(R, 1, -1)
+            @ np.ascontiguousarray(b).reshape(R, -1, 1)).reshape(R)
+
+
+def _lift(a, n_axes):
+    """``a`` (R,) with ``n_axes`` trailing axes of length 1, to broadcast per row."""
+    return a.reshape(a.shape + (1,) * n_axes)
 
 
 def _diagonal(a):
-    """Writable view of a[t, j, k, j], shape (T, n, m): the level's stays."""
-    T, n, m, _ = a.shape
+    """Writable view of a[..., j, k, j], shape (..., n, m): the level's stays."""
+    *lead, n, m, _ = a.shape
     s = a.strides
-    return np.lib.stride_tricks.as_strided(a, (T, n, m), (s[0], s[1] + s[3], s[2]))
+    return np.lib.stride_tricks.as_strided(a, (*lead, n, m),
+                                           (*s[:-3], s[-3] + s[-1], s[-2]))
 
 
 def _log_softmax_(z):
@@ -322,16 +418,22 @@ def _log_softmax_(z):
     # Logits beyond +-1e300 (inputs near the float64 limit, where U @ coef may
     # even overflow to inf, or to NaN as inf - inf) are one-hot anyway: clipped
     # to a finite range, their differences below cannot overflow.
-    np.nan_to_num(z, copy=False, nan=0.0, posinf=1e300, neginf=-1e300)
-    np.clip(z, -1e300, 1e300, out=z)
-    top = z[..., 0].copy()
-    for k in range(1, z.shape[-1]):
-        np.maximum(top, z[..., k], out=top)
-    z -= top[..., None]
-    total = np.exp(z[..., 0])
-    for k in range(1, z.shape[-1]):
-        total += np.exp(z[..., k])
-    z -= np.log(total)[..., None]
+    if not (np.abs(z) <= 1e300).all():  # one pass where nothing is out of range
+        np.nan_to_num(z, copy=False, nan=0.0, posinf=1e300, neginf=-1e300)
+        np.clip(z, -1e300, 1e300, out=z)
+    columns = [z[..., k] for k in range(z.shape[-1])]
+    top = columns[0].copy()
+    for column in columns[1:]:
+        np.maximum(top, column, out=top)
+    # a broadcast over the short last axis is slow: subtract column by column
+    for column in columns:
+        column -= top
+    total = np.exp(columns[0])
+    for column in columns[1:]:
+        total += np.exp(column)
+    np.log(total, out=total)
+    for column in columns:
+        column -= total
     return z
 
 

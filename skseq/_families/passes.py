@@ -4,6 +4,8 @@ The restarts of a fit advance in lockstep, so the gradient solver asks a family
 for R forward-backward passes and their gradients in one call
 (:meth:`~skseq._families.transitions.TransitionFamily.gradient_passes`). By
 default that is one ``gradient_pass`` per parameter set (:class:`SeparatePasses`);
+a family that forms its matrices and gradients for R sets in whole-array
+operations runs one forward-backward per set on them (:class:`BatchedPasses`);
 the families whose logits are linear in their parameters run the fused kernel
 (``skseq._kernels.fused``, :class:`FusedPasses`), which forms each step's
 matrix inside the recursion, so nothing of size (T, n, n) exists.
@@ -61,6 +63,47 @@ class SeparatePasses:
             Chain(p, e, self.offsets, n_jobs=self.n_jobs).forward(
                 self.family.probs(theta, self.U, self.mask)).loglik
             for theta, p, e in zip(thetas, startprob, log_emit, strict=True)])
+
+
+# BatchedPasses hands a family at most about this much of parameter sets at once.
+_BATCH_BYTES = 1 << 26
+
+
+class BatchedPasses(SeparatePasses):
+    """:meth:`TransitionFamily.gradient_passes` of a family with
+    ``gradient_batch(thetas, U, chains)`` and ``probs_batch(thetas, U)``, which
+    hold ``batch_bytes_per_set(n_steps)`` per set: the sets go to it in chunks
+    of at most ``_BATCH_BYTES`` (at least one set a chunk)."""
+
+    def __init__(self, family, U, offsets, weight, n_jobs):
+        super().__init__(family, U, None, offsets, weight, n_jobs)
+        self.size = max(1, _BATCH_BYTES // family.batch_bytes_per_set(U.shape[0]))
+
+    def _chunks(self, n_sets):
+        return [slice(a, a + self.size) for a in range(0, n_sets, self.size)]
+
+    def __call__(self, thetas, startprob, log_emit):
+        posts, grads = [], []
+        for rows in self._chunks(thetas.shape[0]):
+            chains = [Chain(p, e, self.offsets, self.weight, self.n_jobs)
+                      for p, e in zip(startprob[rows], log_emit[rows], strict=True)]
+            chunk_posts, chunk_grads = self.family.gradient_batch(
+                thetas[rows], self.U, chains)
+            posts += chunk_posts
+            grads.append(chunk_grads)
+        return GradientPasses(
+            np.stack([post.loglik for post in posts]),
+            np.stack([post.gamma for post in posts]),
+            np.stack([post.start_post for post in posts]), np.concatenate(grads))
+
+    def logliks(self, thetas, startprob, log_emit):
+        out = []
+        for rows in self._chunks(thetas.shape[0]):
+            trans = self.family.probs_batch(thetas[rows], self.U)
+            out += [Chain(p, e, self.offsets, n_jobs=self.n_jobs).forward(A).loglik
+                    for p, e, A in zip(startprob[rows], log_emit[rows], trans,
+                                       strict=True)]
+        return np.stack(out)
 
 
 class FusedPasses:

@@ -19,7 +19,10 @@ def n_threads(n_jobs, n_items, work, min_work):
     """Threads worth starting for ``n_items`` items of total ``work``: at most
     ``n_jobs`` (joblib's meaning, None for 1) and ``n_items``, and none with
     less than ``min_work`` (starting a thread costs more than it saves)."""
-    return max(1, min(effective_n_jobs(n_jobs), n_items, work // min_work))
+    cap = min(n_items, work // min_work)
+    if cap <= 1:  # one thread whatever n_jobs says: skip joblib's look-up
+        return 1
+    return max(1, min(effective_n_jobs(n_jobs), cap))
 
 
 def balanced_ranges(offsets, n_ranges):
