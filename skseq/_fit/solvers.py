@@ -89,14 +89,15 @@ def solve_em(problem, theta0, monitor, m_step_max_iter=M_STEP_MAX_ITER,
     step is ``RELAXATION_GROWTH`` times longer (at most ``MAX_RELAXATION``);
     an over-relaxed iteration that raised it is undone, and the next one
     taken from the same posteriors at the plain length, which cannot raise
-    it. The objective of the accepted iterations never rises.
+    it. The objective of the accepted iterations never rises; the tolerance
+    is not applied to the plain step that follows an undone one.
     """
     m_step = MStep(problem, m_step_max_iter, bound_steps or M_STEP_BOUND_STEPS)
     start = time.perf_counter()
     theta, post = theta0, problem.e_step(theta0)
     curve = [float(problem.objective(post.loglik, theta))]
     monitor.iteration(1, time.perf_counter() - start, curve[-1])
-    relaxation, converged, n_iter = 1.0, False, 0
+    relaxation, converged, n_iter, undone = 1.0, False, 0, False
     while n_iter < monitor.max_iter and not converged:
         n_iter += 1
         candidate = m_step(theta, post, relaxation)
@@ -105,13 +106,16 @@ def solve_em(problem, theta0, monitor, m_step_max_iter=M_STEP_MAX_ITER,
         new_post = problem.e_step(candidate)
         value = float(problem.objective(new_post.loglik, candidate))
         if relaxation > 1.0 and not value <= curve[-1]:
-            relaxation = 1.0  # undone: the plain step from the same posteriors
+            relaxation, undone = 1.0, True  # the plain step from the same posteriors
             continue
         theta, post = candidate, new_post
         curve.append(value)
         monitor.iteration(len(curve), time.perf_counter() - start, value)
         relaxation = (min(relaxation * RELAXATION_GROWTH, MAX_RELAXATION)
                       if m_step.relaxed else 1.0)
-        converged = monitor.em_converged(curve)
+        # The plain step after an undone one is short where the bound is
+        # loose: its small fall says nothing of convergence.
+        converged = not undone and monitor.em_converged(curve)
+        undone = False
     return {"theta": theta, "n_iter": n_iter, "converged": converged,
             "objective": curve[-1], "curve": curve}
