@@ -235,6 +235,8 @@ protocol; the `gem` row above is the reference):
 
 {gap_analysis(rows, ablations, args.trials, sizes)}
 
+{why_trials_fail()}
+
 **Model size by cross-validation** (paper §6 and Figure 5). GridSearchCV over
 `n_states` = 2..8 × `random_state` = 0..{args.size_seeds - 1}
 (the `gem` estimator), trained on Tomita's set and
@@ -315,6 +317,48 @@ def gap_analysis(rows, ablations, trials, sizes):
     ]
     return "**Gap analysis (the `gem` rows against the paper).**\n\n" + "\n".join(
         lines)
+
+
+def why_trials_fail():
+    """Per grammar, how the `gem` trials that do not learn the training set
+    end, under the variations of ``bench_restarts.py --table6`` (read from
+    its saved results, if any)."""
+    from _report import RESULTS
+
+    path = RESULTS / "tomita_table6_gem.json"
+    if not path.exists():
+        return ""
+    saved = json.loads(path.read_text())
+    body = []
+    for g, variants in saved["results"].items():
+        conv, avg = PAPER[int(g)][2:4]
+        for label, runs in variants.items():
+            accs = [r["acc"] for r in runs if r["learned"]]
+            failed = [r for r in runs if not r["learned"]]
+            optimum = sum(r["converged"] for r in failed)
+            body.append([f"#{g}", label, f"{len(accs) / len(runs):.2f}",
+                         fmt(np.mean(accs) if accs else None), optimum,
+                         len(failed) - optimum,
+                         f"{np.median([r['n_iter'] for r in runs]):.0f}",
+                         f"{conv:.2f} / {avg:.3f}"])
+    return f"""**Why trials fail** (`{saved['command']}`, the `gem` setting above,
+seeds 0-{len(runs) - 1}). Variations: `package` is the `gem` row (the package's
+starts, `max_iter=200`, `tol=1e-5`); `scale1` draws the starts at scale 1 (as
+before the linear models' small start); `max_iter=1000` gives GEM five times
+the budget; `stop when learned` reads the paper's stopping rule closely
+("when either some allowed number of sequence presentations has been
+performed or the task has been learned", Bengio & Frasconi 1996, §5.3, stated
+there for its other experiments): GEM runs in chunks of 5 iterations and stops
+at the first chunk after which every training string is classified right.
+Of the trials that do not learn the training set, "at tol" counts those
+where GEM met its tolerance (the objective fell by less than `tol` in an
+iteration: a local optimum, or a plateau flatter than `tol`), "max_iter"
+those that ran out of iterations.
+
+{table(["grammar", "variation", "convergence", "average", "failed: at tol",
+        "failed: max_iter", "median iterations", "paper: convergence / average"],
+       body)}
+"""
 
 
 def figure(sizes):
