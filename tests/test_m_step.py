@@ -152,31 +152,3 @@ def test_em_with_bound_steps_reaches_the_lbfgs_objective(transition, monkeypatch
                 random_state=0).fit(X, y)
     assert len(calls) >= fits["em"].n_iter_ > 10
     assert_allclose(fits["em"].objective_, fits["lbfgs"].objective_, rtol=1e-6)
-
-
-def test_over_relaxed_em_undoes_the_steps_that_raise_the_objective():
-    """GEM's over-relaxed bound steps (skseq._fit.solvers.solve_em): some are
-    undone (fewer accepted iterations than M-steps) and the objective of the
-    accepted ones never rises."""
-    from skseq._fit.monitor import ConvergenceMonitor
-    from skseq._fit.solvers import solve_em
-    from skseq.datasets import make_tomita
-
-    X, y = make_tomita(4, 60, random_state=0)
-    captured = {}
-
-    class Capture(IOHMMClassifier):
-        def _solve(self, problem, thetas0, monitor):
-            captured["problem"], captured["theta0"] = problem, thetas0[0]
-            return super()._solve(problem, thetas0, monitor)
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        Capture(4, emission="state", solver="em", n_init=1, max_iter=1,
-                random_state=1).fit(X, y)
-    result = solve_em(captured["problem"], captured["theta0"],
-                      ConvergenceMonitor(tol=0.0, max_iter=80))
-    curve = np.array(result["curve"])
-    assert result["n_iter"] == 80 and curve.size - 1 < 80
-    assert (np.diff(curve) <= 1e-12 * np.abs(curve[1:])).all()
-    assert curve[-1] < curve[0]
