@@ -326,6 +326,31 @@ def gap_analysis(rows, ablations, trials, sizes):
         lines)
 
 
+# The reading of why_trials_fail's table, from the run saved with this page.
+WHY_READING = """The objective is the fit's J (penalised negative log-likelihood per
+string). Read per grammar (the `package` rows unless said):
+
+* **#2 and #3** (n* = 8 and 7 states, minimal FSA 3 and 5): the trials that
+  miss end at objectives about ten times those of the trials that learn the
+  set, at GEM's tolerance, and a longer budget changes nothing: local optima.
+  The paper's stopping rule raises convergence (on #2 past the paper's)
+  without reaching the paper's average accuracy: it catches trials that pass
+  through a perfect training fit before their objective settles (the learned
+  trials' objectives are higher). Which of the several machines that fit
+  16-24 strings a trial ends in decides its accuracy.
+* **#5**: the trials that learn the set fit it no better than those that do
+  not (the lowest objectives are alike), none with every label at
+  probability 0.9: none of the 20 starts reaches the 4-state machine, and the
+  fits that "learn" sit just above 1/2 on some strings. The shipped default
+  (50 restarts) does find it (its confident column).
+* **#7** (n* = 3, minimal FSA 5): the lowest objective belongs to a trial that
+  does not learn the set. With 3 states maximum likelihood does not imply
+  separating the training strings; whether a trial counts as converged is
+  which side of 1/2 a few strings fall on, which no stopping rule fixes.
+* **#6**: one trial short of the paper (0.30 vs 0.35), within the spread of
+  20 trials (about ±0.1)."""
+
+
 def why_trials_fail():
     """Per grammar, how the `gem` trials that do not learn the training set
     end, under the variations of ``bench_restarts.py --table6`` (read from
@@ -370,28 +395,7 @@ those that ran out of iterations.
         "lowest objective: learned / failed", "paper: convergence / average"],
        body)}
 
-The objective is the fit's J (penalised negative log-likelihood per string).
-Read per grammar (the `package` rows unless said):
-
-* **#2 and #3** (n* = 8 and 7 states, minimal FSA 3 and 5): the trials that
-  miss end at objectives about ten times those of the trials that learn the
-  set, at GEM's tolerance, and a longer budget changes nothing: local optima.
-  The paper's stopping rule raises convergence (on #2 past the paper's)
-  without reaching the paper's average accuracy: it catches trials that pass
-  through a perfect training fit before their objective settles (the learned
-  trials' objectives are higher). Which of the several machines that fit
-  16-24 strings a trial ends in decides its accuracy.
-* **#5**: the trials that learn the set fit it no better than those that do
-  not (the lowest objectives are alike), none with every label at
-  probability 0.9: none of the 20 starts reaches the 4-state machine, and the
-  fits that "learn" sit just above 1/2 on some strings. The shipped default
-  (50 restarts) does find it (its confident column).
-* **#7** (n* = 3, minimal FSA 5): the lowest objective belongs to a trial that
-  does not learn the set. With 3 states maximum likelihood does not imply
-  separating the training strings; whether a trial counts as converged is
-  which side of 1/2 a few strings fall on, which no stopping rule fixes.
-* **#6**: one trial short of the paper (0.30 vs 0.35), within the spread of
-  20 trials (about ±0.1).
+{WHY_READING}
 """
 
 
