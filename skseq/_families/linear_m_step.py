@@ -39,6 +39,7 @@ import numpy as np
 
 from .._kernels.fused import LinearNormalizer
 from .._kernels.softmax import row_sums, weighted_log_normalizer_
+from .params import column_sums
 
 # Steps per block when the M-step evaluates logits block-wise (bounds memory).
 _BLOCK_ENTRIES = 1 << 18
@@ -177,7 +178,7 @@ class Design:
             grams[:, rows, cols] = upper
             grams[:, cols, rows] = upper
         grams[:, :d, d] = grams[:, d, :d] = weights.T @ X
-        grams[:, d, d] = weights.sum(axis=0)
+        grams[:, d, d] = column_sums(weights)
         return grams
 
 
@@ -248,7 +249,7 @@ def additive_bound(design, rows, alpha):
     gram[:d, :d] = design.grams(rows.sum(axis=1)[:, None])[0, :d, :d]
     gram[:d, d:] = U.T @ rows
     gram[d:, :d] = gram[:d, d:].T
-    gram[d:, d:] = np.diag(rows.sum(axis=0))
+    gram[d:, d:] = np.diag(column_sums(rows))
     return SoftmaxBound(gram[None], np.arange(d + n) < d, alpha)
 
 
