@@ -874,7 +874,7 @@ def main():
          "`score` its emission log-likelihoods and forward pass (`implementation`: "
          "`log` is hmmlearn's default). skseq's `fit` includes validation, "
          "initialisation, one E-step, the M-step (a bound step for the state "
-         "networks, 10 L-BFGS iterations for the output networks) and the "
+         "networks, 5 L-BFGS iterations for the output networks) and the "
          "E-step at its result; hmmlearn's `fit` includes its "
          "k-means initialisation (best of fewer runs: it is slow), the last column "
          "starts from fitted parameters (`init_params=\"\"`), i.e. one bare EM "

@@ -28,8 +28,11 @@ _LOCKSTEP_BYTES = 1 << 28
 # iterations stops.
 _DROP_AFTER = 10
 _DROP_MARGIN = 1e-3
-# GEM: L-BFGS iterations per M-step, warm-started from the current networks.
-M_STEP_MAX_ITER = 10
+# GEM: L-BFGS iterations per M-step of the networks without a bound step,
+# warm-started from the current networks. 5 rather than 10: on the speed
+# benchmark's fit (1,000 x 50 x 8, 8 states, 20 iterations) the objective
+# reached was the same to 1e-5 relative, the fit 9% faster.
+M_STEP_MAX_ITER = 5
 # GEM: steps on the bound per M-step of the linear softmax networks, and the
 # growth and limit of their over-relaxation (solve_em).
 M_STEP_BOUND_STEPS = 1
