@@ -1,5 +1,6 @@
 """The solvers of J(theta) (``skseq._fit.solvers``): restart grouping, restarts in
-lockstep, the drop rule inside a fit and the GEM solver's monotone objective."""
+lockstep, the drop rule inside a fit and the GEM solver's monotone objective,
+its over-relaxed steps undone when they raise it."""
 
 import warnings
 
@@ -11,6 +12,7 @@ from skseq import IOHMMClassifier
 from skseq._fit.lbfgs import DROPPED
 from skseq._fit.monitor import ConvergenceMonitor
 from skseq._fit.solvers import restart_groups, solve_em
+from skseq.datasets import make_tomita
 
 
 def _drift(n_seq=24, seed=0):
@@ -102,11 +104,8 @@ def test_restart_groups_hold_what_the_lockstep_budget_allows(monkeypatch):
     assert len(restart_groups(problem, 4, "lbfgs")) == 4
 
 
-def test_em_objective_never_increases():
-    """GEM (Bengio & Frasconi 1996, Algorithm 1): every M-step improves the
-    auxiliary function, so J never rises (scikit-learn's
-    test_monotonic_likelihood, with J the penalised negative log-likelihood)."""
-    X, y = _drift(n_seq=12)
+def _em_start(X, y, **params):
+    """The problem and the first start of an em fit of X, y."""
     captured = {}
 
     class Capture(IOHMMClassifier):
@@ -116,11 +115,32 @@ def test_em_objective_never_increases():
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        Capture(3, features="raw", solver="em", n_init=1, max_iter=3,
-                random_state=0).fit(X, y)
+        Capture(solver="em", n_init=1, max_iter=1, **params).fit(X, y)
+    return captured["problem"], captured["theta0"]
+
+
+def test_em_objective_never_increases():
+    """GEM (Bengio & Frasconi 1996, Algorithm 1): every M-step improves the
+    auxiliary function, so J never rises (scikit-learn's
+    test_monotonic_likelihood, with J the penalised negative log-likelihood)."""
+    X, y = _drift(n_seq=12)
+    problem, theta0 = _em_start(X, y, n_states=3, features="raw", random_state=0)
     monitor = ConvergenceMonitor(tol=0.0, max_iter=15)
-    result = solve_em(captured["problem"], captured["theta0"], monitor)
+    result = solve_em(problem, theta0, monitor)
     curve = np.array(result["curve"])
-    assert curve.size == 15 and not result["converged"]
+    assert result["n_iter"] == 15 and not result["converged"]
     assert (np.diff(curve) <= 1e-12 * np.abs(curve[1:])).all()
-    assert result["objective"] <= curve[-1]
+    assert result["objective"] == curve[-1]
+
+
+def test_over_relaxed_em_undoes_the_steps_that_raise_the_objective():
+    """GEM's over-relaxed bound steps (solve_em): some are undone (fewer
+    accepted iterations than M-steps) and the objective of the accepted ones
+    never rises."""
+    X, y = make_tomita(4, 60, random_state=0)
+    problem, theta0 = _em_start(X, y, n_states=4, emission="state", random_state=1)
+    result = solve_em(problem, theta0, ConvergenceMonitor(tol=0.0, max_iter=80))
+    curve = np.array(result["curve"])
+    assert result["n_iter"] == 80 and curve.size - 1 < 80
+    assert (np.diff(curve) <= 1e-12 * np.abs(curve[1:])).all()
+    assert curve[-1] < curve[0]

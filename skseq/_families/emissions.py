@@ -237,7 +237,7 @@ class SoftmaxEmission(EmissionFamily):
         z_t,i[y_t] and its gradient are the same at every evaluation and
         computed once here; each evaluation then only needs the weighted
         log-normaliser (as for the state networks,
-        ``skseq._families.transitions.LinearSoftmaxObjective``).
+        ``skseq._families.linear_m_step.LinearSoftmaxObjective``).
         """
         if not self.layer.linear:
             return super().m_step_objective(U, y, weights)

@@ -26,6 +26,12 @@ how it does so. :class:`TransitionFamily` writes the contract down; the driver
 ``m_step_objective(U, xi, mask)``
     Q_trans(theta) = sum_t xi_t log A_t(theta) and its gradient, for one
     M-step's posteriors (Bengio & Frasconi 1996, eqs. 20 and 36).
+``design(U)``, ``quadratic_bound(design, rows, alpha)``
+    For linear softmax networks, the step of Böhning's (1992) bound
+    (``skseq._families.linear_m_step``) given the inputs as a ``Design``
+    (built once per fit) and the row sums of the pairwise posteriors: a
+    function from the M-step objective's gradient to a step that cannot lower
+    it; None for the other families.
 ``det_reward(theta, U, mask, step_weight)``
     The weighted mean of |det A_t| and its gradient (Bengio & Frasconi 1996, §5.2).
 
@@ -37,30 +43,32 @@ contract then follows from Fisher's identity (the gradient of the log-likelihood
 is that of the EM auxiliary function at the current parameters).
 """
 
-from typing import NamedTuple
+from functools import partial
 
 import numpy as np
 from scipy.special import expit
 
 from .._kernels.forward_backward import XI_GRAD, XI_STEP, XI_SUM
-from .._kernels.fused import LinearNormalizer
 from .._kernels.softmax import (
     add_bias_,
     log_softmax_gradient_,
     outer_sum,
-    row_sums,
     softmax_,
-    weighted_log_normalizer_,
 )
 from .layers import Identity, TanhLayer
+from .linear_m_step import (
+    Design,
+    LinearSoftmaxObjective,
+    LinearStatistics,
+    additive_bound,
+    block_steps,
+    heads_bound,
+    heads_step,
+)
 from .params import ParametricFamily, column_sums, linear_map
 from .passes import FusedGradient, SeparatePasses
 from .starts import SMALL_START, STARTING_POINTS
 
-# Steps per block when the M-step evaluates logits block-wise (bounds memory).
-_BLOCK_ENTRIES = 1 << 18
-# ... but not below this many (0.5 MB), where the Python work per block would show.
-_MIN_BLOCK_ENTRIES = 1 << 16
 
 class TransitionFamily(ParametricFamily):
     """The contract of a state-network family (see the module docstring).
@@ -147,6 +155,15 @@ class TransitionFamily(ParametricFamily):
         """theta -> (Q_trans, gradient) for one M-step's fixed U, xi and mask."""
         return lambda theta: self.expected_log(theta, U, xi, mask)
 
+    def design(self, U):
+        """The inputs as a ``Design``, for a family with a
+        :meth:`quadratic_bound` (else None)."""
+        return None
+
+    def quadratic_bound(self, design, rows, alpha):
+        """None: the family has no fixed bound on its M-step's curvature."""
+        return None
+
     def det_reward(self, theta, U, mask, step_weight):
         """sum_t step_weight_t |det A_t| and its gradient (Bengio & Frasconi 1996,
         §5.2).
@@ -217,7 +234,7 @@ class SoftmaxTransitions(TransitionFamily):
     def expected_log(self, theta, U, xi, mask):
         """sum xi log A(theta) and its gradient, in blocks of steps so that no
         second (n_steps, n, n) array is ever allocated."""
-        block = _block_steps(xi.shape[0], self.n_states)
+        block = block_steps(xi.shape[0], self.n_states)
         value = 0.0
         grad = np.zeros(self.n_params)
         for t0 in range(0, xi.shape[0], block):
@@ -266,90 +283,6 @@ class SoftmaxTransitions(TransitionFamily):
         return float(step_weight @ np.abs(det)), self.backward(theta, U, G)
 
 
-# From this many states the M-step's log-normaliser runs compiled (see
-# LinearSoftmaxObjective).
-_FUSED_M_STEP_STATES = 8
-
-
-def _block_steps(n_steps, n):
-    """Steps per block of the M-step's evaluations: at most ~2 MB, and at most
-    1/8 of the steps (but not below 0.5 MB), so the temporaries stay a small
-    fraction of the (n_steps, n, n) pairwise posteriors."""
-    return max(1, min(_BLOCK_ENTRIES // (n * n),
-                      max(-(-n_steps // 8), _MIN_BLOCK_ENTRIES // (n * n))))
-
-
-class LinearStatistics(NamedTuple):
-    """What the GEM M-step of linear logits needs from the fused E-step, in
-    place of the pairwise posteriors xi: the parameters of the E-step, the
-    log-likelihood gradient there (sum (xi - rows softmax z) d z / d theta) and
-    the row sums of xi, (n_steps, n)."""
-
-    theta: np.ndarray
-    grad: np.ndarray
-    rows: np.ndarray
-
-
-class LinearSoftmaxObjective:
-    """Q_trans(theta) for a family whose logits are linear in theta, sharing work
-    between the evaluations of one M-step.
-
-    Q = sum xi z - sum_t,j rows_t,j logsumexp_i z_t[j, i], with rows the row sums
-    of xi (gamma_{t-1}). For z = A theta the first term is theta . A'xi and its
-    gradient A'xi, the same at every evaluation: computed once here (as
-    ``backward`` of xi), each evaluation then only needs the log-normaliser.
-    """
-
-    def __init__(self, family, U, xi=None, *, rows=None, g_linear=None):
-        self.family, self.U = family, U
-        self.g_linear = family.backward(None, U, xi) if xi is not None else g_linear
-        self.rows = row_sums(xi) if xi is not None else rows
-        self.block = _block_steps(self.rows.shape[0], family.n_states)
-        self._first = None
-        # The families of the fused pass, from 8 states: the log-normaliser in
-        # one compiled pass (skseq._kernels.fused.LinearNormalizer), measured 1.7-2x the
-        # NumPy blocks below at 8 states; with fewer, its one libm log per row
-        # makes it slower than NumPy's vectorised log (0.7x at 2 and 4 states).
-        kind = getattr(family, "_fused_kind", None)
-        self.fused = (LinearNormalizer(kind, U, self.rows)
-                      if kind is not None and family.n_states >= _FUSED_M_STEP_STATES
-                      else None)
-
-    @classmethod
-    def from_statistics(cls, family, U, stats):
-        """From the fused E-step's :class:`LinearStatistics`: the linear term's
-        gradient is the log-likelihood gradient plus the log-normaliser's at
-        the E-step's parameters (Fisher's identity), which the first
-        evaluation, there, then reuses."""
-        objective = cls(family, U, rows=stats.rows)
-        norm, g_norm = objective._normalizer(stats.theta)
-        objective.g_linear = stats.grad + g_norm
-        objective._first = (stats.theta, float(stats.theta @ objective.g_linear)
-                            - norm, stats.grad.copy())
-        return objective
-
-    def _normalizer(self, theta):
-        """sum_t,j rows_t,j logsumexp_i z_t[j, i] and its gradient."""
-        if self.fused is not None:
-            p = self.family.unpack(theta)
-            norm, g_coef, g_intercept = self.fused(p["coef"], p["intercept"])
-            return norm, np.concatenate([g_coef.ravel(), g_intercept.ravel()])
-        family, U, rows = self.family, self.U, self.rows
-        norm, grad = 0.0, np.zeros(family.n_params)
-        for t0 in range(0, rows.shape[0], self.block):
-            U_b = U[t0 : t0 + self.block]
-            z = family.logits(theta, U_b)
-            norm += weighted_log_normalizer_(z, rows[t0 : t0 + self.block])
-            grad += family.backward(theta, U_b, z)  # z holds rows * softmax
-        return norm, grad
-
-    def __call__(self, theta):
-        if self._first is not None and np.array_equal(theta, self._first[0]):
-            return self._first[1], self._first[2].copy()
-        norm, g_norm = self._normalizer(theta)
-        return float(theta @ self.g_linear) - norm, self.g_linear - g_norm
-
-
 class InputTransitions(FusedGradient, SoftmaxTransitions):
     """One softmax network per previous state: z_t[j] = W_j h_t + b_j.
 
@@ -384,6 +317,16 @@ class InputTransitions(FusedGradient, SoftmaxTransitions):
     @property
     def _fused_kind(self):
         return "input" if self.layer.linear else None
+
+    def design(self, U):
+        return Design(U, self.n_states**2) if self.layer.linear else None
+
+    def quadratic_bound(self, design, rows, alpha):
+        """Previous state j's network is a softmax regression on [u_t, 1]
+        weighted by gamma_{t-1, j}, ``rows[:, j]``."""
+        if design is None:
+            return None
+        return partial(heads_step, self, heads_bound(design, rows, alpha))
 
     def n_free_params(self, mask=None):
         # every free logit has an intercept and a weight per layer output
@@ -436,6 +379,19 @@ class AdditiveTransitions(FusedGradient, SoftmaxTransitions):
     def _blocks(self):
         n, d = self.n_states, self.n_features
         return [("coef", (d, n), True), ("intercept", (n, n), False)]
+
+    def design(self, U):
+        return Design(U, self.n_states**2)
+
+    def quadratic_bound(self, design, rows, alpha):
+        bound, d = additive_bound(design, rows, alpha), self.n_features
+
+        def step(grad):
+            p = self.unpack(grad)
+            block = bound.step(np.concatenate([p["coef"], p["intercept"]])[None])[0]
+            return self.pack({"coef": block[:d], "intercept": block[d:]})
+
+        return step
 
     def logits(self, theta, U):
         p = self.unpack(theta)

@@ -12,8 +12,8 @@ N(0, 1/alpha) prior on the input weights, scaled per sequence so that ``tol`` me
 the same for any data size (:class:`Problem`). Its exact gradient comes from the
 forward-backward, because the backward pass is the gradient of the forward pass
 (Buys, Bisk & Choi 2018, §2.2; Bengio & Frasconi 1996, after eq. 29); the GEM
-E-step gives posteriors (eqs. 28-29) and the M-step improves each network's part
-of the auxiliary function (eqs. 36-37).
+E-step gives posteriors (eqs. 28-29) and the M-step (``skseq._fit.m_step``)
+improves each network's part of the auxiliary function (eqs. 36-37).
 
 The families own their math (``skseq._transitions``, ``skseq._emissions``); the
 problem only composes them. :class:`FittedModel` is what inference needs of a
@@ -24,7 +24,6 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from scipy.optimize import minimize
 
 from .._families.emissions import inverse_cdf
 from .._families.starts import HOLD_LOGIT
@@ -356,43 +355,6 @@ class Problem:
         """J(theta) and its exact gradient (:meth:`values_and_grads` of one)."""
         values, grads = self.values_and_grads(theta[None])
         return values[0], grads[0]
-
-    def m_step(self, theta, post, max_iter):
-        """GEM M-step: improve each network's part of the auxiliary function."""
-        theta_s, theta_t, theta_e = self.split(theta)
-        W = self.total_weight
-        pen_t, pen_e = self.split(self.penalised)[1:]
-        a = self.alpha
-
-        l1_t = self.split(self.l1)[1]
-
-        def penalised(objective, pen, l1=None):
-            def f(th):
-                q, g = objective(th)
-                value = -q + 0.5 * a * np.dot(th[pen], th[pen])
-                grad = -g + a * th * pen
-                if l1 is not None and l1.any():
-                    value += self._l1_value(th[l1])
-                    grad[l1] += self._l1_gradient(th[l1])
-                return value / W, grad / W
-            return f
-
-        f_trans = penalised(
-            self.transition.m_step_objective(self.U, post.xi, self.mask), pen_t,
-            l1_t)
-        f_emit = penalised(self.emission.m_step_objective(
-            self.U_targets, self.y, self._weighted(post.gamma[self.steps])), pen_e)
-        options = {"maxiter": max_iter}
-        theta_t = minimize(f_trans, theta_t, jac=True, method="L-BFGS-B",
-                           options=options).x
-        theta_e = minimize(f_emit, theta_e, jac=True, method="L-BFGS-B",
-                           options=options).x
-        if self.n_start:
-            # Closed form (Bengio & Frasconi 1996, after eq. 24: x_0's posterior,
-            # averaged).
-            p = np.maximum(post.start_post.sum(axis=0) / W, 1e-300)
-            theta_s = np.log(p / p.sum())
-        return np.concatenate([theta_s, theta_t, theta_e])
 
     def loglik(self, theta):
         """Per-sequence log-likelihoods."""

@@ -127,7 +127,7 @@ def weighted_log_normalizer_(z, rows):
 
     With sum xi z computed apart, this is :func:`log_softmax_gradient_` for
     weights xi whose row sums are ``rows`` (the M-step's split, see
-    ``skseq._families.transitions.LinearSoftmaxObjective``).
+    ``skseq._families.linear_m_step.LinearSoftmaxObjective``).
     """
     rows = np.ascontiguousarray(rows, dtype=np.float64)
     total = 0.0
