@@ -121,12 +121,12 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         ``"learned"``: the sticky chain counted from the labelled sequences.
         ``"none"``: every step's state drawn afresh from the label priors
         (each step's label is then the per-step classifier's alone).
-    likelihood_scale : float, default=0.85
+    likelihood_scale : float, default=0.5
         Exponent applied to the scaled likelihoods: below 1, the per-step
         classifier is trusted less relative to the chain. Its posteriors come
         from overlapping windows, so neighbouring steps' evidence is far from
         independent, and a classifier's probabilities are often overconfident;
-        the defaults (2 states per label, 0.85) were chosen on sessions cut from
+        the defaults (2 states per label, 0.5) were chosen on sessions cut from
         the training recordings of BasicMotions and PLAID (see the User Guide,
         "Labelling every step").
     n_jobs : int or None, default=None
@@ -202,7 +202,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(self, estimator=None, *, window=32, features="auto",
                  n_states_per_label=2, phase_targets=False, transitions="learned",
-                 likelihood_scale=0.85, n_jobs=None, random_state=None):
+                 likelihood_scale=0.5, n_jobs=None, random_state=None):
         self.estimator = estimator
         self.window = window
         self.features = features
