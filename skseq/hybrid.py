@@ -98,8 +98,9 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         minimum and standard deviation over the last ``window // 4`` and the
         last ``window`` steps (blind to the order of the steps and to the
         phase of a periodic signal). ``"lags"``: per channel the raw values
-        every ``max(1, window // 8)`` steps (8 of the last 32), which keep the
-        order of the steps and show a recent change early. ``"auto"``: the one
+        of the last ``s = max(1, window // 8)`` steps and then every ``s``
+        steps (11 of the last 32: lags 0-4, 8, ..., 28), which keep the order
+        of the steps and show a recent change early. ``"auto"``: the one
         whose classifier labels more held-out steps correctly, fitted on a
         random half of the training sequences and scored on the other half
         (at most 20,000 labelled steps each), then refitted on all; one-step

@@ -429,23 +429,27 @@ def window_lags(seqs, window):
     Parameters
     ----------
     seqs : Sequences
-        Every channel is read ``d`` steps ago, for ``d`` in ``0, s, 2s, ...``
-        below ``window``; before the start of its sequence, a step reads the
-        sequence's first step. Each row depends on the steps up to its own.
+        Every channel is read ``d`` steps ago, for ``d`` in ``0, 1, ..., s - 1``
+        (the latest steps, densely, where a change of segment shows first)
+        and then ``s, 2s, ...`` below ``window``; before the start of its
+        sequence, a step reads the sequence's first step. Each row depends on
+        the steps up to its own.
     window : int
-        Steps of past read, every ``s = max(1, window // 8)`` steps (8 lags
-        for a window of 32).
+        Steps of past read, with ``s = max(1, window // 8)`` (11 lags for a
+        window of 32: 0, 1, 2, 3, 4, 8, ..., 28).
 
     Returns
     -------
     features : ndarray of shape (n_steps, n_features * n_lags)
-        Lag-major: every channel at lag 0, then every channel at lag ``s``...
+        Lag-major: every channel at lag 0, then every channel at lag 1...
     """
     x = seqs.data
     start = np.repeat(seqs.offsets[:-1], np.diff(seqs.offsets))
     steps = np.arange(x.shape[0])
-    return np.hstack([x[np.maximum(steps - lag, start)]
-                      for lag in range(0, window, max(1, window // 8))])
+    stride = max(1, window // 8)
+    lags = list(range(min(stride, window))) + list(range(stride, window, stride))
+    return np.hstack([x[np.maximum(steps - lag, start)] for lag in lags])
+
 
 class WindowFeatures:
     """The recent past of every step, standardized (``features="window"``).
