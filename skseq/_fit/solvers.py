@@ -28,7 +28,8 @@ _LOCKSTEP_BYTES = 1 << 28
 # iterations stops.
 _DROP_AFTER = 10
 _DROP_MARGIN = 1e-3
-# GEM: L-BFGS iterations per M-step of the networks without a bound step,
+# GEM: L-BFGS iterations per M-step of the output networks (the state
+# networks without a bound step keep 10: m_step.STATE_MAX_ITER),
 # warm-started from the current networks. 5 rather than 10: on the speed
 # benchmark's fit (1,000 x 50 x 8, 8 states, 20 iterations) the objective
 # reached was the same to 1e-5 relative, the fit 9% faster.
