@@ -210,7 +210,7 @@ class ShapeFeatures:
         at the last steps of the sequences that hold them, weighing
         ``last_step_weight`` times as much in all."""
         held, held_rows = _holding(seqs, rows)
-        ends = held.last_steps[:held.n_sequences if self.last_step_weight > 0 else 0]
+        ends = held.last_steps if self.last_step_weight > 0 else held.last_steps[:0]
         pooled = self._walk(held, np.concatenate([held_rows, ends]), None, n_jobs)[1]
         share = self.last_step_weight * held_rows.size / max(ends.size, 1)
         return pooled, np.concatenate([np.ones(held_rows.size),
@@ -512,7 +512,8 @@ REPRESENTATIONS = {"raw": RawFeatures, "shape": ShapeFeatures,
                    "shape_centred": CentredShapeFeatures,
                    "window": WindowFeatures}
 # Representations whose output networks read a whole-sequence summary.
-SUMMARIES = ("shape", "shape_centred")
+SUMMARIES = tuple(name for name, cls in REPRESENTATIONS.items()
+                  if issubclass(cls, ShapeFeatures))
 
 
 def check_causal(features, step_level):
