@@ -56,7 +56,9 @@ from skseq.utils import boundary_f1_score, sequence_lengths
 
 JSON = RESULTS / "step_labelling.json"
 TUNING_JSON = RESULTS / "step_labelling_tuning.json"
+LAG_JSON = RESULTS / "step_labelling_lag.json"  # bench_step_labelling_lag.py
 LAGS = 32
+AFTER = 10  # steps after a change counted as "at the change" (lag section)
 
 
 def make_sessions(X, y, rng, n_passes):
@@ -319,7 +321,61 @@ def report(results):
                          "offline accuracy", "offline boundary F1", "fit time (s)"],
                         rows), ""]
         lines += comparisons(runs)
+    if LAG_JSON.exists():
+        lines += lag_section(json.loads(LAG_JSON.read_text(encoding="utf-8")))
     write("step_labelling.md", "\n".join(lines) + "\n")
+
+
+def _spread(values):
+    values = np.asarray(values, dtype=float)
+    q1, med, q3 = np.percentile(values, [25, 50, 75])
+    return f"median {med:.1f} (quartiles {q1:.1f}-{q3:.1f}, mean {values.mean():.2f})"
+
+
+def lag_section(results):
+    """The section written from ``bench_step_labelling_lag.py``'s results."""
+    lines = ["## Why the chain lags at a change", "",
+             "Measured by `python benchmarks/bench_step_labelling_lag.py` on the "
+             "test sessions above (same construction and seeds), for every true "
+             "change of label from a to b: the steps until the default's per-step "
+             "classifier alone (the same classifier, `transitions='none'`) first "
+             "gives b, and until the default's causal chain does; the evidence the "
+             "chain needs to switch, log(1 / P(switch a to b)) from its "
+             "`transmat_`; and the evidence one step gives, the classifier's log "
+             "posterior ratio of b over a, each divided by its prior, times "
+             "`likelihood_scale`, at the first step the classifier gives b.", ""]
+    for name in dict.fromkeys(r["dataset"] for r in results):
+        runs = [r for r in results if r["dataset"] == name]
+        rec = [c for r in runs for c in r["changes"]]
+        get = {key: np.array([c[key] for c in rec], dtype=float) for key in rec[0]}
+        trail = get["chain"] - get["alone"]
+        near = {m: int(get[f"errors_{m}"].sum()) for m in ("alone", "chain")}
+        total = {m: sum(r["errors"][m] for r in runs) for m in ("alone", "chain")}
+        lines += [
+            f"**{name}** (seeds {[r['seed'] for r in runs]}, {len(rec)} changes, "
+            f"{sum(r['n_test_steps'] for r in runs)} steps, "
+            f"`likelihood_scale={runs[0]['likelihood_scale']}`):", "",
+            f"- steps after the change until the classifier alone gives the new "
+            f"label: {_spread(get['alone'])}; until the chain does: "
+            f"{_spread(get['chain'])};",
+            f"- the chain trails the classifier by {_spread(trail)} steps "
+            f"(at most {trail.max():.0f}; it is ahead at "
+            f"{int(np.sum(trail < 0))} changes, level at {int(np.sum(trail == 0))});",
+            f"- evidence needed to switch: {_spread(get['needed'])} nats; evidence "
+            f"of the classifier's first right step: {_spread(get['given'])} nats, "
+            f"so the chain waits for several such steps;",
+            f"- errors in the {AFTER} steps after each change: chain {near['chain']}, "
+            f"classifier alone {near['alone']}; elsewhere: chain "
+            f"{total['chain'] - near['chain']}, classifier alone "
+            f"{total['alone'] - near['alone']}.", ""]
+    lines += ["The chain gains inside segments and loses more right after the "
+              "changes: its switch waits until the scaled evidence adds up to "
+              "log(1 / P(switch)). Lowering that threshold (a larger "
+              "`likelihood_scale`, a less sticky chain) makes it follow the "
+              "classifier sooner but also switch on the classifier's brief "
+              "errors inside segments, which costs boundary F1 (the row "
+              "`likelihood_scale=0.85` above).", ""]
+    return lines
 
 
 def comparisons(runs):
