@@ -38,7 +38,7 @@ def first_step(pred, label, start, stop):
     """Steps from ``start`` until ``pred`` first equals ``label`` (``stop -
     start`` if never before ``stop``)."""
     hits = np.flatnonzero(pred[start:stop] == label)
-    return int(hits[0]) if hits.shape[0] else stop - start
+    return int(hits[0]) if hits.shape[0] else int(stop - start)
 
 
 def changes(model, proba, chain_pred, truth):
@@ -58,6 +58,7 @@ def changes(model, proba, chain_pred, truth):
         step = min(start + t_alone, stop - 1)
         window = slice(start, min(start + AFTER, stop))
         out.append({
+            "length": int(stop - start),
             "alone": t_alone, "chain": first_step(chain, b, start, stop),
             "needed": float(-np.log(model.transmat_[a * k + k - 1, b * k])),
             "given": float(evidence[step, b] - evidence[step, a]),
@@ -76,6 +77,8 @@ def run_one(name, seed):
     alone = HybridHMMClassifier(transitions="none", n_states_per_label=1,
                                 likelihood_scale=1.0, random_state=seed)
     alone.fit(S_train, L_train)
+    if alone.features_ != model.features_:  # not the default's classifier then
+        raise RuntimeError(f"{name} {seed}: the two fits chose different features")
     predicted = model.predict(S_test)
     records = []
     for proba, pred, truth in zip(alone.predict_proba(S_test), predicted, L_test,
