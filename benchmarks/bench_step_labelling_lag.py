@@ -60,8 +60,8 @@ def changes(model, proba, chain_pred, truth):
         out.append({
             "length": int(stop - start),
             "alone": t_alone, "chain": first_step(chain, b, start, stop),
-            "needed": float(-np.log(model.transmat_[a * k + k - 1, b * k])),
-            "given": float(evidence[step, b] - evidence[step, a]),
+            "needed": round(float(-np.log(model.transmat_[a * k + k - 1, b * k])), 4),
+            "given": round(float(evidence[step, b] - evidence[step, a]), 4),
             "errors_alone": int(np.sum(alone[window] != b)),
             "errors_chain": int(np.sum(chain[window] != b)),
         })
@@ -104,7 +104,7 @@ def main():
     with threadpool_limits(1):
         results = [run_one(name, seed) for name in args.datasets
                    for seed in range(args.seeds)]
-    LAG_JSON.write_text(json.dumps(results, indent=1), encoding="utf-8")
+    LAG_JSON.write_text(json.dumps(results), encoding="utf-8")
     stored = json.loads(JSON.read_text(encoding="utf-8"))
     report(stored)
     figure(stored)
