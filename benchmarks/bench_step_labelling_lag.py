@@ -17,8 +17,10 @@ For every true change of label (from ``a`` to ``b``) in the test sessions of
 - the errors in the 10 steps after each change and elsewhere, of the chain
   and of the classifier alone.
 
-    python benchmarks/bench_step_labelling_lag.py [--seeds 3] [--datasets ...]
+    python benchmarks/bench_step_labelling_lag.py [--seeds 3] [--datasets ...] [--quick]
 
+(about 10 minutes on a shared 2-core machine; run it after
+``bench_step_labelling.py``, whose stored results the page also shows)
 writes ``step_labelling_lag.json`` and rewrites the Step labelling page (its
 section "Why the chain lags at a change").
 """
@@ -99,8 +101,12 @@ def run_one(name, seed):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--datasets", nargs="+", default=["BasicMotions"])
+    parser.add_argument("--datasets", nargs="+", default=["BasicMotions", "PLAID"])
+    parser.add_argument("--quick", action="store_true",
+                        help="one seed of BasicMotions only (about a minute)")
     args = parser.parse_args()
+    if args.quick:
+        args.seeds, args.datasets = 1, ["BasicMotions"]
     with threadpool_limits(1):
         results = [run_one(name, seed) for name in args.datasets
                    for seed in range(args.seeds)]
