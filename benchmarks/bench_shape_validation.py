@@ -60,7 +60,11 @@ class _WithShape(IOHMMClassifier):
 
     def _make_representation(self, features):
         if features == "shape":
-            return ShapeFeatures(**(self.shape or {}))
+            shape = dict(self.shape or {})
+            supervised = shape.pop("supervised", ShapeFeatures.supervised)
+            representation = ShapeFeatures(**shape)
+            representation.supervised = supervised
+            return representation
         return super()._make_representation(features)
 
 
@@ -80,17 +84,18 @@ def _cross_validated(shape, X, y, seed):
     return float(np.mean(scores))
 
 
-def validate(datasets, seeds):
+def validate(datasets, seeds, option=OPTION, values=VALUES, test=True):
     out = {}
     for name in datasets:
         X, y, X_test, y_test = _ucr.load(name)
         y, y_test = np.asarray(y), np.asarray(y_test)
-        for value in VALUES:
-            shape = {OPTION: value}
+        for value in values:
+            shape = {option: value}
             start = time.perf_counter()
-            res = {"cv": [_cross_validated(shape, X, y, s) for s in seeds],
-                   "test": [_accuracy(_WithShape(shape, s), X, y, X_test, y_test)
-                            for s in seeds]}
+            res = {"cv": [_cross_validated(shape, X, y, s) for s in seeds]}
+            if test:
+                res["test"] = [_accuracy(_WithShape(shape, s), X, y, X_test, y_test)
+                               for s in seeds]
             res["seconds"] = time.perf_counter() - start
             out.setdefault(name, {})[str(value)] = res
             print(name, value, res, flush=True)

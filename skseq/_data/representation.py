@@ -145,6 +145,9 @@ class ShapeFeatures:
     name = "shape"
     tabular_ = False  # (models fitted before the attribute existed)
     causal = True  # a step's features depend on the steps up to it only
+    # Whether a classifier appends its ridge read-out's decisions to the
+    # projection (skseq._families.supervised).
+    supervised = False
     summary = ("the local shape around every step (MiniRocket's dilated kernels, "
                "causal, thresholded), averaged over the sequence so far, "
                "standardized and projected on 128 whitened principal components; "
