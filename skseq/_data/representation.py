@@ -147,7 +147,7 @@ class ShapeFeatures:
     causal = True  # a step's features depend on the steps up to it only
     # Whether a classifier appends its ridge read-out's decisions to the
     # projection (skseq._families.supervised).
-    supervised = False
+    supervised = True
     summary = ("the local shape around every step (MiniRocket's dilated kernels, "
                "causal, thresholded), averaged over the sequence so far, "
                "standardized and projected on 128 whitened principal components; "

@@ -17,32 +17,29 @@ cross-fitted values, each row's decision from the ridge fitted without its
 group (a sequence, or all the prefixes of one training sequence), computed
 exactly from one fit (the leave-group-out downdate of the hat matrix,
 Allen's 1974 PRESS identity for blocks of rows). The penalty is the one
-whose exact leave-one-out error is least (``ridge_loo``).
+whose exact leave-one-out error is least (``penalty.ridge_loo``).
 """
 
 import numpy as np
 
 from .._data.representation import _holding
-from .penalty import LAMBDAS, _best, ridge_loo
+from .penalty import LAMBDAS, _best, loo_errors
 
-# The largest number of supervised rows the ridge is fitted on (the others
-# read the fitted directions, out of its sample).
-MAX_ROWS = 4000
+# The largest number of supervised rows the ridge is fitted on, whole groups
+# drawn at random beyond it (the others read the fitted directions, out of
+# its sample): its cost grows as the cube of the rows.
+MAX_ROWS = 2500
 
 
 def _thin_svd(Xs):
-    """``U, d2, V`` with ``Xs = U diag(sqrt(d2)) V^T``, through the smaller
-    Gram matrix, the null directions left out."""
+    """``U, d2`` with ``Xs = U diag(sqrt(d2)) V^T``, through the smaller Gram
+    matrix, the null directions left out."""
     n, p = Xs.shape
-    if n <= p:
-        d2, U = np.linalg.eigh(Xs @ Xs.T)
-        keep = d2 > 1e-10 * max(d2.max(), 1e-300)
-        d2, U = d2[keep], U[:, keep]
-        return U, d2, (Xs.T @ U) / np.sqrt(d2)
-    d2, V = np.linalg.eigh(Xs.T @ Xs)
+    gram = Xs @ Xs.T if n <= p else Xs.T @ Xs
+    d2, vectors = np.linalg.eigh(gram)
     keep = d2 > 1e-10 * max(d2.max(), 1e-300)
-    d2, V = d2[keep], V[:, keep]
-    return (Xs @ V) / np.sqrt(d2), d2, V
+    d2, vectors = d2[keep], vectors[:, keep]
+    return (vectors if n <= p else (Xs @ vectors) / np.sqrt(d2)), d2
 
 
 def ridge_cross_fitted(X, Y, weight, groups, copies):
@@ -75,12 +72,12 @@ def ridge_cross_fitted(X, Y, weight, groups, copies):
     w = weight / weight.sum()
     s = np.sqrt(weight)
     mean, ymean = w @ X, w @ Y
-    U, d2, V = _thin_svd((X - mean) * s[:, None])
-    # ridge_loo reads the centred rows in the basis V: the same hat matrices
-    lam = float(LAMBDAS[_best(ridge_loo((X - mean) @ V, Y, weight)[0])])
+    Xs = (X - mean) * s[:, None]
+    U, d2 = _thin_svd(Xs)
     SY = (Y - ymean) * s[:, None]
-    UtY = U.T @ SY
-    coef = V @ ((np.sqrt(d2) / (d2 + lam))[:, None] * UtY)
+    lam = float(LAMBDAS[_best(loo_errors(U, d2, SY, weight)[0])])
+    # V diag(d / (d2 + lam)) U^T SY, with V diag(d) = Xs^T U
+    coef = Xs.T @ (U @ ((U.T @ SY) / (d2 + lam)[:, None]))
     fitted = X @ coef + (ymean - mean @ coef)
     shrink = d2 / (d2 + lam)
     resid = (Y - fitted) * s[:, None]  # in the weighted rows' scale
@@ -124,10 +121,12 @@ def supervise(representation, seqs, targets, weight, groups=None,
     groups = np.arange(seqs.n_sequences) if groups is None else groups
     group_weight = weight if group_weight is None else group_weight
     rows = np.flatnonzero(weight[seq_of] > 0)
-    _, group_index = np.unique(groups[seq_of[rows]], return_inverse=True)
-    if np.unique(group_index).size > MAX_ROWS:  # a sample of whole groups
-        chosen = np.random.RandomState(0).permutation(group_index.max() + 1)
-        rows = rows[np.isin(group_index, chosen[:MAX_ROWS])]
+    if rows.size > MAX_ROWS:  # a sample of whole groups
+        _, group_index = np.unique(groups[seq_of[rows]], return_inverse=True)
+        order = np.random.RandomState(0).permutation(group_index.max() + 1)
+        size = np.bincount(group_index)[order]
+        chosen = order[np.cumsum(size) <= MAX_ROWS]
+        rows = rows[np.isin(group_index, chosen)]
     held, held_rows = _holding(seqs, targets.steps[rows])
     X = representation._walk(held, held_rows, None)[1]
     row_weight = weight[seq_of[rows]]
