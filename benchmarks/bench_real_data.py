@@ -72,7 +72,7 @@ CARRY_OVER = ("GunPoint", "OSULeaf", "JapaneseVowels", "ACSF1")
 # the prefix, whitened principal components; the state networks read the
 # leading 8, the output networks all of them) with one start.
 DEFAULT, TUNED = "skseq IOHMMClassifier() (default)", "skseq IOHMMClassifier (tuned)"
-FORMER = "default, projection without the last steps (former default)"
+FORMER = "default, principal components only (former default)"
 TUNED_GRID = {"alpha": [0.01, 0.1, 1.0], "n_states": [2, 4]}
 
 
@@ -110,7 +110,11 @@ def _variant(shape=None, **params):
     class Variant(IOHMMClassifier):
         def _make_representation(self, features):
             if features == "shape" and shape:
-                return ShapeFeatures(**shape)
+                options = dict(shape)
+                supervised = options.pop("supervised", ShapeFeatures.supervised)
+                representation = ShapeFeatures(**options)
+                representation.supervised = supervised
+                return representation
             return super()._make_representation(features)
 
     return lambda name, seed, quick: Variant(random_state=seed, **params)
@@ -132,8 +136,9 @@ RECIPES = {
         n_states=1, transition="homogeneous"),
     "default representation, LogisticRegression (last step)": (
         lambda name, seed, quick: ShapeLastStep(random_state=seed)),
-    # The former default: the projection fitted on sampled steps only.
-    FORMER: _variant({"last_step_weight": 0.0}),
+    # The former default: the projection without the ridge read-out's
+    # decisions (principal components only).
+    FORMER: _variant({"supervised": False}),
 }
 
 # --ablation: one change at a time against the default, on the three small
