@@ -301,8 +301,11 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
             features, representation = self.features_, self.representation_
         supervised = do_init and self._supervises(representation, targets)
         if supervised:
-            rows, values = supervise(representation, seqs, targets, weight,
-                                     *getattr(self, "_fit_groups", (None, None)))
+            # weighted as the fit weighs the sequences (class weights too)
+            rows, values = supervise(
+                representation, seqs, targets,
+                self._target_weights(seqs, targets, weight)[0],
+                *getattr(self, "_fit_groups", (None, None)))
         inputs = representation.inputs(seqs, targets.steps, self.n_jobs)
         if supervised and values.size:
             inputs[1][rows, -values.shape[1]:] = values
