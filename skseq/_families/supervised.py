@@ -127,6 +127,11 @@ def supervise(representation, seqs, targets, weight, groups=None,
         size = np.bincount(group_index)[order]
         chosen = order[np.cumsum(size) <= MAX_ROWS]
         rows = rows[np.isin(group_index, chosen)]
+    g = groups[seq_of[rows]]
+    _, g = np.unique(g, return_inverse=True)
+    classes = targets.values[rows]
+    if g.size == 0 or g.max() < 2 or np.unique(classes).size < 2:
+        return rows[:0], np.zeros((0, 0))  # nothing to leave out, or to tell
     held, held_rows = _holding(seqs, targets.steps[rows])
     X = representation._walk(held, held_rows, None)[1]
     row_weight = weight[seq_of[rows]]
@@ -137,18 +142,17 @@ def supervise(representation, seqs, targets, weight, groups=None,
     # standardized, and scaled so that a row's variance sums to one
     scale = std[varying] * np.sqrt(varying.size)
     Xs = X[:, varying] / scale
-    classes = targets.values[rows]
     n_classes = int(targets.values.max()) + 1
     Y = np.where(classes[:, None] == np.arange(n_classes), 1.0, -1.0)
     if n_classes == 2:  # the second decision is minus the first
         Y = Y[:, 1:]
-    g = groups[seq_of[rows]]
-    _, g = np.unique(g, return_inverse=True)
     first = np.unique(g, return_index=True)[1]
     coef, intercept, cross, _ = ridge_cross_fitted(
         Xs, Y, row_weight, g, _copies(group_weight[groups[seq_of[rows]]][first]))
     # columns of unit spread over the cross-fitted values
-    spread = np.maximum(_weighted_std(cross, row_weight), 1e-12)
+    spread = _weighted_std(cross, row_weight)
+    if np.any(spread <= 1e-12):
+        return rows[:0], np.zeros((0, 0))
     columns = np.zeros((X.shape[1], Y.shape[1]))
     columns[varying] = coef / scale[:, None] / spread
     offset = -intercept / spread
