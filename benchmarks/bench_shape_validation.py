@@ -7,6 +7,10 @@ and the estimator's random_state), then fitted on the whole training split and
 scored on the official test split with the same seeds. The option is chosen
 on the cross-validation; the test split only confirms it.
 
+``--supervised`` scores the default with and without the ridge read-out's
+decisions appended to the projection (``ShapeFeatures.supervised``; the
+cross-validation only, seeds as above).
+
 ``--pooling`` measures MultiRocket's pooling operators (Tan et al. 2022, §3.3)
 on the representation's own causal kernels and thresholds, read at the last
 step by a ridge classifier (standardized, ``RidgeClassifierCV``): the
@@ -16,6 +20,7 @@ stretch of positive values (LSPV), each relative to the sequence's length.
 
     python benchmarks/bench_shape_validation.py [--seeds 3] [--datasets ...]
     python benchmarks/bench_shape_validation.py --pooling
+    python benchmarks/bench_shape_validation.py --supervised
     python benchmarks/bench_shape_validation.py --report-only
 
 Results: ``doc/results/shape_validation.json`` (``shape_pooling.json``) and
@@ -60,7 +65,11 @@ class _WithShape(IOHMMClassifier):
 
     def _make_representation(self, features):
         if features == "shape":
-            return ShapeFeatures(**(self.shape or {}))
+            shape = dict(self.shape or {})
+            supervised = shape.pop("supervised", ShapeFeatures.supervised)
+            representation = ShapeFeatures(**shape)
+            representation.supervised = supervised
+            return representation
         return super()._make_representation(features)
 
 
@@ -80,17 +89,18 @@ def _cross_validated(shape, X, y, seed):
     return float(np.mean(scores))
 
 
-def validate(datasets, seeds):
+def validate(datasets, seeds, option=OPTION, values=VALUES, test=True):
     out = {}
     for name in datasets:
         X, y, X_test, y_test = _ucr.load(name)
         y, y_test = np.asarray(y), np.asarray(y_test)
-        for value in VALUES:
-            shape = {OPTION: value}
+        for value in values:
+            shape = {option: value}
             start = time.perf_counter()
-            res = {"cv": [_cross_validated(shape, X, y, s) for s in seeds],
-                   "test": [_accuracy(_WithShape(shape, s), X, y, X_test, y_test)
-                            for s in seeds]}
+            res = {"cv": [_cross_validated(shape, X, y, s) for s in seeds]}
+            if test:
+                res["test"] = [_accuracy(_WithShape(shape, s), X, y, X_test, y_test)
+                               for s in seeds]
             res["seconds"] = time.perf_counter() - start
             out.setdefault(name, {})[str(value)] = res
             print(name, value, res, flush=True)
@@ -145,6 +155,28 @@ def pooling(datasets, seeds):
 def _cell(values):
     return (f"{np.mean(values):.3f} ({min(values):.3f}-{max(values):.3f})"
             if len(values) > 1 else f"{values[0]:.3f}")
+
+
+def supervised_text(saved):
+    rows = [[name, value, _cell(r["cv"])] for name, by in saved["results"].items()
+            for value, r in by.items()]
+    means = {v: np.mean([np.mean(by[v]["cv"]) for by in saved["results"].values()])
+             for v in next(iter(saved["results"].values()))}
+    overall = ", ".join(f"{v}: {m:.3f}" for v, m in means.items())
+    return f"""
+## The ridge read-out's decisions appended to the projection
+
+`python benchmarks/bench_shape_validation.py --supervised` ({saved['versions']};
+seeds {saved['seeds']}): the default with `ShapeFeatures.supervised` off
+(principal components only) and on (the decisions of a ridge classifier on all
+the standardized indicators appended, cross-fitted at the training
+sequences). Validation accuracy as above (3-fold stratified cross-validation
+on the training splits).
+
+{table(["data set", "supervised", "validation accuracy"], rows)}
+
+Mean validation accuracy over the sets: {overall}.
+"""
 
 
 def markdown(saved, pooled=None):
@@ -205,20 +237,30 @@ def main():
     parser.add_argument("--datasets", nargs="+", default=list(PANEL))
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--pooling", action="store_true")
+    parser.add_argument("--supervised", action="store_true")
     parser.add_argument("--report-only", action="store_true")
     args = parser.parse_args()
     seeds = list(range(args.seeds))
-    name = "shape_pooling.json" if args.pooling else "shape_validation.json"
+    name = ("shape_pooling.json" if args.pooling else "shape_supervised.json"
+            if args.supervised else "shape_validation.json")
     if not args.report_only:
         with threadpool_limits(1):
-            run = pooling if args.pooling else validate
-            saved = {"results": run(args.datasets, seeds), "seeds": seeds,
-                     "versions": versions()}
+            if args.supervised:
+                results = validate(args.datasets, seeds, "supervised",
+                                   (False, True), test=False)
+            else:
+                results = (pooling if args.pooling else validate)(args.datasets,
+                                                                  seeds)
+            saved = {"results": results, "seeds": seeds, "versions": versions()}
         (RESULTS / name).write_text(json.dumps(saved, indent=1))
     saved = json.loads((RESULTS / "shape_validation.json").read_text())
     pooled_path = RESULTS / "shape_pooling.json"
     pooled = json.loads(pooled_path.read_text()) if pooled_path.exists() else None
-    write("shape_validation.md", markdown(saved, pooled))
+    text = markdown(saved, pooled)
+    supervised_path = RESULTS / "shape_supervised.json"
+    if supervised_path.exists():
+        text += supervised_text(json.loads(supervised_path.read_text()))
+    write("shape_validation.md", text)
 
 
 if __name__ == "__main__":

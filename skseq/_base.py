@@ -44,6 +44,7 @@ from ._families.layers import LAYERS
 from ._families.outputs import OUTPUTS
 from ._families.penalty import MAX_ALPHA, RAW_ALPHA
 from ._families.starts import STARTS
+from ._families.supervised import supervise
 from ._families.transitions import TRANSITIONS
 from ._fit.monitor import ConvergenceMonitor
 from ._fit.objective import Problem, Setup, fixed_startprob, topology_mask
@@ -298,12 +299,29 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
                 sample_weight=None if sample_weight is None else weight)
         else:
             features, representation = self.features_, self.representation_
+        supervised = do_init and self._supervises(representation, targets)
+        if supervised:
+            # weighted as the fit weighs the sequences (class weights too)
+            rows, values = supervise(
+                representation, seqs, targets,
+                self._target_weights(seqs, targets, weight)[0],
+                *getattr(self, "_fit_groups", (None, None)))
         inputs = representation.inputs(seqs, targets.steps, self.n_jobs)
+        if supervised and values.size:
+            inputs[1][rows, -values.shape[1]:] = values
         if self.verbose:
             print(f"Representation {features!r}: {inputs[1].shape[1]} features "
                   f"at {seqs.data.shape[0]} steps in "
                   f"{time.perf_counter() - start:.2f}s", flush=True)
         return features, representation, inputs
+
+    def _supervises(self, representation, targets):
+        """Whether the representation gets supervised axes: classes, one per
+        sequence, on a summary representation that asks for them."""
+        return (getattr(representation, "supervised", False)
+                and not getattr(representation, "tabular_", True)
+                and not targets.step_level and hasattr(self, "classes_")
+                and targets.values.ndim == 1)
 
     def _check_solver_options(self, fixed_start):
         """The options only the lbfgs solver supports."""

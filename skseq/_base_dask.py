@@ -13,7 +13,9 @@ What is decided on the client, and from what:
   and the sequences' lengths, brought to the client (one value per sequence);
 * the input representation: fitted on whole sequences drawn at random, up to
   ``skseq._fit.distributed.SAMPLE_STEPS`` steps (all the sequences below it,
-  which gives exactly the local fit); ``features="raw"`` fits nothing;
+  which gives exactly the local fit, without the shape representation's
+  supervised axes, ``skseq._families.supervised``); ``features="raw"`` fits
+  nothing;
 * with a fitted representation (not ``"raw"``), the output networks' inputs at
   the supervised steps, one row per target, for ``alpha="auto"`` and the
   starting points.

@@ -27,6 +27,7 @@ da = pytest.importorskip("dask.array")
 db = pytest.importorskip("dask.bag")
 import dask  # noqa: E402 (after the skip: dask comes with distributed)
 
+from skseq._data.representation import ShapeFeatures  # noqa: E402
 from skseq._fit import distributed as sharded  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings(
@@ -168,14 +169,20 @@ def test_regressor_fit_on_a_bag_and_delayed_chunks(client):
                     atol=1e-10)
 
 
-def test_shape_representation_and_alpha_auto(client):
+def test_shape_representation_and_alpha_auto(client, monkeypatch):
     # features="auto" picks "shape" for real-valued series; fitted on the
     # sequences gathered from the workers (all of them, at this size), with
-    # alpha="auto" chosen from the output rows gathered too.
+    # alpha="auto" chosen from the output rows gathered too. A Dask fit adds
+    # no supervised axes: it equals the local fit without them.
     X = np.random.default_rng(5).normal(size=(40, 24, 1)).cumsum(axis=1)
     y = (X[:, -1, 0] > 0).astype(int)
     kw = dict(n_states=2, alpha="auto", max_iter=10, random_state=0)
-    local = IOHMMClassifier(**kw).fit(X, y)
+    supervised = IOHMMClassifier(**kw).fit(X, y)
+    with monkeypatch.context() as patch:
+        patch.setattr(ShapeFeatures, "supervised", False)
+        local = IOHMMClassifier(**kw).fit(X, y)
+    assert (supervised.representation_.n_output_features
+            == local.representation_.n_output_features + 1)
     dist = IOHMMClassifier(**kw).fit(da.from_array(X, chunks=15), y)
     assert dist.features_ == local.features_ == "shape"
     assert dist.alpha_ == local.alpha_

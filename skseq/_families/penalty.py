@@ -77,7 +77,13 @@ def ridge_loo(X, Y, weight):
     d2, V = np.linalg.eigh(Xc.T @ Xc)
     keep = d2 > 1e-10 * max(d2.max(), 1e-300)
     d2, V = d2[keep], V[:, keep]
-    U = (Xc @ V) / np.sqrt(d2)
+    return loo_errors((Xc @ V) / np.sqrt(d2), d2, Yc, weight)
+
+
+def loo_errors(U, d2, Yc, weight):
+    """:func:`ridge_loo` from the weighted, centred rows' thin SVD ``U
+    diag(sqrt(d2)) V^T`` and the weighted, centred targets ``Yc``."""
+    w = weight / weight.sum()
     UtY = U.T @ Yc
     errors, variances = [], []
     # A row of weight w_i >= 1 stands for w_i copies: each is left out in
@@ -92,7 +98,7 @@ def ridge_loo(X, Y, weight):
         leverage = ((U[copies] ** 2) @ shrink + w[copies]) / copy_weight
         loo = resid / np.maximum(1.0 - leverage, 1e-12)[:, None]
         errors.append(float(np.sum(loo**2)))
-        variances.append(float(np.sum(resid**2)) / weight.sum() / Y.shape[1])
+        variances.append(float(np.sum(resid**2)) / weight.sum() / Yc.shape[1])
     return np.array(errors), np.maximum(np.array(variances), 1e-12)
 
 

@@ -1,0 +1,161 @@
+"""Supervised axes of a summary representation: what a ridge read-out of all
+its indicators says, given to the output networks.
+
+The shape representation projects its prefix-mean indicators (a few thousand)
+on their leading whitened principal components, fitted without the targets:
+the components keep the indicators' variance, not necessarily their class
+information. A ridge classifier on all the standardized indicators (as
+MiniRocket's ``RidgeClassifierCV`` reads them, Dempster, Schmidt & Webb 2021)
+keeps it. Its decision values are linear in the prefix means, so they are
+appended to the projection as further columns: a linear map of a running mean
+is the running mean of the mapped values, and the prefix walk computes them at
+every step as it computes the components.
+
+The output networks must not learn to trust values that fit their own
+training sequences perfectly: at the training rows the columns take
+cross-fitted values, each row's decision from the ridge fitted without its
+group (a sequence, or all the prefixes of one training sequence), computed
+exactly from one fit (the leave-group-out downdate of the hat matrix,
+Allen's 1974 PRESS identity for blocks of rows). The penalty is the one
+whose exact leave-one-out error is least (``penalty.ridge_loo``).
+"""
+
+import numpy as np
+
+from .._data.representation import _holding
+from .penalty import LAMBDAS, _best, loo_errors
+
+# The largest number of supervised rows the ridge is fitted on, whole groups
+# drawn at random beyond it (the others read the fitted directions, out of
+# its sample): its cost grows as the cube of the rows.
+MAX_ROWS = 2500
+
+
+def _thin_svd(Xs):
+    """``U, d2`` with ``Xs = U diag(sqrt(d2)) V^T``, through the smaller Gram
+    matrix, the null directions left out."""
+    n, p = Xs.shape
+    gram = Xs @ Xs.T if n <= p else Xs.T @ Xs
+    d2, vectors = np.linalg.eigh(gram)
+    keep = d2 > 1e-10 * max(d2.max(), 1e-300)
+    d2, vectors = d2[keep], vectors[:, keep]
+    return (vectors if n <= p else (Xs @ vectors) / np.sqrt(d2)), d2
+
+
+def ridge_cross_fitted(X, Y, weight, groups, copies):
+    """Weighted ridge regression of ``Y`` on ``X`` (unpenalised intercept),
+    its penalty chosen by exact leave-one-out error, and the cross-fitted
+    predictions at every row.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_rows, n_features)
+    Y : ndarray of shape (n_rows, n_targets)
+    weight : ndarray of shape (n_rows,)
+        Positive row weights.
+    groups : ndarray of shape (n_rows,) of int
+        Rows of one group are left out together.
+    copies : ndarray of shape (n_groups,)
+        A group of ``copies`` c >= 1 stands for c equal copies: one copy
+        (the fraction 1/c of its weight) is left out, so that an integer
+        weight equals repetition.
+
+    Returns
+    -------
+    coef : ndarray of shape (n_features, n_targets)
+    intercept : ndarray of shape (n_targets,)
+    cross_fitted : ndarray of shape (n_rows, n_targets)
+        Each row's prediction by the ridge fitted without (one copy of) its
+        group, at the same penalty.
+    lam : float
+    """
+    w = weight / weight.sum()
+    s = np.sqrt(weight)
+    mean, ymean = w @ X, w @ Y
+    Xs = (X - mean) * s[:, None]
+    U, d2 = _thin_svd(Xs)
+    SY = (Y - ymean) * s[:, None]
+    lam = float(LAMBDAS[_best(loo_errors(U, d2, SY, weight)[0])])
+    # V diag(d / (d2 + lam)) U^T SY, with V diag(d) = Xs^T U
+    coef = Xs.T @ (U @ ((U.T @ SY) / (d2 + lam)[:, None]))
+    fitted = X @ coef + (ymean - mean @ coef)
+    shrink = d2 / (d2 + lam)
+    resid = (Y - fitted) * s[:, None]  # in the weighted rows' scale
+    out = fitted.copy()
+    # leaving the fraction f of group g's weight out moves its scaled
+    # residuals to (I - f H_gg)^-1 e_g, H the hat matrix with the intercept
+    order = np.argsort(groups, kind="stable")
+    bounds = np.flatnonzero(np.diff(groups[order])) + 1
+    for g, rows in enumerate(np.split(order, bounds)):
+        f = 1.0 / copies[g]
+        H = (U[rows] * shrink) @ U[rows].T + np.outer(s[rows], s[rows]) / weight.sum()
+        moved = np.linalg.solve(np.eye(rows.size) - f * H, resid[rows])
+        out[rows] = Y[rows] - moved / s[rows, None]
+    return coef, ymean - mean @ coef, out, lam
+
+
+def _weighted_std(X, weight):
+    """The columns' standard deviations, rows weighted."""
+    w = weight / weight.sum()
+    return np.sqrt(np.maximum(w @ X**2 - (w @ X) ** 2, 0.0))
+
+
+def _copies(group_weight):
+    """How many copies each group stands for: its integer weight, else 1."""
+    counts = np.rint(group_weight)
+    return np.where((counts == group_weight) & (counts >= 1), counts, 1.0)
+
+
+def supervise(representation, seqs, targets, weight, groups=None,
+              group_weight=None):
+    """Append the ridge read-out's decision columns to a fitted summary
+    representation's projection, and return the rows (indices into
+    ``targets.steps``) the ridge was fitted on with their cross-fitted values
+    of those columns.
+
+    ``targets.values`` are class indices; ``weight`` the per-sequence weights;
+    ``groups`` the group of each sequence (default: each its own) and
+    ``group_weight`` its weight as a number of copies (default: ``weight``).
+    """
+    seq_of = seqs.sequence_of(targets.steps)
+    groups = np.arange(seqs.n_sequences) if groups is None else groups
+    group_weight = weight if group_weight is None else group_weight
+    rows = np.flatnonzero(weight[seq_of] > 0)
+    if rows.size > MAX_ROWS:  # a sample of whole groups
+        _, group_index = np.unique(groups[seq_of[rows]], return_inverse=True)
+        order = np.random.RandomState(0).permutation(group_index.max() + 1)
+        size = np.bincount(group_index)[order]
+        chosen = order[np.cumsum(size) <= MAX_ROWS]
+        rows = rows[np.isin(group_index, chosen)]
+    g = groups[seq_of[rows]]
+    _, g = np.unique(g, return_inverse=True)
+    classes = targets.values[rows]
+    if g.size == 0 or g.max() < 2 or np.unique(classes).size < 2:
+        return rows[:0], np.zeros((0, 0))  # nothing to leave out, or to tell
+    held, held_rows = _holding(seqs, targets.steps[rows])
+    X = representation._walk(held, held_rows, None)[1]
+    row_weight = weight[seq_of[rows]]
+    std = _weighted_std(X, row_weight)
+    varying = np.flatnonzero(std > 1e-12)
+    if varying.size == 0:
+        return rows[:0], np.zeros((0, 0))
+    # standardized, and scaled so that a row's variance sums to one
+    scale = std[varying] * np.sqrt(varying.size)
+    Xs = X[:, varying] / scale
+    n_classes = int(targets.values.max()) + 1
+    Y = np.where(classes[:, None] == np.arange(n_classes), 1.0, -1.0)
+    if n_classes == 2:  # the second decision is minus the first
+        Y = Y[:, 1:]
+    first = np.unique(g, return_index=True)[1]
+    coef, intercept, cross, _ = ridge_cross_fitted(
+        Xs, Y, row_weight, g, _copies(group_weight[groups[seq_of[rows]]][first]))
+    # columns of unit spread over the cross-fitted values
+    spread = _weighted_std(cross, row_weight)
+    if np.any(spread <= 1e-12):
+        return rows[:0], np.zeros((0, 0))
+    columns = np.zeros((X.shape[1], Y.shape[1]))
+    columns[varying] = coef / scale[:, None] / spread
+    offset = -intercept / spread
+    representation.projection_ = np.hstack([representation.projection_, columns])
+    representation.offset_ = np.concatenate([representation.offset_, offset])
+    return rows, cross / spread
