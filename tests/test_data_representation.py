@@ -20,7 +20,7 @@ from _series import level_means, random_walks
 from numpy.testing import assert_allclose, assert_array_equal
 from threadpoolctl import threadpool_limits
 
-from skseq._data import check_sequences
+from skseq._data import check_sequences, dilated
 from skseq._data.representation import (
     ShapeFeatures,
     _holding,
@@ -150,6 +150,7 @@ def test_threads_in_fit_and_inputs_change_nothing(monkeypatch):
     seqs = check_sequences(X)
     one = ShapeFeatures(n_components=6, sample_steps=200).fit(seqs, 0)
     monkeypatch.setattr(convolution, "_MIN_VALUES_PER_THREAD", 1)
+    monkeypatch.setattr(dilated, "_MIN_VALUES_PER_THREAD", 1)  # the thresholds
     two = ShapeFeatures(n_components=6, sample_steps=200).fit(seqs, 0, n_jobs=2)
     assert_array_equal(one.projection_, two.projection_)
     assert_array_equal(one.convolution_.biases_, two.convolution_.biases_)
