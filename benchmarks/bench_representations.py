@@ -371,24 +371,31 @@ def fit_breakdown(name):
 PCA_HEADER = ["set", "principal axes", "seeds", "test accuracy (mean, each seed)",
               "fit (s, median)", "principal axes (s, median)"]
 # The randomized SVD of ShapeFeatures.fit (skseq._data.representation.
-# _principal_axes: double precision, 2 power iterations) and cheaper ones.
+# _principal_axes: single precision, 2 LU-normalized power iterations), the
+# former double precision, and cheaper ones.
 PCA_VARIANTS = {
-    "current (randomized, 2 power iterations)": dict(dtype=np.float64, n_iter=2),
-    "randomized, 2 power iterations, single precision": dict(dtype=np.float32,
-                                                             n_iter=2),
-    "randomized, 1 power iteration": dict(dtype=np.float64, n_iter=1),
+    "current (randomized, 2 power iterations, single precision, LU-normalized)":
+        dict(dtype=np.float32, n_iter=2, normalizer="LU"),
+    "former (randomized, 2 power iterations, double precision)": dict(
+        dtype=np.float64, n_iter=2, normalizer="auto"),
+    "randomized, 2 power iterations, single precision, not normalized": dict(
+        dtype=np.float32, n_iter=2, normalizer="auto"),
+    "randomized, 1 power iteration, double precision": dict(
+        dtype=np.float64, n_iter=1, normalizer="auto"),
 }
 
 
-def _axes_variant(dtype, n_iter, spent):
-    """``_principal_axes`` with the SVD in ``dtype`` and ``n_iter`` power
-    iterations, its times appended to ``spent``."""
+def _axes_variant(dtype, n_iter, normalizer, spent):
+    """``_principal_axes`` with the SVD in ``dtype``, ``n_iter`` power
+    iterations and their ``normalizer`` (scikit-learn's ``"auto"`` is none
+    for up to two), its times appended to ``spent``."""
     from sklearn.utils.extmath import randomized_svd, svd_flip
 
     def principal_axes(Z, n_components, seed, total):
         start = time.perf_counter()
         U, S, Vt = randomized_svd(Z.astype(dtype, copy=False), n_components,
                                   n_oversamples=10, n_iter=n_iter,
+                                  power_iteration_normalizer=normalizer,
                                   flip_sign=False, random_state=seed)
         _, Vt = svd_flip(U, Vt, u_based_decision=False)
         S = S.astype(np.float64)

@@ -7,10 +7,6 @@ and the estimator's random_state), then fitted on the whole training split and
 scored on the official test split with the same seeds. The option is chosen
 on the cross-validation; the test split only confirms it.
 
-``--supervised`` scores the default with and without the ridge read-out's
-decisions appended to the projection (``ShapeFeatures.supervised``; the
-cross-validation only, seeds as above).
-
 ``--pooling`` measures MultiRocket's pooling operators (Tan et al. 2022, §3.3)
 on the representation's own causal kernels and thresholds, read at the last
 step by a ridge classifier (standardized, ``RidgeClassifierCV``): the
@@ -18,13 +14,19 @@ proportion of positive values (PPV, what the representation carries), the mean
 of positive values (MPV), the mean of their indices (MIPV) and the longest
 stretch of positive values (LSPV), each relative to the sequence's length.
 
+``--supervised`` scores the default with and without the ridge read-out's
+decisions appended to the projection (``ShapeFeatures.supervised``; the
+cross-validation only, seeds as above).
+
     python benchmarks/bench_shape_validation.py [--seeds 3] [--datasets ...]
+    python benchmarks/bench_shape_validation.py --option projection_dtype \
+        --values float64 float32   # another option: a section of its own
     python benchmarks/bench_shape_validation.py --pooling
     python benchmarks/bench_shape_validation.py --supervised
     python benchmarks/bench_shape_validation.py --report-only
 
-Results: ``doc/results/shape_validation.json`` (``shape_pooling.json``) and
-``doc/results/shape_validation.md``.
+Results: ``doc/results/shape_validation.json`` (``shape_pooling.json``,
+``shape_validation_<option>.json``) and ``doc/results/shape_validation.md``.
 """
 
 import argparse
@@ -157,6 +159,45 @@ def _cell(values):
             if len(values) > 1 else f"{values[0]:.3f}")
 
 
+def _validation_rows(res):
+    """The table's rows, the mean validation accuracy over the sets by value
+    (as text) and the value with the highest."""
+    rows = []
+    for name, by_value in res.items():
+        best = max(by_value, key=lambda v: np.mean(by_value[v]["cv"]))
+        for value, r in by_value.items():
+            mark = " (best on the set)" if value == best else ""
+            rows.append([name, value + mark, _cell(r["cv"]), _cell(r["test"])])
+    values = list(next(iter(res.values())))
+    panel = {v: np.mean([np.mean(by_value[v]["cv"]) for by_value in res.values()])
+             for v in values}
+    chosen = max(values, key=lambda v: panel[v])
+    return rows, ", ".join(f"{v}: {panel[v]:.3f}" for v in values), chosen
+
+
+def _option_section(option, saved):
+    """The section of another option's validation (same protocol)."""
+    rows, overall, chosen = _validation_rows(saved["results"])
+    times = {v: np.mean([by_value[v]["seconds"]
+                         for by_value in saved["results"].values()])
+             for v in next(iter(saved["results"].values()))}
+    timing = ", ".join(f"{v}: {t:.1f} s" for v, t in times.items())
+    return f"""
+## `{option}`
+
+`python benchmarks/bench_shape_validation.py --option {option} --values ...`
+(seeds {saved['seeds']}; {saved['versions']}; the machine was shared with
+other work): the same protocol, `ShapeFeatures({option}=value)`.
+
+{table(["data set", option, "validation accuracy", "test accuracy"], rows)}
+
+Mean validation accuracy over the sets, by value: {overall}; the highest is
+{chosen} (`ShapeFeatures` ships with {getattr(ShapeFeatures(), option)}).
+Time of each value's fits and predictions (validation and test, all seeds),
+mean over the sets: {timing}.
+"""
+
+
 def supervised_text(saved):
     rows = [[name, value, _cell(r["cv"])] for name, by in saved["results"].items()
             for value, r in by.items()]
@@ -179,19 +220,8 @@ Mean validation accuracy over the sets: {overall}.
 """
 
 
-def markdown(saved, pooled=None):
-    res = saved["results"]
-    rows = []
-    for name, by_value in res.items():
-        best = max(by_value, key=lambda v: np.mean(by_value[v]["cv"]))
-        for value, r in by_value.items():
-            mark = " (best on the set)" if value == best else ""
-            rows.append([name, value + mark, _cell(r["cv"]), _cell(r["test"])])
-    values = list(next(iter(res.values())))
-    panel = {v: np.mean([np.mean(by_value[v]["cv"]) for by_value in res.values()])
-             for v in values}
-    chosen = max(values, key=lambda v: panel[v])
-    overall = ", ".join(f"{v}: {panel[v]:.3f}" for v in values)
+def markdown(saved, pooled=None, options=None):
+    rows, overall, chosen = _validation_rows(saved["results"])
     text = f"""# The shape representation's options, chosen by internal validation
 
 `python benchmarks/bench_shape_validation.py` ({saved['versions']}; one BLAS
@@ -211,6 +241,8 @@ is marked (the first of equals); the test column only confirms it.
 Mean validation accuracy over the sets, by value: {overall}; the highest is
 {chosen} (`ShapeFeatures` ships with {getattr(ShapeFeatures(), OPTION)}).
 """
+    for option, other in (options or {}).items():
+        text += _option_section(option, other)
     if pooled:
         prow = [[name, label, _cell(v)] for name, by in pooled["results"].items()
                 for label, v in by.items()]
@@ -238,29 +270,46 @@ def main():
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--pooling", action="store_true")
     parser.add_argument("--supervised", action="store_true")
+    parser.add_argument("--option", default=OPTION,
+                        help="the ShapeFeatures option compared")
+    parser.add_argument("--values", nargs="+", default=None,
+                        help="its values (numbers or names)")
     parser.add_argument("--report-only", action="store_true")
     args = parser.parse_args()
     seeds = list(range(args.seeds))
     name = ("shape_pooling.json" if args.pooling else "shape_supervised.json"
             if args.supervised else "shape_validation.json")
+    if args.option != OPTION:
+        name = f"shape_validation_{args.option}.json"
+    values = VALUES if args.values is None else [_parsed(v) for v in args.values]
     if not args.report_only:
         with threadpool_limits(1):
             if args.supervised:
                 results = validate(args.datasets, seeds, "supervised",
                                    (False, True), test=False)
             else:
-                results = (pooling if args.pooling else validate)(args.datasets,
-                                                                  seeds)
+                results = (pooling(args.datasets, seeds) if args.pooling else
+                           validate(args.datasets, seeds, args.option, values))
             saved = {"results": results, "seeds": seeds, "versions": versions()}
         (RESULTS / name).write_text(json.dumps(saved, indent=1))
     saved = json.loads((RESULTS / "shape_validation.json").read_text())
     pooled_path = RESULTS / "shape_pooling.json"
     pooled = json.loads(pooled_path.read_text()) if pooled_path.exists() else None
-    text = markdown(saved, pooled)
+    options = {path.stem.removeprefix("shape_validation_"): json.loads(
+        path.read_text()) for path in sorted(RESULTS.glob("shape_validation_*.json"))}
+    text = markdown(saved, pooled, options)
     supervised_path = RESULTS / "shape_supervised.json"
     if supervised_path.exists():
         text += supervised_text(json.loads(supervised_path.read_text()))
     write("shape_validation.md", text)
+
+
+def _parsed(value):
+    """A command-line value as a number where it is one."""
+    try:
+        return float(value)
+    except ValueError:
+        return value
 
 
 if __name__ == "__main__":

@@ -143,7 +143,9 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         to reach it within ``max_iter`` at its recent pace, and was stopped
         early as it cannot be kept.
     n_jobs : int, default=None
-        Threads over sequences in the forward-backward kernels.
+        Threads over sequences in the forward-backward kernels and in those
+        of the shape representation (its thresholds' convolutions, prefix
+        means and projections), in ``fit`` and ``predict``.
     warm_start : bool, default=False
         Start from the previous solution (then ``n_init`` is ignored).
     readout : {"last", "mean"}, default="last"

@@ -149,7 +149,9 @@ class HierarchicalIOHMM(BaseIOHMM):
         1 prints a line per restart (its objective, the best so far, the elapsed
         time), 2 also one per iteration.
     n_jobs : int, default=None
-        Threads over sequences in the forward-backward kernels.
+        Threads over sequences in the forward-backward kernels and in those
+        of the shape representation (its thresholds' convolutions, prefix
+        means and projections), in ``fit`` and ``predict``.
     warm_start : bool, default=False
         Start from the previous solution (then ``n_init`` is ignored).
 

@@ -131,7 +131,9 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         1 prints a line per restart (its objective, the best so far, the elapsed
         time), 2 also one per iteration.
     n_jobs : int, default=None
-        Threads over sequences in the forward-backward kernels.
+        Threads over sequences in the forward-backward kernels and in those
+        of the shape representation (its thresholds' convolutions, prefix
+        means and projections), in ``fit`` and ``predict``.
     warm_start : bool, default=False
         Start from the previous solution (then ``n_init`` is ignored).
     output : {{output}}, default="gaussian"
@@ -384,7 +386,8 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
             seqs, targets, np.ones(seqs.n_sequences), model.transition,
             model.emission, model.mask,
             _fixed_startprob(self.startprob, self.n_states),
-            0.0, self.n_jobs, inputs=self.representation_.inputs(seqs, targets.steps))
+            0.0, self.n_jobs,
+            inputs=self.representation_.inputs(seqs, targets.steps, self.n_jobs))
         return problem, model
 
     def score(self, X, y, sample_weight=None):

@@ -20,7 +20,7 @@ from _series import level_means, random_walks
 from numpy.testing import assert_allclose, assert_array_equal
 from threadpoolctl import threadpool_limits
 
-from skseq._data import check_sequences
+from skseq._data import check_sequences, dilated
 from skseq._data.representation import (
     ShapeFeatures,
     _holding,
@@ -150,6 +150,7 @@ def test_threads_in_fit_and_inputs_change_nothing(monkeypatch):
     seqs = check_sequences(X)
     one = ShapeFeatures(n_components=6, sample_steps=200).fit(seqs, 0)
     monkeypatch.setattr(convolution, "_MIN_VALUES_PER_THREAD", 1)
+    monkeypatch.setattr(dilated, "_MIN_VALUES_PER_THREAD", 1)  # the thresholds
     two = ShapeFeatures(n_components=6, sample_steps=200).fit(seqs, 0, n_jobs=2)
     assert_array_equal(one.projection_, two.projection_)
     assert_array_equal(one.convolution_.biases_, two.convolution_.biases_)
@@ -267,18 +268,40 @@ def test_weighted_standardization_and_axes_equal_repeated_rows():
     assert_allclose(np.abs(np.sum(axes * vt[:4], axis=1)), 1.0, rtol=1e-10)
 
 
-def test_projection_whitens_the_steps_and_the_last_steps_weighed_alike():
+@pytest.mark.parametrize(("dtype", "atol"), [("float64", 1e-8), ("float32", 1e-5)])
+def test_projection_whitens_the_steps_and_the_last_steps_weighed_alike(dtype, atol):
     """On every training step (28: all sampled) and every last step, weighted
     so that the four last steps weigh as much as the 28 steps, the fitted
     features have mean 0 and the identity covariance (the sample spans fewer
-    dimensions than the SVD's subspace, so it is exact)."""
+    dimensions than the SVD's subspace, so it is exact up to the SVD's
+    precision: single precision's rounding, ~1e-7 relative, leaves
+    covariances within 1e-5 of the identity)."""
     X = random_walks((8, 6, 9, 5), n_channels=1, seed=2)
     seqs = check_sequences(X)
-    rep = ShapeFeatures(n_indicators=84, n_levels=2).fit(seqs, 0)
+    rep = ShapeFeatures(n_indicators=84, n_levels=2, projection_dtype=dtype).fit(
+        seqs, 0)
     prefix = _unfused(rep, X)
     rows = np.concatenate([np.arange(28), seqs.last_steps])
     weight = np.concatenate([np.ones(28), np.full(4, 7.0)])
     Y = prefix[rows] @ rep.projection_ - rep.offset_
     assert rep.projection_.shape[1] > 3
     assert_allclose(weight @ Y / 56, 0.0, atol=1e-9)
-    assert_allclose((Y * weight[:, None]).T @ Y / 56, np.eye(Y.shape[1]), atol=1e-8)
+    assert_allclose((Y * weight[:, None]).T @ Y / 56, np.eye(Y.shape[1]), atol=atol)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_principal_axes_resolve_small_components_in_either_precision(dtype):
+    """Rows of rank 12 whose singular values fall from 1 to 0.002: the
+    randomized SVD spans them all, so its axes and variances are the exact
+    SVD's (np.linalg.svd), to single precision's accuracy too. Unnormalized
+    power iterations scale the last by 0.002**5, below float32's rounding:
+    they would lose it."""
+    rng = np.random.default_rng(0)
+    sigma = np.geomspace(1.0, 0.002, 12)
+    left = np.linalg.qr(rng.normal(size=(300, 12)))[0]
+    right = np.linalg.qr(rng.normal(size=(200, 12)))[0]
+    Z = (left * sigma) @ right.T
+    axes, var = _principal_axes(np.asfortranarray(Z, dtype=dtype), 12, 0, 1.0)
+    _, S, Vt = np.linalg.svd(Z, full_matrices=False)
+    assert_allclose(var, S[:12] ** 2, rtol=1e-3)
+    assert_allclose(np.abs(np.sum(axes * Vt[:12], axis=1)), 1.0, atol=1e-4)

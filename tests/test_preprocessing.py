@@ -326,11 +326,11 @@ def test_convolution_equals_direct_loop(causal, padding, channels):
 @pytest.mark.parametrize("n_rows", [1, 2, 3, 9, 150, 5000])
 def test_column_quantiles_equal_a_full_sort(n_rows):
     # Many ties (small integers), and more columns than one transposed block
-    # (5,000 rows: selected, not sorted).
+    # (150 rows: sorted; 5,000: selected).
     rng = np.random.default_rng(n_rows)
-    values = rng.integers(-3, 4, size=(n_rows, 70)).astype(float)
+    values = rng.integers(-3, 4, size=(n_rows, 140)).astype(float)
     values[:, 1] = rng.normal(size=n_rows)
-    levels = rng.uniform(size=(70, 4))
+    levels = rng.uniform(size=(140, 4))
     levels[0] = [0.0, 1.0, 0.5, 0.5]  # the ends, and a repeated level
     got = column_quantiles(values, levels)
     # the same interpolation read from a full sort, and np.quantile's own
@@ -338,11 +338,32 @@ def test_column_quantiles_equal_a_full_sort(n_rows):
     pos = levels * (n_rows - 1)
     lo = np.floor(pos).astype(int)
     hi = np.minimum(lo + 1, n_rows - 1)
-    col = np.arange(70)[:, None]
+    col = np.arange(140)[:, None]
     below, above = ordered[lo, col], ordered[hi, col]
     assert_array_equal(got, below + (pos - lo) * (above - below))
-    expected = np.array([np.quantile(values[:, j], levels[j]) for j in range(70)])
+    expected = np.array([np.quantile(values[:, j], levels[j]) for j in range(140)])
     assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
+
+
+def test_biases_on_threads_equal_one_thread(monkeypatch):
+    # Threads over dilations (made worth it on small data) give the same
+    # biases, bit for bit, as one thread; and they do run.
+    from skseq._data import dilated
+
+    monkeypatch.setattr(dilated, "_MIN_VALUES_PER_THREAD", 1)
+    n_tasks = []
+    run = dilated._parallel.run
+    monkeypatch.setattr(dilated._parallel, "run",
+                        lambda tasks: n_tasks.append(len(tasks)) or run(tasks))
+    X = _integers((30, 5, 23, 12), n_channels=2)
+    fits, most = [], []
+    for n_jobs in (None, 2):
+        n_tasks.clear()
+        fits.append(DilatedConvolution(n_dilations=3, max_dilation=3, n_biases=2,
+                                       random_state=0, n_jobs=n_jobs).fit(X))
+        most.append(max(n_tasks))
+    assert most == [1, 2]
+    assert_array_equal(fits[0].biases_, fits[1].biases_)
 
 
 def test_combinations_dilations_and_channels():

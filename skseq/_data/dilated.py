@@ -8,11 +8,13 @@ sequences are already packed and checked). The kernels themselves are compiled
 (``skseq._kernels.convolution``).
 """
 
+import functools
+
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
-from .._kernels import convolution
+from .._kernels import _parallel, convolution
 
 # The golden ratio: the bias quantiles are the fractional parts of j * phi, a
 # low-discrepancy sequence in (0, 1), as in MiniRocket (Dempster et al. 2021, §3.2).
@@ -107,15 +109,14 @@ class DilatedKernels(BaseEstimator):
         rows = np.arange(n_steps)
         if n_steps > self.subsample:
             rows = np.sort(rng.choice(n_steps, self.subsample, replace=False))
-        values = self._convolve(seqs, rows, np.empty((len(self.channels_), 0)))
-        n_comb = values.shape[1]
+        n_comb = len(self.channels_)
         lo, hi = self.quantile_range
         if self.quantile_levels == "random":
             levels = rng.uniform(size=(n_comb, self.n_biases))
         else:
             levels = np.modf(np.arange(1, n_comb * self.n_biases + 1) * _GOLDEN)[0]
         levels = lo + (hi - lo) * levels.reshape(n_comb, self.n_biases)
-        return column_quantiles(values, levels)
+        return convolution_quantiles(seqs, rows, levels, kernel_arguments(self))
 
     def _kernel_arguments(self):
         return kernel_arguments(self)
@@ -146,13 +147,60 @@ def kernel_arguments(fitted):
     )
 
 
-# Columns transposed at once by column_quantiles: 64 columns of 10,000 rows
-# are 5 MB, so the transposed block stays in the cache while it is read.
-_BLOCK = 64
-# Up to this many rows one sort of all columns is faster than a selection per
-# column (whose Python overhead, ~0.1 ms a column, then dominates: 3x slower on
-# ItalyPowerDemand's 1,608 rows, even on BasicMotions' 4,000).
-_SORT_UP_TO = 4096
+def _one_dilation(arguments, d):
+    """The kernel arguments of dilation ``d``'s combinations alone."""
+    c0, c1 = arguments["combination_ptr"][d : d + 2]
+    channel_ptr = arguments["channel_ptr"]
+    return {**arguments, "dilations": arguments["dilations"][d : d + 1],
+            "combination_ptr": np.array([0, c1 - c0]),
+            "positions": arguments["positions"][c0:c1],
+            "channel_ptr": channel_ptr[c0 : c1 + 1] - channel_ptr[c0],
+            "channels": arguments["channels"][channel_ptr[c0] : channel_ptr[c1]],
+            "n_jobs": None}
+
+
+# Below this many convolution values per thread, a thread costs more than it saves.
+_MIN_VALUES_PER_THREAD = 1 << 20
+
+
+def convolution_quantiles(seqs, rows, levels, arguments):
+    """Quantiles of every combination's convolution at the packed steps
+    ``rows`` of ``seqs``, at its own ``levels`` (n_combinations, n_levels),
+    with the kernel ``arguments`` of :func:`kernel_arguments`.
+
+    A dilation at a time: its values (rows x 84 combinations) stay in the
+    cache while they are selected, where all of them at once (9,036 x 1,008 on
+    ArrowHead, 73 MB) were fresh memory from the system, written then read
+    again from main memory. On threads (``arguments["n_jobs"]``) over
+    dilations, each computing the same values as alone.
+    """
+    ptr = arguments["combination_ptr"]
+    n_dilations = ptr.shape[0] - 1
+    n_threads = _parallel.n_threads(arguments["n_jobs"], n_dilations,
+                                    rows.shape[0] * int(ptr[-1]),
+                                    _MIN_VALUES_PER_THREAD)
+    out = np.empty(levels.shape)
+
+    def task(first, end):
+        for d in range(first, end):
+            c0, c1 = ptr[d : d + 2]
+            values = convolution.dilated_convolution(
+                seqs.data, seqs.offsets, rows, biases=np.empty((c1 - c0, 0)),
+                **_one_dilation(arguments, d))
+            out[c0:c1] = column_quantiles(values, levels[c0:c1])
+
+    _parallel.run([functools.partial(task, a, b)
+                   for a, b in _parallel.balanced_ranges(ptr, n_threads)])
+    return out
+
+
+# Up to this many rows one sort of each block of columns is faster than a
+# selection per column (whose Python overhead, a few microseconds a column,
+# then dominates); beyond, a selection (np.partition at the needed ranks) is
+# faster: 3x on BasicMotions' 4,000 x 840 convolution values.
+_SORT_UP_TO = 512
+# Columns transposed at once: 128 columns of 10,000 rows are 10 MB.
+_BLOCK = 128
 
 
 def column_quantiles(values, levels):
@@ -162,9 +210,8 @@ def column_quantiles(values, levels):
     ``floor(p) + 1`` at ``p = level * (n_rows - 1)`` (the method
     ``np.quantile`` calls "linear", its default), computed as
     ``below + (p - floor(p)) * (above - below)``. The order statistics are
-    selected (``np.partition`` at the needed ranks) rather than sorted when
-    the columns are long: on ArrowHead's 9,036 x 1,008 convolution values, a
-    third of a full sort's time.
+    selected (``np.partition`` of each column, in a contiguous copy, at the
+    needed ranks) rather than sorted when the columns are long.
 
     Parameters
     ----------
@@ -176,33 +223,25 @@ def column_quantiles(values, levels):
     -------
     quantiles : ndarray of shape (n_columns, n_levels)
     """
-    n_rows = values.shape[0]
+    n_rows, n_columns = values.shape
     pos = levels * (n_rows - 1)
     below_rank = np.floor(pos).astype(np.intp)
-    if n_rows <= _SORT_UP_TO:
-        ordered = np.sort(values, axis=0)
-        col = np.arange(values.shape[1])[:, None]
-        below = ordered[below_rank, col]
-        above = ordered[np.minimum(below_rank + 1, n_rows - 1), col]
-        return below + (pos - below_rank) * (above - below)
+    above_rank = np.minimum(below_rank + 1, n_rows - 1)
     below = np.empty(levels.shape)
     above = np.empty(levels.shape)
-    for start in range(0, values.shape[1], _BLOCK):
+    for start in range(0, n_columns, _BLOCK):
         block = np.ascontiguousarray(values[:, start : start + _BLOCK].T)
-        for j, column in enumerate(block, start):
-            below[j], above[j] = _order_statistics(column, below_rank[j])
+        stop = start + block.shape[0]
+        if n_rows <= _SORT_UP_TO:
+            block.sort(axis=1)
+            within = np.arange(block.shape[0])[:, None]
+            below[start:stop] = block[within, below_rank[start:stop]]
+            above[start:stop] = block[within, above_rank[start:stop]]
+            continue
+        kth = np.sort(np.concatenate([below_rank[start:stop],
+                                      above_rank[start:stop]], axis=1), axis=1)
+        for j, column in enumerate(block):
+            column.partition(kth[j])
+            below[start + j] = column[below_rank[start + j]]
+            above[start + j] = column[above_rank[start + j]]
     return below + (pos - below_rank) * (above - below)
-
-
-def _order_statistics(column, ranks):
-    """The order statistics of ``column`` at ``ranks`` and at ``ranks + 1``
-    (at ``ranks`` again for the last rank)."""
-    kth, inverse = np.unique(ranks, return_inverse=True)
-    part = np.partition(column, kth)
-    # After the partition, the values after rank kth[i] up to rank kth[i + 1]
-    # (to the end for the last) are those above it: the next order statistic
-    # is their minimum.
-    ends = np.append(kth[1:] + 1, column.shape[0])
-    nxt = np.array([part[k + 1 : e].min() if k + 1 < e else part[k]
-                    for k, e in zip(kth, ends, strict=True)])
-    return part[kth][inverse], nxt[inverse]
