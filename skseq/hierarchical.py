@@ -8,6 +8,8 @@ from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import StrOptions
 
 from ._base import BaseIOHMM
+from ._base_features import held_out_features
+from ._data.representation import resolve
 from ._families.hierarchy import HierarchicalTransitions
 from ._families.outputs import GaussianOutputs
 from ._families.registry import document_options, option_constraints
@@ -60,14 +62,20 @@ class HierarchicalIOHMM(BaseIOHMM):
     n_states : tuple of int, default=(2, 2)
         Number of values of each level, slowest level first; the chain has
         ``prod(n_states)`` product states.
-    features : {{features}}, default="raw"
+    features : {{features}}, default="auto"
         What the networks see of each step, as in :class:`IOHMMClassifier`:
 
         {{features_list}}
 
-        ``"auto"`` chooses as there. Raw by default: the shape representation
-        summarizes a whole prefix, which paid for classifying sequences, while
-        regimes and slow levels are read from the current inputs.
+        ``"auto"``: raw steps for symbols and one-step rows (as
+        :class:`IOHMMClassifier`); for real-valued series the flat estimator's
+        choice (``"shape"``, or ``"window"`` with step-level targets) or raw
+        steps, whichever has the higher log-likelihood on held-out training
+        sequences (half of each class, one restart each; ties and fewer than 4
+        sequences or a class of one: the flat choice). Raw steps carry a fact
+        over hundreds of steps in a slow level (:ref:`long_memory`); whole real
+        series are classified better by their shape (Results: "The hierarchy
+        on real series").
     timescales : tuple of float, default=(10, 1)
         Time scale of each level (>= 1, same length as ``n_states``): level s
         keeps its value with probability at least w_s = 1 - 1/timescale_s at
@@ -87,11 +95,10 @@ class HierarchicalIOHMM(BaseIOHMM):
         with probability at least 1 - 1/min_timescales_s, w_s = w_min + (1 -
         w_min) sigmoid(v_s), so a slow level cannot become a fast one on little
         data. None: no bound (every learned time scale may fall to 1). Hold
-        starts begin learned time scales at these bounds. Measured on the
-        2-sequence problem (``benchmarks/bench_hierarchical.py``): bounds of a
-        fifth or a half of ``timescales`` on the levels above the fastest
-        raised the error, since the fits that read the class speed their slow
-        level up to about 1.
+        starts begin learned time scales at these bounds. On the 2-sequence
+        problem (``benchmarks/bench_hierarchical.py``) bounds of a fifth or a
+        half of ``timescales`` above the fastest level raised the error: the
+        fits that read the class speed their slow level up to about 1.
     task : {"classification", "regression"}, default="classification"
         Categorical outputs, P(y_t = c | x_t, u_t) = softmax_c(V_x u_t + c_x), or
         linear-Gaussian ones, y_t | x_t, u_t ~ N(V_x u_t + c_x, Sigma_x).
@@ -147,7 +154,8 @@ class HierarchicalIOHMM(BaseIOHMM):
         Controls the initialisations.
     verbose : int, default=0
         1 prints a line per restart (its objective, the best so far, the elapsed
-        time), 2 also one per iteration.
+        time) and the held-out scores of ``features="auto"``, 2 also one per
+        iteration.
     n_jobs : int, default=None
         Threads over sequences in the forward-backward kernels.
     warm_start : bool, default=False
@@ -196,8 +204,10 @@ class HierarchicalIOHMM(BaseIOHMM):
     loss_curve_ : list of float
         The objective at each iteration of the best initialisation.
     features_ : str
-        The representation used, ``"raw"`` or ``"shape"`` (``features`` with
-        ``"auto"`` resolved on the training data).
+        The representation used (``features``, or the one ``"auto"`` chose).
+    features_scores_ : dict or None
+        The held-out mean log-likelihood per sequence of each representation
+        ``"auto"`` compared (None: no comparison).
     representation_ : object
         The fitted representation (for ``"shape"``: ``convolution_``, the fitted
         :class:`~skseq.preprocessing.DilatedConvolution`, and ``projection_``).
@@ -247,10 +257,9 @@ class HierarchicalIOHMM(BaseIOHMM):
     >>> from skseq.hierarchical import HierarchicalIOHMM
     >>> from skseq.datasets import make_two_sequence
     >>> X, y = make_two_sequence(40, max_length=20, random_state=3)
-    >>> clf = HierarchicalIOHMM(n_states=(2, 2), timescales=(10, 1), n_init=2,
-    ...                         random_state=0).fit(X, y)
-    >>> clf.predict(X[:3]).shape
-    (3,)
+    >>> clf = HierarchicalIOHMM(n_states=(2, 2), n_init=2, random_state=0).fit(X, y)
+    >>> clf.features_  # on 20 steps the shape scores better on held-out sequences
+    'shape'
     >>> slow, fast = clf.predict_state_proba(X[:1])  # one list per level
     >>> slow[0].shape, fast[0].shape  # (steps, values of the level)
     ((20, 2), (20, 2))
@@ -277,7 +286,7 @@ class HierarchicalIOHMM(BaseIOHMM):
         self,
         n_states=(2, 2),
         *,
-        features="raw",
+        features="auto",
         timescales=(10, 1),
         learn_timescales=True,
         min_timescales=None,
@@ -395,6 +404,16 @@ class HierarchicalIOHMM(BaseIOHMM):
         if self.learn_timescales:
             return ("hold", "random", "permutation")
         return BaseIOHMM._auto_starts
+
+    def _choose_features(self, seqs, y, targets, weight, weighted):
+        """``features="auto"``: the flat rule's choice or raw steps, held out."""
+        rule = resolve(self.features, seqs, targets.step_level)
+        self.features_scores_ = None
+        if self.features != "auto" or rule == "raw":
+            return rule
+        chosen, self.features_scores_ = held_out_features(
+            self, seqs, y, targets, weight, weighted, (rule, "raw"))
+        return chosen
 
     @property
     def _output(self):
