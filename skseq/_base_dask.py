@@ -14,6 +14,8 @@ What is decided on the client, and from what:
 * the input representation: fitted on whole sequences drawn at random, up to
   ``skseq._fit.distributed.SAMPLE_STEPS`` steps (all the sequences below it,
   which gives exactly the local fit); ``features="raw"`` fits nothing;
+  ``features="auto"`` resolves by the data's type alone (the hierarchy's
+  held-out comparison of representations is not run across a cluster);
 * with a fitted representation (not ``"raw"``), the output networks' inputs at
   the supervised steps, one row per target, for ``alpha="auto"`` and the
   starting points.

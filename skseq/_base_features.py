@@ -16,11 +16,24 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import _safe_indexing, check_random_state
 
 from ._data.held_out import held_out_half
+from ._data.representation import resolve
 
 # The ranking fits: restarts each (the first kind of start of ``init``).
 # Measured on the panel and the 2-sequence problem (doc/results/
 # hierarchical_panel.md): one restart ranks the candidates as the full fits do.
 RANKING_N_INIT = 1
+
+
+def rule_or_raw(estimator, seqs, y, targets, weight, weighted):
+    """``features="auto"`` chosen on held-out sequences: the representation
+    the flat rule (:func:`~skseq._data.representation.resolve`) names, or raw
+    steps; the choice and the held-out scores (None: no comparison, when
+    ``features`` is not ``"auto"`` or the rule names raw steps)."""
+    rule = resolve(estimator.features, seqs, targets.step_level)
+    if estimator.features != "auto" or rule == "raw":
+        return rule, None
+    return held_out_features(estimator, seqs, y, targets, weight, weighted,
+                             (rule, "raw"))
 
 
 def held_out_features(estimator, seqs, y, targets, weight, weighted, candidates):

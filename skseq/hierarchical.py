@@ -8,8 +8,7 @@ from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import StrOptions
 
 from ._base import BaseIOHMM
-from ._base_features import held_out_features
-from ._data.representation import resolve
+from ._base_features import rule_or_raw
 from ._families.hierarchy import HierarchicalTransitions
 from ._families.outputs import GaussianOutputs
 from ._families.registry import document_options, option_constraints
@@ -120,9 +119,11 @@ class HierarchicalIOHMM(BaseIOHMM):
         the most significant digit.
     solver : {"lbfgs", "em"}, default="lbfgs"
         Direct likelihood maximisation with its exact gradient, or GEM.
-    alpha : float, default=1e-2
+    alpha : float or "auto", default="auto"
         L2 penalty on the input weights (state and output networks), the
         precision of a Gaussian prior against the summed log-likelihood.
+        ``"auto"`` as in :class:`IOHMMClassifier`: on the shape representation
+        chosen from the data, on raw steps 1e-2. The value used is ``alpha_``.
     det_penalty : float, default=0.0
         Reward for |det A_t|, the determinant of each step's product-state
         transition matrix (Bengio & Frasconi 1996, §5.2; see :class:`IOHMMClassifier`).
@@ -211,6 +212,8 @@ class HierarchicalIOHMM(BaseIOHMM):
     representation_ : object
         The fitted representation (for ``"shape"``: ``convolution_``, the fitted
         :class:`~skseq.preprocessing.DilatedConvolution`, and ``projection_``).
+    alpha_ : float
+        The L2 penalty of the fit (``alpha``, or the one ``"auto"`` chose).
     n_init_ : int
         Number of initialisations run.
     init_objectives_ : ndarray of shape (n_init_,)
@@ -236,10 +239,9 @@ class HierarchicalIOHMM(BaseIOHMM):
     what it reads survives the noise in the state and in the gradient while its
     networks learn to hold it, and then lets it speed up; hold starts
     (``init``) give the first value of each level the reading and make the
-    others keep what was read (see ``benchmarks/bench_hierarchical.py`` and
-    ``benchmarks/bench_long_memory.py``: on the 2-sequence problem with 150-300
-    steps of noise, two levels with the defaults learn what a flat IOHMM with
-    as many states does not).
+    others keep what was read (``benchmarks/bench_long_memory.py``: on the
+    2-sequence problem with 150-300 noise steps, two levels with the defaults
+    learn what a flat IOHMM with as many states does not).
 
     :meth:`predict_state_proba` and :meth:`decode` give one result per level;
     :meth:`transition_proba` gives the product-state matrices (N x N, product
@@ -297,7 +299,7 @@ class HierarchicalIOHMM(BaseIOHMM):
         min_covar=1e-6,
         startprob="learn",
         solver="lbfgs",
-        alpha=1e-2,
+        alpha="auto",
         det_penalty=0.0,
         n_init="auto",
         max_iter=200,
@@ -405,14 +407,9 @@ class HierarchicalIOHMM(BaseIOHMM):
             return ("hold", "random", "permutation")
         return BaseIOHMM._auto_starts
 
-    def _choose_features(self, seqs, y, targets, weight, weighted):
+    def _choose_features(self, *fit_data):
         """``features="auto"``: the flat rule's choice or raw steps, held out."""
-        rule = resolve(self.features, seqs, targets.step_level)
-        self.features_scores_ = None
-        if self.features != "auto" or rule == "raw":
-            return rule
-        chosen, self.features_scores_ = held_out_features(
-            self, seqs, y, targets, weight, weighted, (rule, "raw"))
+        chosen, self.features_scores_ = rule_or_raw(self, *fit_data)
         return chosen
 
     @property
