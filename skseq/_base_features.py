@@ -15,7 +15,7 @@ from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import _safe_indexing, check_random_state
 
-from ._data.held_out import held_out_half
+from ._data.held_out import held_out_half, sequence_keys
 from ._data.representation import resolve
 
 # The ranking fits: restarts each (the first kind of start of ``init``).
@@ -46,22 +46,30 @@ def held_out_features(estimator, seqs, y, targets, weight, weighted, candidates)
     its mean log-likelihood per held-out sequence (weighted alike): a proper
     score, finer than the accuracy, whose ties on a few held-out sequences
     are common. The first candidate wins ties; a candidate whose fit fails
-    scores -inf. With one label per sequence the
-    split is stratified and needs 2 sequences of every class: otherwise, and
-    with fewer than 4 sequences, the first candidate is returned unscored.
+    scores -inf. The split is drawn over the distinct sequences (equal ones on
+    the same side, those of weight 0 never held out), so that it depends
+    neither on their order nor on a weight written as repetitions; with one
+    label per sequence it is stratified and needs 2 distinct sequences of
+    every class: otherwise, and with fewer than 4 sequences of positive
+    weight, the first candidate is returned unscored.
     """
     rng = check_random_state(estimator.random_state)
     seed = rng.randint(np.iinfo(np.int32).max)
     classify = estimator.outputs_.task == "classification"
     labels = targets.values if classify and not targets.step_level else None
-    held = (held_out_half(seqs.n_sequences, np.random.RandomState(seed), labels)
-            if seqs.n_sequences >= 4 else None)
+    keys = sequence_keys(seqs, weight if weighted else None)
+    held = (held_out_half(seqs.n_sequences, np.random.RandomState(seed), labels,
+                          keys) if np.sum(~np.isnan(keys)) >= 4 else None)
     if held is None:
         return candidates[0], None
     X = seqs.unpack(seqs.data)
-    parts = [(_safe_indexing(X, rows), _safe_indexing(y, rows),
-              weight[rows] if weighted else None)
-             for rows in (np.flatnonzero(~held), np.flatnonzero(held))]
+    parts = []
+    for part in (~held, held):
+        rows = np.flatnonzero(part)
+        # in the order of their keys: the fits do not see the given order
+        rows = rows[np.argsort(keys[rows], kind="stable")]
+        parts.append((_safe_indexing(X, rows), _safe_indexing(y, rows),
+                      weight[rows] if weighted else None))
     scores = {name: _held_out_score(estimator, name, seed, *parts)
               for name in candidates}
     best = max(candidates, key=lambda name: scores[name])  # first of the ties

@@ -4,7 +4,8 @@ held-out training sequences."""
 import numpy as np
 import pytest
 
-from skseq._data.held_out import held_out_half
+from skseq._data import check_sequences
+from skseq._data.held_out import held_out_half, sequence_keys
 from skseq.hierarchical import HierarchicalIOHMM
 
 
@@ -102,3 +103,16 @@ def test_held_out_half_takes_half_of_each_class(labels):
     else:
         assert [held[labels == k].sum() for k in range(3)] == [1, 1, 1]
     assert held_out_half(3, np.random.RandomState(0), np.array([0, 1, 1])) is None
+
+
+def test_the_split_ignores_the_order_and_repetitions_of_the_sequences():
+    X, y = _frequency(16, 3)
+    keys = sequence_keys(check_sequences(list(X)))
+    order = np.random.RandomState(1).permutation(16)
+    permuted = sequence_keys(check_sequences(list(X[order])))
+    np.testing.assert_array_equal(permuted, keys[order])
+    assert np.unique(keys).shape[0] == 16  # distinct sequences, distinct keys
+    # a repeated sequence shares its key, so it falls on its copy's side
+    held = held_out_half(17, np.random.RandomState(0), np.r_[y, y[0]],
+                         np.r_[keys, keys[0]])
+    assert held[0] == held[16] and held[:16].sum() == 8
