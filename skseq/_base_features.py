@@ -1,11 +1,11 @@
 """The representation an IOHMM reads, chosen on held-out training sequences.
 
-:func:`held_out_features` fits the estimator once per candidate
-representation on half of the training sequences (half of each class when
-every sequence has one label), scores each by its conditional log-likelihood
-of the other half, and returns the candidate that scores best. It serves the
-estimators whose ``features="auto"`` is a choice from the data rather than a
-rule on the data's type (:class:`skseq.hierarchical.HierarchicalIOHMM`).
+:func:`held_out_features` splits the training sequences in two halves (half
+of each class when every sequence has one label), fits the estimator once per
+candidate representation on each half, scores it on the other, and returns
+the candidate whose mean score is best. It serves the estimators whose
+``features="auto"`` is a choice from the data rather than a rule on the data's
+type (:class:`skseq.hierarchical.HierarchicalIOHMM`).
 """
 
 import warnings
@@ -18,9 +18,8 @@ from sklearn.utils import _safe_indexing, check_random_state
 from ._data.held_out import held_out_half, sequence_keys
 from ._data.representation import resolve
 
-# The ranking fits: restarts each (the first kind of start of ``init``).
-# Measured on the panel and the 2-sequence problem (doc/results/
-# hierarchical_panel.md): one restart ranks the candidates as the full fits do.
+# The ranking fits: restarts each (the first kind of start of ``init``), which
+# keeps their cost near that of one full fit on the shape representation.
 RANKING_N_INIT = 1
 
 
@@ -32,26 +31,27 @@ def rule_or_raw(estimator, seqs, y, targets, weight, weighted):
     rule = resolve(estimator.features, seqs, targets.step_level)
     if estimator.features != "auto" or rule == "raw":
         return rule, None
-    return held_out_features(estimator, seqs, y, targets, weight, weighted,
-                             (rule, "raw"))
+    chosen, scores = held_out_features(estimator, seqs, y, targets, weight,
+                                       weighted, ("raw", rule))
+    return (rule, None) if scores is None else (chosen, scores)
 
 
 def held_out_features(estimator, seqs, y, targets, weight, weighted, candidates):
     """The best of ``candidates`` on held-out training sequences and the
-    held-out score of each (a dict; None when no split exists).
+    held-out score of each (a dict; None, and the first candidate, when no
+    split exists).
 
-    Each candidate's model is a clone of ``estimator`` with that ``features``,
-    ``RANKING_N_INIT`` restarts and a seed drawn from ``random_state``, fitted on
-    the other sequences (weighted by ``weight`` if ``weighted``) and scored by
-    its mean log-likelihood per held-out sequence (weighted alike): a proper
-    score, finer than the accuracy, whose ties on a few held-out sequences
-    are common. The first candidate wins ties; a candidate whose fit fails
-    scores -inf. The split is drawn over the distinct sequences (equal ones on
-    the same side, those of weight 0 never held out), so that it depends
-    neither on their order nor on a weight written as repetitions; with one
-    label per sequence it is stratified and needs 2 distinct sequences of
-    every class: otherwise, and with fewer than 4 sequences of positive
-    weight, the first candidate is returned unscored.
+    The training sequences are split in two halves; each candidate's model (a
+    clone of ``estimator`` with that ``features``, ``RANKING_N_INIT`` restarts
+    and a seed drawn from ``random_state``) is fitted on each half (weighted by
+    ``weight`` if ``weighted``) and scored by its ``score`` (accuracy or R^2,
+    weighted alike) on the other; a candidate's score is the mean of the two.
+    The first candidate wins ties; a fit that fails scores -inf. The split is
+    drawn over the distinct sequences (equal ones on the same side, those of
+    weight 0 never held out), so that it depends neither on their order nor on
+    a weight written as repetitions; with one label per sequence it is
+    stratified and needs 2 distinct sequences of every class, and it needs 4
+    sequences of positive weight.
     """
     rng = check_random_state(estimator.random_state)
     seed = rng.randint(np.iinfo(np.int32).max)
@@ -63,27 +63,27 @@ def held_out_features(estimator, seqs, y, targets, weight, weighted, candidates)
     if held is None:
         return candidates[0], None
     X = seqs.unpack(seqs.data)
-    parts = []
-    for part in (~held, held):
-        rows = np.flatnonzero(part)
+    halves = []
+    for half in (held, ~held & ~np.isnan(keys)):
+        rows = np.flatnonzero(half)
         # in the order of their keys: the fits do not see the given order
         rows = rows[np.argsort(keys[rows], kind="stable")]
-        parts.append((_safe_indexing(X, rows), _safe_indexing(y, rows),
-                      weight[rows] if weighted else None))
-    scores = {name: _held_out_score(estimator, name, seed, *parts)
-              for name in candidates}
+        halves.append((_safe_indexing(X, rows), _safe_indexing(y, rows),
+                       weight[rows] if weighted else None))
+    scores = {name: float(np.mean([
+        _held_out_score(estimator, name, seed, halves[k], halves[1 - k])
+        for k in (0, 1)])) for name in candidates}
     best = max(candidates, key=lambda name: scores[name])  # first of the ties
     if estimator.verbose:
-        print("features='auto': held-out log-likelihood per sequence "
+        print("features='auto': held-out score "
               + ", ".join(f"{name!r} {score:.4f}" for name, score in scores.items())
               + f": {best!r}", flush=True)
     return best, scores
 
 
 def _held_out_score(estimator, features, seed, fit_part, held_part):
-    """The held-out mean log-likelihood log P(y | u) per sequence of
-    ``estimator`` with ``features``, fitted on ``fit_part`` (-inf if that fit
-    fails)."""
+    """The ``score`` on ``held_part`` of ``estimator`` with ``features``,
+    fitted on ``fit_part`` (-inf if that fit fails)."""
     model = clone(estimator).set_params(
         features=features, n_init=RANKING_N_INIT, random_state=seed, verbose=0,
         warm_start=False)
@@ -93,5 +93,4 @@ def _held_out_score(estimator, features, seed, fit_part, held_part):
             model.fit(*fit_part[:2], sample_weight=fit_part[2])
     except ValueError:  # e.g. every restart diverged on these inputs
         return -np.inf
-    log_likelihood = model.score_samples(*held_part[:2])
-    return float(np.average(log_likelihood, weights=held_part[2]))
+    return float(model.score(*held_part[:2], sample_weight=held_part[2]))
