@@ -248,10 +248,10 @@ on this problem what pays is the start, and the hierarchy's defaults
 include it.
 
 **What the default reads.** `features="auto"` fits the shape representation
-and raw steps once each (one restart) on half of the training sequences (15 of
-each class) and keeps the one whose conditional log-likelihood of the other 30
-is higher. It chose {" / ".join(chosen)} on seeds 0-{args.seeds - 1}
-(held-out log-likelihood per sequence, shape / raw: {margins}). The shape
+and raw steps (one restart each) on each half of the training sequences (15 of
+each class), scores each on the other half, and keeps the one with the better
+mean held-out accuracy (raw steps on ties). It chose {" / ".join(chosen)} on
+seeds 0-{args.seeds - 1} (held-out accuracy, shape / raw: {margins}). The shape
 representation can read the first steps too: its state networks see, at every
 step, the mean of the shape indicators of the prefix so far, which at steps 1-3
 is the pattern's. Raw steps alone (row `features='raw'`):
