@@ -73,7 +73,7 @@ def render(results):
         "long-memory results); on the panel's series, classified whole, raw "
         "steps are far below the flat default and the shape representation "
         "matches it. Official train/test splits; mean (min-max) over the seeds "
-        "(`random_state`), fit time in seconds (the default's includes its two "
+        "(`random_state`), fit time in seconds (the default's includes its four "
         "held-out fits); one BLAS thread, on a machine shared with other jobs.",
         "",
         "Regenerate with `python benchmarks/bench_hierarchical_panel.py`.",

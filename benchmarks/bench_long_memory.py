@@ -301,7 +301,7 @@ part of the training set might address (not tried).
 
 **Cost.** The restarts are as many as before on raw steps (`n_init="auto"`,
 here {two[RAW][0]['n_init']}); learned time scales add one parameter per level;
-the default's choice adds two fits of one restart on half the sequences; the
+the default's choice adds four fits of one restart on half the sequences; the
 fit times are those of the table.
 A flat IOHMM can be given hold starts too (`init="hold"`, row above); it is not
 its default, since the flat defaults were kept for the Tomita and parity
