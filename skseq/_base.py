@@ -288,18 +288,24 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
             _refuse_warm_change("classes", classes.tolist(), self.classes_.tolist())
         return weight, targets
 
-    def _represent(self, seqs, targets, sample_weight, weight, rng, do_init):
-        """The input representation (fitted anew, or the fitted one for a warm
-        start) and what the networks see through it."""
+    def _choose_features(self, seqs, y, targets, weight, weighted):
+        """The representation this fit reads: ``features``, or the one
+        ``"auto"`` resolves to (an estimator may choose it from the data)."""
+        return resolve(self.features, seqs, targets.step_level)
+
+    def _represent(self, seqs, targets, sample_weight, weight, rng, features):
+        """The input representation named ``features`` (fitted anew), or the
+        fitted one for a warm start (``features`` None), and what the networks
+        see through it."""
         start = time.perf_counter()
-        if do_init:
-            features = resolve(self.features, seqs, targets.step_level)
+        fresh = features is not None
+        if fresh:
             representation = self._make_representation(features).fit(
                 seqs, rng, self.n_jobs,
                 sample_weight=None if sample_weight is None else weight)
         else:
             features, representation = self.features_, self.representation_
-        supervised = do_init and self._supervises(representation, targets)
+        supervised = fresh and self._supervises(representation, targets)
         if supervised:
             # weighted as the fit weighs the sequences (class weights too)
             rows, values = supervise(
@@ -350,9 +356,12 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
         mask = self._transition_mask()
         fixed_start = fixed_startprob(self.startprob, n)
         do_init = not self._warm()
+        features = (self._choose_features(seqs, y, targets, weight,
+                                          sample_weight is not None)
+                    if do_init else None)
         rng = check_random_state(self.random_state)
         features, representation, inputs = self._represent(
-            seqs, targets, sample_weight, weight, rng, do_init)
+            seqs, targets, sample_weight, weight, rng, features)
         transition = self._make_transition(representation.n_state_features)
         emission = self.outputs_.make_emission(n, representation.n_output_features)
         check_memory(self, seqs.data.shape[0], n,

@@ -15,7 +15,9 @@ What is decided on the client, and from what:
   ``skseq._fit.distributed.SAMPLE_STEPS`` steps (all the sequences below it,
   which gives exactly the local fit, without the shape representation's
   supervised axes, ``skseq._families.supervised``); ``features="raw"`` fits
-  nothing;
+  nothing; ``features="auto"`` resolves by the data's type alone (the
+  hierarchy's held-out comparison of representations is not run across a
+  cluster);
 * with a fitted representation (not ``"raw"``), the output networks' inputs at
   the supervised steps, one row per target, for ``alpha="auto"`` and the
   starting points.

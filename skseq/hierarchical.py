@@ -8,6 +8,7 @@ from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import StrOptions
 
 from ._base import BaseIOHMM
+from ._base_features import rule_or_raw
 from ._families.hierarchy import HierarchicalTransitions
 from ._families.outputs import GaussianOutputs
 from ._families.registry import document_options, option_constraints
@@ -60,14 +61,21 @@ class HierarchicalIOHMM(BaseIOHMM):
     n_states : tuple of int, default=(2, 2)
         Number of values of each level, slowest level first; the chain has
         ``prod(n_states)`` product states.
-    features : {{features}}, default="raw"
+    features : {{features}}, default="auto"
         What the networks see of each step, as in :class:`IOHMMClassifier`:
 
         {{features_list}}
 
-        ``"auto"`` chooses as there. Raw by default: the shape representation
-        summarizes a whole prefix, which paid for classifying sequences, while
-        regimes and slow levels are read from the current inputs.
+        ``"auto"``: raw steps for symbols and one-step rows (as
+        :class:`IOHMMClassifier`); for real-valued series the flat estimator's
+        choice (``"shape"``, or ``"window"`` with step-level targets) or raw
+        steps, whichever scores better on held-out training sequences (each
+        half of each class fitted with one restart and scored on the other;
+        raw steps on ties; fewer than 4 sequences or a class of one: the flat
+        choice). Raw steps carry a fact
+        over hundreds of steps in a slow level (:ref:`long_memory`); whole real
+        series are classified better by their shape (Results: "The hierarchy
+        on real series").
     timescales : tuple of float, default=(10, 1)
         Time scale of each level (>= 1, same length as ``n_states``): level s
         keeps its value with probability at least w_s = 1 - 1/timescale_s at
@@ -87,11 +95,10 @@ class HierarchicalIOHMM(BaseIOHMM):
         with probability at least 1 - 1/min_timescales_s, w_s = w_min + (1 -
         w_min) sigmoid(v_s), so a slow level cannot become a fast one on little
         data. None: no bound (every learned time scale may fall to 1). Hold
-        starts begin learned time scales at these bounds. Measured on the
-        2-sequence problem (``benchmarks/bench_hierarchical.py``): bounds of a
-        fifth or a half of ``timescales`` on the levels above the fastest
-        raised the error, since the fits that read the class speed their slow
-        level up to about 1.
+        starts begin learned time scales at these bounds. On the 2-sequence
+        problem (``benchmarks/bench_hierarchical.py``) bounds of a fifth or a
+        half of ``timescales`` above the fastest level raised the error: the
+        fits that read the class speed their slow level up to about 1.
     task : {"classification", "regression"}, default="classification"
         Categorical outputs, P(y_t = c | x_t, u_t) = softmax_c(V_x u_t + c_x), or
         linear-Gaussian ones, y_t | x_t, u_t ~ N(V_x u_t + c_x, Sigma_x).
@@ -113,9 +120,11 @@ class HierarchicalIOHMM(BaseIOHMM):
         the most significant digit.
     solver : {"lbfgs", "em"}, default="lbfgs"
         Direct likelihood maximisation with its exact gradient, or GEM.
-    alpha : float, default=1e-2
+    alpha : float or "auto", default="auto"
         L2 penalty on the input weights (state and output networks), the
         precision of a Gaussian prior against the summed log-likelihood.
+        ``"auto"`` as in :class:`IOHMMClassifier`: on the shape representation
+        chosen from the data, on raw steps 1e-2. The value used is ``alpha_``.
     det_penalty : float, default=0.0
         Reward for |det A_t|, the determinant of each step's product-state
         transition matrix (Bengio & Frasconi 1996, §5.2; see :class:`IOHMMClassifier`).
@@ -147,7 +156,8 @@ class HierarchicalIOHMM(BaseIOHMM):
         Controls the initialisations.
     verbose : int, default=0
         1 prints a line per restart (its objective, the best so far, the elapsed
-        time), 2 also one per iteration.
+        time) and the held-out scores of ``features="auto"``, 2 also one per
+        iteration.
     n_jobs : int, default=None
         Threads over sequences in the forward-backward kernels and in those
         of the shape representation (its thresholds' convolutions, prefix
@@ -198,11 +208,15 @@ class HierarchicalIOHMM(BaseIOHMM):
     loss_curve_ : list of float
         The objective at each iteration of the best initialisation.
     features_ : str
-        The representation used, ``"raw"`` or ``"shape"`` (``features`` with
-        ``"auto"`` resolved on the training data).
+        The representation used (``features``, or the one ``"auto"`` chose).
+    features_scores_ : dict or None
+        The held-out score (accuracy or R^2, mean of the two halves) of each
+        representation ``"auto"`` compared (None: no comparison).
     representation_ : object
         The fitted representation (for ``"shape"``: ``convolution_``, the fitted
         :class:`~skseq.preprocessing.DilatedConvolution`, and ``projection_``).
+    alpha_ : float
+        The L2 penalty of the fit (``alpha``, or the one ``"auto"`` chose).
     n_init_ : int
         Number of initialisations run.
     init_objectives_ : ndarray of shape (n_init_,)
@@ -228,10 +242,9 @@ class HierarchicalIOHMM(BaseIOHMM):
     what it reads survives the noise in the state and in the gradient while its
     networks learn to hold it, and then lets it speed up; hold starts
     (``init``) give the first value of each level the reading and make the
-    others keep what was read (see ``benchmarks/bench_hierarchical.py`` and
-    ``benchmarks/bench_long_memory.py``: on the 2-sequence problem with 150-300
-    steps of noise, two levels with the defaults learn what a flat IOHMM with
-    as many states does not).
+    others keep what was read (``benchmarks/bench_long_memory.py``: on the
+    2-sequence problem with 150-300 noise steps, two levels with the defaults
+    learn what a flat IOHMM with as many states does not).
 
     :meth:`predict_state_proba` and :meth:`decode` give one result per level;
     :meth:`transition_proba` gives the product-state matrices (N x N, product
@@ -249,10 +262,9 @@ class HierarchicalIOHMM(BaseIOHMM):
     >>> from skseq.hierarchical import HierarchicalIOHMM
     >>> from skseq.datasets import make_two_sequence
     >>> X, y = make_two_sequence(40, max_length=20, random_state=3)
-    >>> clf = HierarchicalIOHMM(n_states=(2, 2), timescales=(10, 1), n_init=2,
-    ...                         random_state=0).fit(X, y)
-    >>> clf.predict(X[:3]).shape
-    (3,)
+    >>> clf = HierarchicalIOHMM(n_states=(2, 2), n_init=2, random_state=0).fit(X, y)
+    >>> clf.features_  # on 20 steps the shape scores better on held-out sequences
+    'shape'
     >>> slow, fast = clf.predict_state_proba(X[:1])  # one list per level
     >>> slow[0].shape, fast[0].shape  # (steps, values of the level)
     ((20, 2), (20, 2))
@@ -279,7 +291,7 @@ class HierarchicalIOHMM(BaseIOHMM):
         self,
         n_states=(2, 2),
         *,
-        features="raw",
+        features="auto",
         timescales=(10, 1),
         learn_timescales=True,
         min_timescales=None,
@@ -290,7 +302,7 @@ class HierarchicalIOHMM(BaseIOHMM):
         min_covar=1e-6,
         startprob="learn",
         solver="lbfgs",
-        alpha=1e-2,
+        alpha="auto",
         det_penalty=0.0,
         n_init="auto",
         max_iter=200,
@@ -397,6 +409,11 @@ class HierarchicalIOHMM(BaseIOHMM):
         if self.learn_timescales:
             return ("hold", "random", "permutation")
         return BaseIOHMM._auto_starts
+
+    def _choose_features(self, *fit_data):
+        """``features="auto"``: the flat rule's choice or raw steps, held out."""
+        chosen, self.features_scores_ = rule_or_raw(self, *fit_data)
+        return chosen
 
     @property
     def _output(self):

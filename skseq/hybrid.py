@@ -26,6 +26,7 @@ from ._data import (
     score_targets,
     validate_sequences,
 )
+from ._data.held_out import held_out_half
 from ._data.representation import window_lags, window_summaries
 from ._families.label_chain import label_chain, segment_phases
 from ._kernels.forward_backward import forward_backward, viterbi
@@ -316,7 +317,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         if seqs.lengths.max() == 1:
             return "summaries"  # no past: both hold the step's values only
         rng = np.random.RandomState(seed)
-        held_out = rng.permutation(seqs.n_sequences) < seqs.n_sequences // 2
+        held_out = held_out_half(seqs.n_sequences, rng)
         side = held_out[seqs.sequence_of(steps)]
         rows = []
         for mask in (~side, side):
