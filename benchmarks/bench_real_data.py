@@ -346,7 +346,7 @@ sequences (`skseq._families.supervised`; chosen by 3-fold cross-validation on
 the training splits, seeds 0-2: PLAID 0.883 to 0.895, ArrowHead 0.815 to
 0.824, BasicMotions and ItalyPowerDemand equal, results/shape_validation.md).
 The former default, principal components only, is the column "former
-default", from the same run: PLAID rose from 0.941 (0.937-0.946) to 0.951
+default", from the same run: PLAID rose from 0.942 (0.939-0.946) to 0.951
 (0.948-0.955), ItalyPowerDemand moved by less than its spread (0.955 to
 0.953), and ArrowHead fell from 0.886 (0.880-0.891) to 0.861 (0.846-0.880),
 against the validation: on ArrowHead's 36 training series, 10 repetitions of
@@ -403,20 +403,22 @@ the fit time), 32 dilations 0.806 and 0.970, no amplitude indicators 0.824 and
 and 0.975: gains of one or two validation sequences that the test splits
 contradict or that cost twice the time; none adopted.
 
-**Speed.** On the three small sets MiniRocket fits in 0.04-0.07 s and the
-default in 0.4-0.8 s, its fixed costs dominating; on PLAID the two are within
-about 1.1x. Profiled on ArrowHead (one thread, 0.92 s under the profiler on a
-loaded machine, before the last steps were added): the thresholds 0.41 s (the
-convolutions at up to 10,000 training steps, then the order statistics each
-threshold needs, selected rather than sorted), the randomized SVD of 2,000
-sampled steps by about 2,000 indicators 0.16 s, the prefix walks and the
-solver the rest; on ItalyPowerDemand the SVD is 0.29 of 0.50 s. The last steps
-added to the projection's sample are one more row per walked sequence, in the
-same walk: the fit time did not grow (alternating fits of both, 3 seeds:
-BasicMotions 0.59-0.63 against 0.56-0.79 s, ItalyPowerDemand 0.39-0.42 against
-0.39-0.42 s; on 10,000 synthetic sequences of `--scaling`, one thread, in the
-order new, former, former, new: 48.8, 84.5, 68.7 and 44.5 s, at load average
-4-5, the former default's longer fits not analysed). One power iteration in
+**Speed.** In this run (a loaded machine) MiniRocket fitted the three small
+sets in 0.04-0.14 s and the default in 0.5-1.2 s, its fixed costs dominating;
+PLAID 1.8x; median over the panel 5.7x (MiniRocket's own fit time varies up
+to 5x between runs on this machine: BasicMotions 0.06 s in one, 0.31 s in
+another). Profiled on ArrowHead (cProfile, one thread, before the two changes
+below): the bias thresholds 0.22 s, the randomized SVD 0.10 s, the two prefix
+walks 0.06 s, the solver 0.05 s; `alpha="auto"` and the restarts under
+0.05 s. Since then the thresholds are computed a dilation at a time (the
+convolution's values stay in the cache) and selected column by column, on
+threads with `n_jobs`: the same thresholds bit for bit, about half their
+time; and the SVD runs in single precision with LU-normalized power
+iterations, about half its time, its principal angles to the exact SVD equal
+to double precision's to four digits, and validation and test accuracy equal
+on the panel (results/shape_validation.md, `projection_dtype`). What is left
+(the exact order statistics over up to 10,000 steps, the SVD, two walks, the
+solver; 0.05-0.1 s each) is each about MiniRocket's whole fit. One power iteration in
 the randomized SVD instead of two (seeds 0-2; results/representations.md, and
 for the kept-aside sets a run of the default with both): on the panel
 ItalyPowerDemand 0.954 against 0.955, ArrowHead 0.882 against 0.886, PLAID
@@ -427,16 +429,17 @@ lower on three of the four sets kept aside, so not adopted (with the
 projection on sampled steps only it had moved ArrowHead from 0.865 to 0.855).
 Also tried and not adopted (seeds 0-2, projection on sampled steps):
 thresholds from 2,000 or 4,000 sampled steps instead of up to 10,000,
-ArrowHead 0.836 and 0.846; the SVD in single precision (an earlier session),
-PLAID 0.944 to 0.932. The machine was shared with other work throughout (load
-average 4-5), and MiniRocket's own fit time varied by up to 2x between runs.
+ArrowHead 0.836 and 0.846; the SVD in single precision without normalized
+power iterations (the trailing components fall below single precision's
+rounding), PLAID validation 0.869 against 0.883. The machine was shared with
+other work throughout.
 
 **Limits, plainly.** On these sets the default is not yet as accurate as
 MiniRocket on average (0.941 against 0.953; ArrowHead is 0.029 behind), nor as
-fast to fit on small sets (about 10x). On the sets kept aside, never used to
-choose anything, the ridge's decisions kept or improved every set against the
-principal components only, in the same run (GunPoint 0.993 both, OSULeaf
-0.945 to 0.948, JapaneseVowels 0.977 both, ACSF1 0.937 to 0.957; an earlier
+fast to fit on small sets (median 5.7x in the run above). On the sets kept
+aside, never used to choose anything, the ridge's decisions kept or improved
+every set against the principal components only, in the same run (GunPoint
+0.993 both, OSULeaf 0.945 to 0.948, JapaneseVowels 0.977 both, ACSF1 0.937 to 0.957; an earlier
 change, the projection fitted on the last steps too, had raised them from
 0.991, 0.924, 0.963 and 0.920): the default is ahead of MiniRocket on OSULeaf
 (+0.023) and ACSF1 (+0.047), behind on GunPoint (-0.004) and JapaneseVowels
