@@ -439,11 +439,11 @@ MiniRocket on average (0.941 against 0.953; ArrowHead is 0.029 behind), nor as
 fast to fit on small sets (median 5.7x in the run above). On the sets kept
 aside, never used to choose anything, the ridge's decisions kept or improved
 every set against the principal components only, in the same run (GunPoint
-0.993 both, OSULeaf 0.945 to 0.948, JapaneseVowels 0.977 both, ACSF1 0.937 to 0.957; an earlier
-change, the projection fitted on the last steps too, had raised them from
-0.991, 0.924, 0.963 and 0.920): the default is ahead of MiniRocket on OSULeaf
-(+0.023) and ACSF1 (+0.047), behind on GunPoint (-0.004) and JapaneseVowels
-(-0.010)."""
+0.993 both, OSULeaf 0.945 to 0.948, JapaneseVowels 0.977 both, ACSF1 0.937 to
+0.957; an earlier change, the projection fitted on the last steps too, had
+raised them from 0.991, 0.924, 0.963 and 0.920): the default is ahead of
+MiniRocket on OSULeaf (+0.023) and ACSF1 (+0.047), behind on GunPoint (-0.004)
+and JapaneseVowels (-0.010)."""
 
 
 def _mean(runs, key):
