@@ -79,19 +79,22 @@ def test_init_cycles_through_the_listed_starts():
     assert not np.array_equal(auto.init_objectives_, hold.init_objectives_)
 
 
-@pytest.mark.parametrize("n_states, learn, cycle", [
-    ((2, 2), True, ["random", "permutation"]),
-    ((2, 2, 2), True, ["random", "permutation"]),
-    ((2, 3), True, ["hold", "random", "permutation"]),
-    ((3, 2), True, ["hold", "random", "permutation"]),
-    ((3,), True, ["hold", "random", "permutation"]),
-    ((3, 2), False, ["random", "permutation"]),
+HOLD_CYCLE, RANDOM_CYCLE = ["hold", "random", "permutation"], ["random", "permutation"]
+
+
+@pytest.mark.parametrize("n_states, learn, cycle, other", [
+    ((2, 2), True, ["permutation"], RANDOM_CYCLE),
+    ((2, 2, 2), True, ["permutation"], HOLD_CYCLE),
+    ((2, 3), True, HOLD_CYCLE, ["permutation"]),
+    ((3, 2), True, HOLD_CYCLE, RANDOM_CYCLE),
+    ((3,), True, HOLD_CYCLE, ["permutation"]),
+    ((3, 2), False, RANDOM_CYCLE, HOLD_CYCLE),
 ])
 def test_hierarchy_auto_starts_hold_only_with_a_level_of_3_values(n_states, learn,
-                                                                   cycle):
+                                                                   cycle, other):
     # A level of 2 values has one held value, which cannot tell what it read:
-    # "auto" includes hold starts only when some level has 3 values or more
-    # (and the time scales are learned).
+    # with learned time scales "auto" includes hold starts only when some level
+    # has 3 values or more, and is permutation starts otherwise.
     X, y = make_two_sequence(12, max_length=6, random_state=0)
     timescales = tuple(10.0 ** k for k in reversed(range(len(n_states))))
     kw = dict(n_states=n_states, timescales=timescales, learn_timescales=learn,
@@ -100,8 +103,7 @@ def test_hierarchy_auto_starts_hold_only_with_a_level_of_3_values(n_states, lear
         warnings.simplefilter("ignore", ConvergenceWarning)
         auto = HierarchicalIOHMM(**kw).fit(X, y)
         listed = HierarchicalIOHMM(init=cycle, **kw).fit(X, y)
-        other = HierarchicalIOHMM(init=cycle[1:] if "hold" in cycle
-                                  else ["hold"] + cycle, **kw).fit(X, y)
+        other = HierarchicalIOHMM(init=other, **kw).fit(X, y)
     assert_array_equal(auto.init_objectives_, listed.init_objectives_)
     assert not np.array_equal(auto.init_objectives_, other.init_objectives_)
 
