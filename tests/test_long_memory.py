@@ -83,8 +83,8 @@ HOLD_CYCLE, RANDOM_CYCLE = ["hold", "random", "permutation"], ["random", "permut
 
 
 @pytest.mark.parametrize("n_states, learn, cycle, other", [
-    ((2, 2), True, ["permutation"], RANDOM_CYCLE),
-    ((2, 2, 2), True, ["permutation"], HOLD_CYCLE),
+    ((2, 2), True, RANDOM_CYCLE, HOLD_CYCLE),
+    ((2, 2, 2), True, RANDOM_CYCLE, ["permutation"]),
     ((2, 3), True, HOLD_CYCLE, ["permutation"]),
     ((3, 2), True, HOLD_CYCLE, RANDOM_CYCLE),
     ((3,), True, HOLD_CYCLE, ["permutation"]),
@@ -94,7 +94,7 @@ def test_hierarchy_auto_starts_hold_only_with_a_level_of_3_values(n_states, lear
                                                                    cycle, other):
     # A level of 2 values has one held value, which cannot tell what it read:
     # with learned time scales "auto" includes hold starts only when some level
-    # has 3 values or more, and is permutation starts otherwise.
+    # has 3 values or more.
     X, y = make_two_sequence(12, max_length=6, random_state=0)
     timescales = tuple(10.0 ** k for k in reversed(range(len(n_states))))
     kw = dict(n_states=n_states, timescales=timescales, learn_timescales=learn,
