@@ -227,17 +227,18 @@ sequences a floor under the slow level's learned time scale
 (`min_timescales`) against the default. Synthetic data, 10 trials
 (mean ± standard deviation), 5 folds and 5 data seeds.
 
-**In short.** With learned time scales and the default starts the error at
-T = 10 / 20 / 40 / 100 is 0 % at every length with one level of 4 states,
-0.0 / 1.2 / 1.4 / 1.6 % with two levels and 0.0 / 0.1 / 1.4 / 2.8 % with three;
-with fixed time scales every depth errs on 10-44 % of the test sequences at
-40-100 steps. Hold starts, which fit one level of 4 states, almost never fit
-levels of 2 values, where the default uses random and permutation starts.
-With 150-300 steps of noise a slow level reads the class on every fold (100 %) where the flat model
-stays at chance (50 %). With 60 training sequences `HierarchicalIOHMM((3, 2))`
-reaches 0.964 with its learned time scales near 1; bounding the slow one
-below (at 2 or 5) lowers it to 0.860 and 0.695, and a floor of a fifth of the
-time scales raises the Figure 2 errors at 2 and 3 levels.
+**In short.** With learned time scales and the default starts the error at T =
+10 / 20 / 40 / 100 is 0 % at every length with one level of 4 states, 0.0 /
+1.2 / 1.4 / 1.6 % with two levels and 0.0 / 0.1 / 1.4 / 2.8 % with three; with
+fixed time scales every depth errs on 10-44 % of the test sequences at 40-100
+steps. Hold starts, which fit one level of 4 states, almost never fit levels
+of 2 values, where the default uses random and permutation starts. With
+150-300 steps of noise a slow level reads the class on every fold (100 %)
+where the flat model stays at chance (50 %). With 60 training sequences
+`HierarchicalIOHMM((3, 2))` reaches 0.964 with its learned time scales near 1;
+bounding the slow one below (at 2 or 5) lowers it to 0.860 and 0.695, and a
+floor of a fifth of the time scales raises the Figure 2 errors at 2 and 3
+levels.
 
 **Regenerate** with `python benchmarks/bench_hierarchical.py` (about 7
 minutes), or only this page and its figure from the saved results with
