@@ -251,8 +251,9 @@ def test_fitted_timescales_stay_above_min_timescales():
     """Without a bound the slow level of this fit falls below 3; with
     min_timescales=(3, 1) it cannot, and a warm start resumes from it."""
     X, y = make_tomita(4, 30, random_state=0)
+    # a hold start: learned time scales start at their floors
     kw = dict(n_states=(2, 2), timescales=(8, 1), n_init=1, max_iter=20,
-              random_state=0)
+              init="hold", random_state=0)
     free = _fitted(X, y, **kw)
     assert free.transition_timescales_[0] < 3
     model = _fitted(X, y, min_timescales=(3, 1), **kw)

@@ -1,8 +1,11 @@
 """Long memory: the toggled-regimes generator and the restarts' starting points."""
 
+import warnings
+
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LinearRegression
 from sklearn.metrics import r2_score
 
@@ -74,6 +77,35 @@ def test_init_cycles_through_the_listed_starts():
     assert_array_equal(auto.init_objectives_, listed.init_objectives_)
     hold = IOHMMClassifier(2, features="raw", init="hold", **kw).fit(X, y)
     assert not np.array_equal(auto.init_objectives_, hold.init_objectives_)
+
+
+HOLD_CYCLE, RANDOM_CYCLE = ["hold", "random", "permutation"], ["random", "permutation"]
+
+
+@pytest.mark.parametrize("n_states, learn, cycle, other", [
+    ((2, 2), True, RANDOM_CYCLE, HOLD_CYCLE),
+    ((2, 2, 2), True, RANDOM_CYCLE, ["permutation"]),
+    ((2, 3), True, HOLD_CYCLE, ["permutation"]),
+    ((3, 2), True, HOLD_CYCLE, RANDOM_CYCLE),
+    ((3,), True, HOLD_CYCLE, ["permutation"]),
+    ((3, 2), False, RANDOM_CYCLE, HOLD_CYCLE),
+])
+def test_hierarchy_auto_starts_hold_only_with_a_level_of_3_values(n_states, learn,
+                                                                   cycle, other):
+    # A level of 2 values has one held value, which cannot tell what it read:
+    # with learned time scales "auto" includes hold starts only when some level
+    # has 3 values or more.
+    X, y = make_two_sequence(12, max_length=6, random_state=0)
+    timescales = tuple(10.0 ** k for k in reversed(range(len(n_states))))
+    kw = dict(n_states=n_states, timescales=timescales, learn_timescales=learn,
+              n_init=3, max_iter=3, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        auto = HierarchicalIOHMM(**kw).fit(X, y)
+        listed = HierarchicalIOHMM(init=cycle, **kw).fit(X, y)
+        other = HierarchicalIOHMM(init=other, **kw).fit(X, y)
+    assert_array_equal(auto.init_objectives_, listed.init_objectives_)
+    assert not np.array_equal(auto.init_objectives_, other.init_objectives_)
 
 
 @pytest.mark.parametrize("init, match", [
