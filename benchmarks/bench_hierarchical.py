@@ -81,7 +81,8 @@ def figure2_trial(length, levels, learn, seed, args):
     # STARTS_LISTED (learned, those starts) or "floor" (learned, bounded below)
     starts = STARTS_LISTED.get(learn, "auto")
     model = HierarchicalIOHMM(n_states, timescales=timescales, emission="state",
-                              learn_timescales=bool(learn), n_init=args.n_init,
+                              features="raw", learn_timescales=bool(learn),
+                              n_init=args.n_init,
                               init=starts, random_state=seed,
                               min_timescales=floors(timescales)
                               if learn == "floor" else None)
@@ -105,7 +106,7 @@ def kind_trial(n_states, kind, trial, restart, args):
     X, y, X_test, y_test = figure2_data(KIND_T, args.train, args.test, trial)
     timescales = LEVELS[len(n_states)][1]
     model = HierarchicalIOHMM(n_states, timescales=timescales, emission="state",
-                              init=kind, n_init=1,
+                              features="raw", init=kind, n_init=1,
                               random_state=1000 * trial + restart).fit(X, y)
     return [float(model.objective_), 100 * (1 - model.score(X, y)),
             100 * (1 - model.score(X_test, y_test))]
@@ -190,7 +191,7 @@ def small_trial(name, seed):
                              random_state=seed)
     params = SMALL[name]
     model = (IOHMMClassifier(6, random_state=seed) if params is None
-             else HierarchicalIOHMM(random_state=seed, **params))
+             else HierarchicalIOHMM(features="raw", random_state=seed, **params))
     start = time.perf_counter()
     model.fit(X[:N_SMALL], y[:N_SMALL])
     seconds = time.perf_counter() - start
@@ -285,7 +286,8 @@ adds uniform noise in [-0.1, 0.1] to it, and fills the rest of the sequence with
 same noise; {args.train} training sequences of exactly T steps (as in the paper),
 {args.test} test sequences, {args.trials} trials (`random_state=0..{args.trials - 1}`,
 the paper's 10). `HierarchicalIOHMM(n_states, timescales=...,
-emission="state", n_init={args.n_init})`, L-BFGS, other parameters default;
+emission="state", features="raw", n_init={args.n_init})`, L-BFGS, other
+parameters default;
 slowest level first; time scales fixed (`learn_timescales=False`), or
 learned (the default) from the same values, with the default starts
 (`init="auto"`: hold, random and permutation starts in turn when some level
@@ -329,8 +331,9 @@ once. Flat: `IOHMMClassifier(3)`.
 
 `make_two_sequence(560, max_length=303, min_length=153, random_state=seed)`, seeds
 0-{SMALL_SEEDS - 1}: the first {N_SMALL} sequences train, the last {N_TEST} test
-(the setting of `long_memory.md`). `HierarchicalIOHMM` with `n_states` and
-`random_state=seed` set, the rest default (time scales (10, 1) learned, `init="auto"`),
+(the setting of `long_memory.md`). `HierarchicalIOHMM` with `n_states`,
+`features="raw"` and `random_state=seed` set, the rest default (time scales
+(10, 1) learned, `init="auto"`),
 with and without `min_timescales`, the lower bound on the learned time scales
 (w_s = w_min + (1 - w_min) sigmoid(v_s), w_min = 1 - 1/min_timescales_s); a flat
 `IOHMMClassifier(6, random_state=seed)` as the peer. Time scales and the lowest
