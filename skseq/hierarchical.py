@@ -367,8 +367,7 @@ class HierarchicalIOHMM(BaseIOHMM):
                 f"{len(timescales)} entries {timescales}."
             )
         for n in n_states:
-            if (not isinstance(n, numbers.Integral) or isinstance(n, bool)
-                    or n < 1):
+            if not isinstance(n, numbers.Integral) or isinstance(n, bool) or n < 1:
                 raise ValueError(f"n_states must hold integers >= 1, got {n!r} in "
                                  f"{n_states}.")
         for tau in timescales:
@@ -391,31 +390,21 @@ class HierarchicalIOHMM(BaseIOHMM):
         for floor, tau in zip(floors, timescales, strict=True):
             if (not isinstance(floor, numbers.Real) or isinstance(floor, bool)
                     or not 1 <= floor <= tau):
-                raise ValueError(
-                    f"min_timescales must hold numbers between 1 and the level's "
-                    f"time scale, got {floor!r} in {floors} for timescales "
-                    f"{timescales}.")
+                raise ValueError(f"min_timescales must hold numbers between 1 and "
+                                 f"the level's time scale, got {floor!r} in {floors} "
+                                 f"for timescales {timescales}.")
         return tuple(float(f) for f in floors)
 
     @property
     def _auto_starts(self):
         """init="auto": hold starts first when the time scales are learned
         and some level has at least 3 values; otherwise the flat estimators'
-        random and permutation starts.
-
-        Measured (doc/results/long_memory.md): on the 2-sequence problem with
-        150-300 noise steps, hold starts find the machine that reads the first
-        steps where random ones do not; with fixed slow time scales a level
-        reads at a rate of 1 / timescale and hold starts were measured to lose
-        accuracy (El Hihi & Bengio 1995, Figure 2 at 40 steps). A level of 2
-        values has one held value, which cannot tell one reading from another:
-        on Figure 2 at 100 steps hold starts fit the training set in 0-1 of 40
-        with levels (2,), (2, 2), (2, 2, 2), in 30-38 of 40 with a level of 3
-        (doc/results/hierarchical_figure2.md). Permutation starts alone fit
-        there more often still, but their restarts converge to one optimum at
-        points that differ by the tolerance, so that which is kept flips with
-        rounding (weighted rows against repeated ones differed by 5e-6); the
-        random starts keep the cycle's choice stable.
+        random and permutation starts. Hold starts read the first steps of a
+        long sequence where random ones do not (doc/results/long_memory.md),
+        but a level of 2 values has one held value, which cannot tell one
+        reading from another: at 100 steps of El Hihi & Bengio's (1995)
+        Figure 2 they fit 0-1 of 40 training sets with levels of 2 values,
+        30-38 with a level of 3 (doc/results/hierarchical_figure2.md).
         """
         if self.learn_timescales and max(self._levels()[0]) >= 3:
             return ("hold", "random", "permutation")
