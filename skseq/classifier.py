@@ -222,7 +222,10 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         Whether the best initialisation converged.
     log_likelihood_ : float
         Weighted training conditional log-likelihood, sum_s w_s log P(y_s | u_s)
-        (with ``n_prefixes`` > 1: summed over the prefixes with their weights).
+        (with ``n_prefixes`` > 1: summed over the prefixes with their weights),
+        as the fit read the training sequences: with the shape representation's
+        ridge decisions, their cross-fitted values, so not the sum of
+        ``score_samples`` on the training data.
     objective_ : float
         The minimised objective at the solution.
     loss_curve_ : list of float

@@ -32,8 +32,11 @@ def fast(estimator, **params):
 ESTIMATORS = {
     "clf": fast(IOHMMClassifier, n_states=2),
     "reg": fast(IOHMMRegressor, n_states=2),
-    "hier-clf": fast(HierarchicalIOHMM, n_states=(2, 2), timescales=(4, 1)),
+    # Raw steps, named: the invariants of the hierarchy's own networks (its
+    # default features="auto" is tested in test_hierarchical_features.py).
+    "hier-clf": fast(HierarchicalIOHMM, n_states=(2, 2), timescales=(4, 1),
+                     features="raw"),
     "hier-reg": fast(HierarchicalIOHMM, n_states=(2, 2), timescales=(4, 1),
-                     task="regression"),
+                     task="regression", features="raw"),
     "rnn": fast(DiscretizedRNNClassifier, n_hidden=3),
 }

@@ -11,6 +11,8 @@ or raises a clear ValueError; never NaN output, never a numpy RuntimeWarning.
 """
 
 
+import re
+
 import numpy as np
 import pytest
 from conftest import ESTIMATORS as SHARED
@@ -151,7 +153,11 @@ def test_features_near_the_float64_limit_predict_finitely_or_raise_clearly(name)
         _check_outputs(est, X_big, None)
     except ValueError as exc:
         assert not is_classifier(est), exc
-        assert "sequence 0, step 0" in str(exc) and "scale" in str(exc), exc
+        # Every step reads the same input, but the states' mixture of output
+        # networks moves along a sequence: which step overflows first depends
+        # on the fitted weights, the sequence (the first) does not.
+        assert re.search(r"sequence 0, step \d+ ", str(exc)), exc
+        assert "scale" in str(exc), exc
 
 
 def test_stepwise_scales_extreme_features_into_a_fittable_range():

@@ -419,12 +419,11 @@ def _as_weighted(seqs, sample_weight):
     if sample_weight is None:
         return seqs
     weight = np.asarray(sample_weight, dtype=np.float64)
-    counts = np.rint(weight).astype(np.intp)
-    repeated = counts @ seqs.lengths
-    if not (np.all(counts == weight)
-            and repeated <= _MAX_REPEAT * seqs.data.shape[0]):
-        counts = (weight > 0).astype(np.intp)
-    return _subset(seqs, counts)
+    # compared as floats first: a weight near float64's limit has no intp
+    if (np.all(weight == np.rint(weight))
+            and weight @ seqs.lengths <= _MAX_REPEAT * seqs.data.shape[0]):
+        return _subset(seqs, weight.astype(np.intp))
+    return _subset(seqs, (weight > 0).astype(np.intp))
 
 
 def _holding(seqs, rows):
