@@ -114,7 +114,15 @@ def test_the_shape_option_on_the_other_estimators(Estimator):
     est = Estimator(features="shape", n_init=1, max_iter=20, random_state=0).fit(X, y)
     assert est.features_ == "shape"
     assert est.predict(X).shape == (20,)
-    assert Estimator(n_init=1, max_iter=5).fit(X, y).features_ == "raw"
+    default = Estimator(n_init=1, max_iter=5).fit(X, y)
+    if Estimator is HierarchicalIOHMM:
+        # features="auto": raw steps or the shape representation, the better
+        # on held-out training sequences (raw steps on ties)
+        scores = default.features_scores_
+        best = "raw" if scores["raw"] >= scores["shape"] else "shape"
+        assert default.features_ == best
+    else:
+        assert default.features_ == "raw"
 
 
 def test_the_default_classifier_on_a_real_data_set():
