@@ -343,7 +343,7 @@ and 0.029 on ArrowHead (mean 0.941 against 0.953). The representation now
 appends to its principal components the decisions of a ridge classifier on
 all its standardized indicators, with cross-fitted values at the training
 sequences (`skseq._families.supervised`; chosen by 3-fold cross-validation on
-the training splits, seeds 0-2: PLAID 0.883 to 0.895, ArrowHead 0.815 to
+the training splits, seeds 0-2: PLAID 0.883 to 0.894, ArrowHead 0.815 to
 0.824, BasicMotions and ItalyPowerDemand equal, results/shape_validation.md).
 The former default, principal components only, is the column "former
 default", from the same run: PLAID rose from 0.942 (0.939-0.946) to 0.951

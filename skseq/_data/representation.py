@@ -161,7 +161,7 @@ class ShapeFeatures:
     prefix means (class attribute ``supervised``;
     ``skseq._families.supervised``): the components keep the indicators'
     variance, the ridge their class information (3-fold cross-validation on
-    the panel's training splits, 3 seeds: PLAID 0.883 -> 0.895, ArrowHead
+    the panel's training splits, 3 seeds: PLAID 0.883 -> 0.894, ArrowHead
     0.815 -> 0.824, BasicMotions and ItalyPowerDemand equal;
     ``benchmarks/bench_shape_validation.py``).
     """
