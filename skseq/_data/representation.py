@@ -347,12 +347,6 @@ def _standardized(pooled, varying, mean, std, weight, dtype="float64"):
     beyond what the allocator reuses) is fresh memory from the system each
     time, ~25 ms before it is written. Computed in float64, then stored as
     ``dtype``, a block of columns at a time (no float64 copy of the whole)."""
-    if np.dtype(dtype) == np.float64:
-        Z = np.asfortranarray(pooled[:, varying])
-        Z -= mean[varying]
-        Z /= std[varying]
-        Z *= np.sqrt(weight)[:, None]
-        return Z
     Z = np.empty((pooled.shape[0], varying.size), dtype=dtype, order="F")
     root = np.sqrt(weight)[:, None]
     for a in range(0, varying.size, _COLUMNS_AT_ONCE):
