@@ -44,7 +44,7 @@ from ._families.layers import LAYERS
 from ._families.outputs import OUTPUTS
 from ._families.penalty import MAX_ALPHA, RAW_ALPHA
 from ._families.starts import STARTS
-from ._families.supervised import supervise
+from ._families.supervised import _copies, supervise
 from ._families.transitions import TRANSITIONS
 from ._fit.monitor import ConvergenceMonitor
 from ._fit.objective import Problem, Setup, fixed_startprob, topology_mask
@@ -199,13 +199,21 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
         (``skseq._families.penalty``); on raw inputs, where one step's input says
         nothing of what the states carry, and with step-level targets (whose
         steps are not independent draws to leave out one by one), the weak
-        prior near-deterministic transitions need."""
+        prior near-deterministic transitions need. A fit on the prefixes of
+        its sequences (``IOHMMClassifier(n_prefixes=...)``) leaves the prefixes
+        of one sequence out together."""
         if self.alpha != "auto":
             return self.alpha
         if features == "raw" or targets.step_level:
             return RAW_ALPHA
         seq_of = seqs.sequence_of(targets.steps)
-        return self.outputs_.choose_alpha(U_rows, targets, weight[seq_of])[0]
+        if getattr(self, "_fit_groups", None) is None:
+            return self.outputs_.choose_alpha(U_rows, targets, weight[seq_of])[0]
+        # prefixes of one training sequence are left out together
+        parent, group_weight = self._fit_groups
+        return self.outputs_.choose_alpha(
+            U_rows, targets, weight[seq_of],
+            (parent[seq_of], _copies(group_weight)))[0]
 
     def _starts_shared(self, features, targets):
         """Whether the output networks start from one shared read-out: on a

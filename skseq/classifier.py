@@ -90,7 +90,8 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         shape representation, chosen in ``fit`` from the data, by the exact
         leave-one-out error of a ridge read-out of the output networks'
         inputs over a grid of penalties (as ``RidgeClassifierCV`` chooses its
-        own), so that 20 sequences get a strong prior and 20,000 a weak one;
+        own; with ``n_prefixes``, the prefixes of one sequence left out
+        together), so that 20 sequences get a strong prior and 20,000 a weak one;
         on raw inputs 1e-2, small because near-deterministic transitions need
         large weights. The value used is ``alpha_``.
     det_penalty : float, default=0.0

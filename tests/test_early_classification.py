@@ -134,6 +134,39 @@ def test_the_class_of_a_prefix_is_read_causally():
         whole_model.predict(short)
 
 
+def test_the_penalty_leaves_the_prefixes_of_a_sequence_out_together(monkeypatch):
+    """``alpha="auto"`` on prefixes: the read-out's rows (one per prefix) are
+    grouped by the training sequence they were cut from, and a sequence of
+    weight 2 stands for two copies."""
+    from skseq._families import outputs
+
+    seen = []
+
+    def spy(X, y, weight, groups=None, copies=None):
+        seen.append((X.shape[0], groups, copies))
+        return 1.0, None
+
+    monkeypatch.setattr(outputs, "choose_alpha_classes", spy)
+    X, y = _series(4, n=10, low=6, high=9)
+    w = np.ones(len(X))
+    w[3] = 2.0
+    fractions = [0.3, 1.0]
+    clf = _fit_quiet(IOHMMClassifier(n_states=1, features="shape_centred",
+                                     n_prefixes=fractions, n_init=1, max_iter=2,
+                                     random_state=0), X, y, sample_weight=w)
+    assert clf.alpha_ == 1.0
+    (n_rows, groups, copies), = seen
+    expected = [s for s, x in enumerate(X) for f in fractions
+                if len(x[: int(np.ceil(f * len(x)))]) > 0]
+    assert n_rows == len(expected)
+    assert_array_equal(np.sort(groups), np.sort(expected))
+    assert_array_equal(copies, w)
+    # without prefixes: no groups
+    seen.clear()
+    _fit_quiet(clf.set_params(n_prefixes=1), X, y)
+    assert seen[0][1] is None
+
+
 def test_centred_representation_equals_the_public_transformer():
     """Its inputs are the prefix means of MiniRocket's centred, zero-padded
     kernels (``DilatedConvolution(causal=False, padding="zero",

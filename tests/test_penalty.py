@@ -9,8 +9,10 @@ from skseq import IOHMMClassifier, IOHMMRegressor
 from skseq._families.penalty import (
     LAMBDAS,
     RAW_ALPHA,
+    _centred_svd,
     choose_alpha_classes,
     choose_alpha_gaussian,
+    group_loo_errors,
     ridge_loo,
 )
 
@@ -53,6 +55,50 @@ def test_an_integer_weight_equals_repeating_the_row():
             rtol=1e-8)
     assert_allclose(variances, ridge_loo(X[repeated], Y[repeated],
                                          np.ones(repeated.size))[1], rtol=1e-8)
+
+
+def _brute_force_group_loo(X, Y, weight, groups, copies, lam):
+    """Weighted ridge refitted with one copy of each group left out (the
+    fraction 1 / copies of its rows' weight), scored on the group's rows."""
+    total = 0.0
+    A = np.hstack([X, np.ones((X.shape[0], 1))])
+    P = lam * np.eye(A.shape[1])
+    P[-1, -1] = 0.0  # the intercept is not penalised
+    for g in np.unique(groups):
+        rows = groups == g
+        w = np.where(rows, weight * (1 - 1 / copies[g]), weight)
+        coef = np.linalg.solve(A.T @ (w[:, None] * A) + P, A.T @ (w[:, None] * Y))
+        err = Y[rows] - A[rows] @ coef
+        total += np.sum(weight[rows, None] * err**2)
+    return total
+
+
+def test_leave_group_out_errors_equal_refits():
+    """Rows of one group (the prefixes of one sequence) left out together; a
+    group of integer weight 2 counts as two copies, one left out: the same
+    errors as that group written twice."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(13, 3))
+    Y = X @ rng.normal(size=(3, 2)) + rng.normal(size=(13, 2))
+    groups = np.array([0, 0, 0, 1, 1, 2, 2, 2, 3, 4, 4, 1, 3])  # uneven sizes
+    weight = rng.uniform(0.2, 1.0, size=13)
+    weight[groups == 2] = 2.0
+    copies = np.array([1.0, 1.0, 2.0, 1.0, 1.0])
+    errors = group_loo_errors(*_centred_svd(X, Y, weight), weight, groups, copies)
+    for k in (0, 10, 20, 28):
+        assert_allclose(errors[k], _brute_force_group_loo(
+            X, Y, weight, groups, copies, LAMBDAS[k]), rtol=1e-8)
+    twice = np.concatenate([np.arange(13), np.flatnonzero(groups == 2)])
+    groups2 = np.concatenate([groups, np.full(3, 5)])
+    weight2 = np.where(np.isin(groups2, [2, 5]), 1.0, weight[twice])
+    assert_allclose(errors, group_loo_errors(
+        *_centred_svd(X[twice], Y[twice], weight2), weight2, groups2,
+        np.ones(6)), rtol=1e-8)
+    # groups of one row each: the leave-one-out errors
+    single = np.arange(13)
+    assert_allclose(group_loo_errors(*_centred_svd(X, Y, np.ones(13)), np.ones(13),
+                                     single, np.ones(13)),
+                    ridge_loo(X, Y, np.ones(13))[0], rtol=1e-8)
 
 
 def test_noise_gets_the_strongest_penalty_and_signal_a_weak_one():

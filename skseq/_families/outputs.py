@@ -170,10 +170,13 @@ class CategoricalOutputs(Outputs):
     def fitted_attributes(self):
         return {"classes_": self.classes_}
 
-    def choose_alpha(self, U_rows, targets, weight):
+    def choose_alpha(self, U_rows, targets, weight, groups=None):
         """``alpha="auto"``: the penalty of a linear read-out of the output
-        networks' inputs (``skseq._families.penalty``)."""
-        return choose_alpha_classes(U_rows, targets.values, weight)
+        networks' inputs (``skseq._families.penalty``); ``groups``, each row's
+        group and the copies each group stands for, leaves groups out
+        together."""
+        return choose_alpha_classes(U_rows, targets.values, weight,
+                                    *(() if groups is None else groups))
 
     def shared_readout(self, U_rows, targets, weight, alpha):
         """Output weights every state can start from: one softmax read-out of

@@ -48,14 +48,15 @@ MAX_ALPHA = float(LAMBDAS[0])
 RAW_ALPHA = 1e-2
 
 
-def _canonical(X, y, weight):
+def _canonical(X, y, weight, *more):
     """Rows in an order of their own (by a fixed random projection, then
     weight and target), so that the choice does not depend on the order of
-    the sequences, not even through rounding or a solver's tolerance."""
+    the sequences, not even through rounding or a solver's tolerance (arrays
+    in ``more``, one entry per row, follow the rows)."""
     key = X @ np.random.RandomState(0).standard_normal(X.shape[1])
     columns = y.reshape(y.shape[0], -1).T
     order = np.lexsort((*columns[::-1], weight, key))
-    return X[order], y[order], weight[order]
+    return (X[order], y[order], weight[order], *(m[order] for m in more))
 
 
 def _best(errors):
@@ -68,6 +69,12 @@ def ridge_loo(X, Y, weight):
     (with an unpenalised intercept) for every penalty in ``LAMBDAS``, a row of
     integer weight w counting as w copies (so that a weight equals
     repetition), and the weighted residual variance of the fit on all rows."""
+    return loo_errors(*_centred_svd(X, Y, weight), weight)
+
+
+def _centred_svd(X, Y, weight):
+    """The weighted, centred rows' thin SVD ``U, d2`` (as :func:`loo_errors`
+    takes it) and the weighted, centred targets."""
     w = weight / weight.sum()
     s = np.sqrt(weight)[:, None]
     Xc, Yc = (X - w @ X) * s, (Y - w @ Y) * s
@@ -77,7 +84,7 @@ def ridge_loo(X, Y, weight):
     d2, V = np.linalg.eigh(Xc.T @ Xc)
     keep = d2 > 1e-10 * max(d2.max(), 1e-300)
     d2, V = d2[keep], V[:, keep]
-    return loo_errors((Xc @ V) / np.sqrt(d2), d2, Yc, weight)
+    return (Xc @ V) / np.sqrt(d2), d2, Yc
 
 
 def loo_errors(U, d2, Yc, weight):
@@ -102,12 +109,50 @@ def loo_errors(U, d2, Yc, weight):
     return np.array(errors), np.maximum(np.array(variances), 1e-12)
 
 
-def choose_alpha_classes(X, y, weight):
+def group_loo_errors(U, d2, Yc, weight, groups, copies):
+    """Leave-group-out squared error of ridge regression for every penalty in
+    ``LAMBDAS``, from what :func:`loo_errors` takes: the rows of one group are
+    left out together, so that rows that nearly repeat each other (the
+    prefixes of one sequence) do not vouch for a weak penalty. A group
+    standing for ``copies[g]`` c >= 1 equal copies has one copy (the fraction
+    1/c of its weight) left out, so that an integer weight equals repetition.
+    Leaving the fraction f of group g's weight out moves its scaled residuals
+    to (I - f H_gg)^-1 e_g, H the hat matrix with the intercept's part (Allen's
+    1974 PRESS identity for blocks of rows)."""
+    s = np.sqrt(weight)
+    order = np.argsort(groups, kind="stable")
+    _, first, size = np.unique(groups[order], return_index=True,
+                               return_counts=True)
+    blocks = [order[first[size == k][:, None] + np.arange(k)]
+              for k in np.unique(size)]  # (n_groups of size k, k) row indices
+    UtY = U.T @ Yc
+    errors = np.zeros(LAMBDAS.size)
+    for i, lam in enumerate(LAMBDAS):
+        shrink = d2 / (d2 + lam)
+        resid = Yc - U @ (shrink[:, None] * UtY)
+        for rows in blocks:
+            Ug, sg = U[rows], s[rows]
+            H = ((Ug * shrink) @ Ug.transpose(0, 2, 1)
+                 + sg[:, :, None] * sg[:, None, :] / weight.sum())
+            f = 1.0 / copies[groups[rows[:, 0]]]
+            moved = np.linalg.solve(np.eye(rows.shape[1]) - f[:, None, None] * H,
+                                    resid[rows])
+            errors[i] += float(np.sum(moved**2))
+    return errors
+
+
+def choose_alpha_classes(X, y, weight, groups=None, copies=None):
     """The output networks' penalty for classes ``y`` (indices) read from
-    ``X``, and the leave-one-out error of every candidate."""
-    X, y, weight = _canonical(X, y, weight)
+    ``X``, and the leave-one-out error of every candidate (with ``groups``,
+    the index of each row's group, and ``copies``, how many copies each group
+    stands for: the leave-group-out error, :func:`group_loo_errors`)."""
+    if groups is None:
+        X, y, weight = _canonical(X, y, weight)
+    else:
+        X, y, weight, groups = _canonical(X, y, weight, groups)
     Y = np.where(y[:, None] == np.arange(y.max() + 1), 1.0, -1.0)
-    errors, _ = ridge_loo(X, Y, weight)
+    errors = (ridge_loo(X, Y, weight)[0] if groups is None else
+              group_loo_errors(*_centred_svd(X, Y, weight), weight, groups, copies))
     lam = float(LAMBDAS[_best(errors)])
     # The curvature of the log-loss where the read-out settles, from the
     # logistic regression at the penalty of p = 1/2's curvature (lam / 2).
