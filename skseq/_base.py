@@ -311,7 +311,7 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
             rows, values = supervise(
                 representation, seqs, targets,
                 self._target_weights(seqs, targets, weight)[0],
-                *getattr(self, "_fit_groups", (None, None)))
+                *getattr(self, "_fit_groups", (None, None)), n_jobs=self.n_jobs)
         inputs = representation.inputs(seqs, targets.steps, self.n_jobs)
         if supervised and values.size:
             inputs[1][rows, -values.shape[1]:] = values

@@ -81,17 +81,31 @@ def ridge_cross_fitted(X, Y, weight, groups, copies):
     fitted = X @ coef + (ymean - mean @ coef)
     shrink = d2 / (d2 + lam)
     resid = (Y - fitted) * s[:, None]  # in the weighted rows' scale
-    out = fitted.copy()
-    # leaving the fraction f of group g's weight out moves its scaled
-    # residuals to (I - f H_gg)^-1 e_g, H the hat matrix with the intercept
+    return coef, ymean - mean @ coef, Y - _left_out(
+        resid, U, shrink, s, weight, groups, copies) / s[:, None], lam
+
+
+def _left_out(resid, U, shrink, s, weight, groups, copies):
+    """The scaled residuals of every row by the fit without (the fraction
+    ``1 / copies`` of) its group's weight: leaving the fraction f of group g
+    out moves them to ``(I - f H_gg)^-1 e_g``, ``H = U diag(shrink) U^T + s
+    s^T / sum weight`` the hat matrix with the intercept. A group of one row
+    is a division by ``1 - f h_ii`` (all at once), a larger one a solve."""
     order = np.argsort(groups, kind="stable")
     bounds = np.flatnonzero(np.diff(groups[order])) + 1
-    for g, rows in enumerate(np.split(order, bounds)):
-        f = 1.0 / copies[g]
+    starts = np.concatenate([[0], bounds])
+    sizes = np.diff(np.concatenate([starts, [groups.size]]))
+    f = 1.0 / copies
+    moved = np.empty_like(resid)
+    alone = np.flatnonzero(sizes == 1)
+    single = order[starts[alone]]
+    h = (U[single] ** 2) @ shrink + s[single] ** 2 / weight.sum()
+    moved[single] = resid[single] / (1.0 - f[alone] * h)[:, None]
+    for g in np.flatnonzero(sizes > 1):
+        rows = order[starts[g]:starts[g] + sizes[g]]
         H = (U[rows] * shrink) @ U[rows].T + np.outer(s[rows], s[rows]) / weight.sum()
-        moved = np.linalg.solve(np.eye(rows.size) - f * H, resid[rows])
-        out[rows] = Y[rows] - moved / s[rows, None]
-    return coef, ymean - mean @ coef, out, lam
+        moved[rows] = np.linalg.solve(np.eye(rows.size) - f[g] * H, resid[rows])
+    return moved
 
 
 def _weighted_std(X, weight):
@@ -107,7 +121,7 @@ def _copies(group_weight):
 
 
 def supervise(representation, seqs, targets, weight, groups=None,
-              group_weight=None):
+              group_weight=None, n_jobs=None):
     """Append the ridge read-out's decision columns to a fitted summary
     representation's projection, and return the rows (indices into
     ``targets.steps``) the ridge was fitted on with their cross-fitted values
@@ -115,7 +129,8 @@ def supervise(representation, seqs, targets, weight, groups=None,
 
     ``targets.values`` are class indices; ``weight`` the per-sequence weights;
     ``groups`` the group of each sequence (default: each its own) and
-    ``group_weight`` its weight as a number of copies (default: ``weight``).
+    ``group_weight`` its weight as a number of copies (default: ``weight``);
+    ``n_jobs`` threads walk the rows (the same values bit for bit).
     """
     seq_of = seqs.sequence_of(targets.steps)
     groups = np.arange(seqs.n_sequences) if groups is None else groups
@@ -133,7 +148,7 @@ def supervise(representation, seqs, targets, weight, groups=None,
     if g.size == 0 or g.max() < 2 or np.unique(classes).size < 2:
         return rows[:0], np.zeros((0, 0))  # nothing to leave out, or to tell
     held, held_rows = _holding(seqs, targets.steps[rows])
-    X = representation._walk(held, held_rows, None)[1]
+    X = representation._walk(held, held_rows, None, n_jobs)[1]
     row_weight = weight[seq_of[rows]]
     std = _weighted_std(X, row_weight)
     varying = np.flatnonzero(std > 1e-12)
