@@ -125,7 +125,28 @@ def supervise(representation, seqs, targets, weight, groups=None,
     """Append the ridge read-out's decision columns to a fitted summary
     representation's projection, and return the rows (indices into
     ``targets.steps``) the ridge was fitted on with their cross-fitted values
-    of those columns.
+    of those columns (:func:`read_out`, then :func:`append_axes`)."""
+    return append_axes(representation, read_out(
+        representation, seqs, targets, weight, groups, group_weight, n_jobs))
+
+
+def append_axes(representation, axes):
+    """Append :func:`read_out`'s columns to the representation's projection;
+    return its rows and cross-fitted values."""
+    rows, columns, offset, values = axes
+    if rows.size:
+        representation.projection_ = np.hstack([representation.projection_, columns])
+        representation.offset_ = np.concatenate([representation.offset_, offset])
+    return rows, values
+
+
+def read_out(representation, seqs, targets, weight, groups=None,
+             group_weight=None, n_jobs=None):
+    """The ridge read-out's decision columns of a summary representation's
+    indicators (it reads no projection: it may run while that is fitted):
+    ``(rows, columns, offset, values)``, the rows (indices into
+    ``targets.steps``) the ridge was fitted on and their cross-fitted values
+    of the columns; no rows where there is nothing to tell.
 
     ``targets.values`` are class indices; ``weight`` the per-sequence weights;
     ``groups`` the group of each sequence (default: each its own) and
@@ -146,14 +167,15 @@ def supervise(representation, seqs, targets, weight, groups=None,
     _, g = np.unique(g, return_inverse=True)
     classes = targets.values[rows]
     if g.size == 0 or g.max() < 2 or np.unique(classes).size < 2:
-        return rows[:0], np.zeros((0, 0))  # nothing to leave out, or to tell
+        # nothing to leave out, or to tell
+        return rows[:0], None, None, np.zeros((0, 0))
     held, held_rows = _holding(seqs, targets.steps[rows])
     X = representation._walk(held, held_rows, None, n_jobs)[1]
     row_weight = weight[seq_of[rows]]
     std = _weighted_std(X, row_weight)
     varying = np.flatnonzero(std > 1e-12)
     if varying.size == 0:
-        return rows[:0], np.zeros((0, 0))
+        return rows[:0], None, None, np.zeros((0, 0))
     # standardized, and scaled so that a row's variance sums to one
     scale = std[varying] * np.sqrt(varying.size)
     Xs = X[:, varying] / scale
@@ -167,10 +189,7 @@ def supervise(representation, seqs, targets, weight, groups=None,
     # columns of unit spread over the cross-fitted values
     spread = _weighted_std(cross, row_weight)
     if np.any(spread <= 1e-12):
-        return rows[:0], np.zeros((0, 0))
+        return rows[:0], None, None, np.zeros((0, 0))
     columns = np.zeros((X.shape[1], Y.shape[1]))
     columns[varying] = coef / scale[:, None] / spread
-    offset = -intercept / spread
-    representation.projection_ = np.hstack([representation.projection_, columns])
-    representation.offset_ = np.concatenate([representation.offset_, offset])
-    return rows, cross / spread
+    return rows, columns, -intercept / spread, cross / spread
