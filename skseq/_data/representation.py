@@ -187,22 +187,22 @@ class ShapeFeatures:
         self.projection_dtype = projection_dtype
 
     def fit(self, seqs, rng, n_jobs=None, sample_weight=None, beside=None):
-        """``beside(self)``, if given, is called once the indicators are
-        fitted (it must not read the projection): with ``n_jobs`` on a second
-        thread while the projection is fitted, else before it."""
+        """``beside(self)`` (not reading the projection) runs once the indicators
+        are fitted: with ``n_jobs``, on a thread beside the projection's fit."""
         rng = check_random_state(rng)
         seqs = _as_weighted(seqs, sample_weight)
         self.tabular_ = bool(seqs.lengths.max() == 1)
         if self.tabular_:
             return self._fit_table(seqs)
         rows = self._fit_indicators(seqs, rng, n_jobs)
-        project = partial(self._fit_projection, seqs, rows, rng, n_jobs)
-        if beside is not None and n_threads(n_jobs, 2, 2, 1) > 1:
-            run([project, partial(beside, self)])  # ``beside`` on a worker
-            return self
-        if beside is not None:
-            beside(self)
-        return project()
+        if beside is None or n_threads(n_jobs, 2, 2, 1) == 1:
+            if beside is not None:
+                beside(self)
+            return self._fit_projection(seqs, rows, rng, n_jobs)
+        # ``beside`` on a worker, with the threads (the longer part at scale)
+        run([partial(self._fit_projection, seqs, rows, rng, None),
+             partial(beside, self)])
+        return self
 
     def _fit_projection(self, seqs, rows, rng, n_jobs):
         """The standardization and the whitened principal components."""
