@@ -302,9 +302,13 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
         fresh, axes = features is not None, []
         if fresh:
             representation = self._make_representation(features)
-            # the supervised axes read the indicators only: beside the projection
-            beside = ({"beside": partial(self._read_axes, seqs, targets, weight, axes)}
-                      if getattr(representation, "supervised", False) else {})
+            beside = {}
+            if getattr(representation, "supervised", False):
+                # the supervised axes read the indicators only: beside the
+                # projection, weighted as the fit weighs the sequences
+                beside["beside"] = partial(
+                    self._read_axes, seqs, targets,
+                    self._target_weights(seqs, targets, weight)[0], axes)
             representation.fit(seqs, rng, self.n_jobs, sample_weight=None
                                if sample_weight is None else weight, **beside)
         else:
@@ -325,10 +329,8 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
         """The supervised axes' read-out of a representation whose indicators
         are fitted (``supervised.read_out``), kept in ``axes`` if it gets them."""
         if self._supervises(representation, targets):
-            # weighted as the fit weighs the sequences (class weights too)
             axes.append(read_out(
-                representation, seqs, targets,
-                self._target_weights(seqs, targets, weight)[0],
+                representation, seqs, targets, weight,
                 *getattr(self, "_fit_groups", (None, None)), n_jobs=self.n_jobs))
 
     def _supervises(self, representation, targets):
