@@ -18,6 +18,10 @@ group (a sequence, or all the prefixes of one training sequence), computed
 exactly from one fit (the leave-group-out downdate of the hat matrix,
 Allen's 1974 PRESS identity for blocks of rows). The penalty is the one
 whose exact leave-one-out error is least (``penalty.ridge_loo``).
+
+The read-out reads the indicators only, not their projection: with ``n_jobs``
+it is fitted on a second thread while the projection is (its eigendecomposition
+is the one serial step of a large fit that threads over sequences cannot share).
 """
 
 import numpy as np
