@@ -24,6 +24,7 @@ A concrete estimator declares its parameters and fills the hooks:
 
 import numbers
 import time
+from functools import partial
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -44,7 +45,7 @@ from ._families.layers import LAYERS
 from ._families.outputs import OUTPUTS
 from ._families.penalty import MAX_ALPHA, RAW_ALPHA
 from ._families.starts import STARTS
-from ._families.supervised import _copies, supervise
+from ._families.supervised import _copies, append_axes, read_out
 from ._families.transitions import TRANSITIONS
 from ._fit.monitor import ConvergenceMonitor
 from ._fit.objective import Problem, Setup, fixed_startprob, topology_mask
@@ -306,20 +307,23 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
         fitted one for a warm start (``features`` None), and what the networks
         see through it."""
         start = time.perf_counter()
-        fresh = features is not None
+        fresh, axes = features is not None, []
         if fresh:
-            representation = self._make_representation(features).fit(
-                seqs, rng, self.n_jobs,
-                sample_weight=None if sample_weight is None else weight)
+            representation = self._make_representation(features)
+            beside = {}
+            if getattr(representation, "supervised", False):
+                # the supervised axes read the indicators only: beside the
+                # projection, weighted as the fit weighs the sequences
+                beside["beside"] = partial(
+                    self._read_axes, seqs, targets,
+                    self._target_weights(seqs, targets, weight)[0], axes)
+            representation.fit(seqs, rng, self.n_jobs, sample_weight=None
+                               if sample_weight is None else weight, **beside)
         else:
             features, representation = self.features_, self.representation_
-        supervised = fresh and self._supervises(representation, targets)
+        supervised = bool(axes)
         if supervised:
-            # weighted as the fit weighs the sequences (class weights too)
-            rows, values = supervise(
-                representation, seqs, targets,
-                self._target_weights(seqs, targets, weight)[0],
-                *getattr(self, "_fit_groups", (None, None)))
+            rows, values = append_axes(representation, axes[0])
         inputs = representation.inputs(seqs, targets.steps, self.n_jobs)
         if supervised and values.size:
             inputs[1][rows, -values.shape[1]:] = values
@@ -328,6 +332,14 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
                   f"at {seqs.data.shape[0]} steps in "
                   f"{time.perf_counter() - start:.2f}s", flush=True)
         return features, representation, inputs
+
+    def _read_axes(self, seqs, targets, weight, axes, representation):
+        """The supervised axes' read-out of a representation whose indicators
+        are fitted (``supervised.read_out``), kept in ``axes`` if it gets them."""
+        if self._supervises(representation, targets):
+            axes.append(read_out(
+                representation, seqs, targets, weight,
+                *getattr(self, "_fit_groups", (None, None)), n_jobs=self.n_jobs))
 
     def _supervises(self, representation, targets):
         """Whether the representation gets supervised axes: classes, one per

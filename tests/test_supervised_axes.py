@@ -3,6 +3,7 @@ the cross-fitted ridge values against refitting without each group, integer
 weights as repetition, the appended columns as the running mean of the mapped
 indicators, and causality."""
 
+import threading
 import warnings
 
 import numpy as np
@@ -10,11 +11,12 @@ from _series import level_means
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.exceptions import ConvergenceWarning
 
+import skseq._base
 from skseq import IOHMMClassifier
 from skseq._data import Targets, check_sequences
 from skseq._data.prefixes import prefix_sequences
 from skseq._data.representation import REPRESENTATIONS
-from skseq._families.supervised import ridge_cross_fitted, supervise
+from skseq._families.supervised import read_out, ridge_cross_fitted, supervise
 from skseq._kernels._parallel import one_blas_thread
 from skseq.preprocessing import DilatedConvolution
 
@@ -63,6 +65,21 @@ def test_one_copy_of_an_integer_weight_is_left_out_as_a_repeated_row():
     assert lam == rep_lam
     assert_allclose(cross, rep[:10], atol=1e-10)
     assert_allclose(rep[10], rep[3], atol=1e-10)
+
+
+def test_groups_in_any_order_and_copies_of_groups_equal_refits():
+    """Group labels out of order, groups of one and of several rows, some
+    standing for several copies: each row's value is the ridge's refitted
+    (normal equations) with its group's weight lowered by one copy."""
+    X, Y, weight = _problem(2, n=12)
+    groups = np.array([3, 0, 3, 1, 2, 4, 0, 5, 6, 7, 8, 3]) * 10 + 5
+    copies = np.array([2.0, 2.0, 1.0, 3.0, 1.0, 1.0, 1.0, 1.0, 1.0])
+    _, _, cross, lam = ridge_cross_fitted(X, Y, weight, groups, copies)
+    for g in range(9):  # copies are given in the order of the labels
+        out = groups == g * 10 + 5
+        kept = np.where(out, weight * (1.0 - 1.0 / copies[g]), weight)
+        c, b = _ridge(X, Y, kept, lam)
+        assert_allclose(cross[out], X[out] @ c + b, atol=1e-9)
 
 
 class _Supervised(IOHMMClassifier):
@@ -159,3 +176,23 @@ def _check_prefix_groups():
         refit[out] = Xs[out] @ c + b
     spread = np.sqrt(w @ refit**2 - (w @ refit) ** 2)
     assert_allclose(values, refit / spread, atol=1e-8)
+
+
+def test_the_read_out_runs_beside_the_projection_on_threads(monkeypatch):
+    """With n_jobs=2 the ridge runs on a worker thread while the projection
+    is fitted, and the model is the one-thread model bit for bit."""
+    X, y = _classes(3, n=18)
+    where = []
+
+    def recorded(*args, **kwargs):
+        where.append(threading.get_ident())
+        return read_out(*args, **kwargs)
+
+    monkeypatch.setattr(skseq._base, "read_out", recorded)
+    kw = dict(n_states=2, max_iter=3, random_state=0)
+    one = _fit(_Supervised(**kw), X, y)
+    two = _fit(_Supervised(**kw, n_jobs=2), X, y)
+    assert where[0] == threading.get_ident() != where[1]
+    assert_array_equal(two.representation_.projection_,
+                       one.representation_.projection_)
+    assert_array_equal(two.predict_proba(X), one.predict_proba(X))

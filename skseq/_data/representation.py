@@ -33,22 +33,16 @@ state networks' inputs at every step and the output networks' inputs at given
 rows.
 """
 
+from functools import partial
+
 import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils.extmath import randomized_svd, svd_flip
 
 from .._kernels import convolution
-from .._kernels._parallel import (
-    one_blas_thread,
-)
-from .dilated import (
-    DilatedKernels,
-    dilation_grid,
-    kernel_arguments,
-)
-from .sequences import (
-    Sequences,
-)
+from .._kernels._parallel import n_threads, one_blas_thread, run
+from .dilated import DilatedKernels, dilation_grid, kernel_arguments
+from .sequences import Sequences
 
 
 class RawFeatures:
@@ -170,7 +164,7 @@ class ShapeFeatures:
     tabular_ = False  # (models fitted before the attribute existed)
     causal = True  # a step's features depend on the steps up to it only
     # Whether a classifier appends its ridge read-out's decisions to the
-    # projection (skseq._families.supervised).
+    # projection (skseq._families.supervised; fit runs it ``beside``).
     supervised = True
     summary = ("the local shape around every step (MiniRocket's dilated kernels, "
                "causal, thresholded), averaged over the sequence so far, "
@@ -192,13 +186,26 @@ class ShapeFeatures:
         self.last_step_weight = last_step_weight
         self.projection_dtype = projection_dtype
 
-    def fit(self, seqs, rng, n_jobs=None, sample_weight=None):
+    def fit(self, seqs, rng, n_jobs=None, sample_weight=None, beside=None):
+        """``beside(self)`` (not reading the projection) runs once the indicators
+        are fitted: with ``n_jobs``, on a thread beside the projection's fit."""
         rng = check_random_state(rng)
         seqs = _as_weighted(seqs, sample_weight)
         self.tabular_ = bool(seqs.lengths.max() == 1)
         if self.tabular_:
             return self._fit_table(seqs)
         rows = self._fit_indicators(seqs, rng, n_jobs)
+        if beside is None or n_threads(n_jobs, 2, 2, 1) == 1:
+            if beside is not None:
+                beside(self)
+            return self._fit_projection(seqs, rows, rng, n_jobs)
+        # ``beside`` on a worker, with the threads (the longer part at scale)
+        run([partial(self._fit_projection, seqs, rows, rng, None),
+             partial(beside, self)])
+        return self
+
+    def _fit_projection(self, seqs, rows, rng, n_jobs):
+        """The standardization and the whitened principal components."""
         pooled, weight = self._sample(seqs, rows, n_jobs)
         # In an order of their own (by a fixed random projection), so that the
         # fit does not depend on the order of the sequences, not even through

@@ -91,22 +91,31 @@ def loo_errors(U, d2, Yc, weight):
     """:func:`ridge_loo` from the weighted, centred rows' thin SVD ``U
     diag(sqrt(d2)) V^T`` and the weighted, centred targets ``Yc``."""
     w = weight / weight.sum()
-    UtY = U.T @ Yc
-    errors, variances = [], []
     # A row of weight w_i >= 1 stands for w_i copies: each is left out in
     # turn (the others stay), with the leverage of one copy, h_ii / w_i; a
     # row of weight below 1 is left out whole; rows of weight 0 have nothing
     # to leave out.
     copies = np.flatnonzero(weight > 0)
-    copy_weight = np.maximum(weight[copies], 1.0)
-    for lam in LAMBDAS:
-        shrink = d2 / (d2 + lam)
-        resid = (Yc - U @ (shrink[:, None] * UtY))[copies]
-        leverage = ((U[copies] ** 2) @ shrink + w[copies]) / copy_weight
-        loo = resid / np.maximum(1.0 - leverage, 1e-12)[:, None]
-        errors.append(float(np.sum(loo**2)))
-        variances.append(float(np.sum(resid**2)) / weight.sum() / Yc.shape[1])
-    return np.array(errors), np.maximum(np.array(variances), 1e-12)
+    Uc, Yk = U[copies], Yc[copies]
+    shrink = d2[:, None] / (d2[:, None] + LAMBDAS)  # (rank, n_lambdas)
+    # every candidate's leverages in one product, fitted values in a few
+    leverage = ((Uc**2) @ shrink + w[copies, None]) / np.maximum(
+        weight[copies], 1.0)[:, None]
+    loo = 1.0 / np.maximum(1.0 - leverage, 1e-12)
+    UtY = U.T @ Yc
+    errors = np.empty(LAMBDAS.size)
+    variances = np.empty(LAMBDAS.size)
+    k = Yc.shape[1]
+    step = max(1, min(LAMBDAS.size, 2**22 // max(Uc.shape[0] * k, 1)))
+    for first in range(0, LAMBDAS.size, step):
+        part = slice(first, min(first + step, LAMBDAS.size))
+        size = part.stop - first
+        fitted = Uc @ (shrink[:, part, None] * UtY[:, None, :]).reshape(
+            UtY.shape[0], size * k)
+        resid = Yk[:, None, :] - fitted.reshape(Uc.shape[0], size, k)
+        errors[part] = np.einsum("il,ilk->l", loo[:, part] ** 2, resid**2)
+        variances[part] = np.einsum("ilk->l", resid**2) / weight.sum() / k
+    return errors, np.maximum(variances, 1e-12)
 
 
 def group_loo_errors(U, d2, Yc, weight, groups, copies):

@@ -18,6 +18,10 @@ group (a sequence, or all the prefixes of one training sequence), computed
 exactly from one fit (the leave-group-out downdate of the hat matrix,
 Allen's 1974 PRESS identity for blocks of rows). The penalty is the one
 whose exact leave-one-out error is least (``penalty.ridge_loo``).
+
+The read-out reads the indicators only, not their projection: with ``n_jobs``
+it is fitted on a second thread while the projection is (its eigendecomposition
+is the one serial step of a large fit that threads over sequences cannot share).
 """
 
 import numpy as np
@@ -81,17 +85,31 @@ def ridge_cross_fitted(X, Y, weight, groups, copies):
     fitted = X @ coef + (ymean - mean @ coef)
     shrink = d2 / (d2 + lam)
     resid = (Y - fitted) * s[:, None]  # in the weighted rows' scale
-    out = fitted.copy()
-    # leaving the fraction f of group g's weight out moves its scaled
-    # residuals to (I - f H_gg)^-1 e_g, H the hat matrix with the intercept
+    return coef, ymean - mean @ coef, Y - _left_out(
+        resid, U, shrink, s, weight, groups, copies) / s[:, None], lam
+
+
+def _left_out(resid, U, shrink, s, weight, groups, copies):
+    """The scaled residuals of every row by the fit without (the fraction
+    ``1 / copies`` of) its group's weight: leaving the fraction f of group g
+    out moves them to ``(I - f H_gg)^-1 e_g``, ``H = U diag(shrink) U^T + s
+    s^T / sum weight`` the hat matrix with the intercept. A group of one row
+    is a division by ``1 - f h_ii`` (all at once), a larger one a solve."""
     order = np.argsort(groups, kind="stable")
     bounds = np.flatnonzero(np.diff(groups[order])) + 1
-    for g, rows in enumerate(np.split(order, bounds)):
-        f = 1.0 / copies[g]
+    starts = np.concatenate([[0], bounds])
+    sizes = np.diff(np.concatenate([starts, [groups.size]]))
+    f = 1.0 / copies
+    moved = np.empty_like(resid)
+    alone = np.flatnonzero(sizes == 1)
+    single = order[starts[alone]]
+    h = (U[single] ** 2) @ shrink + s[single] ** 2 / weight.sum()
+    moved[single] = resid[single] / (1.0 - f[alone] * h)[:, None]
+    for g in np.flatnonzero(sizes > 1):
+        rows = order[starts[g]:starts[g] + sizes[g]]
         H = (U[rows] * shrink) @ U[rows].T + np.outer(s[rows], s[rows]) / weight.sum()
-        moved = np.linalg.solve(np.eye(rows.size) - f * H, resid[rows])
-        out[rows] = Y[rows] - moved / s[rows, None]
-    return coef, ymean - mean @ coef, out, lam
+        moved[rows] = np.linalg.solve(np.eye(rows.size) - f[g] * H, resid[rows])
+    return moved
 
 
 def _weighted_std(X, weight):
@@ -107,15 +125,37 @@ def _copies(group_weight):
 
 
 def supervise(representation, seqs, targets, weight, groups=None,
-              group_weight=None):
+              group_weight=None, n_jobs=None):
     """Append the ridge read-out's decision columns to a fitted summary
     representation's projection, and return the rows (indices into
     ``targets.steps``) the ridge was fitted on with their cross-fitted values
-    of those columns.
+    of those columns (:func:`read_out`, then :func:`append_axes`)."""
+    return append_axes(representation, read_out(
+        representation, seqs, targets, weight, groups, group_weight, n_jobs))
+
+
+def append_axes(representation, axes):
+    """Append :func:`read_out`'s columns to the representation's projection;
+    return its rows and cross-fitted values."""
+    rows, columns, offset, values = axes
+    if rows.size:
+        representation.projection_ = np.hstack([representation.projection_, columns])
+        representation.offset_ = np.concatenate([representation.offset_, offset])
+    return rows, values
+
+
+def read_out(representation, seqs, targets, weight, groups=None,
+             group_weight=None, n_jobs=None):
+    """The ridge read-out's decision columns of a summary representation's
+    indicators (it reads no projection: it may run while that is fitted):
+    ``(rows, columns, offset, values)``, the rows (indices into
+    ``targets.steps``) the ridge was fitted on and their cross-fitted values
+    of the columns; no rows where there is nothing to tell.
 
     ``targets.values`` are class indices; ``weight`` the per-sequence weights;
     ``groups`` the group of each sequence (default: each its own) and
-    ``group_weight`` its weight as a number of copies (default: ``weight``).
+    ``group_weight`` its weight as a number of copies (default: ``weight``);
+    ``n_jobs`` threads walk the rows (the same values bit for bit).
     """
     seq_of = seqs.sequence_of(targets.steps)
     groups = np.arange(seqs.n_sequences) if groups is None else groups
@@ -131,14 +171,15 @@ def supervise(representation, seqs, targets, weight, groups=None,
     _, g = np.unique(g, return_inverse=True)
     classes = targets.values[rows]
     if g.size == 0 or g.max() < 2 or np.unique(classes).size < 2:
-        return rows[:0], np.zeros((0, 0))  # nothing to leave out, or to tell
+        # nothing to leave out, or to tell
+        return rows[:0], None, None, np.zeros((0, 0))
     held, held_rows = _holding(seqs, targets.steps[rows])
-    X = representation._walk(held, held_rows, None)[1]
+    X = representation._walk(held, held_rows, None, n_jobs)[1]
     row_weight = weight[seq_of[rows]]
     std = _weighted_std(X, row_weight)
     varying = np.flatnonzero(std > 1e-12)
     if varying.size == 0:
-        return rows[:0], np.zeros((0, 0))
+        return rows[:0], None, None, np.zeros((0, 0))
     # standardized, and scaled so that a row's variance sums to one
     scale = std[varying] * np.sqrt(varying.size)
     Xs = X[:, varying] / scale
@@ -152,10 +193,7 @@ def supervise(representation, seqs, targets, weight, groups=None,
     # columns of unit spread over the cross-fitted values
     spread = _weighted_std(cross, row_weight)
     if np.any(spread <= 1e-12):
-        return rows[:0], np.zeros((0, 0))
+        return rows[:0], None, None, np.zeros((0, 0))
     columns = np.zeros((X.shape[1], Y.shape[1]))
     columns[varying] = coef / scale[:, None] / spread
-    offset = -intercept / spread
-    representation.projection_ = np.hstack([representation.projection_, columns])
-    representation.offset_ = np.concatenate([representation.offset_, offset])
-    return rows, cross / spread
+    return rows, columns, -intercept / spread, cross / spread
