@@ -122,32 +122,52 @@ def group_loo_errors(U, d2, Yc, weight, groups, copies):
     """Leave-group-out squared error of ridge regression for every penalty in
     ``LAMBDAS``, from what :func:`loo_errors` takes: the rows of one group are
     left out together, so that rows that nearly repeat each other (the
-    prefixes of one sequence) do not vouch for a weak penalty. A group
-    standing for ``copies[g]`` c >= 1 equal copies has one copy (the fraction
-    1/c of its weight) left out, so that an integer weight equals repetition.
-    Leaving the fraction f of group g's weight out moves its scaled residuals
-    to (I - f H_gg)^-1 e_g, H the hat matrix with the intercept's part (Allen's
-    1974 PRESS identity for blocks of rows)."""
-    s = np.sqrt(weight)
-    order = np.argsort(groups, kind="stable")
-    _, first, size = np.unique(groups[order], return_index=True,
-                               return_counts=True)
-    blocks = [order[first[size == k][:, None] + np.arange(k)]
-              for k in np.unique(size)]  # (n_groups of size k, k) row indices
+    prefixes of one sequence) do not vouch for a weak penalty. ``copies`` as
+    :func:`left_out_residuals` takes it."""
     UtY = U.T @ Yc
     errors = np.zeros(LAMBDAS.size)
     for i, lam in enumerate(LAMBDAS):
         shrink = d2 / (d2 + lam)
         resid = Yc - U @ (shrink[:, None] * UtY)
-        for rows in blocks:
-            Ug, sg = U[rows], s[rows]
-            H = ((Ug * shrink) @ Ug.transpose(0, 2, 1)
-                 + sg[:, :, None] * sg[:, None, :] / weight.sum())
-            f = 1.0 / copies[groups[rows[:, 0]]]
-            moved = np.linalg.solve(np.eye(rows.shape[1]) - f[:, None, None] * H,
-                                    resid[rows])
-            errors[i] += float(np.sum(moved**2))
+        errors[i] = float(np.sum(left_out_residuals(
+            resid, U, shrink, weight, groups, copies) ** 2))
     return errors
+
+
+def left_out_residuals(resid, U, shrink, weight, groups, copies):
+    """The weighted, centred residuals ``resid`` of every row by the ridge
+    fitted without (one copy of) its group: ``U`` the weighted, centred rows'
+    left singular vectors, ``shrink`` d^2 / (d^2 + lam) of the penalty lam.
+
+    A group standing for ``copies`` c >= 1 equal copies (in the order of the
+    sorted group labels) has one copy, the fraction f = 1/c of its weight,
+    left out, so that an integer weight equals repetition. Leaving it out
+    moves the group's residuals to (I - f H_gg)^-1 e_g, with H = U diag(shrink)
+    U^T + s s^T / sum(weight) the hat matrix with the intercept's part, s the
+    rows' square-root weights (Allen's 1974 PRESS identity for blocks of rows):
+    groups of one row a division each, all at once; larger groups one
+    batched solve per size."""
+    s = np.sqrt(weight)
+    total = weight.sum()
+    _, index, size = np.unique(groups, return_inverse=True, return_counts=True)
+    order = np.argsort(index, kind="stable")
+    first = np.concatenate([[0], np.cumsum(size)[:-1]])
+    f = 1.0 / np.asarray(copies, dtype=float)
+    moved = np.empty_like(resid)
+    for k in np.unique(size):
+        which = np.flatnonzero(size == k)
+        rows = order[first[which][:, None] + np.arange(k)]  # (groups, k)
+        if k == 1:
+            rows = rows[:, 0]
+            h = (U[rows] ** 2) @ shrink + s[rows] ** 2 / total
+            moved[rows] = resid[rows] / (1.0 - f[which] * h)[:, None]
+            continue
+        Ug, sg = U[rows], s[rows]
+        H = ((Ug * shrink) @ Ug.transpose(0, 2, 1)
+             + sg[:, :, None] * sg[:, None, :] / total)
+        moved[rows] = np.linalg.solve(np.eye(k) - f[which][:, None, None] * H,
+                                      resid[rows])
+    return moved
 
 
 def choose_alpha_classes(X, y, weight, groups=None, copies=None):

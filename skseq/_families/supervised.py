@@ -27,7 +27,7 @@ is the one serial step of a large fit that threads over sequences cannot share).
 import numpy as np
 
 from .._data.representation import _holding
-from .penalty import LAMBDAS, _best, loo_errors
+from .penalty import LAMBDAS, _best, left_out_residuals, loo_errors
 
 # The largest number of supervised rows the ridge is fitted on, whole groups
 # drawn at random beyond it (the others read the fitted directions, out of
@@ -85,31 +85,8 @@ def ridge_cross_fitted(X, Y, weight, groups, copies):
     fitted = X @ coef + (ymean - mean @ coef)
     shrink = d2 / (d2 + lam)
     resid = (Y - fitted) * s[:, None]  # in the weighted rows' scale
-    return coef, ymean - mean @ coef, Y - _left_out(
-        resid, U, shrink, s, weight, groups, copies) / s[:, None], lam
-
-
-def _left_out(resid, U, shrink, s, weight, groups, copies):
-    """The scaled residuals of every row by the fit without (the fraction
-    ``1 / copies`` of) its group's weight: leaving the fraction f of group g
-    out moves them to ``(I - f H_gg)^-1 e_g``, ``H = U diag(shrink) U^T + s
-    s^T / sum weight`` the hat matrix with the intercept. A group of one row
-    is a division by ``1 - f h_ii`` (all at once), a larger one a solve."""
-    order = np.argsort(groups, kind="stable")
-    bounds = np.flatnonzero(np.diff(groups[order])) + 1
-    starts = np.concatenate([[0], bounds])
-    sizes = np.diff(np.concatenate([starts, [groups.size]]))
-    f = 1.0 / copies
-    moved = np.empty_like(resid)
-    alone = np.flatnonzero(sizes == 1)
-    single = order[starts[alone]]
-    h = (U[single] ** 2) @ shrink + s[single] ** 2 / weight.sum()
-    moved[single] = resid[single] / (1.0 - f[alone] * h)[:, None]
-    for g in np.flatnonzero(sizes > 1):
-        rows = order[starts[g]:starts[g] + sizes[g]]
-        H = (U[rows] * shrink) @ U[rows].T + np.outer(s[rows], s[rows]) / weight.sum()
-        moved[rows] = np.linalg.solve(np.eye(rows.size) - f[g] * H, resid[rows])
-    return moved
+    return coef, ymean - mean @ coef, Y - left_out_residuals(
+        resid, U, shrink, weight, groups, copies) / s[:, None], lam
 
 
 def _weighted_std(X, weight):
