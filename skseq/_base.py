@@ -45,7 +45,7 @@ from ._families.layers import LAYERS
 from ._families.outputs import OUTPUTS
 from ._families.penalty import MAX_ALPHA, RAW_ALPHA
 from ._families.starts import STARTS
-from ._families.supervised import _copies, append_axes, read_out
+from ._families.supervised import append_axes, copies_of, read_out
 from ._families.transitions import TRANSITIONS
 from ._fit.monitor import ConvergenceMonitor
 from ._fit.objective import Problem, Setup, fixed_startprob, topology_mask
@@ -214,7 +214,7 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
         parent, group_weight = self._fit_groups
         return self.outputs_.choose_alpha(
             U_rows, targets, weight[seq_of],
-            (parent[seq_of], _copies(group_weight)))[0]
+            (parent[seq_of], copies_of(group_weight)))[0]
 
     def _starts_shared(self, features, targets):
         """Whether the output networks start from one shared read-out: on a

@@ -95,7 +95,7 @@ def _weighted_std(X, weight):
     return np.sqrt(np.maximum(w @ X**2 - (w @ X) ** 2, 0.0))
 
 
-def _copies(group_weight):
+def copies_of(group_weight):
     """How many copies each group stands for: its integer weight, else 1."""
     counts = np.rint(group_weight)
     return np.where((counts == group_weight) & (counts >= 1), counts, 1.0)
@@ -166,7 +166,7 @@ def read_out(representation, seqs, targets, weight, groups=None,
         Y = Y[:, 1:]
     first = np.unique(g, return_index=True)[1]
     coef, intercept, cross, _ = ridge_cross_fitted(
-        Xs, Y, row_weight, g, _copies(group_weight[groups[seq_of[rows]]][first]))
+        Xs, Y, row_weight, g, copies_of(group_weight[groups[seq_of[rows]]][first]))
     # columns of unit spread over the cross-fitted values
     spread = _weighted_std(cross, row_weight)
     if np.any(spread <= 1e-12):
