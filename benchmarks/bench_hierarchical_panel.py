@@ -63,9 +63,10 @@ def render(results):
         "`HierarchicalIOHMM()` chooses what its networks read from the training "
         "data (`features=\"auto\"`): the flat default's representation "
         "(`\"shape\"` for these whole real-valued series) or raw steps, "
-        "whichever scores better on held-out training sequences (each half of "
-        "each class fitted with one restart and scored on the other; raw steps "
-        "on ties), then fits "
+        "whichever scores better on held-out training sequences (5 stratified "
+        "folds, each candidate fitted on four with the final fit's restarts "
+        "and scored on the fifth; raw steps on ties, and left once they cannot "
+        "reach the shape's mean), then fits "
         "the winner on all of them, with the flat default's penalty "
         "(`alpha=\"auto\"`: chosen from the data on the shape representation, "
         "1e-2 on raw steps). Raw steps are what its slow levels need to "
@@ -73,7 +74,7 @@ def render(results):
         "long-memory results); on the panel's series, classified whole, raw "
         "steps are far below the flat default and the shape representation "
         "matches it. Official train/test splits; mean (min-max) over the seeds "
-        "(`random_state`), fit time in seconds (the default's includes its four "
+        "(`random_state`), fit time in seconds (the default's includes its "
         "held-out fits); one BLAS thread, on a machine shared with other jobs.",
         "",
         "Regenerate with `python benchmarks/bench_hierarchical_panel.py`.",
