@@ -4,8 +4,8 @@ held-out training sequences."""
 import numpy as np
 import pytest
 
-from skseq._data import check_sequences
 import skseq._base_features as base_features
+from skseq._data import check_sequences
 from skseq._data.held_out import held_out_folds, held_out_half, sequence_keys
 from skseq.hierarchical import HierarchicalIOHMM
 
