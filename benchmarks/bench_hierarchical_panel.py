@@ -32,6 +32,25 @@ MODELS = {
         lambda s: HierarchicalIOHMM(features="shape", random_state=s),
 }
 SETS = ("BasicMotions", "ItalyPowerDemand", "ArrowHead", "PLAID")
+# Measured apart (seeds 0-9 of the flat default and of the hierarchy on the
+# shape representation, ItalyPowerDemand's official split).
+ITALY = (
+    "**Where the two differ on ItalyPowerDemand (measured).** Both read the same "
+    "shape representation with the same penalty (`alpha=\"auto\"` chooses it "
+    "from the representation, which both draw alike) and differ only in the "
+    "transitions: the flat default's four states against two levels of two. "
+    "Over seeds 0-9 the hierarchy classifies 6 test series fewer of 10,290. "
+    "Where `alpha=\"auto\"` chose a strong penalty (3.7-8.9, seeds 1 and 4-9) "
+    "the two fits end within 1e-4 of each other's training objective and "
+    "differ by at most one test series, in both directions (net +1 for the "
+    "hierarchy); where it chose the weak one (0.01, seeds 0, 2 and 3) both "
+    "fit the 67 training series almost exactly (training objective 0.002-"
+    "0.005) and which of the near-separating solutions each reaches decides "
+    "1, 1 and 5 test series, all against the hierarchy, with no order between "
+    "the training objectives (lower for the hierarchy on seeds 0 and 2, "
+    "higher on 3). Not changed: no rule of the fit is at fault that we could "
+    "find, and the transitions are what the hierarchy is."
+)
 
 
 def run(seeds, plaid_seeds):
@@ -97,7 +116,7 @@ def render(results):
              for f, h in zip(rows["IOHMMClassifier()"], rows[DEFAULT], strict=True)]
     lines += ["", f"The default's test accuracy is at least the flat default's on "
               f"{sum(h >= f for f, h in pairs)} of {len(pairs)} (data set, seed) "
-              f"pairs, equal on {sum(h == f for f, h in pairs)}."]
+              f"pairs, equal on {sum(h == f for f, h in pairs)}.", "", ITALY]
     (OUT / "hierarchical_panel.md").write_text("\n".join(lines) + "\n")
 
 
