@@ -69,13 +69,12 @@ class HierarchicalIOHMM(BaseIOHMM):
         ``"auto"``: raw steps for symbols and one-step rows (as
         :class:`IOHMMClassifier`); for real-valued series the flat estimator's
         choice (``"shape"``, or ``"window"`` with step-level targets) or raw
-        steps, whichever scores better on held-out training sequences (each
-        half of each class fitted with one restart and scored on the other;
-        raw steps on ties; fewer than 4 sequences or a class of one: the flat
-        choice). Raw steps carry a fact
-        over hundreds of steps in a slow level (:ref:`long_memory`); whole real
-        series are classified better by their shape (Results: "The hierarchy
-        on real series").
+        steps, whichever scores better on 5 stratified folds of the training
+        sequences (fitted with the final fit's restarts; raw steps on ties;
+        fewer than 4 sequences or a class of one: the flat choice). Raw steps
+        carry a fact over hundreds of steps in a slow level
+        (:ref:`long_memory`); whole real series are classified better by
+        their shape (Results: "The hierarchy on real series").
     timescales : tuple of float, default=(10, 1)
         Time scale of each level (>= 1, same length as ``n_states``): level s
         keeps its value with probability at least w_s = 1 - 1/timescale_s at
@@ -211,8 +210,8 @@ class HierarchicalIOHMM(BaseIOHMM):
     features_ : str
         The representation used (``features``, or the one ``"auto"`` chose).
     features_scores_ : dict or None
-        The held-out score (accuracy or R^2, mean of the two halves) of each
-        representation ``"auto"`` compared (None: no comparison).
+        The held-out score (accuracy or R^2, mean over the folds fitted) of
+        each representation ``"auto"`` compared (None: no comparison).
     representation_ : object
         The fitted representation (for ``"shape"``: ``convolution_``, the fitted
         :class:`~skseq.preprocessing.DilatedConvolution`, and ``projection_``).

@@ -4,8 +4,9 @@ held-out training sequences."""
 import numpy as np
 import pytest
 
+import skseq._base_features as base_features
 from skseq._data import check_sequences
-from skseq._data.held_out import held_out_half, sequence_keys
+from skseq._data.held_out import held_out_folds, held_out_half, sequence_keys
 from skseq.hierarchical import HierarchicalIOHMM
 
 
@@ -30,7 +31,7 @@ def _frequency(n, seed):
 
 
 def _auto(**kw):
-    return HierarchicalIOHMM(n_init=1, **{"random_state": 0, **kw})
+    return HierarchicalIOHMM(n_init=1, max_iter=40, **{"random_state": 0, **kw})
 
 
 def test_raw_steps_chosen_where_the_class_is_one_steps_value():
@@ -95,14 +96,22 @@ def test_a_failed_fit_leaves_the_fitted_model_as_it_was():
     np.testing.assert_array_equal(model.emission_coef_, before["emission_coef_"])
 
 
-@pytest.mark.parametrize("labels", [None, np.array([0, 0, 1, 1, 1, 2, 2])])
-def test_held_out_half_takes_half_of_each_class(labels):
-    held = held_out_half(7, np.random.RandomState(0), labels)
-    if labels is None:
-        assert held.sum() == 3
-    else:
-        assert [held[labels == k].sum() for k in range(3)] == [1, 1, 1]
-    assert held_out_half(3, np.random.RandomState(0), np.array([0, 1, 1])) is None
+def test_held_out_half_takes_half_of_the_sequences():
+    assert held_out_half(7, np.random.RandomState(0)).sum() == 3
+
+
+@pytest.mark.parametrize("n_folds", [2, 3, 5])
+def test_the_folds_deal_every_class_evenly(n_folds):
+    labels = np.array([0, 0, 1, 1, 1, 2, 2, 2, 2, 2, 2])
+    folds = held_out_folds(n_folds, np.random.RandomState(0), labels,
+                           np.arange(11.0))
+    for members in ([0, 1], [2, 3, 4], list(range(5, 11)), list(range(11))):
+        counts = np.bincount(folds[members], minlength=n_folds)
+        assert counts.max() - counts.min() <= 1
+    # a class of 2 falls in 2 folds: every fold's complement holds it
+    assert folds[0] != folds[1]
+    assert held_out_folds(n_folds, np.random.RandomState(0), np.array([0, 1, 1]),
+                          np.arange(3.0)) is None
 
 
 def test_the_split_ignores_the_order_and_repetitions_of_the_sequences():
@@ -113,6 +122,41 @@ def test_the_split_ignores_the_order_and_repetitions_of_the_sequences():
     np.testing.assert_array_equal(permuted, keys[order])
     assert np.unique(keys).shape[0] == 16  # distinct sequences, distinct keys
     # a repeated sequence shares its key, so it falls on its copy's side
-    held = held_out_half(17, np.random.RandomState(0), np.r_[y, y[0]],
-                         np.r_[keys, keys[0]])
-    assert held[0] == held[16] and held[:16].sum() == 8
+    folds = held_out_folds(2, np.random.RandomState(0), np.r_[y, y[0]],
+                           np.r_[keys, keys[0]])
+    assert folds[0] == folds[16] and np.sum(folds[:16] == 0) == 8
+    # a sequence of weight 0 (key NaN) is never held out
+    folds = held_out_folds(2, np.random.RandomState(0), y, np.r_[keys[:15], np.nan])
+    assert folds[15] == -1 and np.all(folds[:15] >= 0)
+
+
+def _fake_scores(table, calls):
+    """A stand-in for the ranking fits: the next score of ``table[features]``,
+    each call's ``n_init`` recorded."""
+    def score(estimator, features, n_init, seed, fit_part, held_part):
+        calls.append((features, n_init))
+        return table[features][sum(f == features for f, _ in calls) - 1]
+    return score
+
+
+@pytest.mark.parametrize("raw, n_raw_fits, chosen", [
+    ([0.2, 1, 1, 1, 1], 1, "shape"),     # 0.2 + 4 < 5 * 0.9 after one fold
+    ([0.6, 0.7, 1, 1, 1], 2, "shape"),   # 1.3 + 3 < 4.5 after two
+    ([1, 1, 1, 1, 0.5], 5, "raw"),       # a tie (0.9) goes to raw steps
+    ([0.6, 1, 1, 1, 1], 5, "raw"),
+])
+def test_raw_steps_stop_once_they_cannot_reach_the_shape(monkeypatch, raw,
+                                                         n_raw_fits, chosen):
+    calls = []
+    monkeypatch.setattr(base_features, "_held_out_score",
+                        _fake_scores({"shape": [0.9] * 5, "raw": raw}, calls))
+    model = HierarchicalIOHMM(n_init="auto", max_iter=5, random_state=0).fit(
+        *_last_step(20, 0))
+    assert model.features_ == chosen
+    # the shape first, on all 5 folds; raw steps on as many as can still tie
+    assert [f for f, _ in calls] == ["shape"] * 5 + ["raw"] * n_raw_fits
+    assert model.features_scores_["shape"] == pytest.approx(0.9)
+    assert model.features_scores_["raw"] == pytest.approx(np.mean(raw[:n_raw_fits]))
+    # the final fit's restarts: one on the shape representation, on raw steps
+    # 100,000 / 200 steps clipped to 5-50 (n_init="auto")
+    assert {f: n for f, n in calls} == {"shape": 1, "raw": 50}

@@ -4,31 +4,39 @@ makes from its own training data (which representation to read)."""
 import numpy as np
 
 
-def held_out_half(n_sequences, rng, labels=None, keys=None):
-    """A boolean mask of the sequences held out.
+def held_out_half(n_sequences, rng):
+    """A boolean mask of the sequences held out: half of them at random,
+    ``rng.permutation(n_sequences) < n_sequences // 2``."""
+    return rng.permutation(n_sequences) < n_sequences // 2
 
-    Without ``labels`` and ``keys``: half of them at random,
-    ``rng.permutation(n_sequences) < n_sequences // 2``. With ``labels`` (one
-    per sequence): half of each class, rounded down. With ``keys`` (one per
-    sequence, see :func:`sequence_keys`): the draw is over the distinct keys, so
-    that equal sequences fall on the same side and the split does not depend on
-    the order of the sequences; a key of NaN is never held out. With labels or
-    keys every class needs 2 distinct keys, so that both parts hold it; else
-    None (no such split exists).
+
+def held_out_folds(n_folds, rng, labels, keys):
+    """The fold (0 to ``n_folds - 1``) that holds out each sequence, -1 for
+    those never held out; None if no such split exists.
+
+    The draw is over the distinct ``keys`` (one per sequence, see
+    :func:`sequence_keys`) of each class of ``labels`` (one per sequence, or
+    None: one class), dealt in turn to the folds after a permutation: equal
+    sequences fall in the same fold, the split does not depend on the order of
+    the sequences, and each fold holds ``1 / n_folds`` of every class, give or
+    take one. A key of NaN is never held out. Every class needs 2 distinct
+    keys, so that every fold's complement holds it.
     """
-    if labels is None and keys is None:
-        return rng.permutation(n_sequences) < n_sequences // 2
+    n_sequences = keys.shape[0]
     labels = np.zeros(n_sequences) if labels is None else np.asarray(labels)
-    keys = np.arange(n_sequences, dtype=float) if keys is None else keys
-    held = np.zeros(n_sequences, dtype=bool)
+    folds = np.full(n_sequences, -1)
+    start = 0  # the next class's deal starts where the last one stopped
     for label in np.unique(labels):
         members = np.flatnonzero((labels == label) & ~np.isnan(keys))
         distinct, inverse = np.unique(keys[members], return_inverse=True)
         if distinct.shape[0] < 2:
             return None
-        chosen = rng.permutation(distinct.shape[0])[:distinct.shape[0] // 2]
-        held[members[np.isin(inverse, chosen)]] = True
-    return held
+        dealt = np.empty(distinct.shape[0], dtype=int)
+        dealt[rng.permutation(distinct.shape[0])] = (
+            start + np.arange(distinct.shape[0])) % n_folds
+        folds[members] = dealt[inverse]
+        start = (start + distinct.shape[0]) % n_folds
+    return folds
 
 
 def sequence_keys(seqs, weight=None):
