@@ -92,3 +92,36 @@ def segment_phases(labels, offsets, n_phases):
     phases = (n_phases * (np.arange(n) - run_start[run])) // run_length[run]
     phases[labels < 0] = 0
     return phases
+
+
+def segment_onsets(labels, offsets, n_steps):
+    """Whether every step lies within the first ``n_steps`` steps of a segment
+    that begins with a change of label inside its sequence.
+
+    Parameters
+    ----------
+    labels : ndarray of shape (n_total_steps,), dtype=intp
+        Encoded label of every step, -1 where unlabelled.
+    offsets : ndarray of shape (n_sequences + 1,)
+    n_steps : int
+
+    Returns
+    -------
+    onset : ndarray of shape (n_total_steps,), dtype=bool
+        True at step ``t`` when some step ``s`` in ``t - n_steps + 1 .. t`` of
+        the same sequence, after its first step, is labelled and differs from
+        the labelled step ``s - 1``, and every step from ``s`` to ``t`` holds
+        the label of ``s``. A sequence's first segment is no onset, nor are
+        unlabelled steps or steps after an unlabelled one.
+    """
+    n = labels.shape[0]
+    change = np.zeros(n, dtype=bool)
+    change[1:] = (labels[1:] != labels[:-1]) & (labels[1:] >= 0) & (labels[:-1] >= 0)
+    start = np.ones(n, dtype=bool)  # a new run: the label changes or a sequence begins
+    start[1:] = labels[1:] != labels[:-1]
+    start[offsets[:-1]] = True
+    change[offsets[:-1]] = False
+    run_start = np.flatnonzero(start)
+    run = np.cumsum(start) - 1
+    position = np.arange(n) - run_start[run]
+    return change[run_start[run]] & (position < n_steps) & (labels >= 0)
