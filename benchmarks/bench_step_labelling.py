@@ -484,7 +484,8 @@ def main():
         # keep the stored results of the data sets not run this time
         kept = ([r for r in json.loads(path.read_text(encoding="utf-8"))
                  if r["dataset"] not in args.datasets] if path.exists() else [])
-        path.write_text(json.dumps(kept + results, indent=1), encoding="utf-8")
+        merged = sorted(kept + results, key=lambda r: r["dataset"])  # stable order
+        path.write_text(json.dumps(merged, indent=1), encoding="utf-8")
         if args.tuning:
             for name in args.datasets:
                 runs = [r for r in results if r["dataset"] == name]

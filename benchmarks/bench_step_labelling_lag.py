@@ -113,7 +113,8 @@ def main():
     # keep the stored results of the data sets not run this time
     kept = ([r for r in json.loads(LAG_JSON.read_text(encoding="utf-8"))
              if r["dataset"] not in args.datasets] if LAG_JSON.exists() else [])
-    LAG_JSON.write_text(json.dumps(kept + results), encoding="utf-8")
+    merged = sorted(kept + results, key=lambda r: r["dataset"])  # stable order
+    LAG_JSON.write_text(json.dumps(merged), encoding="utf-8")
     stored = json.loads(JSON.read_text(encoding="utf-8"))
     report(stored)
     figure(stored)
