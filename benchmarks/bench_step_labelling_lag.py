@@ -110,7 +110,11 @@ def main():
     with threadpool_limits(1):
         results = [run_one(name, seed) for name in args.datasets
                    for seed in range(args.seeds)]
-    LAG_JSON.write_text(json.dumps(results), encoding="utf-8")
+    # keep the stored results of the data sets not run this time
+    kept = ([r for r in json.loads(LAG_JSON.read_text(encoding="utf-8"))
+             if r["dataset"] not in args.datasets] if LAG_JSON.exists() else [])
+    merged = sorted(kept + results, key=lambda r: r["dataset"])  # stable order
+    LAG_JSON.write_text(json.dumps(merged), encoding="utf-8")
     stored = json.loads(JSON.read_text(encoding="utf-8"))
     report(stored)
     figure(stored)

@@ -15,7 +15,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 from threadpoolctl import threadpool_limits
 
 from ._data import (
@@ -28,12 +28,23 @@ from ._data import (
 )
 from ._data.held_out import held_out_half
 from ._data.representation import window_lags, window_summaries
-from ._families.label_chain import label_chain, segment_phases
+from ._families.label_chain import label_chain, segment_onsets, segment_phases
 from ._kernels.forward_backward import forward_backward, viterbi
 
 # Floor of the per-step posteriors before their logarithm: a classifier that
 # gives a label probability 0 would otherwise veto that label for good.
 _MIN_PROBA = 1e-6
+
+# The default ``onset_weight``: the weight, in the per-step classifier's fit, of
+# the steps just after a change of label.
+ONSET_WEIGHT = 1.0
+
+
+def _onset_steps(window):
+    """Steps after a change of label that ``onset_weight`` weighs: half the
+    window, where the window still holds much of the previous segment."""
+    return max(1, window // 2)
+
 
 # The per-step representations ``features`` chooses from.
 _REPRESENTATIONS = {"summaries": window_summaries, "lags": window_lags}
@@ -88,7 +99,8 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
     ----------
     estimator : classifier or None, default=None
         The per-step classifier, with ``fit`` and ``predict_proba``; fitted on
-        the labelled steps' window features. None: a
+        the labelled steps' window features, with ``sample_weight`` unless
+        ``onset_weight=1`` and no ``sample_weight`` is given. None: a
         :class:`~sklearn.ensemble.HistGradientBoostingClassifier` with 100
         iterations (early stopping on 10% of the steps above 10,000 steps).
     window : int, default=32
@@ -130,6 +142,15 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         the defaults (2 states per label, 0.5) were chosen on sessions cut from
         the training recordings of BasicMotions and PLAID (see the User Guide,
         "Labelling every step").
+    onset_weight : float, default=1.0
+        Weight, in the per-step classifier's fit, of the steps within the
+        first ``window // 2`` steps of a segment that begins with a change of
+        label inside a sequence, where the window still reads the previous
+        segment (times the sequence's weight). Above 1 the classifier learns
+        to give the new label from such mixed windows, a few steps earlier; the
+        chain, which waits for evidence before it switches, then follows a
+        change sooner, and filters the brief errors that such a classifier
+        makes inside segments. 1: every labelled step weighs the same.
     n_jobs : int or None, default=None
         Threads of the per-step classifier's OpenMP loops (HistGradientBoosting
         uses them) in ``fit`` and prediction. None means 1, as everywhere in
@@ -149,7 +170,8 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
     features_ : {"summaries", "lags"}
         The representation it reads (``features``, or the one ``"auto"`` chose).
     class_prior_ : ndarray of shape (n_classes,)
-        Label frequencies among the labelled steps (weighted).
+        Label frequencies among the labelled steps, weighted as in the
+        per-step classifier's fit (``sample_weight``, ``onset_weight``).
     target_prior_ : ndarray of shape (n_classes,) or (n_states,)
         Frequencies of the per-step classifier's targets: ``class_prior_``,
         or with ``phase_targets`` those of the (label, part) pairs.
@@ -197,13 +219,15 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         "phase_targets": ["boolean"],
         "transitions": [StrOptions({"learned", "none"})],
         "likelihood_scale": [Interval(numbers.Real, 0, None, closed="neither")],
+        "onset_weight": [Interval(numbers.Real, 0, None, closed="neither")],
         "n_jobs": N_JOBS_CONSTRAINT,
         "random_state": ["random_state"],
     }
 
     def __init__(self, estimator=None, *, window=32, features="auto",
                  n_states_per_label=2, phase_targets=False, transitions="learned",
-                 likelihood_scale=0.5, n_jobs=None, random_state=None):
+                 likelihood_scale=0.5, onset_weight=ONSET_WEIGHT, n_jobs=None,
+                 random_state=None):
         self.estimator = estimator
         self.window = window
         self.features = features
@@ -211,6 +235,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         self.phase_targets = phase_targets
         self.transitions = transitions
         self.likelihood_scale = likelihood_scale
+        self.onset_weight = onset_weight
         self.n_jobs = n_jobs
         self.random_state = random_state
 
@@ -260,20 +285,32 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
                 fit_targets, n_targets = encoded * k + phases, classes.shape[0] * k
             seed = check_random_state(self.random_state).randint(
                 np.iinfo(np.int32).max)
+            fit_weight = self._fit_weight(labels, seqs.offsets, steps, step_weight,
+                                          sample_weight is not None)
             features = self.features
             if features == "auto":
                 features = self._select_features(seqs, steps, encoded, step_weight,
-                                                 sample_weight is not None, seed)
+                                                 fit_weight, seed)
             estimator = self._fit_estimator(
                 _REPRESENTATIONS[features](seqs, self.window)[steps], fit_targets,
-                step_weight if sample_weight is not None else None, seed)
+                fit_weight, seed)
             self._fit_chain(labels, seqs.offsets, weight, encoded, fit_targets,
-                            step_weight, classes.shape[0], n_targets)
+                            step_weight if fit_weight is None else fit_weight,
+                            classes.shape[0], n_targets)
             self.classes_ = classes
             self.estimator_ = estimator
             self.features_ = features
             self.step_level_ = targets.step_level
         return self
+
+    def _fit_weight(self, labels, offsets, steps, step_weight, weighted):
+        """The labelled steps' weights in the per-step classifier's fit: the
+        sequences' weights, times ``onset_weight`` within the first
+        ``window // 2`` steps after a change of label; None if all are 1."""
+        onset = segment_onsets(labels, offsets, _onset_steps(self.window))[steps]
+        if self.onset_weight == 1 or not onset.any():
+            return step_weight if weighted else None
+        return step_weight * np.where(onset, float(self.onset_weight), 1.0)
 
     def _fit_chain(self, labels, offsets, weight, encoded, fit_targets, step_weight,
                    n_classes, n_targets):
@@ -302,6 +339,12 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         """A new per-step classifier fitted on ``features`` (weighted if
         ``weight`` is not None)."""
         estimator = self._make_estimator(seed)
+        if weight is not None and not has_fit_parameter(estimator, "sample_weight"):
+            raise ValueError(
+                f"The estimator {type(estimator).__name__} does not accept "
+                "sample_weight in fit, which onset_weight other than 1 and "
+                "sample_weight need; set onset_weight=1 (and no sample_weight)."
+            )
         with self._threads():
             if weight is None:
                 estimator.fit(features, targets)
@@ -309,11 +352,12 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
                 estimator.fit(features, targets, sample_weight=weight)
         return estimator
 
-    def _select_features(self, seqs, steps, targets, weight, weighted, seed):
+    def _select_features(self, seqs, steps, targets, weight, fit_weight, seed):
         """``features="auto"``: the representation whose classifier, fitted on
-        the labelled steps of a random half of the sequences, labels more of
-        the other half's correctly (weighted accuracy; at most
-        ``_SELECTION_STEPS`` steps on each side)."""
+        the labelled steps of a random half of the sequences (with
+        ``fit_weight``, if not None), labels more of the other half's correctly
+        (accuracy weighted by ``weight``; at most ``_SELECTION_STEPS`` steps on
+        each side)."""
         if seqs.lengths.max() == 1:
             return "summaries"  # no past: both hold the step's values only
         rng = np.random.RandomState(seed)
@@ -333,7 +377,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
             features = representation(seqs, self.window)[steps]
             estimator = self._fit_estimator(
                 features[fit_rows], targets[fit_rows],
-                weight[fit_rows] if weighted else None, seed)
+                None if fit_weight is None else fit_weight[fit_rows], seed)
             with self._threads():
                 predicted = estimator.predict(features[held_rows])
             accuracy[name] = np.average(predicted == targets[held_rows],

@@ -11,7 +11,7 @@ from sklearn.linear_model import LogisticRegression
 
 from skseq import HybridHMMClassifier, IOHMMClassifier
 from skseq._data import check_sequences
-from skseq._families.label_chain import label_chain, segment_phases
+from skseq._families.label_chain import label_chain, segment_onsets, segment_phases
 from skseq.hybrid import window_lags, window_summaries
 from skseq.utils import boundary_f1_score, segments
 
@@ -335,3 +335,61 @@ def test_phase_targets_on_one_step_sequences_fall_back_on_the_labels():
     log_emit = model._log_emissions(check_sequences(X))
     assert_allclose(log_emit[:, [1, 2, 4, 5]], log_emit[:, [0, 0, 3, 3]])
     assert model.score(X, y) == 1.0
+
+
+def test_segment_onsets_hand_worked():
+    # sequence 0: a a | b b b b | ? | b | c c ; sequence 1: c | a a a
+    labels = np.array([0, 0, 1, 1, 1, 1, -1, 1, 2, 2, 2, 0, 0, 0])
+    offsets = np.array([0, 10, 14])
+    # the first segment of a sequence and the run after an unlabelled step
+    # follow no change of label
+    assert_array_equal(segment_onsets(labels, offsets, 3).astype(int),
+                       [0, 0, 1, 1, 1, 0, 0, 0, 1, 1, 0, 1, 1, 1])
+    assert not segment_onsets(labels, offsets, 0).any()
+
+
+def _onset_weights_by_loop(y, n_steps, weight):
+    """Per-step weights: ``weight`` within ``n_steps`` steps of a change of
+    label inside the sequence, else 1 (a direct loop over every step)."""
+    out = []
+    for labels in y:
+        for t in range(len(labels)):
+            near = any(labels[s] != labels[s - 1] and all(
+                labels[r] == labels[s] for r in range(s, t + 1))
+                for s in range(max(1, t - n_steps + 1), t + 1))
+            out.append(weight if near else 1.0)
+    return np.array(out)
+
+
+def test_onset_weight_refits_the_classifier_with_direct_weights():
+    X, y = _sessions()
+    model = HybridHMMClassifier(LogisticRegression(), window=6, features="summaries",
+                                onset_weight=5.0).fit(X, y)
+    weight = _onset_weights_by_loop(y, 3, 5.0)  # window // 2 steps
+    features = window_summaries(check_sequences(X), 6)
+    direct = LogisticRegression().fit(features, np.concatenate(y),
+                                      sample_weight=weight)
+    assert_allclose(model.estimator_.predict_proba(features),
+                    direct.predict_proba(features), rtol=1e-8)
+    labels = np.concatenate(y)
+    prior = np.array([weight[labels == c].sum() for c in model.classes_])
+    assert_allclose(model.class_prior_, prior / prior.sum())
+    # onset_weight=1: every step weighs the same
+    plain = HybridHMMClassifier(LogisticRegression(), window=6, features="summaries",
+                                onset_weight=1.0).fit(X, y)
+    unweighted = LogisticRegression().fit(features, labels)
+    assert_allclose(plain.estimator_.predict_proba(features),
+                    unweighted.predict_proba(features), rtol=1e-8)
+
+
+def test_onset_weight_needs_a_classifier_that_takes_sample_weight():
+    from sklearn.neighbors import KNeighborsClassifier
+
+    model, X, y = _fitted()
+    before = np.vstack(model.predict_proba(X))
+    model.set_params(estimator=KNeighborsClassifier(), onset_weight=4.0)
+    with pytest.raises(ValueError, match="KNeighborsClassifier does not accept "
+                                         "sample_weight.*onset_weight=1"):
+        model.fit(X, y)
+    assert_allclose(np.vstack(model.predict_proba(X)), before)
+    assert model.set_params(onset_weight=1).fit(X, y).score(X, y) > 0.8

@@ -82,6 +82,16 @@ def segment_phases(labels, offsets, n_phases):
     phases : ndarray of shape (n_steps,), dtype=intp
         ``floor(n_phases * position / run_length)``; 0 at unlabelled steps.
     """
+    first, position, run_length = _runs(labels, offsets)
+    phases = (n_phases * position) // run_length
+    phases[labels < 0] = 0
+    return phases
+
+
+def _runs(labels, offsets):
+    """For every step, the first step of its run (a run: consecutive steps of
+    one label inside one sequence), its position in the run, and the run's
+    length."""
     n = labels.shape[0]
     start = np.ones(n, dtype=bool)
     start[1:] = labels[1:] != labels[:-1]
@@ -89,6 +99,30 @@ def segment_phases(labels, offsets, n_phases):
     run = np.cumsum(start) - 1
     run_start = np.flatnonzero(start)
     run_length = np.diff(np.append(run_start, n))
-    phases = (n_phases * (np.arange(n) - run_start[run])) // run_length[run]
-    phases[labels < 0] = 0
-    return phases
+    return run_start[run], np.arange(n) - run_start[run], run_length[run]
+
+
+def segment_onsets(labels, offsets, n_steps):
+    """Whether every step lies within the first ``n_steps`` steps of a segment
+    that begins with a change of label inside its sequence.
+
+    Parameters
+    ----------
+    labels, offsets : ndarray
+        As for :func:`segment_phases`.
+    n_steps : int
+
+    Returns
+    -------
+    onset : ndarray of shape (n_steps_total,), dtype=bool
+        True at step ``t`` when some step ``s`` in ``t - n_steps + 1 .. t`` of
+        the same sequence, after its first step, is labelled and differs from
+        the labelled step ``s - 1``, and every step from ``s`` to ``t`` holds
+        the label of ``s``. A sequence's first segment is no onset, nor are
+        unlabelled steps or steps after an unlabelled one.
+    """
+    change = np.zeros(labels.shape[0], dtype=bool)
+    change[1:] = (labels[1:] != labels[:-1]) & (labels[1:] >= 0) & (labels[:-1] >= 0)
+    change[offsets[:-1]] = False  # a sequence's first step follows no step
+    first, position, _ = _runs(labels, offsets)
+    return change[first] & (position < n_steps) & (labels >= 0)
