@@ -307,10 +307,11 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         """The labelled steps' weights in the per-step classifier's fit: the
         sequences' weights, times ``onset_weight`` within the first
         ``window // 2`` steps after a change of label; None if all are 1."""
-        onset = segment_onsets(labels, offsets, _onset_steps(self.window))[steps]
-        if self.onset_weight == 1 or not onset.any():
-            return step_weight if weighted else None
-        return step_weight * np.where(onset, float(self.onset_weight), 1.0)
+        if self.onset_weight != 1:
+            onset = segment_onsets(labels, offsets, _onset_steps(self.window))[steps]
+            if onset.any():
+                return step_weight * np.where(onset, float(self.onset_weight), 1.0)
+        return step_weight if weighted else None
 
     def _fit_chain(self, labels, offsets, weight, encoded, fit_targets, step_weight,
                    n_classes, n_targets):
