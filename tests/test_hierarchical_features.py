@@ -6,7 +6,12 @@ import pytest
 
 import skseq._base_features as base_features
 from skseq._data import check_sequences
-from skseq._data.held_out import held_out_folds, held_out_half, sequence_keys
+from skseq._data.held_out import (
+    held_out_folds,
+    held_out_half,
+    held_out_subsample,
+    sequence_keys,
+)
 from skseq.hierarchical import HierarchicalIOHMM
 
 
@@ -160,3 +165,39 @@ def test_raw_steps_stop_once_they_cannot_reach_the_shape(monkeypatch, raw,
     # the final fit's restarts: one on the shape representation, on raw steps
     # 100,000 / 200 steps clipped to 5-50 (n_init="auto")
     assert {f: n for f, n in calls} == {"shape": 1, "raw": 50}
+
+
+def test_the_ranked_subsample_is_stratified_and_keeps_repetitions_together():
+    labels = np.repeat([0, 1, 2], [30, 10, 3])
+    keys = np.arange(43.0)
+    drawn = held_out_subsample(20, np.random.RandomState(0), labels, keys)
+    # limit * share, rounded down, at least 2: 20*30//43, 20*10//43, 2
+    kept = ~np.isnan(drawn)
+    assert [np.sum(kept[labels == c]) for c in (0, 1, 2)] == [13, 4, 2]
+    np.testing.assert_array_equal(drawn[kept], keys[kept])
+    np.testing.assert_array_equal(
+        drawn, held_out_subsample(20, np.random.RandomState(0), labels, keys))
+    # copies of a sequence share its key: kept or dropped with it; NaN stays
+    copies = np.r_[keys, keys[:30], np.nan]
+    drawn = held_out_subsample(20, np.random.RandomState(0),
+                               np.r_[labels, labels[:30], 0], copies)
+    np.testing.assert_array_equal(np.isnan(drawn[43:73]), np.isnan(drawn[:30]))
+    assert np.isnan(drawn[-1]) and np.sum(~np.isnan(drawn[:43])) == 19
+    # at most ``limit`` distinct sequences: all of them, and no draw
+    rng = np.random.RandomState(0)
+    assert held_out_subsample(43, rng, labels, keys) is keys
+    assert rng.randint(1000) == np.random.RandomState(0).randint(1000)
+
+
+def test_the_ranking_fits_see_at_most_the_subsample(monkeypatch):
+    sizes = []
+
+    def score(estimator, features, n_init, seed, fit_part, held_part):
+        sizes.append((len(fit_part[0]), len(held_part[0])))
+        return 1.0 if features == "raw" else 0.5
+    monkeypatch.setattr(base_features, "_held_out_score", score)
+    monkeypatch.setattr(base_features, "MAX_RANKED", 10)
+    model = HierarchicalIOHMM(max_iter=5, random_state=0).fit(*_last_step(40, 0))
+    # 10 of 40 sequences ranked (6 of the 24 of one class, 4 of the 16 of
+    # the other): 8 fitted, 2 held out in each of the 5 folds
+    assert sizes == [(8, 2)] * 10 and model.features_ == "raw"

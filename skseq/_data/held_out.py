@@ -39,6 +39,31 @@ def held_out_folds(n_folds, rng, labels, keys):
     return folds
 
 
+def held_out_subsample(limit, rng, labels, keys):
+    """``keys`` with all but about ``limit`` distinct ones set to NaN (never
+    held out, nor fitted on: see :func:`held_out_folds`); ``keys`` itself,
+    and no draw from ``rng``, when at most ``limit`` are distinct.
+
+    Stratified over the classes of ``labels`` (one per sequence, or None):
+    each class keeps ``limit`` times its share of the distinct keys, rounded
+    down, at least 2 (fewer only if it has fewer), drawn at random; equal
+    sequences are kept or dropped together.
+    """
+    present = ~np.isnan(keys)
+    n_distinct = np.unique(keys[present]).shape[0]
+    if n_distinct <= limit:
+        return keys
+    labels = np.zeros(keys.shape[0]) if labels is None else np.asarray(labels)
+    kept = np.zeros(keys.shape[0], dtype=bool)
+    for label in np.unique(labels):
+        members = np.flatnonzero((labels == label) & present)
+        distinct, inverse = np.unique(keys[members], return_inverse=True)
+        n_kept = max(2, limit * distinct.shape[0] // n_distinct)
+        drawn = rng.permutation(distinct.shape[0]) < n_kept
+        kept[members] = drawn[inverse]
+    return np.where(kept, keys, np.nan)
+
+
 def sequence_keys(seqs, weight=None):
     """A number per sequence computed from its own steps only (a fixed random
     projection of each step, summed with weights rising along the sequence),
