@@ -9,13 +9,14 @@ type (:class:`skseq.hierarchical.HierarchicalIOHMM`).
 
 Each ranking fit is the final fit's procedure on 4/5 of the sequences: the
 same number of restarts (``n_init``, or the number ``"auto"`` gives the whole
-training set). Two halves fitted with one restart each ranked a
-representation by how often its single start failed and by how much it lost
-on half the data: on the 2-sequence problem of the long-memory results, raw
-steps need most of the 60 training sequences and more than one hold start,
-and the shape representation neither (Kohavi 1995 and Hastie, Tibshirani &
-Friedman 2009, §7.10.1: a held-out estimate fitted on few of the sequences
-is biased against the learner whose accuracy still rises with more of them).
+training set), at most ``MAX_RANKING_INITS``. Two halves fitted with one
+restart each ranked a representation by how often its single start failed
+and by how much it lost on half the data: on the 2-sequence problem of the
+long-memory results, raw steps need most of the 60 training sequences and
+more than one hold start, and the shape representation neither (Kohavi
+1995 and Hastie, Tibshirani & Friedman 2009, §7.10.1: a held-out estimate
+fitted on few of the sequences is biased against the learner whose accuracy
+still rises with more of them).
 
 Of a large training set only a stratified draw of ``MAX_RANKED`` distinct
 sequences is ranked: the ranking fits' cost grows with the sequences while
@@ -38,6 +39,11 @@ N_FOLDS = 5
 # At most this many distinct training sequences take part in the ranking
 # (a stratified draw), 4/5 of them in each ranking fit.
 MAX_RANKED = 250
+# At most this many restarts per ranking fit: the 2-sequence problem's raw
+# steps need more than 3 (n_init="auto" gives them 7); the panel's small sets
+# get 11-50, and with 10 their raw steps scored as well on held-out series
+# (doc/results/hierarchical_panel.md) at half the cost or less.
+MAX_RANKING_INITS = 10
 
 
 def rule_or_raw(estimator, seqs, y, targets, weight, weighted):
@@ -58,11 +64,12 @@ def held_out_features(estimator, seqs, y, targets, weight, weighted, candidates)
     held-out score of each (a dict; None, and the first candidate, when no
     split exists).
 
-    The training sequences are dealt to ``N_FOLDS`` folds; each candidate's
-    model (a clone of ``estimator`` with that ``features``, the final fit's
-    number of restarts and a seed drawn from ``random_state``) is fitted on
-    all folds but one (weighted by ``weight`` if ``weighted``) and scored by
-    its ``score`` (accuracy or R^2, weighted alike, at most 1) on that one; a
+    The training sequences (at most about ``MAX_RANKED``, a stratified draw)
+    are dealt to ``N_FOLDS`` folds; each candidate's model (a clone of
+    ``estimator`` with that ``features``, the final fit's number of restarts
+    up to ``MAX_RANKING_INITS`` and a seed drawn from ``random_state``) is
+    fitted on all folds but one (weighted by ``weight`` if ``weighted``) and
+    scored by its ``score`` (accuracy or R^2, weighted alike, at most 1) on that one; a
     candidate's score is the mean over the folds. The first candidate wins
     ties and is ranked last: once even perfect scores on its remaining folds
     cannot reach the best mean, it is not fitted on them (the choice is that
@@ -95,7 +102,9 @@ def held_out_features(estimator, seqs, y, targets, weight, weighted, candidates)
             if np.sum(fold_scores) + len(parts) - k < rivals * len(parts) - 1e-9:
                 break  # cannot reach the best mean any more
             fold_scores.append(_held_out_score(
-                estimator, name, estimator._n_init(n_steps, name), seed, *part))
+                estimator, name,
+                min(estimator._n_init(n_steps, name), MAX_RANKING_INITS),
+                seed, *part))
         scores[name] = float(np.mean(fold_scores))
     scores = {name: scores[name] for name in candidates}
     best = max(candidates, key=lambda name: scores[name])  # first of the ties

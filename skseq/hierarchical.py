@@ -70,9 +70,10 @@ class HierarchicalIOHMM(BaseIOHMM):
         :class:`IOHMMClassifier`); for real-valued series the flat estimator's
         choice (``"shape"``, or ``"window"`` with step-level targets) or raw
         steps, whichever scores better on 5 stratified folds of the training
-        sequences (fitted with the final fit's restarts; raw steps on ties;
-        fewer than 4 sequences or a class of one: the flat choice; of more
-        than 250 distinct sequences, a stratified draw of about 250). Raw steps
+        sequences (fitted with the final fit's restarts, at most 10; raw
+        steps on ties; fewer than 4 sequences or a class of one: the flat
+        choice; of more than 250 distinct sequences, a stratified draw of
+        about 250). Raw steps
         carry a fact over hundreds of steps in a slow level
         (:ref:`long_memory`); whole real series are classified better by
         their shape (Results: "The hierarchy on real series").

@@ -163,8 +163,11 @@ def test_raw_steps_stop_once_they_cannot_reach_the_shape(monkeypatch, raw,
     assert model.features_scores_["shape"] == pytest.approx(0.9)
     assert model.features_scores_["raw"] == pytest.approx(np.mean(raw[:n_raw_fits]))
     # the final fit's restarts: one on the shape representation, on raw steps
-    # 100,000 / 200 steps clipped to 5-50 (n_init="auto")
-    assert {f: n for f, n in calls} == {"shape": 1, "raw": 50}
+    # 100,000 / 200 steps clipped to 5-50 (n_init="auto"), at most 10
+    assert {f: n for f, n in calls} == {"shape": 1, "raw": 10}
+    calls.clear()
+    HierarchicalIOHMM(n_init=7, max_iter=5, random_state=0).fit(*_last_step(20, 0))
+    assert {f: n for f, n in calls} == {"shape": 7, "raw": 7}
 
 
 def test_the_ranked_subsample_is_stratified_and_keeps_repetitions_together():
