@@ -73,10 +73,9 @@ class HierarchicalIOHMM(BaseIOHMM):
         sequences (fitted with the final fit's restarts, at most 10; raw
         steps on ties; fewer than 4 sequences or a class of one: the flat
         choice; of more than 250 distinct sequences, a stratified draw of
-        about 250). Raw steps
-        carry a fact over hundreds of steps in a slow level
-        (:ref:`long_memory`); whole real series are classified better by
-        their shape (Results: "The hierarchy on real series").
+        about 250). Raw steps carry a fact over hundreds of steps in a slow
+        level (:ref:`long_memory`); whole real series are classified better
+        by their shape (Results: "The hierarchy on real series").
     timescales : tuple of float, default=(10, 1)
         Time scale of each level (>= 1, same length as ``n_states``): level s
         keeps its value with probability at least w_s = 1 - 1/timescale_s at
