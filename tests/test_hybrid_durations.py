@@ -12,7 +12,11 @@ from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.linear_model import LogisticRegression
 
 from skseq import HybridHMMClassifier
-from skseq._families.duration_chain import duration_hazard, expanded_chain
+from skseq._families.duration_chain import (
+    HAZARD_BANDWIDTH,
+    duration_hazard,
+    expanded_chain,
+)
 from skseq._families.semi_markov import filter_states, smooth_states, viterbi_path
 
 
@@ -99,6 +103,13 @@ def test_hazard_censored_hand_worked():
     expected = [[(0 + g0) / (3 + 1), (1 + g0) / (3 + 1), (1 + g0) / (1 + 1)],
                 [(0 + g1) / (4 + 1), (1 + g1) / (2 + 1), (0 + g1) / (1 + 1)]]
     assert_allclose(hazard, expected)
+    # bandwidth 1: the Kaplan-Meier rates e_d / n_d (0 and 1/3 for label 0;
+    # 0 and 1/2 for label 1) averaged over d - 1 .. d + 1 where in range
+    smooth = duration_hazard(labels, offsets, 2, 3, pseudocount=1.0, bandwidth=1)
+    rates = np.array([[1 / 6, 1 / 6, 1], [1 / 4, 1 / 4, 0]])
+    at_risk = np.array([[3, 3, 1], [4, 2, 1]])
+    shrink = np.array([[g0], [g1]])
+    assert_allclose(smooth, (at_risk * rates + shrink) / (at_risk + 1))
     # a weight of 2 counts a sequence twice
     twice = np.concatenate([labels[:5], labels])
     assert_allclose(duration_hazard(labels, offsets, 2, 3,
@@ -129,8 +140,10 @@ def test_learned_durations_fit_and_causality():
     model, X, y = _fitted()
     hazard = model.duration_hazard_
     assert hazard.shape[0] == 3 and np.all((hazard > 0) & (hazard < 1))
-    # every segment lasts a multiple of 8 steps: segments end most at 8
-    assert np.all(hazard[:, 7] > 5 * hazard[:, 6])
+    codes = np.concatenate([np.searchsorted(model.classes_, v) for v in y])
+    offsets = np.r_[0, np.cumsum([len(v) for v in y])]
+    assert_allclose(hazard, duration_hazard(codes, offsets, 3, hazard.shape[1],
+                                            bandwidth=HAZARD_BANDWIDTH))
     full = model.predict_proba(X[:2])
     for t in (1, 7, 9, 17):
         prefix = model.predict_proba([x[:t] for x in X[:2]])

@@ -17,11 +17,18 @@ import numpy as np
 
 from .label_chain import _runs
 
+# Half-width, in steps, of the uniform kernel that smooths the hazard over
+# durations: a segment's end then weighs on the few durations around the one
+# seen, where a per-step classifier that reads the recent past still lags the
+# change. Chosen on sessions cut from halves of the training recordings of
+# BasicMotions (0, 2, 4, 8, 16 tried).
+HAZARD_BANDWIDTH = 4
+
 # Cap of the explicit durations: the smaller of one more than this quantile of
 # the segments' lengths and _MAX_EXPANDED_STATES // n_states (bounding the cost
 # of a step to about that many expanded states).
 _CAP_QUANTILE = 0.95
-_MAX_EXPANDED_STATES = 4096
+_MAX_EXPANDED_STATES = 2048
 
 
 def segments(labels, offsets):
@@ -52,16 +59,20 @@ def duration_cap(length, n_states):
     return int(max(2, min(cap, _MAX_EXPANDED_STATES // max(n_states, 1))))
 
 
-def duration_hazard(labels, offsets, n_classes, cap, *, weight=None, pseudocount=1.0):
+def duration_hazard(labels, offsets, n_classes, cap, *, weight=None, pseudocount=1.0,
+                    bandwidth=0):
     """Per-label discrete hazard of the segments' durations, with censoring.
 
-    For ``d < cap``: ``h_c(d) = (e_d + a h_c) / (n_d + a)``, where ``n_d`` is
-    the (weighted) number of label-``c`` segments that lasted at least ``d``
-    steps, ``e_d`` the number that ended after exactly ``d`` steps (censored
-    segments end in none), ``a = pseudocount``, and ``h_c`` the label's
-    geometric hazard (ends seen over steps spent in the label), to which
-    durations never seen shrink. From ``d = cap`` on, one tail hazard: the ends
-    seen at ``d >= cap`` over the steps spent at ``d >= cap``, shrunk alike.
+    For ``d < cap``: ``h_c(d) = (n_d r_d + a h_c) / (n_d + a)``, where ``n_d``
+    is the (weighted) number of label-``c`` segments that lasted at least
+    ``d`` steps, ``e_d`` the number that ended after exactly ``d`` steps
+    (censored segments end in none), ``r_d`` the Kaplan-Meier hazard
+    ``e_d / n_d`` averaged over the durations within ``bandwidth`` of ``d``
+    (a uniform-kernel hazard estimate, Ramlau-Hansen 1983; at the ends over
+    those in range), ``a = pseudocount``, and ``h_c`` the label's geometric
+    hazard (ends seen over steps spent in the label), to which durations
+    never seen shrink. From ``d = cap`` on, one tail hazard: the ends seen at
+    ``d >= cap`` over the steps spent at ``d >= cap``, shrunk alike.
 
     Parameters
     ----------
@@ -72,6 +83,7 @@ def duration_hazard(labels, offsets, n_classes, cap, *, weight=None, pseudocount
     n_classes, cap : int
     weight : ndarray of shape (n_sequences,), default=None
     pseudocount : float, default=1.0
+    bandwidth : int, default=0
 
     Returns
     -------
@@ -91,41 +103,49 @@ def duration_hazard(labels, offsets, n_classes, cap, *, weight=None, pseudocount
     geometric = ends / np.maximum(exposure, np.finfo(float).tiny)
     d = np.arange(1, cap)
     at_risk = np.zeros((n_classes, cap))
-    events = np.zeros((n_classes, cap))
+    rate = np.zeros((n_classes, cap))
     for c in range(n_classes):
         own = label == c
         at_risk[c, :-1] = (w[own][:, None] * (length[own][:, None] >= d)).sum(axis=0)
-        events[c, :-1] = (ended[own][:, None] * (length[own][:, None] == d)).sum(axis=0)
+        events = (ended[own][:, None] * (length[own][:, None] == d)).sum(axis=0)
+        raw = events / np.maximum(at_risk[c, :-1], np.finfo(float).tiny)
+        rate[c, :-1] = _window_mean(raw, bandwidth)
         tail = own & (length >= cap)
         at_risk[c, -1] = np.sum(w[tail] * (length[tail] - cap + 1))
-        events[c, -1] = np.sum(ended[tail])
-    hazard = (events + pseudocount * geometric[:, None]) / (at_risk + pseudocount)
+        rate[c, -1] = np.sum(ended[tail]) / max(at_risk[c, -1], np.finfo(float).tiny)
+    hazard = ((at_risk * rate + pseudocount * geometric[:, None])
+              / (at_risk + pseudocount))
     return np.clip(hazard, 0.0, 1.0)
+
+
+def _window_mean(values, half_width):
+    """Mean of ``values`` over the ``2 half_width + 1`` around each entry
+    (fewer at the ends: those in range)."""
+    n = values.shape[0]
+    total = np.concatenate([[0.0], np.cumsum(values)])
+    i = np.arange(n)
+    low, high = np.maximum(i - half_width, 0), np.minimum(i + half_width + 1, n)
+    return (total[high] - total[low]) / np.maximum(high - low, 1)
 
 
 class ExpandedChain(NamedTuple):
     """A semi-Markov chain of label states written over expanded states
-    ``(state, duration)``, index ``(c * k + j) * D + (d - 1)`` for label ``c``,
-    phase ``j`` of ``k`` and duration ``d`` of ``D``.
+    ``(c, j, d)``: label ``c``, phase ``j`` of ``k`` (hidden state ``c * k +
+    j``) and duration ``d`` of ``D`` (the last standing for every longer one),
+    each array of shape ``(n_classes, k, D)``.
 
-    ``source[i, m]``, ``prob[i, m]``: the expanded states from which state
-    ``i`` is reached within a segment and with what probability (survival of
-    the segment times the phase step; ``prob`` 0 pads); ``hazard`` (per
-    expanded state) the probability that the segment ends after it;
-    ``switch[c, c']`` where the next segment goes; ``entry[c]`` the expanded
-    state that starts a segment of label ``c`` (phase 0, duration 1);
-    ``start`` the first segment's label; ``state`` the hidden state (``c * k +
-    j``) of every expanded state.
+    Within a segment, ``(c, j, d)`` goes on to ``(c, j, min(d + 1, D))`` with
+    probability ``stay`` and to ``(c, j + 1, min(d + 1, D))`` with ``move``
+    (survival of the segment times the phase step); the segment ends with
+    ``hazard``, and the next one starts at ``(c', 0, 1)`` with
+    ``switch[c, c']``. The first segment's label is drawn from ``start``.
     """
 
-    source: np.ndarray
-    prob: np.ndarray
+    stay: np.ndarray
+    move: np.ndarray
     hazard: np.ndarray
     switch: np.ndarray
-    entry: np.ndarray
     start: np.ndarray
-    state: np.ndarray
-    n_classes: int
 
 
 def expanded_chain(hazard, advance, switch, start, n_states_per_label):
@@ -150,29 +170,12 @@ def expanded_chain(hazard, advance, switch, start, n_states_per_label):
     """
     n_classes, cap = hazard.shape
     k = n_states_per_label
-    n = n_classes * k * cap
-    index = np.arange(n).reshape(n_classes, k, cap)
     h = np.repeat(hazard[:, None, :], k, axis=1)  # (c, j, d)
-    a = advance[:, None, None]
-    # within a segment, (c, j, d) -> (c, j', min(d + 1, D)) for j' in j, j + 1
-    # sources of (c, j', d'): (c, j', d' - 1) [stay], (c, j' - 1, d' - 1) [move],
-    # and at d' = D also (c, j', D), (c, j' - 1, D)
-    stay = np.where(np.arange(k)[None, :, None] == k - 1, 1.0, 1.0 - a)
-    move = np.broadcast_to(a, (n_classes, k, cap))
-    source = np.zeros((n_classes, k, cap, 4), dtype=np.intp)
-    prob = np.zeros((n_classes, k, cap, 4))
-    source[:, :, 1:, 0] = index[:, :, :-1]
-    prob[:, :, 1:, 0] = (stay * (1 - h))[:, :, :-1]
-    source[:, 1:, 1:, 1] = index[:, :-1, :-1]
-    prob[:, 1:, 1:, 1] = (move * (1 - h))[:, :-1, :-1]
-    source[:, :, -1, 2] = index[:, :, -1]
-    prob[:, :, -1, 2] = (stay * (1 - h))[:, :, -1]
-    source[:, 1:, -1, 3] = index[:, :-1, -1]
-    prob[:, 1:, -1, 3] = (move * (1 - h))[:, :-1, -1]
-    return ExpandedChain(
-        source=source.reshape(n, 4), prob=prob.reshape(n, 4), hazard=h.reshape(n),
-        switch=switch, entry=index[:, 0, 0], start=start,
-        state=np.repeat(np.arange(n_classes * k), cap), n_classes=n_classes)
+    last = np.arange(k)[None, :, None] == k - 1
+    step = np.broadcast_to(advance[:, None, None], h.shape)
+    stay = np.where(last, 1.0, 1.0 - step) * (1.0 - h)
+    move = np.where(last, 0.0, step) * (1.0 - h)
+    return ExpandedChain(stay=stay, move=move, hazard=h, switch=switch, start=start)
 
 
 def chain_parts(transmat, n_classes, n_states_per_label):
@@ -199,7 +202,8 @@ def learned_hazard(labels, offsets, weight, n_classes, n_states_per_label):
     _, length, _, sequence = segments(labels, offsets)
     length = length[weight[sequence] > 0]
     cap = duration_cap(length, n_classes * n_states_per_label)
-    return duration_hazard(labels, offsets, n_classes, cap, weight=weight)
+    return duration_hazard(labels, offsets, n_classes, cap, weight=weight,
+                           bandwidth=HAZARD_BANDWIDTH)
 
 
 def semi_markov_chain(hazard, transmat, startprob, n_states_per_label):
