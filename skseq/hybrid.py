@@ -130,12 +130,13 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         (Ferguson 1980; Murphy 2002; Yu 2010): the probability that a segment
         of a label ends depends on how many steps it has lasted, learned per
         label from the labelled segments (a Kaplan-Meier hazard, counting a
-        segment cut by the end of its sequence as lasting at least that long;
-        durations never seen shrink to the label's constant hazard, and all
-        durations beyond a high quantile of the segments' lengths share one).
-        Where segments have typical lengths the chain then expects a change
-        when a segment has lasted that long. Ignored with
-        ``transitions="none"``.
+        segment cut by the end of its sequence as lasting at least that long,
+        averaged over the 4 durations either side; durations never seen
+        shrink to the label's constant hazard, and all durations beyond a
+        high quantile of the segments' lengths share one). Where segments
+        have typical lengths the chain then expects a change when a segment
+        has lasted about that long. Prediction costs more (the chain runs
+        over every state and duration). Ignored with ``transitions="none"``.
     likelihood_scale : float, default=0.5
         Exponent applied to the scaled likelihoods: below 1, the per-step
         classifier is trusted less relative to the chain. Its posteriors come
