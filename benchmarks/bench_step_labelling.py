@@ -297,7 +297,16 @@ def report(results):
              "change of label 16 times: on the training halves it raised "
              "BasicMotions' causal accuracy, but on PLAID's its chain no "
              "longer added accuracy to its classifier, so it is not the "
-             "default; its figures here were not used to choose. "
+             "default; its figures here were not used to choose. The row "
+             "`durations='learned'` gives the chain explicit segment durations "
+             "(a hidden semi-Markov chain, Ferguson 1980, Yu 2010; the hazard "
+             "of each label's segments counted from the training labels): on "
+             "the training halves it tied the default's causal accuracy on "
+             "BasicMotions (0.9243 against 0.9248, six splits) and moved "
+             "PLAID's by +0.0005 (three splits), raising the causal boundary "
+             "F1 on both (0.486 against 0.477, 0.268 against 0.260), at two "
+             "to three times the causal prediction time; it is not the "
+             "default, and its figures here were not used to choose. "
              "The CRF reads the same 32 raw values as the "
              "boosted trees, as numeric features with crfsuite's defaults "
              "(c1 = c2 = 0.1, 100 L-BFGS iterations); it is a weak per-step "
@@ -336,10 +345,25 @@ def report(results):
         lines += [table(["model", "causal accuracy", "causal boundary F1",
                          "offline accuracy", "offline boundary F1", "fit time (s)"],
                         rows), ""]
+        lines += _prediction_times(runs)
         lines += comparisons(runs)
     if LAG_JSON.exists():
         lines += lag_section(json.loads(LAG_JSON.read_text(encoding="utf-8")))
     write("step_labelling.md", "\n".join(lines) + "\n")
+
+
+def _prediction_times(runs):
+    """A line with the causal prediction time of the default and of the
+    explicit durations, over all test sessions (when the run kept them)."""
+    times = {key: [r["models"][key]["predict_time"] for r in runs
+                   if "predict_time" in r["models"].get(key, {})]
+             for key in ("hybrid", "hybrid_durations")}
+    if not all(times.values()):
+        return []
+    return [f"Causal prediction time over all test sessions (same run): the "
+            f"default {np.mean(times['hybrid']):.2f} s, "
+            f"`durations='learned'` {np.mean(times['hybrid_durations']):.2f} s.",
+            ""]
 
 
 def _spread(values):

@@ -8,7 +8,7 @@ discrete hazard with right-censoring (a Kaplan-Meier estimate; Kaplan & Meier
 Durations from the cap ``D`` on share one constant (geometric) tail hazard, so
 that the chain runs on the expanded states (state, duration) with at most
 ``D`` durations per state (the explicit-duration HMM written as an ordinary
-HMM over expanded states; Murphy 2002, section 2; Yu 2010, section 3.1).
+HMM over expanded states; Murphy 2002; Yu 2010).
 """
 
 from typing import NamedTuple
