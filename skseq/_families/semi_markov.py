@@ -1,10 +1,10 @@
 """Filter, smoother and Viterbi of the explicit-duration chain
 (:class:`~skseq._families.duration_chain.ExpandedChain`) over the expanded
 states (label, phase, duration) (Murphy 2002; Yu 2010), vectorised over the
-sequences: at step ``t`` every sequence longer than ``t`` advances at once. Within a segment the duration moves one step on
-(and the phase at most one); segment ends pass through the labels, so a step
-costs O(n_expanded + n_classes ** 2) per sequence, not the square of the
-expanded states.
+sequences: at step ``t`` every sequence longer than ``t`` advances at once.
+Within a segment the duration moves one step on (and the phase at most one);
+segment ends pass through the labels, so a step costs O(n_expanded +
+n_classes ** 2) per sequence, not the square of the expanded states.
 
 Arrays of expanded states have shape ``(n, n_classes, k, D)``; per-step
 likelihoods ``(n, n_classes * k)`` are shared by a state's durations.
