@@ -125,18 +125,14 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         (each step's label is then the per-step classifier's alone).
     durations : {"geometric", "learned"}, default="geometric"
         How long segments last. ``"geometric"``: a segment ends at every
-        step with the same probability (its last state's), as in any Markov
-        chain. ``"learned"``: explicit durations, a hidden semi-Markov chain
-        (Ferguson 1980; Murphy 2002; Yu 2010): the probability that a segment
-        of a label ends depends on how many steps it has lasted, learned per
-        label from the labelled segments (a Kaplan-Meier hazard, counting a
-        segment cut by the end of its sequence as lasting at least that long,
-        averaged over the 4 durations either side; durations never seen
-        shrink to the label's constant hazard, and all durations beyond a
-        high quantile of the segments' lengths share one). Where segments
-        have typical lengths the chain then expects a change when a segment
-        has lasted about that long. Prediction costs more (the chain runs
-        over every state and duration). Ignored with ``transitions="none"``.
+        step with the same probability, as in any Markov chain. ``"learned"``:
+        a hidden semi-Markov chain (Ferguson 1980; Yu 2010), whose probability
+        of ending a segment depends on how many steps it has lasted: a hazard
+        per label from the labelled segments (Kaplan & Meier 1958; a
+        sequence's last one censored), averaged over the 4 durations either
+        side, constant beyond a high quantile of the lengths (see the User
+        Guide). Prediction costs more (every state times every duration).
+        Ignored with ``transitions="none"``.
     likelihood_scale : float, default=0.5
         Exponent applied to the scaled likelihoods: below 1, the per-step
         classifier is trusted less relative to the chain. Its posteriors come
