@@ -67,12 +67,11 @@ def _predict(chain, alpha):
     return pred
 
 
-def _forward(chain, log_emissions, first, length):
-    """Normalised forward messages of the sequences starting at rows ``first``
-    (longest first) with ``length`` steps, one array per step for those still
-    running, and their normalisers."""
+def _forward_steps(chain, log_emissions, first, length):
+    """The normalised forward messages of the sequences starting at rows
+    ``first`` (longest first) with ``length`` steps, step after step: ``t``,
+    the message of the sequences still running and its normalisers."""
     alpha = _initial(chain, first.shape[0])
-    alphas, norms = [], []
     for t in range(int(length[0]) if length.shape[0] else 0):
         m = _running(length, t)
         if t > 0:
@@ -80,9 +79,7 @@ def _forward(chain, log_emissions, first, length):
         alpha = alpha * _likelihoods(chain, log_emissions, first[:m] + t)
         norm = alpha.sum(axis=(1, 2, 3))
         alpha /= norm[:, None, None, None]
-        alphas.append(alpha)
-        norms.append(norm)
-    return alphas, norms
+        yield t, alpha, norm
 
 
 def _states(expanded):
@@ -106,15 +103,9 @@ def filter_states(chain, log_emissions, offsets):
     lengths = np.diff(offsets)
     out = np.zeros_like(log_emissions)
     order = np.argsort(-lengths, kind="stable")
-    first, length = offsets[:-1][order], lengths[order]
-    alpha = _initial(chain, order.shape[0])
-    for t in range(int(length[0]) if length.shape[0] else 0):
-        m = _running(length, t)
-        if t > 0:
-            alpha = _predict(chain, alpha[:m])
-        alpha = alpha * _likelihoods(chain, log_emissions, first[:m] + t)
-        alpha /= alpha.sum(axis=(1, 2, 3))[:, None, None, None]
-        out[first[:m] + t] = _states(alpha)
+    first = offsets[:-1][order]
+    for t, alpha, _ in _forward_steps(chain, log_emissions, first, lengths[order]):
+        out[first[:alpha.shape[0]] + t] = _states(alpha)
     return out
 
 
@@ -132,23 +123,14 @@ def _backward_step(chain, beta_next, like_next):
 
 def smooth_states(chain, log_emissions, offsets):
     """Smoothed state distributions P(x_t | u_1..T) (forward-backward over the
-    expanded states).
-
-    Parameters
-    ----------
-    chain : ExpandedChain
-    log_emissions : ndarray of shape (n_steps, n_states)
-    offsets : ndarray of shape (n_sequences + 1,)
-
-    Returns
-    -------
-    proba : ndarray of shape (n_steps, n_states)
-    """
+    expanded states); arguments and result as for :func:`filter_states`."""
     lengths = np.diff(offsets)
     out = np.zeros_like(log_emissions)
     for group in _groups(lengths, chain.stay.size):
         first, length = offsets[:-1][group], lengths[group]
-        alphas, norms = _forward(chain, log_emissions, first, length)
+        steps = list(_forward_steps(chain, log_emissions, first, length))
+        alphas = [alpha for _, alpha, _ in steps]
+        norms = [norm for _, _, norm in steps]
         beta = np.ones_like(alphas[-1])
         for t in range(len(alphas) - 1, -1, -1):
             m = alphas[t].shape[0]
@@ -166,18 +148,8 @@ def smooth_states(chain, log_emissions, offsets):
 
 def viterbi_path(chain, log_emissions, offsets):
     """The most likely hidden-state path of every sequence (Viterbi over the
-    expanded states; the path's durations are dropped).
-
-    Parameters
-    ----------
-    chain : ExpandedChain
-    log_emissions : ndarray of shape (n_steps, n_states)
-    offsets : ndarray of shape (n_sequences + 1,)
-
-    Returns
-    -------
-    path : ndarray of shape (n_steps,), dtype=intp
-    """
+    expanded states; the path's durations are dropped), of shape (n_steps,);
+    arguments as for :func:`filter_states`."""
     lengths = np.diff(offsets)
     path = np.zeros(log_emissions.shape[0], dtype=np.intp)
     with np.errstate(divide="ignore"):
