@@ -28,7 +28,14 @@ from ._data import (
 )
 from ._data.held_out import held_out_half
 from ._data.representation import window_lags, window_summaries
-from ._families.label_chain import label_chain, segment_onsets, segment_phases
+from ._families import semi_markov
+from ._families.duration_chain import learned_hazard, semi_markov_chain
+from ._families.label_chain import (
+    label_chain,
+    labelled_steps,
+    segment_onsets,
+    segment_phases,
+)
 from ._kernels.forward_backward import forward_backward, viterbi
 
 # Floor of the per-step posteriors before their logarithm: a classifier that
@@ -52,24 +59,6 @@ _REPRESENTATIONS = {"summaries": window_summaries, "lags": window_lags}
 # ``features="auto"``: labelled steps, at most, on which each representation's
 # classifier is fitted, and on which it is scored (a sample of each half).
 _SELECTION_STEPS = 20_000
-
-
-def _labelled_steps(seqs, targets, weight):
-    """The labelled steps of positive weight, their weights, the classes, the
-    steps' class indices, and every step's class index (-1: unlabelled)."""
-    seq_of = seqs.sequence_of(targets.steps)
-    # a step of weight 0 counts as unlabelled
-    kept = weight[seq_of] > 0
-    steps, step_weight = targets.steps[kept], weight[seq_of][kept]
-    classes, encoded = np.unique(targets.values[kept], return_inverse=True)
-    if classes.shape[0] < 2:
-        raise ValueError(
-            "y needs samples of at least 2 classes in the data (steps of "
-            f"positive weight), but contains only one class: {classes[0]!r}."
-        )
-    labels = np.full(seqs.data.shape[0], -1, dtype=np.intp)
-    labels[steps] = encoded
-    return steps, step_weight, classes, encoded, labels
 
 
 class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
@@ -134,6 +123,16 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         ``"learned"``: the sticky chain counted from the labelled sequences.
         ``"none"``: every step's state drawn afresh from the label priors
         (each step's label is then the per-step classifier's alone).
+    durations : {"geometric", "learned"}, default="geometric"
+        How long segments last. ``"geometric"``: a segment ends at every
+        step with the same probability, as in any Markov chain. ``"learned"``:
+        a hidden semi-Markov chain (Ferguson 1980; Yu 2010), whose probability
+        of ending a segment depends on how many steps it has lasted: a hazard
+        per label from the labelled segments (Kaplan & Meier 1958; a
+        sequence's last one censored), averaged over the 4 durations either
+        side, constant beyond a high quantile of the lengths (see the User
+        Guide). Prediction costs more (every state times every duration).
+        Ignored with ``transitions="none"``.
     likelihood_scale : float, default=0.5
         Exponent applied to the scaled likelihoods: below 1, the per-step
         classifier is trusted less relative to the chain. Its posteriors come
@@ -175,6 +174,11 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
     target_prior_ : ndarray of shape (n_classes,) or (n_states,)
         Frequencies of the per-step classifier's targets: ``class_prior_``,
         or with ``phase_targets`` those of the (label, part) pairs.
+    duration_hazard_ : ndarray of shape (n_classes, n_durations) or None
+        With ``durations="learned"``: ``duration_hazard_[c, d - 1]`` is the
+        probability that a segment of label ``classes_[c]`` ends after
+        exactly ``d`` steps, given that it lasted ``d``; the last column
+        holds for every longer duration. Else None.
     startprob_ : ndarray of shape (n_states,)
         Distribution of the state before the first step (the package's
         convention: the first step's state is drawn from it through one
@@ -218,6 +222,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         "n_states_per_label": [Interval(numbers.Integral, 1, None, closed="left")],
         "phase_targets": ["boolean"],
         "transitions": [StrOptions({"learned", "none"})],
+        "durations": [StrOptions({"geometric", "learned"})],
         "likelihood_scale": [Interval(numbers.Real, 0, None, closed="neither")],
         "onset_weight": [Interval(numbers.Real, 0, None, closed="neither")],
         "n_jobs": N_JOBS_CONSTRAINT,
@@ -226,14 +231,15 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(self, estimator=None, *, window=32, features="auto",
                  n_states_per_label=2, phase_targets=False, transitions="learned",
-                 likelihood_scale=0.5, onset_weight=ONSET_WEIGHT, n_jobs=None,
-                 random_state=None):
+                 durations="geometric", likelihood_scale=0.5,
+                 onset_weight=ONSET_WEIGHT, n_jobs=None, random_state=None):
         self.estimator = estimator
         self.window = window
         self.features = features
         self.n_states_per_label = n_states_per_label
         self.phase_targets = phase_targets
         self.transitions = transitions
+        self.durations = durations
         self.likelihood_scale = likelihood_scale
         self.onset_weight = onset_weight
         self.n_jobs = n_jobs
@@ -276,7 +282,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
             seqs = validate_sequences(self, X, reset=True)
             targets = check_targets(y, seqs, task="classification")
             weight = check_sample_weight(sample_weight, seqs.n_sequences)
-            steps, step_weight, classes, encoded, labels = _labelled_steps(
+            steps, step_weight, classes, encoded, labels = labelled_steps(
                 seqs, targets, weight)
             k = self.n_states_per_label
             fit_targets, n_targets = encoded, classes.shape[0]
@@ -331,6 +337,10 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
             share = k * n_classes // n_targets  # states per target
             startprob = np.repeat(target_prior, share) / share
             transmat = np.tile(startprob, (startprob.shape[0], 1))
+        self.duration_hazard_ = None
+        if self.durations == "learned" and self.transitions == "learned":
+            self.duration_hazard_ = learned_hazard(labels, offsets, weight,
+                                                   n_classes, k)
         self.class_prior_ = prior
         self.target_prior_ = target_prior
         self.startprob_ = startprob
@@ -416,7 +426,18 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         return np.repeat(self.likelihood_scale * log_lik, n_states // n_targets,
                          axis=1)
 
+    def _semi_markov(self):
+        """The explicit-duration chain over (state, duration), or None."""
+        if self.duration_hazard_ is None:
+            return None
+        return semi_markov_chain(self.duration_hazard_, self.transmat_,
+                                 self.startprob_, self.n_states_per_label)
+
     def _state_proba(self, seqs, smoothed):
+        chain = self._semi_markov()
+        if chain is not None:
+            run = semi_markov.smooth_states if smoothed else semi_markov.filter_states
+            return run(chain, self._log_emissions(seqs), seqs.offsets)
         post = forward_backward(self.startprob_, self.transmat_[None],
                                 self._log_emissions(seqs), seqs.offsets,
                                 backward=smoothed)
@@ -508,6 +529,10 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         return seqs.split(self._viterbi(seqs))
 
     def _viterbi(self, seqs):
+        chain = self._semi_markov()
+        if chain is not None:
+            return semi_markov.viterbi_path(chain, self._log_emissions(seqs),
+                                            seqs.offsets)
         with np.errstate(divide="ignore"):
             log_start, log_trans = np.log(self.startprob_), np.log(self.transmat_)
         _, path = viterbi(log_start, np.ascontiguousarray(log_trans[None]),

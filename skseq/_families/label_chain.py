@@ -126,3 +126,21 @@ def segment_onsets(labels, offsets, n_steps):
     change[offsets[:-1]] = False  # a sequence's first step follows no step
     first, position, _ = _runs(labels, offsets)
     return change[first] & (position < n_steps) & (labels >= 0)
+
+
+def labelled_steps(seqs, targets, weight):
+    """The labelled steps of positive weight, their weights, the classes, the
+    steps' class indices, and every step's class index (-1: unlabelled)."""
+    seq_of = seqs.sequence_of(targets.steps)
+    # a step of weight 0 counts as unlabelled
+    kept = weight[seq_of] > 0
+    steps, step_weight = targets.steps[kept], weight[seq_of][kept]
+    classes, encoded = np.unique(targets.values[kept], return_inverse=True)
+    if classes.shape[0] < 2:
+        raise ValueError(
+            "y needs samples of at least 2 classes in the data (steps of "
+            f"positive weight), but contains only one class: {classes[0]!r}."
+        )
+    labels = np.full(seqs.data.shape[0], -1, dtype=np.intp)
+    labels[steps] = encoded
+    return steps, step_weight, classes, encoded, labels

@@ -1,0 +1,178 @@
+"""HybridHMMClassifier(durations="learned"): the semi-Markov chain's filter,
+smoother and Viterbi against enumeration of state paths whose probability is
+computed from the segments' durations directly, the censored hazard against a
+hand-worked example, causality, bad input and pickling."""
+
+import itertools
+import pickle
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.linear_model import LogisticRegression
+
+from skseq import HybridHMMClassifier
+from skseq._families.duration_chain import (
+    HAZARD_BANDWIDTH,
+    duration_hazard,
+    expanded_chain,
+)
+from skseq._families.semi_markov import filter_states, smooth_states, viterbi_path
+
+
+def _path_probability(path, hazard, advance, switch, start, k):
+    """P(state path) of the semi-Markov chain, from its segments: the first
+    segment's label from ``start``, phase 0 at every segment's start, phase
+    steps within a segment, and a segment that has lasted ``d`` steps ending
+    with ``hazard[c, min(d, D) - 1]``."""
+    cap = hazard.shape[1]
+    label, phase = path[0] // k, path[0] % k
+    p = start[label] * (phase == 0)
+    d = 1
+    for prev, cur in itertools.pairwise(path):
+        c, j = divmod(prev, k)
+        c2, j2 = divmod(cur, k)
+        h = hazard[c, min(d, cap) - 1]
+        if c2 != c:
+            p *= h * switch[c, c2] * (j2 == 0)
+            d = 1
+            continue
+        if j == k - 1:
+            step = float(j2 == j)
+        else:
+            step = advance[c] * (j2 == j + 1) + (1 - advance[c]) * (j2 == j)
+        p *= (1 - h) * step
+        d += 1
+    return p
+
+
+def _problem(k, seed=0):
+    rng = np.random.default_rng(seed)
+    n_classes, cap = 2, 3
+    hazard = rng.uniform(0.1, 0.9, (n_classes, cap))
+    switch = np.array([[0.0, 1.0], [1.0, 0.0]])
+    start = rng.dirichlet(np.ones(n_classes))
+    advance = rng.uniform(0.2, 0.8, n_classes)
+    lengths = [4, 2, 5]
+    offsets = np.r_[0, np.cumsum(lengths)]
+    log_em = rng.normal(size=(offsets[-1], n_classes * k))
+    chain = expanded_chain(hazard, advance, switch, start, k)
+    return chain, (hazard, advance, switch, start, k), log_em, offsets
+
+
+def _enumerate(parts, log_em):
+    """Every state path of a sequence with its joint probability."""
+    n_states = log_em.shape[1]
+    for path in itertools.product(range(n_states), repeat=log_em.shape[0]):
+        joint = _path_probability(path, *parts) * np.exp(
+            log_em[np.arange(len(path)), path].sum())
+        yield path, joint
+
+
+@pytest.mark.parametrize("k", [1, 2])
+def test_filter_smoother_viterbi_against_enumerated_segment_paths(k):
+    chain, parts, log_em, offsets = _problem(k)
+    filtered = filter_states(chain, log_em, offsets)
+    smoothed = smooth_states(chain, log_em, offsets)
+    decoded = viterbi_path(chain, log_em, offsets)
+    for s in range(offsets.shape[0] - 1):
+        e = log_em[offsets[s]:offsets[s + 1]]
+        for t in range(e.shape[0]):  # filter: enumerate the prefix's paths
+            marginal = np.zeros(e.shape[1])
+            for path, joint in _enumerate(parts, e[:t + 1]):
+                marginal[path[-1]] += joint
+            assert_allclose(filtered[offsets[s] + t], marginal / marginal.sum())
+        marginal, best, best_joint = np.zeros(e.shape), None, -1.0
+        for path, joint in _enumerate(parts, e):
+            marginal[np.arange(e.shape[0]), path] += joint
+            if joint > best_joint:
+                best, best_joint = path, joint
+        assert_allclose(smoothed[offsets[s]:offsets[s + 1]],
+                        marginal / marginal.sum(axis=1, keepdims=True))
+        assert_array_equal(decoded[offsets[s]:offsets[s + 1]], best)
+
+
+def test_hazard_censored_hand_worked():
+    # label 0: lengths 2 (ends), 3 (ends), 2 (cut by the end of its sequence);
+    # label 1: 3 (cut by the end), 1 (cut by the end), 2 (ends), 1 (cut by an
+    # unlabelled step)
+    labels = np.array([0, 0, 1, 1, 1, 0, 0, 0, 1, 1, 1, 0, 0, 1, -1])
+    offsets = np.array([0, 5, 9, 13, 15])
+    hazard = duration_hazard(labels, offsets, 2, 3, pseudocount=1.0)
+    g0, g1 = 2 / 7, 1 / 7  # ends seen over steps spent in the label
+    expected = [[(0 + g0) / (3 + 1), (1 + g0) / (3 + 1), (1 + g0) / (1 + 1)],
+                [(0 + g1) / (4 + 1), (1 + g1) / (2 + 1), (0 + g1) / (1 + 1)]]
+    assert_allclose(hazard, expected)
+    # bandwidth 1: the Kaplan-Meier rates e_d / n_d (0 and 1/3 for label 0;
+    # 0 and 1/2 for label 1) averaged over d - 1 .. d + 1 where in range
+    smooth = duration_hazard(labels, offsets, 2, 3, pseudocount=1.0, bandwidth=1)
+    rates = np.array([[1 / 6, 1 / 6, 1], [1 / 4, 1 / 4, 0]])
+    at_risk = np.array([[3, 3, 1], [4, 2, 1]])
+    shrink = np.array([[g0], [g1]])
+    assert_allclose(smooth, (at_risk * rates + shrink) / (at_risk + 1))
+    # a weight of 2 counts a sequence twice
+    twice = np.concatenate([labels[:5], labels])
+    assert_allclose(duration_hazard(labels, offsets, 2, 3,
+                                    weight=np.array([2.0, 1, 1, 1])),
+                    duration_hazard(twice, np.r_[0, offsets + 5], 2, 3))
+
+
+def _sessions(seed=0):
+    """Sequences of noisy level segments of fixed lengths, labelled by level."""
+    rng = np.random.default_rng(seed)
+    X, y = [], []
+    for _ in range(5):
+        codes = rng.integers(0, 3, size=3)
+        y.append(np.repeat(np.array(["a", "b", "c"])[codes], 8))
+        X.append(np.repeat(codes * 1.0, 8)[:, None]
+                 + rng.normal(scale=0.8, size=(24, 1)))
+    return X, y
+
+
+def _fitted(**params):
+    X, y = _sessions()
+    model = HybridHMMClassifier(LogisticRegression(), window=4, features="summaries",
+                                durations="learned", **params)
+    return model.fit(X, y), X, y
+
+
+def test_learned_durations_fit_and_causality():
+    model, X, y = _fitted()
+    hazard = model.duration_hazard_
+    assert hazard.shape[0] == 3 and np.all((hazard > 0) & (hazard < 1))
+    codes = np.concatenate([np.searchsorted(model.classes_, v) for v in y])
+    offsets = np.r_[0, np.cumsum([len(v) for v in y])]
+    assert_allclose(hazard, duration_hazard(codes, offsets, 3, hazard.shape[1],
+                                            bandwidth=HAZARD_BANDWIDTH))
+    full = model.predict_proba(X[:2])
+    for t in (1, 7, 9, 17):
+        prefix = model.predict_proba([x[:t] for x in X[:2]])
+        for p, f in zip(prefix, full, strict=True):
+            assert_allclose(p, f[:t])
+    for algorithm in ("smooth", "viterbi"):
+        assert [len(p) for p in model.predict(X, algorithm=algorithm)] == [24] * 5
+    states = model.decode(X[:1])[0]
+    assert_array_equal(model.classes_[states // 2],
+                       model.predict(X[:1], algorithm="viterbi")[0])
+
+
+def test_geometric_and_no_transitions_have_no_durations():
+    model, X, y = _fitted(transitions="none")
+    assert model.duration_hazard_ is None
+    geometric = HybridHMMClassifier(LogisticRegression(), window=4,
+                                    features="summaries").fit(X, y)
+    assert geometric.duration_hazard_ is None
+
+
+def test_bad_durations_refused_and_model_kept_and_pickled():
+    model, X, y = _fitted()
+    before = model.duration_hazard_.copy()
+    model.set_params(durations="poisson")
+    with pytest.raises(ValueError, match="durations"):
+        model.fit(X, y)
+    assert_array_equal(model.duration_hazard_, before)
+    model.set_params(durations="learned")
+    clone = pickle.loads(pickle.dumps(model))
+    for a, b in zip(clone.predict_proba(X), model.predict_proba(X),
+                    strict=True):
+        assert_array_equal(a, b)
