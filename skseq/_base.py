@@ -45,7 +45,7 @@ from ._families.layers import LAYERS
 from ._families.outputs import OUTPUTS
 from ._families.penalty import MAX_ALPHA, RAW_ALPHA
 from ._families.starts import STARTS
-from ._families.supervised import append_axes, copies_of, read_out
+from ._families.supervised import copies_of, fit_with_axes, read_out
 from ._families.transitions import TRANSITIONS
 from ._fit.monitor import ConvergenceMonitor
 from ._fit.objective import Problem, Setup, fixed_startprob, topology_mask
@@ -307,39 +307,36 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
         fitted one for a warm start (``features`` None), and what the networks
         see through it."""
         start = time.perf_counter()
-        fresh, axes = features is not None, []
-        if fresh:
+        if features is None:
+            features, representation = self.features_, self.representation_
+            inputs = representation.inputs(seqs, targets.steps, self.n_jobs)
+        else:
             representation = self._make_representation(features)
-            beside = {}
+            weighed = None if sample_weight is None else weight
             if getattr(representation, "supervised", False):
                 # the supervised axes read the indicators only: beside the
                 # projection, weighted as the fit weighs the sequences
-                beside["beside"] = partial(
-                    self._read_axes, seqs, targets,
-                    self._target_weights(seqs, targets, weight)[0], axes)
-            representation.fit(seqs, rng, self.n_jobs, sample_weight=None
-                               if sample_weight is None else weight, **beside)
-        else:
-            features, representation = self.features_, self.representation_
-        supervised = bool(axes)
-        if supervised:
-            rows, values = append_axes(representation, axes[0])
-        inputs = representation.inputs(seqs, targets.steps, self.n_jobs)
-        if supervised and values.size:
-            inputs[1][rows, -values.shape[1]:] = values
+                inputs = fit_with_axes(
+                    representation, seqs, rng, self.n_jobs, weighed, targets.steps,
+                    partial(self._read_axes, seqs, targets,
+                            self._target_weights(seqs, targets, weight)[0]))
+            else:
+                representation.fit(seqs, rng, self.n_jobs, sample_weight=weighed)
+                inputs = representation.inputs(seqs, targets.steps, self.n_jobs)
         if self.verbose:
             print(f"Representation {features!r}: {inputs[1].shape[1]} features "
                   f"at {seqs.data.shape[0]} steps in "
                   f"{time.perf_counter() - start:.2f}s", flush=True)
         return features, representation, inputs
 
-    def _read_axes(self, seqs, targets, weight, axes, representation):
+    def _read_axes(self, seqs, targets, weight, representation):
         """The supervised axes' read-out of a representation whose indicators
-        are fitted (``supervised.read_out``), kept in ``axes`` if it gets them."""
+        are fitted (``supervised.read_out``), or None if it gets none."""
         if self._supervises(representation, targets):
-            axes.append(read_out(
+            return read_out(
                 representation, seqs, targets, weight,
-                *getattr(self, "_fit_groups", (None, None)), n_jobs=self.n_jobs))
+                *getattr(self, "_fit_groups", (None, None)), n_jobs=self.n_jobs)
+        return None
 
     def _supervises(self, representation, targets):
         """Whether the representation gets supervised axes: classes, one per

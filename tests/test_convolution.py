@@ -100,6 +100,50 @@ def test_threads_and_row_chunks_give_identical_results(monkeypatch):
                     atol=1e-12)
 
 
+def test_a_row_projection_still_coming_gives_the_same_rows(monkeypatch):
+    """A row projection computed meanwhile (a callable, None until it comes):
+    the chunks walked before it are kept, on one thread, at most
+    ``_PENDING_BYTES`` of them, then projected; the same values bit for bit
+    as with the projection known, which equal a direct product."""
+    X = random_walks((40, 7, 60, 1, 30, 50, 20), n_channels=2, seed=3)
+    conv = DilatedConvolution(2, n_biases=2, random_state=0).fit(X)
+    rng = np.random.default_rng(0)
+    n_ind = conv.biases_.size
+    projection, offset = rng.normal(size=(n_ind, 4)), rng.normal(size=4)
+    seqs = check_sequences(X)
+    rows = seqs.offsets[1:] - 1  # the last steps, two per chunk
+    monkeypatch.setattr(convolution, "_ROWS_PER_CHUNK", 2)
+    monkeypatch.setattr(convolution, "_MIN_VALUES_PER_THREAD", 1)
+    monkeypatch.setattr(convolution, "_PENDING_BYTES", 2 * 2 * n_ind * 8)
+    asked, threads = [], []
+    walk_chunk = convolution._walk_chunk
+
+    def recorded(*args):
+        threads.append(args[-1])
+        return walk_chunk(*args)
+
+    monkeypatch.setattr(convolution, "_walk_chunk", recorded)
+
+    def coming(block):  # comes when asked to block (the third chunk)
+        asked.append(block)
+        return (projection, offset) if block else None
+
+    def call(row_projection):
+        return convolution.prefix_indicators(
+            seqs.data, seqs.offsets, rows, biases=conv.biases_,
+            step_projection=projection[:, :2], row_projection=row_projection,
+            row_offset=offset, **{**conv._kernel_arguments(), "n_jobs": 2})
+
+    known = call(projection)
+    threads.clear()
+    late = call(coming)
+    assert asked == [False, False, True] and threads == [None, None, 2, 2]
+    for a, b in zip(known, late, strict=True):
+        assert_array_equal(a, b)
+    means = call(None)[1]
+    assert_allclose(late[1], means @ projection - offset, rtol=0, atol=1e-12)
+
+
 def test_prefix_indicators_rejects_bad_arguments():
     X = random_walks((20, 10), n_channels=1)
     conv = DilatedConvolution(2, n_biases=2, random_state=0).fit(X)

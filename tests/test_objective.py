@@ -83,3 +83,43 @@ def test_warm_start_point_packs_the_fitted_parameters():
     # the start logits come back up to a constant, which softmax ignores
     assert_allclose(problem.startprob(problem.split(again)[0]), start, rtol=1e-14)
     assert_array_equal(again[2:], theta[2:])
+
+
+def test_output_terms_by_blocks_of_steps_on_threads(monkeypatch):
+    """The output networks' log-likelihoods and gradient taken by blocks of 3
+    supervised steps on threads: the same bits with 1 and 2 threads (the
+    blocks do not depend on n_jobs; both threads run), and the direct terms
+    of all the steps at once up to rounding."""
+    import threading
+
+    import skseq._fit.objective as objective
+
+    rng = np.random.default_rng(2)
+    seqs = check_sequences([rng.normal(size=(int(t), 2)) for t in
+                            rng.integers(2, 6, size=11)])
+    targets = Targets(steps=seqs.last_steps.copy(), values=rng.integers(0, 3, 11),
+                      step_level=False)
+    weight = rng.uniform(0.5, 2.0, 11)
+
+    def terms(n_jobs, rows_per_block):
+        monkeypatch.setattr(objective, "_ROWS_PER_BLOCK", rows_per_block)
+        problem = Problem(seqs, targets, weight, InputTransitions(2, 2),
+                          SoftmaxEmission(2, Identity(2), 3), None, None, 0.3, n_jobs)
+        thetas = np.random.default_rng(0).normal(size=(2, problem.n_params))
+        return problem.values_and_grads(thetas)
+
+    where = []
+    grad_batch = SoftmaxEmission.grad_batch
+
+    def recorded(self, *args):
+        where.append(threading.get_ident())
+        return grad_batch(self, *args)
+
+    monkeypatch.setattr(SoftmaxEmission, "grad_batch", recorded)
+    one, two = terms(1, 3), terms(2, 3)
+    assert len(where) == 8 and len(set(where[4:])) == 2  # 4 blocks, 2 threads
+    for a, b in zip(one, two, strict=True):
+        assert_array_equal(a, b)
+    direct = terms(1, 10**6)
+    for a, b in zip(one, direct, strict=True):
+        assert_allclose(a, b, rtol=1e-13, atol=1e-15)

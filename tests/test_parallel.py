@@ -58,3 +58,20 @@ def test_run_raises_the_error_of_a_failed_task():
         _parallel.run([lambda: None, fail])
     with pytest.raises(RuntimeError, match="task failed"):
         _parallel.run([fail, lambda: None])
+
+
+@pytest.mark.parametrize("n_rows", [0, 1, 9, 10, 23])
+def test_map_blocks_maps_the_same_fixed_blocks_whatever_n_jobs(n_rows):
+    """Blocks of 5 rows (the last shorter; one empty block for no rows), in
+    order, the same for 1, 2 and 4 threads, which really run (this one and
+    workers)."""
+    expected = [(a, min(a + 5, n_rows)) for a in range(0, max(n_rows, 1), 5)]
+    for n_jobs in (1, 2, 4):
+        where = {}
+
+        def func(a, b, where=where):
+            where[a] = threading.get_ident()
+            return (a, b)
+
+        assert _parallel.map_blocks(func, n_rows, 5, n_jobs) == expected
+        assert (len(set(where.values())) > 1) == (n_jobs > 1 and len(expected) > 1)

@@ -17,6 +17,7 @@ from skseq._data import Targets, check_sequences
 from skseq._data.prefixes import prefix_sequences
 from skseq._data.representation import REPRESENTATIONS
 from skseq._families.supervised import read_out, ridge_cross_fitted, supervise
+from skseq._kernels import convolution
 from skseq._kernels._parallel import one_blas_thread
 from skseq.preprocessing import DilatedConvolution
 
@@ -180,17 +181,30 @@ def _check_prefix_groups():
 
 def test_the_read_out_runs_beside_the_projection_on_threads(monkeypatch):
     """With n_jobs=2 the ridge runs on a worker thread while the projection
-    is fitted, and the model is the one-thread model bit for bit."""
+    is fitted and the inputs are walked (their state components, on the main
+    thread, before the ridge is done), and the model is the one-thread model
+    bit for bit."""
     X, y = _classes(3, n=18)
-    where = []
+    where, walked = [], threading.Event()
+    walk_chunk = convolution._walk_chunk
 
     def recorded(*args, **kwargs):
         where.append(threading.get_ident())
+        if len(where) == 2:  # the two-thread fit: the inputs' walk has begun
+            assert walked.wait(10)
         return read_out(*args, **kwargs)
 
+    def walking(*args):
+        if args[8][0].shape[1] and where and threading.get_ident() == where[0]:
+            walked.set()  # a chunk of the inputs (every step's components)
+        return walk_chunk(*args)
+
     monkeypatch.setattr(skseq._base, "read_out", recorded)
+    monkeypatch.setattr(convolution, "_walk_chunk", walking)
+    monkeypatch.setattr(convolution, "_ROWS_PER_CHUNK", 4)  # 5 chunks
     kw = dict(n_states=2, max_iter=3, random_state=0)
     one = _fit(_Supervised(**kw), X, y)
+    walked.clear()
     two = _fit(_Supervised(**kw, n_jobs=2), X, y)
     assert where[0] == threading.get_ident() != where[1]
     assert_array_equal(two.representation_.projection_,

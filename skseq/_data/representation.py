@@ -19,18 +19,16 @@ what the sequence did so far; ``features="shape"`` gives it both:
 
 A classifier of whole sequences appends supervised columns to the projection
 (``skseq._families.supervised``). Steps 2 and 3 are linear, so no step's
-indicators need be kept: one compiled
-pass (``skseq._kernels.convolution.prefix_indicators``) counts them and adds up the
+indicators need be kept: one compiled pass
+(``skseq._kernels.convolution.prefix_indicators``) counts them and adds up the
 projections of those that are on. The state networks see the leading
 ``n_state_components`` components at every step; the output networks see all
 ``n_components``, computed only at the steps where they are evaluated (the
-supervised steps in ``fit``, the read-out steps in ``predict``). A step costs
-a few operations per (kernel, dilation) pair, as MiniRocket's transform does
-(``benchmarks/bench_representations.py``).
-
-A fitted representation's :meth:`inputs` gives, for validated sequences, the
-state networks' inputs at every step and the output networks' inputs at given
-rows.
+supervised steps in ``fit``, the read-out steps in ``predict``). A step costs a
+few operations per (kernel, dilation) pair, as MiniRocket's transform does
+(``benchmarks/bench_representations.py``). A fitted representation's
+:meth:`inputs` gives, for validated sequences, the state networks' inputs at
+every step and the output networks' inputs at given rows.
 """
 
 from functools import partial
@@ -102,12 +100,11 @@ class ShapeFeatures:
     sample_steps : int, default=2000
         Training steps, drawn from all training sequences, whose prefix means
         fit the standardization and the projection, together with the last
-        steps of the sequences holding them (only those sequences are
-        walked) (a randomized SVD with two
-        power iterations: scikit-learn's seven on 4,000 steps took about half
-        of the default fit on ItalyPowerDemand and changed no test accuracy
-        beyond the spread over seeds on the panel's small sets;
-        ``benchmarks/bench_real_data.py --ablation``).
+        steps of the sequences holding them (only those sequences are walked)
+        (a randomized SVD with two power iterations: scikit-learn's seven on
+        4,000 steps took about half of the default fit on ItalyPowerDemand and
+        changed no test accuracy beyond the spread over seeds on the panel's
+        small sets; ``benchmarks/bench_real_data.py --ablation``).
     last_step_weight : float, default=1.0
         The last steps' weight in the projection's sample, in all, relative
         to the sampled steps' (0: the sampled steps only). The output
@@ -186,21 +183,24 @@ class ShapeFeatures:
         self.last_step_weight = last_step_weight
         self.projection_dtype = projection_dtype
 
-    def fit(self, seqs, rng, n_jobs=None, sample_weight=None, beside=None):
+    def fit(self, seqs, rng, n_jobs=None, sample_weight=None, beside=None, then=None):
         """``beside(self)`` (not reading the projection) runs once the indicators
-        are fitted: with ``n_jobs``, on a thread beside the projection's fit."""
+        are fitted, ``then(self)`` once the projection is; with ``n_jobs``,
+        ``beside`` on a thread beside the projection's fit and ``then``."""
         rng = check_random_state(rng)
         seqs = _as_weighted(seqs, sample_weight)
         self.tabular_ = bool(seqs.lengths.max() == 1)
         if self.tabular_:
             return self._fit_table(seqs)
         rows = self._fit_indicators(seqs, rng, n_jobs)
+        then = then or id
         if beside is None or n_threads(n_jobs, 2, 2, 1) == 1:
             if beside is not None:
                 beside(self)
-            return self._fit_projection(seqs, rows, rng, n_jobs)
+            then(self._fit_projection(seqs, rows, rng, n_jobs))
+            return self
         # ``beside`` on a worker, with the threads (the longer part at scale)
-        run([partial(self._fit_projection, seqs, rows, rng, None),
+        run([lambda: then(self._fit_projection(seqs, rows, rng, None)),
              partial(beside, self)])
         return self
 
@@ -263,10 +263,10 @@ class ShapeFeatures:
         n_dilations = dilation_grid(self.n_dilations, max_dilation).size
         n_kernels = convolution.KERNEL_POSITIONS.shape[0]  # 84
         n_biases = max(1, self.n_indicators // (n_kernels * n_dilations))
-        # (Threads serve this fit only: inputs() takes its own.) The
-        # thresholds are quantiles of up to 10,000 steps: of 2,000 (the
-        # projection's sample) they cost a third as much, but ArrowHead's mean
-        # test accuracy over 3 seeds fell from 0.855 to 0.808.
+        # (Threads serve this fit only: inputs() takes its own.) The thresholds
+        # are quantiles of up to 10,000 steps: of 2,000 (the projection's sample)
+        # they cost a third as much, but ArrowHead's mean test accuracy over 3
+        # seeds fell from 0.855 to 0.808.
         self.convolution_ = DilatedKernels(
             self.n_dilations, max_dilation=max_dilation, n_biases=n_biases,
             quantile_levels="random", quantile_range=self.quantile_range,
@@ -284,15 +284,14 @@ class ShapeFeatures:
         return rows
 
     def _fit_table(self, seqs):
-        """The whitened principal components of one-step rows. On a table the
-        indicators are only amplitude levels (16 quantile bins per column,
-        whitened into as many components as the rows allow), with which each
-        state's output network interpolates its share of the rows: on
-        scikit-learn's 200-row regression check, three states reached a
-        training R^2 of 0.003 (their variances collapsed onto subsets of the
-        rows), and with 3 noisy blob classes, class 0 weighted 10^7 times the
-        others, 0.72 of the test points went to class 0 (a linear read-out of
-        the inputs: 1.0)."""
+        """The whitened principal components of one-step rows. On a table the indicators
+        are only amplitude levels (16 quantile bins per column, whitened into as many
+        components as the rows allow), with which each state's output network
+        interpolates its share of the rows: on scikit-learn's 200-row regression check,
+        three states reached a training R^2 of 0.003 (their variances collapsed onto
+        subsets of the rows), and with 3 noisy blob classes, class 0 weighted 10^7 times
+        the others, 0.72 of the test points went to class 0 (a linear read-out of the
+        inputs: 1.0)."""
         Z = seqs.data
         key = Z @ np.random.RandomState(0).standard_normal(Z.shape[1])
         Z = Z[np.argsort(key, kind="stable")]  # order-blind rounding, as in fit
@@ -317,16 +316,17 @@ class ShapeFeatures:
             return self.n_output_features
         return min(self.n_state_components, self.n_output_features)
 
-    def inputs(self, seqs, rows, n_jobs=None):
+    def inputs(self, seqs, rows, n_jobs=None, coming=None):
         """The state networks' inputs (leading components, every step) and the
-        output networks' (all components, at ``rows``)."""
+        output networks' (all components, at ``rows``; ``coming(block)``: the
+        projection and offset at ``rows``, or None while they are computed)."""
         if self.tabular_:
             Z = seqs.data @ self.projection_ - self.offset_
             return Z, Z[rows]
         with one_blas_thread():
-            return self._walk(seqs, rows, self.n_state_features, n_jobs)
+            return self._walk(seqs, rows, self.n_state_features, n_jobs, coming)
 
-    def _walk(self, seqs, rows, k, n_jobs=None):
+    def _walk(self, seqs, rows, k, n_jobs=None, coming=None):
         """Prefix means of the projected indicators at every step (leading
         ``k`` components) and at ``rows`` (all components; the raw prefix-mean
         indicators if ``k`` is None, before a projection exists), in one pass
@@ -342,7 +342,8 @@ class ShapeFeatures:
         return convolution.prefix_indicators(
             seqs.data, seqs.offsets, rows,
             step_projection=self.projection_[:, :k], step_offset=self.offset_[:k],
-            row_projection=self.projection_, row_offset=self.offset_, **arguments)
+            row_projection=coming or self.projection_, row_offset=self.offset_,
+            **arguments)
 
 
 def _standardized(pooled, varying, mean, std, weight, dtype="float64"):
@@ -411,12 +412,11 @@ def _subset(seqs, counts):
 
 
 def _as_weighted(seqs, sample_weight):
-    """The sequences the representation learns from, so that an integer
-    weight equals repeating its sequence: each repeated as many times as its
-    weight (exactly what the repeated data would give, the fit being blind to
-    the order of the sequences). Sequences of weight 0 are left out; other
-    weights (fractions, or repetitions beyond ``_MAX_REPEAT`` times the steps)
-    count each sequence of positive weight once."""
+    """The sequences the representation learns from, so that an integer weight equals
+    repeating its sequence: each repeated as many times as its weight (exactly what the
+    repeated data would give, the fit being blind to the order of the sequences).
+    Sequences of weight 0 are left out; other weights (fractions, or repetitions beyond
+    ``_MAX_REPEAT`` times the steps) count each sequence of positive weight once."""
     if sample_weight is None:
         return seqs
     weight = np.asarray(sample_weight, dtype=np.float64)

@@ -20,6 +20,7 @@ problem only composes them. :class:`FittedModel` is what inference needs of a
 fitted estimator.
 """
 
+import functools
 import math
 from typing import NamedTuple
 
@@ -27,7 +28,13 @@ import numpy as np
 
 from .._families.emissions import inverse_cdf
 from .._families.starts import HOLD_LOGIT
+from .._kernels._parallel import map_blocks
 from .._kernels.forward_backward import XI_NONE, Chain, viterbi
+
+# Supervised steps per block of the output networks' batched terms, computed on
+# threads a block at a time: fixed, so that the gradient (summed in block order)
+# is the same whatever n_jobs.
+_ROWS_PER_BLOCK = 1024
 
 # Smoothing of the L1 penalty on the transition weights, sqrt(w^2 + s^2) - s:
 # below this the penalty is quadratic, so that the objective stays smooth for
@@ -277,10 +284,21 @@ class Problem:
             self._emit_batch = np.zeros((R, *self.log_emit.shape))
         log_emit = self._emit_batch[:R]
         thetas_s, thetas_t, thetas_e = self.split(thetas)
-        log_emit[:, self.steps] = self._weighted(self.emission.log_prob_batch(
-            thetas_e, self.U_targets, self.y))
+        log_emit[:, self.steps] = self._weighted(np.concatenate(self._blocks(
+            self.emission.log_prob_batch, thetas_e), axis=1))
         startprob = self.startprobs(thetas_s, thetas_t)
         return startprob, getattr(self._passes, what)(thetas_t, startprob, log_emit)
+
+    def _blocks(self, method, thetas_e, *per_row):
+        """``method(thetas_e, U, y, *per_row)`` (an output network's batched
+        log-likelihoods or gradient) on every block of ``_ROWS_PER_BLOCK``
+        supervised steps (of ``per_row``'s arrays too, (R, n_targets, ...)),
+        on threads, in block order."""
+        U, y = self.U_targets, self.y
+        return map_blocks(
+            lambda a, b: method(thetas_e, U[a:b], y[a:b],
+                                *(v[:, a:b] for v in per_row)),
+            y.shape[0], _ROWS_PER_BLOCK, self.n_jobs)
 
     def values_and_grads(self, thetas):
         """J and its exact gradient at R parameter sets, rows of ``thetas`` (R,
@@ -313,9 +331,9 @@ class Problem:
             startprob, res = self._gradient_passes(thetas)
             values = -row_dots(res.loglik, self.weight)
             thetas_e = self.split(thetas)[2]
-            grads = [res.grad, self.emission.grad_batch(
-                thetas_e, self.U_targets, self.y,
-                self._weighted(res.gamma[:, self.steps]))]
+            grads = [res.grad, functools.reduce(np.add, self._blocks(
+                self.emission.grad_batch, thetas_e,
+                self._weighted(res.gamma[:, self.steps])))]
             if self.n_start:
                 grads.insert(0, res.start_post.sum(axis=1) - W * startprob)
             if self.stationary:

@@ -3,8 +3,9 @@
 The kernels release the GIL, so threads run them in parallel. Every wrapper
 decides how many threads its work pays for (:func:`n_threads`), cuts it into
 contiguous ranges (:func:`balanced_ranges` for ranges of similar size) and runs
-one call per range (:func:`run`); :func:`one_blas_thread` keeps BLAS threads from
-competing with them.
+one call per range (:func:`run`), or maps fixed blocks of rows over them
+(:func:`map_blocks`); :func:`one_blas_thread` keeps BLAS threads from competing
+with them.
 """
 
 import functools
@@ -55,6 +56,24 @@ def run(tasks):
         tasks[0]()
         for future in futures:
             future.result()
+
+
+def map_blocks(func, n_rows, rows_per_block, n_jobs):
+    """``[func(a, b) for each block a:b]``: rows cut into blocks of
+    ``rows_per_block`` (the last shorter), the blocks into ranges over
+    ``n_jobs`` threads. The blocks do not depend on ``n_jobs``, so neither
+    does a sum of the results taken in their order."""
+    bounds = np.append(np.arange(0, max(n_rows, 1), rows_per_block), n_rows)
+    blocks = list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
+    results = [None] * len(blocks)
+
+    def fill(first, end):
+        for i in range(first, end):
+            results[i] = func(*blocks[i])
+
+    ranges = balanced_ranges(bounds, n_threads(n_jobs, len(blocks), len(blocks), 1))
+    run([functools.partial(fill, first, end) for first, end in ranges])
+    return results
 
 
 @functools.cache

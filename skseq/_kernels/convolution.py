@@ -23,6 +23,9 @@ _MIN_VALUES_PER_THREAD = 1 << 20
 # Rows whose prefix-mean indicators prefix_indicators holds at once before
 # projecting them: 1,024 x 2,688 indicators are 22 MB.
 _ROWS_PER_CHUNK = 1024
+# The most prefix means prefix_indicators keeps while its row projection is
+# being computed (six chunks of 2,704 indicators).
+_PENDING_BYTES = 6 * 1024 * 2704 * 8
 # prefix_indicator_fill adds one projected vector per pair of combinations when
 # they have at most 2 biases: a pair's table has (n_biases + 1)**2 rows, few
 # enough to stay in the cache (13% faster on 2 biases, as fast on 3).
@@ -120,7 +123,7 @@ def _checked_projections(n_ind, step_projection, step_offset, row_projection,
     a missing step projection is empty, a missing row projection stays None."""
     step_projection, step_offset = _checked_projection(
         step_projection, step_offset, n_ind, "step")
-    if row_projection is not None:
+    if row_projection is not None and not callable(row_projection):
         row_projection, row_offset = _checked_projection(
             row_projection, row_offset, n_ind, "row")
     return step_projection, step_offset, row_projection, row_offset
@@ -355,36 +358,61 @@ def _walk(fixed, rows, sizes, row_projection, row_offset, causal, zero_pad, n_jo
     Chunks of packed steps holding ``_ROWS_PER_CHUNK`` rows (one chunk if the
     rows are not projected: their prefix means are then the output), each on
     threads over ranges of whole sequences but the first and the last, which may
-    continue the state the previous chunk left and leave theirs.
+    continue the state the previous chunk left and leave theirs. A row
+    projection still being computed (a callable, see :func:`_row_weights`):
+    the chunks are walked on one thread (another computes it) and their prefix
+    means kept until it comes, at most ``_PENDING_BYTES`` of them.
     """
     (k, n_ind), n_steps = sizes, fixed[0].shape[0]
     order = np.argsort(rows, kind="stable")
     rows = rows[order]
     at_steps = np.empty((n_steps, k))
-    if row_projection is None:
-        at_rows = np.empty((rows.shape[0], n_ind))
-    else:
-        n_out = row_projection.shape[1]
-        at_rows = np.empty((rows.shape[0], n_out))
-        row_weights = np.zeros((n_ind, _padded(n_out, _convolution.ROW_LANES)))
-        row_weights[:, :n_out] = row_projection
+    projected = row_projection is not None
+    weights = None if projected else (None, None, np.empty((rows.shape[0], n_ind)))
+    resolve = row_projection if callable(row_projection) else (
+        lambda block: (row_projection, row_offset))
     carry = np.empty(n_ind, dtype=np.intp), np.empty((2, k))
-    per_chunk = rows.shape[0] if row_projection is None else _ROWS_PER_CHUNK
+    per_chunk = _ROWS_PER_CHUNK if projected else rows.shape[0]
     ends = rows[per_chunk - 1 :: per_chunk] + 1 if per_chunk else rows[:0]
     ends = np.unique(np.append(ends, n_steps)).tolist()
     c0 = r0 = 0
+    pending = []  # (prefix means, their rows' places) not yet projected
     for c1 in ends:
         r1 = int(np.searchsorted(rows, c1))
-        if row_projection is None:  # straight into the output
-            out, dest, base = at_rows, order, 0
+        if weights is None:
+            block = (len(pending) + 1) * per_chunk * n_ind * 8 > _PENDING_BYTES
+            weights = _row_weights(resolve(block), n_ind, rows.shape[0])
+        if not projected:  # straight into the output
+            out, dest, base = weights[2], order, 0
         else:
             out, dest, base = np.empty((r1 - r0, n_ind)), np.arange(r1 - r0), r0
         carry = _walk_chunk(fixed, rows, dest, base, (c0, c1), carry, causal,
-                            zero_pad, (at_steps, out), n_jobs)
-        if row_projection is not None and r1 > r0:
-            _project_rows(out, row_weights, row_offset, order[r0:r1], at_rows, n_jobs)
+                            zero_pad, (at_steps, out),
+                            None if weights is None else n_jobs)
+        if projected and r1 > r0:
+            pending.append((out, order[r0:r1]))
+        if weights is None and c1 == n_steps:  # the last chunk: wait for it
+            weights = _row_weights(resolve(True), n_ind, rows.shape[0])
+        if weights is not None:
+            for means, places in pending:
+                _project_rows(means, *weights, places, n_jobs)
+            pending = []
         c0, r0 = c1, r1
-    return at_steps, at_rows
+    return at_steps, weights[2]
+
+
+def _row_weights(projection, n_ind, n_rows):
+    """``(row_weights, row_offset, at_rows)`` of a row projection
+    ``(projection, offset)`` (None: not yet computed, and so the result):
+    the projection padded with zero columns for the kernel, the rows'
+    output."""
+    if projection is None:
+        return None
+    projection, offset = _checked_projection(*projection, n_ind, "row")
+    n_out = projection.shape[1]
+    row_weights = np.zeros((n_ind, _padded(n_out, _convolution.ROW_LANES)))
+    row_weights[:, :n_out] = projection
+    return row_weights, offset, np.empty((n_rows, n_out))
 
 
 def _walk_chunk(fixed, rows, dest, base, steps, carry, causal, zero_pad, outputs,
@@ -408,7 +436,7 @@ def _walk_chunk(fixed, rows, dest, base, steps, carry, causal, zero_pad, outputs
     return states[-1]
 
 
-def _project_rows(means, row_weights, row_offset, dest, at_rows, n_jobs):
+def _project_rows(means, row_weights, row_offset, at_rows, dest, n_jobs):
     """``at_rows[dest[r]] = means[r] @ row_weights - row_offset``, on threads
     over ranges of rows."""
     n = means.shape[0]
