@@ -193,7 +193,7 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
             return 1
         return int(np.clip(_AUTO_RESTART_STEPS // max(n_steps, 1), 5, 50))
 
-    def _alpha(self, features, U_rows, seqs, targets, weight):
+    def _alpha(self, features, U_rows, seqs, targets, weight, groups=None):
         """The penalty of this fit: ``alpha``, or with ``alpha="auto"`` the one
         a linear read-out of the output networks' inputs validates best on
         representations whose output networks read a whole-sequence summary
@@ -202,16 +202,17 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
         steps are not independent draws to leave out one by one), the weak
         prior near-deterministic transitions need. A fit on the prefixes of
         its sequences (``IOHMMClassifier(n_prefixes=...)``) leaves the prefixes
-        of one sequence out together."""
+        of one sequence out together: ``groups``, the sequence each row's
+        sequence was cut from and those sequences' weights (else None)."""
         if self.alpha != "auto":
             return self.alpha
         if features == "raw" or targets.step_level:
             return RAW_ALPHA
         seq_of = seqs.sequence_of(targets.steps)
-        if getattr(self, "_fit_groups", None) is None:
+        if groups is None:
             return self.outputs_.choose_alpha(U_rows, targets, weight[seq_of])[0]
         # prefixes of one training sequence are left out together
-        parent, group_weight = self._fit_groups
+        parent, group_weight = groups
         return self.outputs_.choose_alpha(
             U_rows, targets, weight[seq_of],
             (parent[seq_of], copies_of(group_weight)))[0]
@@ -267,8 +268,8 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
         """Whether this fit continues from the fitted parameters."""
         return self.warm_start and hasattr(self, "converged_")
 
-    def _fit(self, seqs, y, sample_weight):
-        problem, setup = self._build_problem(seqs, y, sample_weight)
+    def _fit(self, seqs, y, sample_weight, groups=None):
+        problem, setup = self._build_problem(seqs, y, sample_weight, groups)
         thetas0 = self._draw_starts(problem, setup)
         best, objectives = self._run_solver(problem, thetas0, setup.n_init)
         self._store_best(problem, setup, best, objectives)
@@ -302,10 +303,11 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
         ``"auto"`` resolves to (an estimator may choose it from the data)."""
         return resolve(self.features, seqs, targets.step_level)
 
-    def _represent(self, seqs, targets, sample_weight, weight, rng, features):
+    def _represent(self, seqs, targets, sample_weight, weight, rng, features,
+                   groups=None):
         """The input representation named ``features`` (fitted anew), or the
         fitted one for a warm start (``features`` None), and what the networks
-        see through it."""
+        see through it (``groups`` as for :meth:`_alpha`)."""
         start = time.perf_counter()
         if features is None:
             features, representation = self.features_, self.representation_
@@ -319,7 +321,7 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
                 inputs = fit_with_axes(
                     representation, seqs, rng, self.n_jobs, weighed, targets.steps,
                     partial(self._read_axes, seqs, targets,
-                            self._target_weights(seqs, targets, weight)[0]))
+                            self._target_weights(seqs, targets, weight)[0], groups))
             else:
                 representation.fit(seqs, rng, self.n_jobs, sample_weight=weighed)
                 inputs = representation.inputs(seqs, targets.steps, self.n_jobs)
@@ -329,13 +331,13 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
                   f"{time.perf_counter() - start:.2f}s", flush=True)
         return features, representation, inputs
 
-    def _read_axes(self, seqs, targets, weight, representation):
+    def _read_axes(self, seqs, targets, weight, groups, representation):
         """The supervised axes' read-out of a representation whose indicators
-        are fitted (``supervised.read_out``), or None if it gets none."""
+        are fitted (``supervised.read_out``), or None if it gets none
+        (``groups`` as for :meth:`_alpha`)."""
         if self._supervises(representation, targets):
-            return read_out(
-                representation, seqs, targets, weight,
-                *getattr(self, "_fit_groups", (None, None)), n_jobs=self.n_jobs)
+            return read_out(representation, seqs, targets, weight,
+                            *(groups or (None, None)), n_jobs=self.n_jobs)
         return None
 
     def _supervises(self, representation, targets):
@@ -361,7 +363,7 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
                 "which the EM M-step fits apart from it."
             )
 
-    def _build_problem(self, seqs, y, sample_weight):
+    def _build_problem(self, seqs, y, sample_weight, groups=None):
         """The objective of this fit (``skseq._fit.objective.Problem``) and the
         decisions taken on the way (:class:`~skseq._fit.objective.Setup`)."""
         weight, targets = self._encode_targets(seqs, y, sample_weight)
@@ -378,14 +380,14 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
                     if do_init else None)
         rng = check_random_state(self.random_state)
         features, representation, inputs = self._represent(
-            seqs, targets, sample_weight, weight, rng, features)
+            seqs, targets, sample_weight, weight, rng, features, groups)
         transition = self._make_transition(representation.n_state_features)
         emission = self.outputs_.make_emission(n, representation.n_output_features)
         check_memory(self, seqs.data.shape[0], n,
                      transition.n_params + emission.n_params,
                      transition.fit_entries_per_step(self.solver, self.det_penalty))
         weight, target_weight = self._target_weights(seqs, targets, weight)
-        alpha = self._alpha(features, inputs[1], seqs, targets, weight)
+        alpha = self._alpha(features, inputs[1], seqs, targets, weight, groups)
         self._check_solver_options(fixed_start)
         problem = Problem(seqs, targets, weight, transition, emission, mask,
                           fixed_start, alpha, self.n_jobs, self.det_penalty,

@@ -370,13 +370,10 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         # sequences that short is what it is for (no "much shorter" warning).
         self._median_fit_length = float(np.median(
             prefix_lengths(seqs.lengths, n_prefixes)[:, 0]))
-        # the prefixes of one sequence are one group for the supervised axes
-        self._fit_groups = (parent, weight)
-        try:
-            return super()._fit(prefixes, targets.values[parent],
-                                weight[parent] * share)
-        finally:
-            del self._fit_groups
+        # the prefixes of one sequence are one group for the penalty and the
+        # supervised axes
+        return super()._fit(prefixes, targets.values[parent],
+                            weight[parent] * share, groups=(parent, weight))
 
     def _readout(self):
         return self.readout, self.readout_start
