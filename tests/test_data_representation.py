@@ -23,7 +23,6 @@ from threadpoolctl import threadpool_limits
 from skseq._data import check_sequences, dilated
 from skseq._data.representation import (
     ShapeFeatures,
-    _holding,
     _principal_axes,
     _standardized,
 )
@@ -118,11 +117,13 @@ def test_sampled_steps_are_walked_in_their_own_sequences_only():
     X = random_walks((30, 45, 12, 80, 1, 17), n_channels=2, seed=4)
     seqs = check_sequences(X)
     rows = np.array([3, 40, 41, 160, 183])  # in sequences 0, 1, 3 and 5
-    held, held_rows = _holding(seqs, rows)
+    held, held_rows = seqs.holding(rows)
     assert_array_equal(held.lengths, [30, 45, 80, 17])
     assert_array_equal(held.data[held_rows], seqs.data[rows])
     rep = ShapeFeatures(n_components=10).fit(seqs, 0)
     assert_allclose(rep._walk(held, held_rows, None)[1], _unfused(rep, X)[rows],
+                    rtol=0, atol=1e-12)
+    assert_allclose(rep.indicator_means(seqs, rows), _unfused(rep, X)[rows],
                     rtol=0, atol=1e-12)
 
 

@@ -40,7 +40,6 @@ from sklearn.utils.extmath import randomized_svd, svd_flip
 from .._kernels import convolution
 from .._kernels._parallel import n_threads, one_blas_thread, run
 from .dilated import DilatedKernels, dilation_grid, kernel_arguments
-from .sequences import Sequences
 
 
 class RawFeatures:
@@ -246,7 +245,7 @@ class ShapeFeatures:
         and their weights: at the sampled steps ``rows`` (weight 1 each), and
         at the last steps of the sequences that hold them, weighing
         ``last_step_weight`` times as much in all."""
-        held, held_rows = _holding(seqs, rows)
+        held, held_rows = seqs.holding(rows)
         ends = held.last_steps if self.last_step_weight > 0 else held.last_steps[:0]
         pooled = self._walk(held, np.concatenate([held_rows, ends]), None, n_jobs)[1]
         share = self.last_step_weight * held_rows.size / max(ends.size, 1)
@@ -326,6 +325,13 @@ class ShapeFeatures:
         with one_blas_thread():
             return self._walk(seqs, rows, self.n_state_features, n_jobs, coming)
 
+    def indicator_means(self, seqs, rows, n_jobs=None):
+        """The prefix means of the fitted indicators (before any projection)
+        at the packed steps ``rows``, walking only the sequences that hold
+        them."""
+        held, held_rows = seqs.holding(rows)
+        return self._walk(held, held_rows, None, n_jobs)[1]
+
     def _walk(self, seqs, rows, k, n_jobs=None, coming=None):
         """Prefix means of the projected indicators at every step (leading
         ``k`` components) and at ``rows`` (all components; the raw prefix-mean
@@ -398,19 +404,6 @@ def _principal_axes(Z, n_components, seed, total):
 _MAX_REPEAT = 4
 
 
-def _subset(seqs, counts):
-    """Sequence s repeated counts[s] times (0: left out), in order."""
-    idx = np.repeat(np.arange(seqs.n_sequences), counts)
-    if idx.size == seqs.n_sequences and np.all(counts == 1):
-        return seqs
-    lengths = seqs.lengths[idx]
-    offsets = np.zeros(idx.size + 1, dtype=np.intp)
-    np.cumsum(lengths, out=offsets[1:])
-    steps = np.repeat(seqs.offsets[idx] - offsets[:-1], lengths) + np.arange(
-        offsets[-1])
-    return Sequences(data=seqs.data[steps], offsets=offsets, form="list")
-
-
 def _as_weighted(seqs, sample_weight):
     """The sequences the representation learns from, so that an integer weight equals
     repeating its sequence: each repeated as many times as its weight (exactly what the
@@ -423,21 +416,8 @@ def _as_weighted(seqs, sample_weight):
     # compared as floats first: a weight near float64's limit has no intp
     if (np.all(weight == np.rint(weight))
             and weight @ seqs.lengths <= _MAX_REPEAT * seqs.data.shape[0]):
-        return _subset(seqs, weight.astype(np.intp))
-    return _subset(seqs, (weight > 0).astype(np.intp))
-
-
-def _holding(seqs, rows):
-    """The sequences that hold the packed steps ``rows`` (sorted), and those
-    steps' indices among them: a prefix walk need not pass the others (on
-    10,000 sequences, 2,000 sampled steps lie in about a fifth of them)."""
-    seq = seqs.sequence_of(rows)
-    used = np.unique(seq)
-    counts = np.zeros(seqs.n_sequences, dtype=np.intp)
-    counts[used] = 1
-    held = _subset(seqs, counts)
-    return held, rows - seqs.offsets[seq] + held.offsets[np.searchsorted(used, seq)]
-
+        return seqs.repeated(weight.astype(np.intp))
+    return seqs.repeated((weight > 0).astype(np.intp))
 
 
 def window_summaries(seqs, window):

@@ -102,6 +102,30 @@ class Sequences:
         """The sequence holding each packed row index of ``rows``."""
         return np.searchsorted(self.offsets, rows, side="right") - 1
 
+    def repeated(self, counts):
+        """Sequence ``s`` repeated ``counts[s]`` times (0: left out), in
+        order (these sequences themselves when every count is 1)."""
+        idx = np.repeat(np.arange(self.n_sequences), counts)
+        if idx.size == self.n_sequences and np.all(counts == 1):
+            return self
+        lengths = self.lengths[idx]
+        offsets = np.zeros(idx.size + 1, dtype=np.intp)
+        np.cumsum(lengths, out=offsets[1:])
+        steps = np.repeat(self.offsets[idx] - offsets[:-1], lengths) + np.arange(
+            offsets[-1])
+        return Sequences(data=self.data[steps], offsets=offsets, form="list")
+
+    def holding(self, rows):
+        """The sequences that hold the packed steps ``rows`` (in order), and
+        those steps' packed indices among them: a pass over those steps need
+        not read the others."""
+        seq = self.sequence_of(rows)
+        used = np.unique(seq)
+        counts = np.zeros(self.n_sequences, dtype=np.intp)
+        counts[used] = 1
+        held = self.repeated(counts)
+        return held, rows - self.offsets[seq] + held.offsets[np.searchsorted(used, seq)]
+
     def locate(self, row):
         """Return ``(sequence, step)`` of a packed row index."""
         seq = int(self.sequence_of(row))

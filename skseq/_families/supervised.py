@@ -29,7 +29,6 @@ import threading
 
 import numpy as np
 
-from .._data.representation import _holding
 from .penalty import LAMBDAS, _best, left_out_residuals, loo_errors
 
 # The largest number of supervised rows the ridge is fitted on, whole groups
@@ -198,8 +197,7 @@ def read_out(representation, seqs, targets, weight, groups=None,
     if g.size == 0 or g.max() < 2 or np.unique(classes).size < 2:
         # nothing to leave out, or to tell
         return rows[:0], None, None, np.zeros((0, 0))
-    held, held_rows = _holding(seqs, targets.steps[rows])
-    X = representation._walk(held, held_rows, None, n_jobs)[1]
+    X = representation.indicator_means(seqs, targets.steps[rows], n_jobs)
     row_weight = weight[seq_of[rows]]
     std = _weighted_std(X, row_weight)
     varying = np.flatnonzero(std > 1e-12)
