@@ -99,7 +99,8 @@ def test_hazard_censored_hand_worked():
     labels = np.array([0, 0, 1, 1, 1, 0, 0, 0, 1, 1, 1, 0, 0, 1, -1])
     offsets = np.array([0, 5, 9, 13, 15])
     hazard = duration_hazard(labels, offsets, 2, 3, pseudocount=1.0)
-    g0, g1 = 2 / 7, 1 / 7  # ends seen over steps spent in the label
+    # ends seen over steps spent in the label, with one more step that ends
+    g0, g1 = (2 + 1) / (7 + 1), (1 + 1) / (7 + 1)
     expected = [[(0 + g0) / (3 + 1), (1 + g0) / (3 + 1), (1 + g0) / (1 + 1)],
                 [(0 + g1) / (4 + 1), (1 + g1) / (2 + 1), (0 + g1) / (1 + 1)]]
     assert_allclose(hazard, expected)
@@ -115,6 +116,25 @@ def test_hazard_censored_hand_worked():
     assert_allclose(duration_hazard(labels, offsets, 2, 3,
                                     weight=np.array([2.0, 1, 1, 1])),
                     duration_hazard(twice, np.r_[0, offsets + 5], 2, 3))
+
+
+def test_all_censored_label_can_still_end():
+    # every segment is cut by the end of its sequence: no end seen, yet a
+    # segment must be able to end (else the chain never leaves the label)
+    labels = np.array([0, 0, 0, 1, 1, 1, 1])
+    hazard = duration_hazard(labels, np.array([0, 3, 7]), 2, 3, pseudocount=1.0)
+    assert_allclose(hazard[0], [(0 + 1 / 4) / (1 + 1)] * 3)
+    # label 1's tail: 2 steps at durations >= 3, none ending
+    assert_allclose(hazard[1], [(0 + 1 / 5) / (1 + 1)] * 2 + [(0 + 1 / 5) / (2 + 1)])
+    rng = np.random.default_rng(0)
+    X = [rng.normal(size=(30, 1)) + 3 * (i % 2) for i in range(8)]
+    y = [np.array(["ab"[i % 2]] * 30) for i in range(8)]
+    model = HybridHMMClassifier(LogisticRegression(), window=4, features="summaries",
+                                durations="learned").fit(X, y)
+    change = np.concatenate([rng.normal(size=(50, 1)), rng.normal(size=(50, 1)) + 3])
+    for algorithm in ("filter", "smooth", "viterbi"):
+        labels = model.predict([change], algorithm=algorithm)[0]
+        assert (labels[:40] == "a").all() and (labels[-40:] == "b").all(), algorithm
 
 
 def _sessions(seed=0):

@@ -70,9 +70,11 @@ def duration_hazard(labels, offsets, n_classes, cap, *, weight=None, pseudocount
     ``e_d / n_d`` averaged over the durations within ``bandwidth`` of ``d``
     (a uniform-kernel hazard estimate, Ramlau-Hansen 1983; at the ends over
     those in range), ``a = pseudocount``, and ``h_c`` the label's geometric
-    hazard (ends seen over steps spent in the label), to which durations
-    never seen shrink. From ``d = cap`` on, one tail hazard: the ends seen at
-    ``d >= cap`` over the steps spent at ``d >= cap``, shrunk alike.
+    hazard (ends seen over steps spent in the label, with ``a`` more steps
+    that end: never 0, even for a label whose segments are all censored, so
+    that a segment can always end), to which durations never seen shrink.
+    From ``d = cap`` on, one tail hazard: the ends seen at ``d >= cap`` over
+    the steps spent at ``d >= cap``, shrunk alike.
 
     Parameters
     ----------
@@ -100,7 +102,7 @@ def duration_hazard(labels, offsets, n_classes, cap, *, weight=None, pseudocount
     ended = np.where(censored, 0.0, w)
     exposure = np.bincount(label, weights=w * length, minlength=n_classes)
     ends = np.bincount(label, weights=ended, minlength=n_classes)
-    geometric = ends / np.maximum(exposure, np.finfo(float).tiny)
+    geometric = (ends + pseudocount) / (exposure + pseudocount)
     d = np.arange(1, cap)
     at_risk = np.zeros((n_classes, cap))
     rate = np.zeros((n_classes, cap))
