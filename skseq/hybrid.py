@@ -31,6 +31,7 @@ from ._data.representation import window_lags, window_summaries
 from ._families import semi_markov
 from ._families.duration_chain import learned_hazard, semi_markov_chain
 from ._families.label_chain import (
+    finite_total,
     label_chain,
     labelled_steps,
     segment_onsets,
@@ -316,7 +317,8 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         if self.onset_weight != 1:
             onset = segment_onsets(labels, offsets, _onset_steps(self.window))[steps]
             if onset.any():
-                return step_weight * np.where(onset, float(self.onset_weight), 1.0)
+                return finite_total(step_weight * np.where(onset, float(
+                    self.onset_weight), 1.0), "sample_weight times onset_weight")
         return step_weight if weighted else None
 
     def _fit_chain(self, labels, offsets, weight, encoded, fit_targets, step_weight,

@@ -393,3 +393,21 @@ def test_onset_weight_needs_a_classifier_that_takes_sample_weight():
         model.fit(X, y)
     assert_allclose(np.vstack(model.predict_proba(X)), before)
     assert model.set_params(onset_weight=1).fit(X, y).score(X, y) > 0.8
+
+
+def test_weights_whose_step_total_overflows_are_refused():
+    # each weight is finite and their sum too, but over the labelled steps
+    # (every step weighs its sequence's weight) the counts would overflow
+    model, X, y = _fitted()
+    before = np.vstack(model.predict_proba(X))
+    huge = np.full(len(X), 1e308 / (2 * len(X)))
+    with pytest.raises(ValueError, match="sample_weight summed over the labelled"):
+        model.fit(X, y, sample_weight=huge)
+    with pytest.raises(ValueError, match="sample_weight times onset_weight summed"):
+        model.set_params(onset_weight=1e308).fit(X, y)
+    assert_allclose(np.vstack(model.predict_proba(X)), before)
+    # weights just below: finite probabilities, the same priors as weights 1
+    refit = model.set_params(onset_weight=1.0).fit(X, y, sample_weight=huge / 1e4)
+    proba = np.vstack(refit.predict_proba(X, smoothed=True))
+    assert np.isfinite(proba).all()
+    assert_allclose(refit.class_prior_, model.fit(X, y).class_prior_)

@@ -134,7 +134,8 @@ def labelled_steps(seqs, targets, weight):
     seq_of = seqs.sequence_of(targets.steps)
     # a step of weight 0 counts as unlabelled
     kept = weight[seq_of] > 0
-    steps, step_weight = targets.steps[kept], weight[seq_of][kept]
+    steps = targets.steps[kept]
+    step_weight = finite_total(weight[seq_of][kept], "sample_weight")
     classes, encoded = np.unique(targets.values[kept], return_inverse=True)
     if classes.shape[0] < 2:
         raise ValueError(
@@ -144,3 +145,17 @@ def labelled_steps(seqs, targets, weight):
     labels = np.full(seqs.data.shape[0], -1, dtype=np.intp)
     labels[steps] = encoded
     return steps, step_weight, classes, encoded, labels
+
+
+def finite_total(step_weight, name):
+    """``step_weight`` (of the labelled steps), checked to sum to a finite
+    float64, else a ValueError naming the parameter ``name`` that weighs them."""
+    with np.errstate(over="ignore"):
+        total = step_weight.sum()
+    if not np.isfinite(total):
+        raise ValueError(
+            f"{name} summed over the labelled steps (each step weighs its "
+            "sequence's weight) exceeds the largest float64: the counts and the "
+            "per-step classifier's fit would overflow; use smaller weights."
+        )
+    return step_weight
