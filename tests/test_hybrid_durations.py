@@ -92,6 +92,32 @@ def test_filter_smoother_viterbi_against_enumerated_segment_paths(k):
         assert_array_equal(decoded[offsets[s]:offsets[s + 1]], best)
 
 
+def test_filter_and_smoother_with_likelihoods_far_apart():
+    # label 0 must end after one step (hazard 1) while the steps favour it by
+    # e^3000: its likelihood relative to label 1's underflows, the marginals
+    # must still be those of the enumerated paths (in log space), never NaN
+    hazard = np.array([[1.0, 1.0], [0.5, 0.5]])
+    switch, start = np.array([[0.0, 1.0], [1.0, 0.0]]), np.array([0.8, 0.2])
+    chain = expanded_chain(hazard, np.zeros(2), switch, start, 1)
+    log_em = np.array([[3000.0, 0.0], [2000.0, -900.0], [0.0, 50.0],
+                       [2500.0, 0.0], [-10.0, 0.0]])
+    parts = (hazard, np.zeros(2), switch, start, 1)
+    offsets = np.array([0, 5])
+    filtered = filter_states(chain, log_em, offsets)
+    smoothed = smooth_states(chain, log_em, offsets)
+    for t in range(1, 6):  # the paths of the first t steps, in log space
+        e, marginal = log_em[:t], np.zeros((t, 2))
+        with np.errstate(divide="ignore"):
+            paths = list(itertools.product(range(2), repeat=t))
+            logs = np.array([np.log(_path_probability(path, *parts))
+                             + e[np.arange(t), path].sum() for path in paths])
+        weights = np.exp(logs - logs.max())
+        for path, w in zip(paths, weights / weights.sum(), strict=True):
+            marginal[np.arange(t), path] += w
+        assert_allclose(filtered[t - 1], marginal[-1], atol=1e-12)
+    assert_allclose(smoothed, marginal, atol=1e-12)
+
+
 def test_hazard_censored_hand_worked():
     # label 0: lengths 2 (ends), 3 (ends), 2 (cut by the end of its sequence);
     # label 1: 3 (cut by the end), 1 (cut by the end), 2 (ends), 1 (cut by an

@@ -39,11 +39,19 @@ def _running(length, t):
     return int(np.searchsorted(-length, -t, side="left"))
 
 
-def _likelihoods(chain, log_emissions, rows):
-    """The rows' likelihoods, scaled so that each row's largest is 1, shaped
-    to broadcast over the durations."""
-    log = log_emissions[rows]
-    like = np.exp(log - log.max(axis=1, keepdims=True))
+def _top(log_emissions, rows, pred):
+    """Per row, the largest log-likelihood among the states that ``pred``
+    (expanded states) reaches: scaling by it keeps the best reachable state's
+    likelihood at 1, so that a message never underflows to 0 (however far
+    the unreachable states' log-likelihoods lie above)."""
+    reached = pred.sum(axis=3).reshape(rows.shape[0], -1) > 0
+    return np.where(reached, log_emissions[rows], -np.inf).max(axis=1)
+
+
+def _likelihoods(chain, log_emissions, rows, top):
+    """The rows' likelihoods divided by ``exp(top)`` (at most 1: above, only
+    at states no message reaches), shaped to broadcast over the durations."""
+    like = np.exp(np.minimum(log_emissions[rows] - top[:, None], 0.0))
     return like.reshape(rows.shape[0], *chain.stay.shape[:2], 1)
 
 
@@ -70,16 +78,17 @@ def _predict(chain, alpha):
 def _forward_steps(chain, log_emissions, first, length):
     """The normalised forward messages of the sequences starting at rows
     ``first`` (longest first) with ``length`` steps, step after step: ``t``,
-    the message of the sequences still running and its normalisers."""
+    the message of the sequences still running and the likelihoods' scales
+    (see :func:`_top`)."""
     alpha = _initial(chain, first.shape[0])
     for t in range(int(length[0]) if length.shape[0] else 0):
         m = _running(length, t)
         if t > 0:
             alpha = _predict(chain, alpha[:m])
-        alpha = alpha * _likelihoods(chain, log_emissions, first[:m] + t)
-        norm = alpha.sum(axis=(1, 2, 3))
-        alpha /= norm[:, None, None, None]
-        yield t, alpha, norm
+        top = _top(log_emissions, first[:m] + t, alpha)
+        alpha = alpha * _likelihoods(chain, log_emissions, first[:m] + t, top)
+        alpha /= alpha.sum(axis=(1, 2, 3))[:, None, None, None]
+        yield t, alpha, top
 
 
 def _states(expanded):
@@ -104,13 +113,13 @@ def filter_states(chain, log_emissions, offsets):
     out = np.zeros_like(log_emissions)
     order = np.argsort(-lengths, kind="stable")
     first = offsets[:-1][order]
-    for t, alpha, _ in _forward_steps(chain, log_emissions, first, lengths[order]):
+    for t, alpha, *_ in _forward_steps(chain, log_emissions, first, lengths[order]):
         out[first[:alpha.shape[0]] + t] = _states(alpha)
     return out
 
 
 def _backward_step(chain, beta_next, like_next):
-    """beta_t from beta_{t+1} (before the normaliser of step t + 1)."""
+    """beta_t from beta_{t+1}, up to a factor per row."""
     b = beta_next * like_next
     later = np.empty_like(b)  # b at (c, j, min(d + 1, D))
     later[..., :-1] = b[..., 1:]
@@ -130,16 +139,20 @@ def smooth_states(chain, log_emissions, offsets):
         first, length = offsets[:-1][group], lengths[group]
         steps = list(_forward_steps(chain, log_emissions, first, length))
         alphas = [alpha for _, alpha, _ in steps]
-        norms = [norm for _, _, norm in steps]
+        tops = [top for *_, top in steps]
         beta = np.ones_like(alphas[-1])
         for t in range(len(alphas) - 1, -1, -1):
             m = alphas[t].shape[0]
             if t < len(alphas) - 1:
                 k = beta.shape[0]
                 beta_t = np.ones_like(alphas[t])
-                like = _likelihoods(chain, log_emissions, first[:k] + t + 1)
-                beta_t[:k] = (_backward_step(chain, beta, like)
-                              / norms[t + 1][:, None, None, None])
+                like = _likelihoods(chain, log_emissions, first[:k] + t + 1,
+                                    tops[t + 1])
+                # each row scaled to a largest entry of 1 (the row's marginals
+                # are normalised below): dividing by the forward's
+                # normalisers overflows where they are subnormal
+                back = _backward_step(chain, beta, like)
+                beta_t[:k] = back / back.max(axis=(1, 2, 3))[:, None, None, None]
                 beta = beta_t
             gamma = _states(alphas[t] * beta)
             out[first[:m] + t] = gamma / gamma.sum(axis=1, keepdims=True)
