@@ -133,6 +133,11 @@ def test_the_split_ignores_the_order_and_repetitions_of_the_sequences():
     # a sequence of weight 0 (key NaN) is never held out
     folds = held_out_folds(2, np.random.RandomState(0), y, np.r_[keys[:15], np.nan])
     assert folds[15] == -1 and np.all(folds[:15] >= 0)
+    # a class only in sequences of weight 0 is in no fit: it does not stop
+    # the split (it used to, and features="auto" then ranked nothing)
+    folds = held_out_folds(2, np.random.RandomState(0), np.r_[y, 7, 7],
+                           np.r_[keys, np.nan, np.nan])
+    assert np.all(folds[16:] == -1) and np.sum(folds[:16] == 0) == 8
 
 
 def _fake_scores(table, calls):

@@ -20,7 +20,8 @@ def held_out_folds(n_folds, rng, labels, keys):
     sequences fall in the same fold, the split does not depend on the order of
     the sequences, and each fold holds ``1 / n_folds`` of every class, give or
     take one. A key of NaN is never held out. Every class needs 2 distinct
-    keys, so that every fold's complement holds it.
+    keys, so that every fold's complement holds it, but a class whose keys are
+    all NaN (sequences of weight 0, in no fit) needs none.
     """
     n_sequences = keys.shape[0]
     labels = np.zeros(n_sequences) if labels is None else np.asarray(labels)
@@ -29,7 +30,7 @@ def held_out_folds(n_folds, rng, labels, keys):
     for label in np.unique(labels):
         members = np.flatnonzero((labels == label) & ~np.isnan(keys))
         distinct, inverse = np.unique(keys[members], return_inverse=True)
-        if distinct.shape[0] < 2:
+        if distinct.shape[0] == 1:
             return None
         dealt = np.empty(distinct.shape[0], dtype=int)
         dealt[rng.permutation(distinct.shape[0])] = (
