@@ -37,6 +37,7 @@ from ._families.label_chain import (
     segment_onsets,
     segment_phases,
 )
+from ._fit.resources import check_allocation
 from ._kernels.forward_backward import forward_backward, viterbi
 
 # Floor of the per-step posteriors before their logarithm: a classifier that
@@ -46,12 +47,6 @@ _MIN_PROBA = 1e-6
 # The default ``onset_weight``: the weight, in the per-step classifier's fit, of
 # the steps just after a change of label.
 ONSET_WEIGHT = 1.0
-
-
-def _onset_steps(window):
-    """Steps after a change of label that ``onset_weight`` weighs: half the
-    window, where the window still holds much of the previous segment."""
-    return max(1, window // 2)
 
 
 # The per-step representations ``features`` chooses from.
@@ -315,7 +310,8 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         sequences' weights, times ``onset_weight`` within the first
         ``window // 2`` steps after a change of label; None if all are 1."""
         if self.onset_weight != 1:
-            onset = segment_onsets(labels, offsets, _onset_steps(self.window))[steps]
+            # half the window: where it still holds much of the previous segment
+            onset = segment_onsets(labels, offsets, max(1, self.window // 2))[steps]
             if onset.any():
                 return finite_total(step_weight * np.where(onset, float(
                     self.onset_weight), 1.0), "sample_weight times onset_weight")
@@ -428,15 +424,21 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         return np.repeat(self.likelihood_scale * log_lik, n_states // n_targets,
                          axis=1)
 
-    def _semi_markov(self):
-        """The explicit-duration chain over (state, duration), or None."""
+    def _semi_markov(self, seqs, size):
+        """The explicit-duration chain over (state, duration), or None; first a
+        ValueError if its pass, ``size`` bytes per expanded state and step of
+        the longest sequence (0: the filter), cannot fit in memory."""
         if self.duration_hazard_ is None:
             return None
-        return semi_markov_chain(self.duration_hazard_, self.transmat_,
-                                 self.startprob_, self.n_states_per_label)
+        chain = semi_markov_chain(self.duration_hazard_, self.transmat_,
+                                  self.startprob_, self.n_states_per_label)
+        check_allocation(self, size * chain.stay.size * int(seqs.lengths.max()),
+                         f"durations='learned' on {seqs.lengths.max()} steps",
+                         "use algorithm='filter' (one step at a time).")
+        return chain
 
     def _state_proba(self, seqs, smoothed):
-        chain = self._semi_markov()
+        chain = self._semi_markov(seqs, 8 if smoothed else 0)
         if chain is not None:
             run = semi_markov.smooth_states if smoothed else semi_markov.filter_states
             return run(chain, self._log_emissions(seqs), seqs.offsets)
@@ -510,9 +512,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         """
         proba = self.predict_proba(X, smoothed=smoothed)
         with np.errstate(divide="ignore"):
-            if self.step_level_:
-                return [np.log(p) for p in proba]
-            return np.log(proba)
+            return [np.log(p) for p in proba] if self.step_level_ else np.log(proba)
 
     def decode(self, X):
         """The most likely state path of every sequence (Viterbi).
@@ -531,7 +531,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         return seqs.split(self._viterbi(seqs))
 
     def _viterbi(self, seqs):
-        chain = self._semi_markov()
+        chain = self._semi_markov(seqs, 1)
         if chain is not None:
             return semi_markov.viterbi_path(chain, self._log_emissions(seqs),
                                             seqs.offsets)

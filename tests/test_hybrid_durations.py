@@ -222,3 +222,16 @@ def test_bad_durations_refused_and_model_kept_and_pickled():
     for a, b in zip(clone.predict_proba(X), model.predict_proba(X),
                     strict=True):
         assert_array_equal(a, b)
+
+
+def test_passes_that_cannot_fit_in_memory_are_refused(monkeypatch):
+    # the smoother keeps 8 bytes per expanded state and step of the longest
+    # sequence, Viterbi 1: refused before allocating, the filter still runs
+    model, X, _ = _fitted()
+    n_expanded = model.duration_hazard_.size * model.n_states_per_label
+    monkeypatch.setattr("skseq._fit.resources._available_memory",
+                        lambda: 8 * n_expanded * 24 - 1)
+    with pytest.raises(ValueError, match="durations='learned' on 24 steps needs"):
+        model.predict(X, algorithm="smooth")
+    assert len(model.predict(X, algorithm="viterbi")) == len(X)
+    assert len(model.predict(X)) == len(X)
