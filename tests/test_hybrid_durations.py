@@ -9,6 +9,7 @@ import pickle
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 
 from skseq import HybridHMMClassifier
@@ -161,6 +162,10 @@ def test_all_censored_label_can_still_end():
     for algorithm in ("filter", "smooth", "viterbi"):
         labels = model.predict([change], algorithm=algorithm)[0]
         assert (labels[:40] == "a").all() and (labels[-40:] == "b").all(), algorithm
+    # the weights' scale does not move the hazard (the pseudocount weighs as
+    # one step of a sequence of mean weight): 1e-9 times the weights 1
+    scaled = clone(model).fit(X, y, sample_weight=np.full(8, 1e-9))
+    assert_allclose(scaled.duration_hazard_, model.duration_hazard_, rtol=1e-12)
 
 
 def _sessions(seed=0):
