@@ -434,7 +434,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
                                   self.startprob_, self.n_states_per_label)
         check_allocation(self, size * chain.stay.size * int(seqs.lengths.max()),
                          f"durations='learned' on {seqs.lengths.max()} steps",
-                         "use algorithm='filter' (one step at a time).")
+                         "use the filter: algorithm='filter' or smoothed=False.")
         return chain
 
     def _state_proba(self, seqs, smoothed):
