@@ -170,6 +170,42 @@ def test_extreme_emissions_stay_finite_and_exact():
     assert_allclose(gamma.sum(axis=1), 1.0, rtol=1e-10)
 
 
+def _log_brute_force(startprob, trans, log_emit):
+    """Every path of one sequence (shared matrix) in log space: the
+    log-likelihood and the smoothed state distributions."""
+    T, n = log_emit.shape
+    with np.errstate(divide="ignore"):
+        log_trans, log_start = np.log(trans[0]), np.log(startprob)
+    paths = list(itertools.product(range(n), repeat=T + 1))
+    ends = np.array(paths)[:, 1:]
+
+    log_p = np.array([log_start[p[0]] + sum(
+        log_trans[p[k], p[k + 1]] + log_emit[k, p[k + 1]] for k in range(T))
+        for p in paths])
+    w = np.exp(log_p - np.logaddexp.reduce(log_p))
+    smoothed = np.array([np.bincount(ends[:, t], weights=w, minlength=n)
+                         for t in range(T)])
+    return np.logaddexp.reduce(log_p), smoothed
+
+
+def test_emissions_thousands_of_nats_apart_under_forced_transitions():
+    """Where the scaled passes leave the float range (a reachable state whose
+    filtered probability underflows), the posteriors are still those of every
+    path enumerated in log space, not NaN."""
+    trans = np.array([[[1e-300, 1.0], [1.0, 1e-300]]])
+    sp = np.array([0.5, 0.5])
+    log_emit = np.array([[223.19, 223.16], [-344.0, -2013.5], [-482.4, 1522.5],
+                         [-1280.8, -1842.1], [-218.9, -412.4], [-1292.8, -752.6]])
+    offsets = np.array([0, 6], dtype=np.intp)
+    raw = wrapper._fill(sp, trans, log_emit, offsets, np.ones(1),
+                        [(0, 1)], XI_NONE, None, True)
+    assert not np.isfinite(raw.gamma).all()  # what the kernel alone gives
+    ll_bf, smoothed = _log_brute_force(sp, trans, log_emit)
+    post = forward_backward(sp, trans, log_emit, offsets)
+    assert_allclose(post.loglik[0], ll_bf, rtol=1e-12)
+    assert_allclose(post.gamma, smoothed, atol=1e-12)
+
+
 def test_impossible_targets_give_minus_inf_without_nan():
     sp = np.array([1.0, 0.0])
     trans = np.tile(np.eye(2), (2, 1, 1))

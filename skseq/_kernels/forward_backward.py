@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
+from scipy.special import logsumexp
 
 from . import _parallel
 from ._build import build
@@ -128,8 +129,62 @@ def forward_backward(startprob, trans, log_emit, offsets, *, weight=None,
     weight = np.ones(n_seq) if weight is None else np.ascontiguousarray(weight, float)
     chunks = _chunks(offsets, n_jobs, n_states)
     xi_out = _xi_output(xi_mode, xi_out, trans, overwrite_trans, n_steps, n_states)
-    return _fill(startprob, trans, log_emit, offsets, weight, chunks, xi_mode,
-                 xi_out, backward)
+    posteriors = _fill(startprob, trans, log_emit, offsets, weight, chunks, xi_mode,
+                       xi_out, backward)
+    if xi_mode == XI_NONE:
+        _repair_in_log_space(posteriors, startprob, trans, log_emit, offsets,
+                             weight, backward)
+    return posteriors
+
+
+def _repair_in_log_space(posteriors, startprob, trans, log_emit, offsets, weight,
+                         backward):
+    """Recompute, in place, the sequences whose scaled passes left the float
+    range (a normaliser too small to divide by: non-finite posteriors, where
+    likelihoods differ by thousands of nats between states that forced
+    transitions make the only reachable ones) by the same recursions on
+    logarithms (Bengio & Frasconi 1996, eqs. 24, 27, 29): slower, exact. A
+    sequence no path can explain keeps the kernel's result (log-likelihood
+    -inf)."""
+    bad = np.flatnonzero(~np.isfinite(posteriors.gamma).all(axis=1))
+    for s in np.unique(np.searchsorted(offsets, bad, side="right") - 1):
+        a, b = offsets[s], offsets[s + 1]
+        with np.errstate(divide="ignore"):
+            log_trans = np.log(trans[a:b] if trans.shape[0] > 1 else trans)
+            log_start = np.log(startprob)
+        loglik, gamma, start = _log_space_passes(log_start, log_trans,
+                                                 log_emit[a:b], backward)
+        if np.isfinite(loglik):
+            posteriors.loglik[s] = loglik
+            posteriors.gamma[a:b] = weight[s] * gamma
+            if start is not None:
+                posteriors.start_post[s] = weight[s] * start
+
+
+def _log_space_passes(log_start, log_trans, log_emit, backward):
+    """One sequence's log-likelihood, posteriors (filtered if not
+    ``backward``) and, if ``backward``, those of the state before the first
+    step, by the forward(-backward) recursions on logarithms."""
+    step = (lambda t: log_trans[t]) if log_trans.shape[0] > 1 else (
+        lambda t: log_trans[0])
+    log_alpha = np.empty(log_emit.shape)
+    previous = log_start
+    for t in range(log_emit.shape[0]):
+        previous = log_emit[t] + logsumexp(previous[:, None] + step(t), axis=0)
+        log_alpha[t] = previous
+    loglik = logsumexp(log_alpha[-1])
+    if not backward:
+        return loglik, _normalised(log_alpha), None
+    log_beta = np.zeros(log_emit.shape)
+    for t in range(log_emit.shape[0] - 1, 0, -1):
+        log_beta[t - 1] = logsumexp(step(t) + log_emit[t] + log_beta[t], axis=1)
+    before = log_start + logsumexp(step(0) + log_emit[0] + log_beta[0], axis=1)
+    return loglik, _normalised(log_alpha + log_beta), _normalised(before[None])[0]
+
+
+def _normalised(log_values):
+    """Rows of ``exp(log_values)`` scaled to sum to 1."""
+    return np.exp(log_values - logsumexp(log_values, axis=1, keepdims=True))
 
 
 def _fill(startprob, trans, log_emit, offsets, weight, chunks, xi_mode, xi_out,
