@@ -23,21 +23,27 @@ def held_out_folds(n_folds, rng, labels, keys):
     keys, so that every fold's complement holds it, but a class whose keys are
     all NaN (sequences of weight 0, in no fit) needs none.
     """
-    n_sequences = keys.shape[0]
-    labels = np.zeros(n_sequences) if labels is None else np.asarray(labels)
-    folds = np.full(n_sequences, -1)
+    folds = np.full(keys.shape[0], -1)
     start = 0  # the next class's deal starts where the last one stopped
+    for members, n_distinct, inverse in _class_keys(labels, keys):
+        if n_distinct == 1:
+            return None
+        dealt = np.empty(n_distinct, dtype=int)
+        dealt[rng.permutation(n_distinct)] = (start + np.arange(n_distinct)) % n_folds
+        folds[members] = dealt[inverse]
+        start = (start + n_distinct) % n_folds
+    return folds
+
+
+def _class_keys(labels, keys):
+    """Per class of ``labels`` (None: one class), in order: its sequences of
+    non-NaN key, the number of distinct keys among them, and each one's index
+    among those keys."""
+    labels = np.zeros(keys.shape[0]) if labels is None else np.asarray(labels)
     for label in np.unique(labels):
         members = np.flatnonzero((labels == label) & ~np.isnan(keys))
         distinct, inverse = np.unique(keys[members], return_inverse=True)
-        if distinct.shape[0] == 1:
-            return None
-        dealt = np.empty(distinct.shape[0], dtype=int)
-        dealt[rng.permutation(distinct.shape[0])] = (
-            start + np.arange(distinct.shape[0])) % n_folds
-        folds[members] = dealt[inverse]
-        start = (start + distinct.shape[0]) % n_folds
-    return folds
+        yield members, distinct.shape[0], inverse
 
 
 def held_out_subsample(limit, rng, labels, keys):
@@ -54,13 +60,9 @@ def held_out_subsample(limit, rng, labels, keys):
     n_distinct = np.unique(keys[present]).shape[0]
     if n_distinct <= limit:
         return keys
-    labels = np.zeros(keys.shape[0]) if labels is None else np.asarray(labels)
     kept = np.zeros(keys.shape[0], dtype=bool)
-    for label in np.unique(labels):
-        members = np.flatnonzero((labels == label) & present)
-        distinct, inverse = np.unique(keys[members], return_inverse=True)
-        n_kept = max(2, limit * distinct.shape[0] // n_distinct)
-        drawn = rng.permutation(distinct.shape[0]) < n_kept
+    for members, n_class, inverse in _class_keys(labels, keys):
+        drawn = rng.permutation(n_class) < max(2, limit * n_class // n_distinct)
         kept[members] = drawn[inverse]
     return np.where(kept, keys, np.nan)
 

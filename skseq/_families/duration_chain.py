@@ -103,13 +103,16 @@ def duration_hazard(labels, offsets, n_classes, cap, *, weight=None, pseudocount
     exposure = np.bincount(label, weights=w * length, minlength=n_classes)
     ends = np.bincount(label, weights=ended, minlength=n_classes)
     geometric = (ends + pseudocount) / (exposure + pseudocount)
-    d = np.arange(1, cap)
+    n_lengths = max(cap, int(length.max(initial=0)) + 1)
     at_risk = np.zeros((n_classes, cap))
     rate = np.zeros((n_classes, cap))
     for c in range(n_classes):
         own = label == c
-        at_risk[c, :-1] = (w[own][:, None] * (length[own][:, None] >= d)).sum(axis=0)
-        events = (ended[own][:, None] * (length[own][:, None] == d)).sum(axis=0)
+        # weight of the segments lasting exactly / at least each duration
+        lasting = np.bincount(length[own], weights=w[own], minlength=n_lengths)
+        at_risk[c, :-1] = np.cumsum(lasting[::-1])[::-1][1:cap]
+        events = np.bincount(length[own], weights=ended[own],
+                             minlength=n_lengths)[1:cap]
         raw = events / np.maximum(at_risk[c, :-1], np.finfo(float).tiny)
         rate[c, :-1] = _window_mean(raw, bandwidth)
         tail = own & (length >= cap)
