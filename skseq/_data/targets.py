@@ -431,8 +431,9 @@ def _weights(sample_weight, n_sequences):
             f"sample_weight must be finite and non-negative, got {weight[s]} for "
             f"sequence {s}."
         )
-    with np.errstate(over="ignore"):
-        total = weight.sum()
+    total = finite_sum(weight, (
+        "sample_weight sums to more than the largest float64 "
+        f"({weight.max():.3g} for one sequence); use smaller weights."))
     if total <= 0:
         raise ValueError("sample_weight sums to zero: nothing to fit.")
     if total < np.finfo(np.float64).tiny:
@@ -440,12 +441,17 @@ def _weights(sample_weight, n_sequences):
             f"sample_weight sums to {total:.3g}, below the smallest normal float64: "
             "the objective's 1 / sum(sample_weight) overflows; use larger weights."
         )
-    if not np.isfinite(total):
-        raise ValueError(
-            f"sample_weight sums to more than the largest float64 ({weight.max():.3g} "
-            "for one sequence); use smaller weights."
-        )
     return weight
+
+
+def finite_sum(values, message):
+    """The sum of ``values``, or a ValueError with ``message`` where it
+    overflows float64 (weights that are each legal can still sum to inf)."""
+    with np.errstate(over="ignore"):
+        total = values.sum()
+    if not np.isfinite(total):
+        raise ValueError(message)
+    return total
 
 
 # Class weights whose weighted labels sum beyond this overflow the objective.

@@ -5,6 +5,8 @@ segment that phase targets teach the per-step classifier."""
 
 import numpy as np
 
+from .._data.targets import finite_sum
+
 
 def label_chain(labels, offsets, n_classes, n_states_per_label, *, weight=None,
                 pseudocount=1.0):
@@ -150,12 +152,8 @@ def labelled_steps(seqs, targets, weight):
 def finite_total(step_weight, name):
     """``step_weight`` (of the labelled steps), checked to sum to a finite
     float64, else a ValueError naming the parameter ``name`` that weighs them."""
-    with np.errstate(over="ignore"):
-        total = step_weight.sum()
-    if not np.isfinite(total):
-        raise ValueError(
-            f"{name} summed over the labelled steps (each step weighs its "
-            "sequence's weight) exceeds the largest float64: the counts and the "
-            "per-step classifier's fit would overflow; use smaller weights."
-        )
+    finite_sum(step_weight, (
+        f"{name} summed over the labelled steps (each step weighs its "
+        "sequence's weight) exceeds the largest float64: the counts and the "
+        "per-step classifier's fit would overflow; use smaller weights."))
     return step_weight
