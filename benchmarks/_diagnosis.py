@@ -18,7 +18,11 @@ official training split), the default ``IOHMMClassifier`` is compared with:
   decisions cross-fitted by K folds instead of leaving each sequence out,
   class-mean directions of the standardized indicators instead of (or beside)
   the ridge decisions;
-- the default with 9,996 indicators, and its fit time against the default's.
+- the default with 9,996 indicators, and its fit time against the default's;
+- the default with its decision columns scaled by the factor (of 0.1 to 31.6)
+  whose ridge read-out of the output networks' inputs has the least
+  leave-one-out error (a penalty on the decisions' weights of its own, chosen
+  as ``alpha="auto"`` chooses the penalty).
 
 Used by ``bench_shape_validation.py --diagnose``.
 """
@@ -38,10 +42,48 @@ from skseq._data import check_sequences
 from skseq._data.representation import ShapeFeatures
 from skseq._data.sequences import Targets
 from skseq._families import supervised
-from skseq._families.penalty import choose_alpha_classes, softmax_readout
+from skseq._families.penalty import (
+    _canonical,
+    choose_alpha_classes,
+    ridge_loo,
+    softmax_readout,
+)
 
 MINIROCKET_ALPHAS = np.logspace(-3, 3, 10)
 N_MINIROCKET = 9996  # MiniRocket's number of features
+
+
+# The decision columns' candidate scales (the current one first: it wins ties).
+SCALES = 10.0 ** np.array([0.0, -1.0, -0.5, 0.5, 1.0, 1.5])
+
+
+class ScaledDecisions(IOHMMClassifier):
+    """The default with its decision columns scaled by the candidate whose
+    ridge read-out (+-1 class codes, the output networks' inputs at the
+    supervised steps) has the least leave-one-out error over the penalties."""
+
+    def _represent(self, seqs, targets, sample_weight, weight, rng, features,
+                   groups=None):
+        features, rep, inputs = super()._represent(
+            seqs, targets, sample_weight, weight, rng, features, groups)
+        if features is None or not self._supervises(rep, targets):
+            return features, rep, inputs
+        n_classes = len(self.classes_)
+        n_axes = 1 if n_classes == 2 else n_classes
+        U, y = inputs[1], targets.values
+        Y = np.where(y[:, None] == np.arange(n_classes), 1.0, -1.0)
+        errors = []
+        for scale in SCALES:
+            scaled = U.copy()
+            scaled[:, -n_axes:] *= scale
+            rows = _canonical(scaled, Y, weight[seqs.sequence_of(targets.steps)])
+            errors.append(ridge_loo(*rows)[0].min())
+        scale = SCALES[int(np.argmin(errors))]
+        self.decision_scale_ = float(scale)
+        U[:, -n_axes:] *= scale
+        rep.projection_[:, -n_axes:] *= scale
+        rep.offset_[-n_axes:] *= scale
+        return features, rep, inputs
 
 
 def _fitted(model, X, y):
@@ -169,8 +211,8 @@ def _readouts(rep, train, val, y, y_val):
 def diagnose_fold(X, y, train, val, seed, shaped):
     """The rows' validation accuracies on one fold (``y`` class indices;
     ``shaped(shape_options, seed)`` the default with ``ShapeFeatures``
-    options) and the fit times of the default, MiniRocket and the default
-    with 9,996 indicators."""
+    options), the fit times of the default, MiniRocket and the default with
+    9,996 indicators, and the scale the scaled default chose."""
     X_train, X_val = [X[i] for i in train], [X[i] for i in val]
     y_train, y_val = y[train], y[val]
     default, t_default = _fitted(IOHMMClassifier(random_state=seed), X_train, y_train)
@@ -179,9 +221,11 @@ def diagnose_fold(X, y, train, val, seed, shaped):
     peer, t_peer = _fitted(MiniRocketClassifier(random_state=seed), X_train, y_train)
     wide, t_wide = _fitted(shaped({"n_indicators": N_MINIROCKET}, seed), X_train,
                            y_train)
+    scaled = _fitted(ScaledDecisions(random_state=seed), X_train, y_train)[0]
     out = {name: float(np.mean(model.predict(X_val) == y_val)) for name, model in (
         ("default", default), ("n_states=1", one_state),
-        ("MiniRocket + ridge", peer), ("default, 9,996 indicators", wide))}
+        ("MiniRocket + ridge", peer), ("default, 9,996 indicators", wide),
+        ("default, decisions scaled by leave-one-out", scaled))}
     t_train, t_val = check_sequences(X_train), check_sequences(X_val)
     out["ridge on the default's indicators"] = _ridge_accuracy(
         default.representation_, t_train, t_val, y_train, y_val)
@@ -191,4 +235,4 @@ def diagnose_fold(X, y, train, val, seed, shaped):
                                                        y_val)
     out.update(_readouts(default.representation_, t_train, t_val, y_train, y_val))
     return out, {"default": t_default, "MiniRocket + ridge": t_peer,
-                 "default, 9,996 indicators": t_wide}
+                 "default, 9,996 indicators": t_wide}, scaled.decision_scale_
