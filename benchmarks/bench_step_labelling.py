@@ -264,6 +264,12 @@ MODELS = [("hybrid", "HybridHMMClassifier() (default)"),
           ("crf", "linear-chain CRF (crfsuite), last 32 steps")]
 
 
+def per_dataset(results):
+    """Each data set's name and runs, in the order of the results."""
+    return [(name, [r for r in results if r["dataset"] == name])
+            for name in dict.fromkeys(r["dataset"] for r in results)]
+
+
 def _cell(runs, key, mode, metric):
     vals = [r["models"][key][mode][metric] for r in runs
             if key in r["models"] and mode in r["models"][key]]
@@ -328,8 +334,7 @@ def report(results):
              f"Environment: {versions('sklearn-crfsuite')}; one thread per model; "
              "the machine was shared with other jobs, so fit times are comparable "
              "only within a run.", ""]
-    for name in dict.fromkeys(r["dataset"] for r in results):
-        runs = [r for r in results if r["dataset"] == name]
+    for name, runs in per_dataset(results):
         r0 = runs[0]
         lines += [f"## {name}", "",
                   f"Seeds {[r['seed'] for r in runs]}; for seed {r0['seed']}: "
@@ -391,8 +396,7 @@ def lag_section(results):
              "`transmat_`; and the evidence one step gives, the classifier's log "
              "posterior ratio of b over a, each divided by its prior, times "
              "`likelihood_scale`, at the first step the classifier gives b.", ""]
-    for name in dict.fromkeys(r["dataset"] for r in results):
-        runs = [r for r in results if r["dataset"] == name]
+    for name, runs in per_dataset(results):
         rec = [c for r in runs for c in r["changes"]]
         get = {key: np.array([c[key] for c in rec], dtype=float) for key in rec[0]}
         # changes after which both give the new label within its segment
@@ -452,8 +456,7 @@ def window_section(results):
              "held-out training steps with, 8 or 32). Cells: mean (min-max) "
              "over the seeds; chain − alone: the causal accuracy of the chain "
              "minus that of the same model without transitions.", ""]
-    for name in dict.fromkeys(r["dataset"] for r in results):
-        runs = [r for r in results if r["dataset"] == name]
+    for name, runs in per_dataset(results):
         lines += [f"**{name}** (seeds {[r['seed'] for r in runs]}):", ""]
         rows = []
         for window in dict.fromkeys(str(c["window"]) for c in runs[0]["grid"]):
