@@ -13,8 +13,9 @@ Compared in one run, on the same sessions:
   ``algorithm="viterbi"``), the same with one state per label and
   ``transitions="none"`` (each step labelled by its per-step classifier alone),
   the same with ``onset_weight=16`` (the per-step classifier's training
-  steps within 16 steps after a change of label weighed 16 times: more
-  accurate causally on the training halves of BasicMotions, and its chain
+  steps within half its window after a change of label weighed 16 times:
+  at a window of 32, more accurate causally on the training halves of
+  BasicMotions, and its chain
   then adds accuracy to its classifier there, but no longer on PLAID's), the
   same with ``durations="learned"`` (explicit segment durations: a hidden
   semi-Markov chain whose switch probability depends on how long the segment
@@ -303,8 +304,9 @@ def report(results):
              "(8 or 32 steps) with the chain (see the last section). The row "
              "`features='summaries', window=32, likelihood_scale=0.3` is an "
              "earlier default, in the same run. The row `onset_weight=16` weighs the "
-             "per-step classifier's training steps within 16 steps after each "
-             "change of label 16 times: on the training halves it raised "
+             "per-step classifier's training steps within half its window "
+             "after each change of label 16 times: on the training halves, at "
+             "a window of 32 steps, it raised "
              "BasicMotions' causal accuracy, but on PLAID's its chain no "
              "longer added accuracy to its classifier, so it is not the "
              "default; its figures here were not used to choose. The row "

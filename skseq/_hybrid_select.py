@@ -20,7 +20,8 @@ SELECTION_STEPS = 20_000
 # ``window="auto"``: the candidates, from the shortest.
 WINDOWS = (8, 32)
 
-# Floor of the per-step posteriors before their logarithm.
+# Floor of the per-step posteriors before their logarithm: a classifier that
+# gives a label probability 0 would otherwise veto that label for good.
 MIN_PROBA = 1e-6
 
 

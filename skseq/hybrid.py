@@ -133,7 +133,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         (see the User Guide, "Labelling every step").
     onset_weight : float, default=1.0
         Weight, in the per-step classifier's fit, of the steps within the
-        first ``window // 2`` steps of a segment that begins with a change of
+        first ``window_ // 2`` steps of a segment that begins with a change of
         label inside a sequence, where the window still reads the previous
         segment (times the sequence's weight). Above 1 the classifier learns
         to give the new label from such mixed windows, a few steps earlier; the
