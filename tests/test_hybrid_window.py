@@ -2,6 +2,8 @@
 held-out training sequences, against tasks whose right window is known by
 construction, and its parts against direct computations."""
 
+import itertools
+
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
@@ -9,7 +11,7 @@ from sklearn.linear_model import LogisticRegression
 
 from skseq import HybridHMMClassifier, _hybrid_select
 from skseq._data import check_sequences
-from skseq._hybrid_select import held_out_steps, label_posteriors
+from skseq._hybrid_select import held_out_steps, label_posteriors, select_window
 
 
 def _task(lag, rng, n_steps=160):
@@ -79,3 +81,48 @@ def test_label_posteriors_sum_each_labels_parts():
     # one part per label; a label never seen has probability 0
     got = label_posteriors(_Fixed([0, 2], [[0.6, 0.4]]), np.zeros((1, 1)), 3, 1)
     assert_allclose(got, [[0.6, 0.0, 0.4]])
+
+
+def _filtered_by_enumeration(start, trans, lik):
+    """The most probable state at every step given the steps so far, by
+    summing every state path (the state before the first step drawn from
+    ``start``)."""
+    out = []
+    for t in range(lik.shape[0]):
+        p = np.zeros(start.shape[0])
+        for path in itertools.product(range(start.shape[0]), repeat=t + 1):
+            q = (start @ trans)[path[0]] * lik[0, path[0]]
+            for s in range(1, t + 1):
+                q *= trans[path[s - 1], path[s]] * lik[s, path[s]]
+            p[path[-1]] += q
+        out.append(p.argmax())
+    return np.array(out)
+
+
+def test_select_window_filters_with_the_fitting_halfs_chain():
+    labels = np.array([0, 0, 1, 1, 1, 1, 0, 1, 1, 1, 0, 0])
+    seqs = check_sequences([np.zeros((3, 1))] * 4)
+    held = np.array([False, False, True, True])  # the last two scored
+    proba = {8: np.array([[0.68, 0.32], [0.04, 0.96], [0.67, 0.33],
+                          [0.81, 0.19], [0.4, 0.6], [0.87, 0.13]]),
+             32: np.array([[0.62, 0.38], [0.36, 0.64], [0.53, 0.47],
+                           [0.43, 0.57], [0.0, 1.0], [0.3, 0.7]])}
+
+    def chosen(start, trans):
+        """The window whose filter labels more held-out steps right (ties:
+        32), the filter by enumeration, the likelihoods proba / 0.5."""
+        right = {w: np.sum(np.concatenate([
+            _filtered_by_enumeration(start, trans, p[:3] / 0.5),
+            _filtered_by_enumeration(start, trans, p[3:] / 0.5)]) == labels[6:])
+            for w, p in proba.items()}
+        return 8 if right[8] > right[32] else 32
+
+    # counted by hand, +1 each: the fitting half (first labels 0 and 1;
+    # 0->0, 0->1, 1->1 twice) and, for contrast, all four sequences
+    fitting = chosen(np.array([0.5, 0.5]), np.array([[0.5, 0.5], [0.25, 0.75]]))
+    every = chosen(np.array([0.5, 0.5]), np.array([[0.5, 0.5], [2 / 6, 4 / 6]]))
+    assert fitting != every
+    got = select_window(lambda w, rows: (proba[w], np.array([0.5, 0.5])), seqs,
+                        labels, np.ones(4), (held, None, None), (8, 32),
+                        np.random.RandomState(0), 1, 1.0)
+    assert got == fitting
