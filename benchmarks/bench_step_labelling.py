@@ -13,14 +13,16 @@ Compared in one run, on the same sessions:
   ``algorithm="viterbi"``), the same with one state per label and
   ``transitions="none"`` (each step labelled by its per-step classifier alone),
   the same with ``onset_weight=16`` (the per-step classifier's training
-  steps within 16 steps after a change of label weighed 16 times: more
-  accurate causally on the training halves of BasicMotions, and its chain
+  steps within half its window after a change of label weighed 16 times:
+  at a window of 32, more accurate causally on the training halves of
+  BasicMotions, and its chain
   then adds accuracy to its classifier there, but no longer on PLAID's), the
   same with ``durations="learned"`` (explicit segment durations: a hidden
   semi-Markov chain whose switch probability depends on how long the segment
   has lasted, learned from the training labels), and the same reading only
-  the window summaries with ``likelihood_scale=0.3`` (the defaults before
-  the representation was chosen from the data);
+  the window summaries of 32 steps with ``likelihood_scale=0.3`` (the
+  defaults before the representation and the window were chosen from the
+  data);
 - ``IOHMMClassifier()``, nothing set (causal);
 - HistGradientBoosting on the last 32 steps of each channel, alone, followed
   by a sticky HMM forward filter over its posteriors (causal), and by Viterbi
@@ -63,6 +65,7 @@ from skseq.utils import boundary_f1_score, sequence_lengths
 JSON = RESULTS / "step_labelling.json"
 TUNING_JSON = RESULTS / "step_labelling_tuning.json"
 LAG_JSON = RESULTS / "step_labelling_lag.json"  # bench_step_labelling_lag.py
+WINDOW_JSON = RESULTS / "step_labelling_window.json"  # ..._window.py
 LAGS = 32
 AFTER = 10  # steps after a change counted as "at the change" (lag section)
 
@@ -182,7 +185,7 @@ def run_one(name, seed, crf, tuning=False):
                                            "n_states_per_label": 1}),
                 ("hybrid_onset16", {"onset_weight": 16.0}),
                 ("hybrid_durations", {"durations": "learned"}),
-                ("hybrid_summaries", {"features": "summaries",
+                ("hybrid_summaries", {"features": "summaries", "window": 32,
                                       "likelihood_scale": 0.3})]
     for key, params in variants:
         model = HybridHMMClassifier(random_state=seed, **params)
@@ -192,6 +195,7 @@ def run_one(name, seed, crf, tuning=False):
         t0 = time.perf_counter()
         causal = model.predict(S_test)
         models[key] = {"fit_time": fit_time, "features": model.features_,
+                       "window": model.window_,
                        "predict_time": time.perf_counter() - t0,
                        "causal": scores(causal, L_test, tolerance)}
         if key != "hybrid_no_transitions":
@@ -253,12 +257,18 @@ MODELS = [("hybrid", "HybridHMMClassifier() (default)"),
            "HybridHMMClassifier(transitions='none', n_states_per_label=1)"),
           ("hybrid_onset16", "HybridHMMClassifier(onset_weight=16)"),
           ("hybrid_durations", "HybridHMMClassifier(durations='learned')"),
-          ("hybrid_summaries",
-           "HybridHMMClassifier(features='summaries', likelihood_scale=0.3)"),
+          ("hybrid_summaries", "HybridHMMClassifier(features='summaries', "
+           "window=32, likelihood_scale=0.3)"),
           ("iohmm", "IOHMMClassifier() (default)"),
           ("hgb", "HistGradientBoosting, last 32 steps"),
           ("hgb_filter", "HistGradientBoosting + sticky HMM"),
           ("crf", "linear-chain CRF (crfsuite), last 32 steps")]
+
+
+def per_dataset(results):
+    """Each data set's name and runs, in the order of the results."""
+    return [(name, [r for r in results if r["dataset"] == name])
+            for name in dict.fromkeys(r["dataset"] for r in results)]
 
 
 def _cell(runs, key, mode, metric):
@@ -284,17 +294,19 @@ def report(results):
              "**Limits.** Two panel constructions only; sessions are "
              "concatenated recordings, so every change of label is abrupt and "
              "every segment lasts a whole recording. The hybrid's defaults "
-             "(`features=\"auto\"`, `likelihood_scale=0.5`, two states per "
-             "label, `onset_weight=1`) were chosen on sessions cut from the "
-             "training recordings "
+             "(`features=\"auto\"`, `window=\"auto\"`, `likelihood_scale=0.5`, "
+             "two states per label, `onset_weight=1`) were chosen on sessions "
+             "cut from the training recordings "
              "of these two sets, split in halves by recording "
              "(`--tuning`); `features=\"auto\"` then chooses the per-step "
              "representation (window summaries or raw lags) on held-out "
-             "training sessions in every fit. The row "
-             "`features='summaries', likelihood_scale=0.3` is an earlier "
-             "default, in the same run. The row `onset_weight=16` weighs the "
-             "per-step classifier's training steps within 16 steps after each "
-             "change of label 16 times: on the training halves it raised "
+             "training sessions in every fit, and `window=\"auto\"` the window "
+             "(8 or 32 steps) with the chain (see the last section). The row "
+             "`features='summaries', window=32, likelihood_scale=0.3` is an "
+             "earlier default, in the same run. The row `onset_weight=16` weighs the "
+             "per-step classifier's training steps within half its window "
+             "after each change of label 16 times: on the training halves, at "
+             "a window of 32 steps, it raised "
              "BasicMotions' causal accuracy, but on PLAID's its chain no "
              "longer added accuracy to its classifier, so it is not the "
              "default; its figures here were not used to choose. The row "
@@ -324,8 +336,7 @@ def report(results):
              f"Environment: {versions('sklearn-crfsuite')}; one thread per model; "
              "the machine was shared with other jobs, so fit times are comparable "
              "only within a run.", ""]
-    for name in dict.fromkeys(r["dataset"] for r in results):
-        runs = [r for r in results if r["dataset"] == name]
+    for name, runs in per_dataset(results):
         r0 = runs[0]
         lines += [f"## {name}", "",
                   f"Seeds {[r['seed'] for r in runs]}; for seed {r0['seed']}: "
@@ -350,6 +361,8 @@ def report(results):
         lines += comparisons(runs)
     if LAG_JSON.exists():
         lines += lag_section(json.loads(LAG_JSON.read_text(encoding="utf-8")))
+    if WINDOW_JSON.exists():
+        lines += window_section(json.loads(WINDOW_JSON.read_text(encoding="utf-8")))
     write("step_labelling.md", "\n".join(lines) + "\n")
 
 
@@ -385,8 +398,7 @@ def lag_section(results):
              "`transmat_`; and the evidence one step gives, the classifier's log "
              "posterior ratio of b over a, each divided by its prior, times "
              "`likelihood_scale`, at the first step the classifier gives b.", ""]
-    for name in dict.fromkeys(r["dataset"] for r in results):
-        runs = [r for r in results if r["dataset"] == name]
+    for name, runs in per_dataset(results):
         rec = [c for r in runs for c in r["changes"]]
         get = {key: np.array([c[key] for c in rec], dtype=float) for key in rec[0]}
         # changes after which both give the new label within its segment
@@ -424,6 +436,52 @@ def lag_section(results):
               "classifier trained with the steps just after each change "
               "weighed more gives the new label from the mixed windows "
               "there, with more evidence per step.", ""]
+    return lines
+
+
+def _mean_range(values, digits=4):
+    return (f"{np.mean(values):.{digits}f} ({min(values):.{digits}f}-"
+            f"{max(values):.{digits}f})")
+
+
+def window_section(results):
+    """The section written from ``bench_step_labelling_window.py``'s results
+    (training halves only)."""
+    lines = ["## The window, chosen with the chain (training halves)", "",
+             "Measured by `python benchmarks/bench_step_labelling_window.py` on "
+             "sessions built from halves of the official training recordings "
+             "only (the `--tuning` construction; the test sessions above were "
+             "not used): `HybridHMMClassifier(window=w)` fitted once per window "
+             "and predicting at every `likelihood_scale`, and the same model "
+             "with one state per label and no transitions at the same window. "
+             "`auto` is `window='auto'` (the window the chain labels more "
+             "held-out training steps with, 8 or 32). Cells: mean (min-max) "
+             "over the seeds; chain − alone: the causal accuracy of the chain "
+             "minus that of the same model without transitions.", ""]
+    for name, runs in per_dataset(results):
+        lines += [f"**{name}** (seeds {[r['seed'] for r in runs]}):", ""]
+        rows = []
+        for window in dict.fromkeys(str(c["window"]) for c in runs[0]["grid"]):
+            cells = [c for r in runs for c in r["grid"] if str(c["window"]) == window]
+            alone = [c["no_transitions"]["accuracy"] for c in cells]
+            chosen = sorted({c.get("window_", c["window"]) for c in cells})
+            for scale in cells[0]["scales"]:
+                got = {(mode, metric): [c["scales"][scale][mode][metric]
+                                        for c in cells]
+                       for mode in ("causal", "offline")
+                       for metric in ("accuracy", "boundary_f1")}
+                rows.append([
+                    f"{window} ({', '.join(map(str, chosen))})", scale,
+                    _mean_range(got["causal", "accuracy"]),
+                    _mean_range(got["causal", "boundary_f1"], 3),
+                    _mean_range(got["offline", "boundary_f1"], 3),
+                    _mean_range(alone),
+                    f"{np.mean(got['causal', 'accuracy']) - np.mean(alone):+.4f}",
+                    f"{np.mean([c['fit_time'] for c in cells]):.1f}"])
+        lines += [table(["window (read)", "scale", "causal accuracy",
+                         "causal boundary F1", "offline boundary F1",
+                         "no transitions, causal accuracy", "chain − alone",
+                         "fit time (s)"], rows), ""]
     return lines
 
 

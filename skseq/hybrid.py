@@ -26,35 +26,21 @@ from ._data import (
     score_targets,
     validate_sequences,
 )
-from ._data.held_out import held_out_half
-from ._data.representation import window_lags, window_summaries
 from ._families import semi_markov
 from ._families.duration_chain import learned_hazard, semi_markov_chain
 from ._families.label_chain import (
-    finite_total,
+    fit_weights,
     label_chain,
     labelled_steps,
-    segment_onsets,
     segment_phases,
 )
 from ._fit.resources import check_allocation
+from ._hybrid_select import MIN_PROBA, REPRESENTATIONS, choose
 from ._kernels.forward_backward import forward_backward, viterbi
-
-# Floor of the per-step posteriors before their logarithm: a classifier that
-# gives a label probability 0 would otherwise veto that label for good.
-_MIN_PROBA = 1e-6
 
 # The default ``onset_weight``: the weight, in the per-step classifier's fit, of
 # the steps just after a change of label.
 ONSET_WEIGHT = 1.0
-
-
-# The per-step representations ``features`` chooses from.
-_REPRESENTATIONS = {"summaries": window_summaries, "lags": window_lags}
-
-# ``features="auto"``: labelled steps, at most, on which each representation's
-# classifier is fitted, and on which it is scored (a sample of each half).
-_SELECTION_STEPS = 20_000
 
 
 class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
@@ -88,8 +74,16 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         ``onset_weight=1`` and no ``sample_weight`` is given. None: a
         :class:`~sklearn.ensemble.HistGradientBoostingClassifier` with 100
         iterations (early stopping on 10% of the steps above 10,000 steps).
-    window : int, default=32
-        Steps of recent past that each step's features read.
+    window : int or "auto", default="auto"
+        Steps of recent past that each step's features read. ``"auto"``: 8 or
+        32, whichever makes the chain's causal filter label more held-out
+        steps correctly: a classifier of each is fitted on a random half of
+        the training sequences (the representation chosen at 32), the chain
+        is counted from that half's labels, and the filter runs over the
+        other half's sequences (at most about 20,000 steps; ties go to 32).
+        A short window holds less of the previous segment after a change, and
+        its evidence overlaps less with that of the neighbouring steps; a long
+        one reads slower patterns.
     features : {"auto", "summaries", "lags"}, default="auto"
         What the per-step classifier reads of the last ``window`` steps.
         ``"summaries"``: per channel the current value, and the mean, maximum,
@@ -134,12 +128,12 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         classifier is trusted less relative to the chain. Its posteriors come
         from overlapping windows, so neighbouring steps' evidence is far from
         independent, and a classifier's probabilities are often overconfident;
-        the defaults (2 states per label, 0.5) were chosen on sessions cut from
-        the training recordings of BasicMotions and PLAID (see the User Guide,
-        "Labelling every step").
+        the defaults (2 states per label, 0.5, ``window="auto"``) were chosen
+        on sessions cut from the training recordings of BasicMotions and PLAID
+        (see the User Guide, "Labelling every step").
     onset_weight : float, default=1.0
         Weight, in the per-step classifier's fit, of the steps within the
-        first ``window // 2`` steps of a segment that begins with a change of
+        first ``window_ // 2`` steps of a segment that begins with a change of
         label inside a sequence, where the window still reads the previous
         segment (times the sequence's weight). Above 1 the classifier learns
         to give the new label from such mixed windows, a few steps earlier; the
@@ -162,6 +156,8 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         Labels seen in fit.
     estimator_ : classifier
         The fitted per-step classifier.
+    window_ : int
+        The window it reads (``window``, or the one ``"auto"`` chose).
     features_ : {"summaries", "lags"}
         The representation it reads (``features``, or the one ``"auto"`` chose).
     class_prior_ : ndarray of shape (n_classes,)
@@ -213,7 +209,8 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
 
     _parameter_constraints: dict = {
         "estimator": [HasMethods(["fit", "predict_proba"]), None],
-        "window": [Interval(numbers.Integral, 1, None, closed="left")],
+        "window": [Interval(numbers.Integral, 1, None, closed="left"),
+                   StrOptions({"auto"})],
         "features": [StrOptions({"auto", "summaries", "lags"})],
         "n_states_per_label": [Interval(numbers.Integral, 1, None, closed="left")],
         "phase_targets": ["boolean"],
@@ -225,7 +222,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, estimator=None, *, window=32, features="auto",
+    def __init__(self, estimator=None, *, window="auto", features="auto",
                  n_states_per_label=2, phase_targets=False, transitions="learned",
                  durations="geometric", likelihood_scale=0.5,
                  onset_weight=ONSET_WEIGHT, n_jobs=None, random_state=None):
@@ -287,14 +284,14 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
                 fit_targets, n_targets = encoded * k + phases, classes.shape[0] * k
             seed = check_random_state(self.random_state).randint(
                 np.iinfo(np.int32).max)
-            fit_weight = self._fit_weight(labels, seqs.offsets, steps, step_weight,
-                                          sample_weight is not None)
-            features = self.features
-            if features == "auto":
-                features = self._select_features(seqs, steps, encoded, step_weight,
-                                                 fit_weight, seed)
+            weighted = sample_weight is not None
+            features, window = choose(self, seqs, steps, labels, encoded,
+                                      fit_targets, weight, step_weight, weighted,
+                                      seed)
+            fit_weight = fit_weights(labels, seqs.offsets, steps, step_weight,
+                                     weighted, window, self.onset_weight)
             estimator = self._fit_estimator(
-                _REPRESENTATIONS[features](seqs, self.window)[steps], fit_targets,
+                REPRESENTATIONS[features](seqs, window)[steps], fit_targets,
                 fit_weight, seed)
             self._fit_chain(labels, seqs.offsets, weight, encoded, fit_targets,
                             step_weight if fit_weight is None else fit_weight,
@@ -302,20 +299,9 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
             self.classes_ = classes
             self.estimator_ = estimator
             self.features_ = features
+            self.window_ = window
             self.step_level_ = targets.step_level
         return self
-
-    def _fit_weight(self, labels, offsets, steps, step_weight, weighted):
-        """The labelled steps' weights in the per-step classifier's fit: the
-        sequences' weights, times ``onset_weight`` within the first
-        ``window // 2`` steps after a change of label; None if all are 1."""
-        if self.onset_weight != 1:
-            # half the window: where it still holds much of the previous segment
-            onset = segment_onsets(labels, offsets, max(1, self.window // 2))[steps]
-            if onset.any():
-                return finite_total(step_weight * np.where(onset, float(
-                    self.onset_weight), 1.0), "sample_weight times onset_weight")
-        return step_weight if weighted else None
 
     def _fit_chain(self, labels, offsets, weight, encoded, fit_targets, step_weight,
                    n_classes, n_targets):
@@ -361,38 +347,6 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
                 estimator.fit(features, targets, sample_weight=weight)
         return estimator
 
-    def _select_features(self, seqs, steps, targets, weight, fit_weight, seed):
-        """``features="auto"``: the representation whose classifier, fitted on
-        the labelled steps of a random half of the sequences (with
-        ``fit_weight``, if not None), labels more of the other half's correctly
-        (accuracy weighted by ``weight``; at most ``_SELECTION_STEPS`` steps on
-        each side)."""
-        if seqs.lengths.max() == 1:
-            return "summaries"  # no past: both hold the step's values only
-        rng = np.random.RandomState(seed)
-        held_out = held_out_half(seqs.n_sequences, rng)
-        side = held_out[seqs.sequence_of(steps)]
-        rows = []
-        for mask in (~side, side):
-            index = np.flatnonzero(mask)
-            if index.shape[0] > _SELECTION_STEPS:
-                index = np.sort(rng.choice(index, _SELECTION_STEPS, replace=False))
-            rows.append(index)
-        fit_rows, held_rows = rows
-        if held_rows.shape[0] == 0 or np.unique(targets[fit_rows]).shape[0] < 2:
-            return "summaries"
-        accuracy = {}
-        for name, representation in _REPRESENTATIONS.items():
-            features = representation(seqs, self.window)[steps]
-            estimator = self._fit_estimator(
-                features[fit_rows], targets[fit_rows],
-                None if fit_weight is None else fit_weight[fit_rows], seed)
-            with self._threads():
-                predicted = estimator.predict(features[held_rows])
-            accuracy[name] = np.average(predicted == targets[held_rows],
-                                        weights=weight[held_rows])
-        return "lags" if accuracy["lags"] > accuracy["summaries"] else "summaries"
-
     # -- inference -----------------------------------------------------------
     def _checked(self, X):
         check_is_fitted(self)
@@ -408,14 +362,14 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         proba = np.zeros((n_steps, n_targets))
         with self._threads():
             proba[:, self.estimator_.classes_] = self.estimator_.predict_proba(
-                _REPRESENTATIONS[self.features_](seqs, self.window))
-        log_lik = (np.log(np.maximum(proba, _MIN_PROBA))
-                   - np.log(np.maximum(self.target_prior_, _MIN_PROBA)))
+                REPRESENTATIONS[self.features_](seqs, self.window_))
+        log_lik = (np.log(np.maximum(proba, MIN_PROBA))
+                   - np.log(np.maximum(self.target_prior_, MIN_PROBA)))
         if n_targets > n_classes:
             # a (label, part) pair never seen in training (segments shorter
             # than the parts) has its label's likelihood
             label = proba.reshape(n_steps, n_classes, -1).sum(axis=2)
-            log_label = (np.log(np.maximum(label, _MIN_PROBA))
+            log_label = (np.log(np.maximum(label, MIN_PROBA))
                          - np.log(self.class_prior_))
             unseen = self.target_prior_ == 0
             log_lik[:, unseen] = np.repeat(log_label, n_targets // n_classes,

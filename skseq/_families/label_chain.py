@@ -149,6 +149,22 @@ def labelled_steps(seqs, targets, weight):
     return steps, step_weight, classes, encoded, labels
 
 
+def fit_weights(labels, offsets, steps, step_weight, weighted, window,
+                onset_weight):
+    """The labelled steps' weights in the per-step classifier's fit: the
+    sequences' weights (``step_weight``, of the labelled ``steps``), times
+    ``onset_weight`` within the first ``window // 2`` steps after a change of
+    label; None if all are 1 (no ``sample_weight`` given: not ``weighted``)."""
+    if onset_weight != 1:
+        # half the window: where it still holds much of the previous segment
+        onset = segment_onsets(labels, offsets, max(1, window // 2))[steps]
+        if onset.any():
+            return finite_total(step_weight * np.where(onset, float(onset_weight),
+                                                       1.0),
+                                "sample_weight times onset_weight")
+    return step_weight if weighted else None
+
+
 def finite_total(step_weight, name):
     """``step_weight`` (of the labelled steps), checked to sum to a finite
     float64, else a ValueError naming the parameter ``name`` that weighs them."""

@@ -1,0 +1,192 @@
+"""What :class:`~skseq.HybridHMMClassifier` chooses from its own training
+sequences, on a random half of them held out: the per-step representation
+(``features="auto"``) and the length of the window it reads
+(``window="auto"``)."""
+
+import numpy as np
+
+from ._data.held_out import held_out_half
+from ._data.representation import window_lags, window_summaries
+from ._families.label_chain import fit_weights, label_chain
+from ._kernels.forward_backward import forward_backward
+
+# The per-step representations ``features`` chooses from.
+REPRESENTATIONS = {"summaries": window_summaries, "lags": window_lags}
+
+# Labelled steps, at most, on which each candidate's classifier is fitted, and
+# held-out steps on which it is scored.
+SELECTION_STEPS = 20_000
+
+# ``window="auto"``: the candidates, from the shortest.
+WINDOWS = (8, 32)
+
+# Floor of the per-step posteriors before their logarithm: a classifier that
+# gives a label probability 0 would otherwise veto that label for good.
+MIN_PROBA = 1e-6
+
+
+def held_out_split(seqs, steps, rng):
+    """A random half of the sequences held out (a mask over the sequences),
+    and the labelled steps (indices into ``steps``) of each side, at most
+    ``SELECTION_STEPS`` of each: those to fit on, then those held out."""
+    held = held_out_half(seqs.n_sequences, rng)
+    side = held[seqs.sequence_of(steps)]
+    rows = []
+    for mask in (~side, side):
+        index = np.flatnonzero(mask)
+        if index.shape[0] > SELECTION_STEPS:
+            index = np.sort(rng.choice(index, SELECTION_STEPS, replace=False))
+        rows.append(index)
+    return held, rows[0], rows[1]
+
+
+def select_features(fit, predict, seqs, steps, targets, weight, split, window):
+    """The representation whose classifier, fitted (``fit(features)``, the
+    fitting steps' rows) on the split's fitting steps, labels more of its
+    held-out steps correctly (accuracy weighted by ``weight``); and the
+    classifiers fitted, by representation."""
+    _, fit_rows, held_rows = split
+    accuracy, fitted = {}, {}
+    for name, representation in REPRESENTATIONS.items():
+        features = representation(seqs, window)[steps]
+        fitted[name] = fit(features[fit_rows])
+        predicted = predict(fitted[name], features[held_rows])
+        accuracy[name] = np.average(predicted == targets[held_rows],
+                                    weights=weight[held_rows])
+    return ("lags" if accuracy["lags"] > accuracy["summaries"] else "summaries",
+            fitted)
+
+
+def held_out_steps(seqs, held, rng):
+    """Whole held-out sequences in a random order until they hold
+    ``SELECTION_STEPS`` steps (or all of them): their packed steps, in order,
+    and their offsets among those steps."""
+    order = rng.permutation(np.flatnonzero(held))
+    lengths = seqs.lengths[order]
+    n = int(np.searchsorted(np.cumsum(lengths), SELECTION_STEPS)) + 1
+    order = np.sort(order[:n])
+    lengths = seqs.lengths[order]
+    offsets = np.zeros(order.shape[0] + 1, dtype=np.intp)
+    np.cumsum(lengths, out=offsets[1:])
+    rows = np.repeat(seqs.offsets[order] - offsets[:-1], lengths) + np.arange(
+        offsets[-1])
+    return rows, offsets
+
+
+def filtered_labels(proba, prior, startprob, transmat, offsets, scale):
+    """The causal filter's most probable label at every step (Bourlard &
+    Morgan 1994: the posteriors ``proba`` over the labels, divided by their
+    ``prior`` and raised to ``scale``, as the likelihoods of the chain's
+    states, ``startprob.shape[0] // n_labels`` states per label)."""
+    n_steps, n_labels = proba.shape
+    k = startprob.shape[0] // n_labels
+    log_lik = scale * (np.log(np.maximum(proba, MIN_PROBA))
+                       - np.log(np.maximum(prior, MIN_PROBA)))
+    gamma = forward_backward(startprob, transmat[None], np.repeat(log_lik, k, axis=1),
+                             offsets, backward=False).gamma
+    return gamma.reshape(n_steps, n_labels, k).sum(axis=2).argmax(axis=1)
+
+
+def label_posteriors(estimator, x, n_labels, n_parts):
+    """P(label | window) at the rows ``x``, from a classifier of the targets
+    ``label * n_parts + part`` (labels or targets it never saw: 0)."""
+    proba = np.zeros((x.shape[0], n_labels * n_parts))
+    proba[:, estimator.classes_] = estimator.predict_proba(x)
+    return proba.reshape(x.shape[0], n_labels, n_parts).sum(axis=2)
+
+
+def select_window(chain_proba, seqs, labels, weight, split, windows, rng,
+                  n_states_per_label, scale):
+    """The window under which the chain labels more held-out steps correctly.
+
+    ``chain_proba(window, rows)`` gives the label posteriors, at the packed
+    steps ``rows``, of that window's classifier fitted on the split's fitting
+    steps, and the label priors among those steps. The chain is counted from
+    the fitting half's labels only (the held-out sequences weigh 0); the
+    filter runs over whole held-out sequences (at most about
+    ``SELECTION_STEPS`` steps); accuracy over their labelled steps, weighted
+    by ``weight``. Ties go to the longer window.
+    """
+    held = split[0]
+    n_labels = int(labels.max()) + 1
+    startprob, transmat = label_chain(labels, seqs.offsets, n_labels,
+                                      n_states_per_label,
+                                      weight=np.where(held, 0.0, weight))
+    rows, offsets = held_out_steps(seqs, held, rng)
+    truth = labels[rows]
+    scored = truth >= 0
+    if not scored.any():
+        return max(windows)
+    step_weight = np.repeat(weight, seqs.lengths)[rows][scored]
+    best, best_accuracy = None, -np.inf
+    for window in sorted(windows, reverse=True):
+        proba, prior = chain_proba(window, rows)
+        if scale is None:  # no chain: the classifier alone
+            predicted = proba.argmax(axis=1)
+        else:
+            predicted = filtered_labels(proba, prior, startprob, transmat,
+                                        offsets, scale)
+        accuracy = np.average(predicted[scored] == truth[scored], weights=step_weight)
+        if accuracy > best_accuracy:
+            best, best_accuracy = window, accuracy
+    return best
+
+
+def choose(model, seqs, steps, labels, encoded, fit_targets, weight, step_weight,
+           weighted, seed):
+    """The representation and the window of a :class:`HybridHMMClassifier`
+    ``model`` (its ``features`` and ``window``, or chosen for ``"auto"`` on a
+    random half of the sequences held out: the representation at the longest
+    window by the classifier's accuracy, then the window by the chain's). The
+    arguments are those of its fit; its ``_fit_estimator`` fits the
+    candidates."""
+    windows = WINDOWS if model.window == "auto" else (model.window,)
+    features, window = model.features, windows[-1]
+    if (features != "auto" and len(windows) == 1) or seqs.lengths.max() == 1:
+        # one-step sequences have no past: both representations hold the step
+        return "summaries" if features == "auto" else features, window
+    rng = np.random.RandomState(seed)
+    split = held_out_split(seqs, steps, rng)
+    fit_rows = split[1]
+    if split[2].shape[0] == 0 or np.unique(encoded[fit_rows]).shape[0] < 2:
+        return "summaries" if features == "auto" else features, window
+
+    def fitter(window, targets):
+        """Fits a classifier on the fitting steps' rows of its features; and
+        those steps' weights (None: all 1)."""
+        fit_weight = fit_weights(labels, seqs.offsets, steps, step_weight, weighted,
+                                 window, model.onset_weight)
+        rows_weight = None if fit_weight is None else fit_weight[fit_rows]
+        return (lambda x: model._fit_estimator(x, targets[fit_rows], rows_weight,
+                                               seed)), rows_weight
+
+    def predict(estimator, x):
+        with model._threads():
+            return estimator.predict(x)
+
+    fitted = {}
+    if features == "auto":
+        features, fitted = select_features(fitter(window, encoded)[0], predict, seqs,
+                                           steps, encoded, step_weight, split, window)
+    if len(windows) == 1:
+        return features, window
+    # the classifier that chose the representation, if of the same targets
+    reused = {window: fitted[features]} if fit_targets is encoded and fitted else {}
+    n_classes = int(labels.max()) + 1
+    n_parts = 1 if fit_targets is encoded else model.n_states_per_label
+
+    def chain_proba(window, rows):
+        x = REPRESENTATIONS[features](seqs, window)
+        fit, rows_weight = fitter(window, fit_targets)
+        estimator = reused[window] if window in reused else fit(x[steps][fit_rows])
+        prior = np.bincount(encoded[fit_rows], minlength=n_classes, weights=(
+            step_weight[fit_rows] if rows_weight is None else rows_weight))
+        with model._threads():
+            proba = label_posteriors(estimator, x[rows], n_classes, n_parts)
+        return proba, prior / prior.sum()
+
+    window = select_window(
+        chain_proba, seqs, labels, weight, split, windows, rng,
+        model.n_states_per_label,
+        None if model.transitions == "none" else model.likelihood_scale)
+    return features, window

@@ -1,0 +1,128 @@
+"""HybridHMMClassifier(window="auto"): the window chosen with the chain on
+held-out training sequences, against tasks whose right window is known by
+construction, and its parts against direct computations."""
+
+import itertools
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.linear_model import LogisticRegression
+
+from skseq import HybridHMMClassifier, _hybrid_select
+from skseq._data import check_sequences
+from skseq._hybrid_select import held_out_steps, label_posteriors, select_window
+
+
+def _task(lag, rng, n_steps=160):
+    """One channel of noise labelled by the sign of its value ``lag`` steps
+    ago: the raw lags of a window of 8 are lags 0-7, those of a window of 32
+    lags 0-4, 8, ..., 28, so that a lag of 6 is read by the first only, and a
+    lag of 20 by the second only."""
+    x = rng.normal(size=n_steps)
+    on = np.concatenate([np.zeros(lag, dtype=bool), x[:-lag] > 0])
+    return x[:, None], np.where(on, "on", "off")
+
+
+@pytest.mark.parametrize("lag, window", [(6, 8), (20, 32)])
+@pytest.mark.parametrize("transitions", ["learned", "none"])
+def test_auto_window_is_the_one_the_task_needs(lag, window, transitions):
+    rng = np.random.default_rng(0)
+    X, y = zip(*[_task(lag, rng) for _ in range(8)], strict=True)
+    X, y = list(X), list(y)
+    params = {"estimator": LogisticRegression(), "features": "lags",
+              "transitions": transitions, "n_states_per_label": 1,
+              "random_state": 0}
+    model = HybridHMMClassifier(window="auto", **params).fit(X, y)
+    assert model.window_ == window
+    # the final fit is that of the chosen window, given
+    given = HybridHMMClassifier(window=window, **params).fit(X, y)
+    assert given.window_ == window
+    assert_allclose(np.vstack(model.predict_proba(X)),
+                    np.vstack(given.predict_proba(X)))
+
+
+def test_held_out_steps_against_a_loop(monkeypatch):
+    monkeypatch.setattr(_hybrid_select, "SELECTION_STEPS", 10)
+    lengths = [3, 5, 4, 6, 2, 7]
+    seqs = check_sequences([np.zeros((n, 1)) for n in lengths])
+    held = np.array([True, False, True, True, True, False])
+    rows, offsets = held_out_steps(seqs, held, np.random.RandomState(5))
+    # the same draw, then whole sequences until they hold 10 steps
+    order = np.random.RandomState(5).permutation(np.flatnonzero(held))
+    taken, total = [], 0
+    for s in order:
+        taken.append(s)
+        total += lengths[s]
+        if total >= 10:
+            break
+    starts = np.concatenate([[0], np.cumsum(lengths)])
+    expected = [np.arange(starts[s], starts[s + 1]) for s in sorted(taken)]
+    assert_array_equal(rows, np.concatenate(expected))
+    assert_array_equal(offsets, np.concatenate([[0], np.cumsum(
+        [lengths[s] for s in sorted(taken)])]))
+
+
+class _Fixed:
+    """A fitted classifier of some targets with given probabilities."""
+
+    def __init__(self, classes, proba):
+        self.classes_, self.proba = np.array(classes), np.array(proba)
+
+    def predict_proba(self, x):
+        return self.proba
+
+
+def test_label_posteriors_sum_each_labels_parts():
+    # targets label * 2 + part; target 2 (label 1, part 0) never seen
+    fixed = _Fixed([0, 1, 3, 4], [[0.1, 0.2, 0.3, 0.4], [0.25, 0.25, 0.5, 0.0]])
+    got = label_posteriors(fixed, np.zeros((2, 1)), 3, 2)
+    assert_allclose(got, [[0.3, 0.3, 0.4], [0.5, 0.5, 0.0]])
+    # one part per label; a label never seen has probability 0
+    got = label_posteriors(_Fixed([0, 2], [[0.6, 0.4]]), np.zeros((1, 1)), 3, 1)
+    assert_allclose(got, [[0.6, 0.0, 0.4]])
+
+
+def _filtered_by_enumeration(start, trans, lik):
+    """The most probable state at every step given the steps so far, by
+    summing every state path (the state before the first step drawn from
+    ``start``)."""
+    out = []
+    for t in range(lik.shape[0]):
+        p = np.zeros(start.shape[0])
+        for path in itertools.product(range(start.shape[0]), repeat=t + 1):
+            q = (start @ trans)[path[0]] * lik[0, path[0]]
+            for s in range(1, t + 1):
+                q *= trans[path[s - 1], path[s]] * lik[s, path[s]]
+            p[path[-1]] += q
+        out.append(p.argmax())
+    return np.array(out)
+
+
+def test_select_window_filters_with_the_fitting_halfs_chain():
+    labels = np.array([0, 0, 1, 1, 1, 1, 0, 1, 1, 1, 0, 0])
+    seqs = check_sequences([np.zeros((3, 1))] * 4)
+    held = np.array([False, False, True, True])  # the last two scored
+    proba = {8: np.array([[0.68, 0.32], [0.04, 0.96], [0.67, 0.33],
+                          [0.81, 0.19], [0.4, 0.6], [0.87, 0.13]]),
+             32: np.array([[0.62, 0.38], [0.36, 0.64], [0.53, 0.47],
+                           [0.43, 0.57], [0.0, 1.0], [0.3, 0.7]])}
+
+    def chosen(start, trans):
+        """The window whose filter labels more held-out steps right (ties:
+        32), the filter by enumeration, the likelihoods proba / 0.5."""
+        right = {w: np.sum(np.concatenate([
+            _filtered_by_enumeration(start, trans, p[:3] / 0.5),
+            _filtered_by_enumeration(start, trans, p[3:] / 0.5)]) == labels[6:])
+            for w, p in proba.items()}
+        return 8 if right[8] > right[32] else 32
+
+    # counted by hand, +1 each: the fitting half (first labels 0 and 1;
+    # 0->0, 0->1, 1->1 twice) and, for contrast, all four sequences
+    fitting = chosen(np.array([0.5, 0.5]), np.array([[0.5, 0.5], [0.25, 0.75]]))
+    every = chosen(np.array([0.5, 0.5]), np.array([[0.5, 0.5], [2 / 6, 4 / 6]]))
+    assert fitting != every
+    got = select_window(lambda w, rows: (proba[w], np.array([0.5, 0.5])), seqs,
+                        labels, np.ones(4), (held, None, None), (8, 32),
+                        np.random.RandomState(0), 1, 1.0)
+    assert got == fitting
