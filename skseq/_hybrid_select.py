@@ -28,8 +28,13 @@ MIN_PROBA = 1e-6
 def held_out_split(seqs, steps, rng):
     """A random half of the sequences held out (a mask over the sequences),
     and the labelled steps (indices into ``steps``) of each side, at most
-    ``SELECTION_STEPS`` of each: those to fit on, then those held out."""
-    held = held_out_half(seqs.n_sequences, rng)
+    ``SELECTION_STEPS`` of each: those to fit on, then those held out. The
+    half is drawn among the sequences holding some of the labelled ``steps``
+    (of positive weight), so that a sequence of weight 0, or unlabelled,
+    changes the choice no more than it changes the fit: not at all."""
+    labelled = np.unique(seqs.sequence_of(steps))
+    held = np.zeros(seqs.n_sequences, dtype=bool)
+    held[labelled] = held_out_half(labelled.shape[0], rng)
     side = held[seqs.sequence_of(steps)]
     rows = []
     for mask in (~side, side):

@@ -79,3 +79,30 @@ def test_label_posteriors_sum_each_labels_parts():
     # one part per label; a label never seen has probability 0
     got = label_posteriors(_Fixed([0, 2], [[0.6, 0.4]]), np.zeros((1, 1)), 3, 1)
     assert_allclose(got, [[0.6, 0.0, 0.4]])
+
+
+def _segments(n_sequences, rng, n_steps=60, noise=1.0):
+    """Sequences of segments of 10 steps, labelled "a" and "b" in turn, whose
+    one channel is the label's level (0 or 1) plus noise."""
+    X, y = [], []
+    for i in range(n_sequences):
+        label = (np.arange(n_steps) // 10 + i) % 2
+        X.append((label + noise * rng.normal(size=n_steps))[:, None])
+        y.append(np.array(["a", "b"])[label])
+    return X, y
+
+
+@pytest.mark.parametrize("seed", [3, 4, 5])
+def test_auto_ignores_sequences_of_weight_zero_or_unlabelled(seed):
+    # a sequence of weight 0, or with no labelled step, is in no fit: with
+    # "auto" as without, the model is the one fitted without it
+    X, y = _segments(6, np.random.default_rng(1))
+    extra_X, extra_y = _segments(2, np.random.default_rng(2))
+    extra_y[1] = np.full(60, None, dtype=object)  # unlabelled
+    params = {"estimator": LogisticRegression(), "random_state": seed}
+    model = HybridHMMClassifier(**params).fit(
+        extra_X + X, extra_y + y, sample_weight=[0.0, 1.0] + [1.0] * 6)
+    without = HybridHMMClassifier(**params).fit(X, y)
+    assert (model.window_, model.features_) == (without.window_, without.features_)
+    assert_allclose(np.vstack(model.predict_proba(X)),
+                    np.vstack(without.predict_proba(X)))
