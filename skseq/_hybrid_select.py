@@ -166,8 +166,9 @@ def choose(model, seqs, steps, labels, encoded, fit_targets, weight, step_weight
                                                seed)), rows_weight
 
     def predict(estimator, x):
+        """The most probable target: ``estimator`` needs no ``predict``."""
         with model._threads():
-            return estimator.predict(x)
+            return estimator.classes_[estimator.predict_proba(x).argmax(axis=1)]
 
     fitted = {}
     if features == "auto":

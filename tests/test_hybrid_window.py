@@ -106,3 +106,35 @@ def test_auto_ignores_sequences_of_weight_zero_or_unlabelled(seed):
     assert (model.window_, model.features_) == (without.window_, without.features_)
     assert_allclose(np.vstack(model.predict_proba(X)),
                     np.vstack(without.predict_proba(X)))
+
+
+class _ProbaOnly:
+    """A logistic regression seen through ``fit`` and ``predict_proba`` only,
+    all that ``estimator`` needs."""
+
+    def __init__(self, random_state=None):
+        self.random_state = random_state
+
+    def get_params(self, deep=True):
+        return {"random_state": self.random_state}
+
+    def set_params(self, **params):
+        self.random_state = params.get("random_state", self.random_state)
+        return self
+
+    def fit(self, X, y, sample_weight=None):
+        self.model_ = LogisticRegression().fit(X, y, sample_weight=sample_weight)
+        self.classes_ = self.model_.classes_
+        return self
+
+    def predict_proba(self, X):
+        return self.model_.predict_proba(X)
+
+
+def test_auto_with_an_estimator_without_predict():
+    X, y = _segments(6, np.random.default_rng(1), noise=2.0)
+    model = HybridHMMClassifier(_ProbaOnly(), random_state=4).fit(X, y)
+    plain = HybridHMMClassifier(LogisticRegression(), random_state=4).fit(X, y)
+    assert (model.window_, model.features_) == (plain.window_, plain.features_)
+    assert_allclose(np.vstack(model.predict_proba(X)),
+                    np.vstack(plain.predict_proba(X)))
