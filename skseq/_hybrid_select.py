@@ -101,7 +101,7 @@ def label_posteriors(estimator, x, n_labels, n_parts):
 
 
 def select_window(chain_proba, seqs, labels, weight, split, windows, rng,
-                  n_states_per_label, scale):
+                  n_states_per_label, scale, chained=True):
     """The window under which the chain labels more held-out steps correctly.
 
     ``chain_proba(window, rows)`` gives the label posteriors, at the packed
@@ -110,7 +110,10 @@ def select_window(chain_proba, seqs, labels, weight, split, windows, rng,
     the fitting half's labels only (the held-out sequences weigh 0); the
     filter runs over whole held-out sequences (at most about
     ``SELECTION_STEPS`` steps); accuracy over their labelled steps, weighted
-    by ``weight``. Ties go to the longer window.
+    by ``weight``. Ties go to the longer window. Not ``chained``
+    (``transitions="none"``): every state drawn afresh from the label priors,
+    as in the fitted model, whose filter still weighs the priors against the
+    posteriors raised to ``scale``.
     """
     held = split[0]
     n_labels = int(labels.max()) + 1
@@ -126,11 +129,11 @@ def select_window(chain_proba, seqs, labels, weight, split, windows, rng,
     best, best_accuracy = None, -np.inf
     for window in sorted(windows, reverse=True):
         proba, prior = chain_proba(window, rows)
-        if scale is None:  # no chain: the classifier alone
-            predicted = proba.argmax(axis=1)
-        else:
-            predicted = filtered_labels(proba, prior, startprob, transmat,
-                                        offsets, scale)
+        if not chained:
+            startprob = np.repeat(prior, n_states_per_label) / n_states_per_label
+            transmat = np.tile(startprob, (startprob.shape[0], 1))
+        predicted = filtered_labels(proba, prior, startprob, transmat, offsets,
+                                    scale)
         accuracy = np.average(predicted[scored] == truth[scored], weights=step_weight)
         if accuracy > best_accuracy:
             best, best_accuracy = window, accuracy
@@ -193,6 +196,6 @@ def choose(model, seqs, steps, labels, encoded, fit_targets, weight, step_weight
 
     window = select_window(
         chain_proba, seqs, labels, weight, split, windows, rng,
-        model.n_states_per_label,
-        None if model.transitions == "none" else model.likelihood_scale)
+        model.n_states_per_label, model.likelihood_scale,
+        chained=model.transitions == "learned")
     return features, window

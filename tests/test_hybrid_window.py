@@ -138,3 +138,32 @@ def test_auto_with_an_estimator_without_predict():
     assert (model.window_, model.features_) == (plain.window_, plain.features_)
     assert_allclose(np.vstack(model.predict_proba(X)),
                     np.vstack(plain.predict_proba(X)))
+
+
+def test_auto_window_without_transitions_scores_the_models_labels():
+    # transitions="none": the fitted model labels a step argmax_c
+    # prior_c^(1 - s) * p_c^s (states drawn afresh from the priors, the
+    # posteriors over the priors raised to s), not argmax_c p_c; the window is
+    # chosen by that label. Held out: the second sequence, labels 0, 0, 0, 1.
+    seqs = check_sequences([np.zeros((4, 1)), np.zeros((4, 1))])
+    labels = np.array([0, 0, 0, 1, 0, 0, 0, 1])
+    prior = np.array([0.9, 0.1])
+    proba = {32: np.array([[0.4, 0.6]] * 3 + [[0.05, 0.95]]),
+             8: np.array([[0.6, 0.4]] * 3 + [[0.3, 0.7]])}
+    truth = labels[4:]
+    for window, p in proba.items():
+        by_hand = np.argmax(np.sqrt(prior * p), axis=1)  # s = 0.5
+        # window 32: the model's labels all right, the classifier's one in 4
+        assert np.mean(by_hand == truth) == (1.0 if window == 32 else 0.75)
+        assert np.mean(p.argmax(axis=1) == truth) == (0.25 if window == 32 else 1.0)
+
+    def chain_proba(window, rows):
+        assert_array_equal(rows, np.arange(4, 8))
+        return proba[window], prior
+
+    split = (np.array([False, True]), None, None)
+    for k in (1, 2):
+        chosen = _hybrid_select.select_window(
+            chain_proba, seqs, labels, np.ones(2), split, (8, 32),
+            np.random.RandomState(0), k, 0.5, chained=False)
+        assert chosen == 32
