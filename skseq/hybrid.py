@@ -20,8 +20,10 @@ from threadpoolctl import threadpool_limits
 
 from ._data import (
     N_JOBS_CONSTRAINT,
+    check_fitted_params,
     check_sample_weight,
     check_targets,
+    record_fitted_params,
     restore_on_failure,
     score_targets,
     validate_sequences,
@@ -301,6 +303,8 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
             self.features_ = features
             self.window_ = window
             self.step_level_ = targets.step_level
+            # the states' layout that prediction reads
+            record_fitted_params(self, ("n_states_per_label",))
         return self
 
     def _fit_chain(self, labels, offsets, weight, encoded, fit_targets, step_weight,
@@ -350,6 +354,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
     # -- inference -----------------------------------------------------------
     def _checked(self, X):
         check_is_fitted(self)
+        check_fitted_params(self)
         return validate_sequences(self, X, reset=False)
 
     def _log_emissions(self, seqs):

@@ -167,3 +167,19 @@ def test_auto_window_without_transitions_scores_the_models_labels():
             chain_proba, seqs, labels, np.ones(2), split, (8, 32),
             np.random.RandomState(0), k, 0.5, chained=False)
         assert chosen == 32
+
+
+def test_states_per_label_changed_after_fit_is_refused():
+    X, y = _segments(4, np.random.default_rng(0))
+    model = HybridHMMClassifier(LogisticRegression(), window=8,
+                                features="lags").fit(X, y)
+    expected = model.predict(X)
+    for k in (1, 4):  # an IndexError, then every step labelled "a"
+        model.set_params(n_states_per_label=k)
+        with pytest.raises(ValueError, match="n_states_per_label changed"):
+            model.predict(X)
+    # refitted, or set back, it predicts as fitted
+    model.set_params(n_states_per_label=2)
+    assert_array_equal(np.concatenate(model.predict(X)), np.concatenate(expected))
+    # the window is read from the fit (window_), the scale meant to be tuned
+    model.set_params(window=32, likelihood_scale=1.0).predict(X)
