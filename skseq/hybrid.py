@@ -83,6 +83,9 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         the training sequences (the representation chosen at 32), the chain
         is counted from that half's labels, and the filter runs over the
         other half's sequences (at most about 20,000 steps; ties go to 32).
+        No choice is made, and 32 taken, when fewer than 2 sequences hold
+        labelled steps (of positive weight) or the fitting half holds only
+        one label; ``features="auto"`` then takes ``"summaries"``.
         A short window holds less of the previous segment after a change, and
         its evidence overlaps less with that of the neighbouring steps; a long
         one reads slower patterns.

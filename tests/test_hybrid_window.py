@@ -183,3 +183,13 @@ def test_states_per_label_changed_after_fit_is_refused():
     assert_array_equal(np.concatenate(model.predict(X)), np.concatenate(expected))
     # the window is read from the fit (window_), the scale meant to be tuned
     model.set_params(window=32, likelihood_scale=1.0).predict(X)
+
+
+def test_auto_without_a_half_to_hold_out():
+    # one labelled sequence (the other of weight 0): no choice, 32 and summaries
+    X, y = _segments(2, np.random.default_rng(0))
+    for weight in (None, [1.0, 0.0]):
+        model = HybridHMMClassifier(LogisticRegression()).fit(
+            X[:1] if weight is None else X, y[:1] if weight is None else y,
+            sample_weight=weight)
+        assert (model.window_, model.features_) == (32, "summaries")
