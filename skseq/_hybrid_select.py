@@ -171,7 +171,8 @@ def choose(model, seqs, steps, labels, encoded, fit_targets, weight, step_weight
     def predict(estimator, x):
         """The most probable target: ``estimator`` needs no ``predict``."""
         with model._threads():
-            return estimator.classes_[estimator.predict_proba(x).argmax(axis=1)]
+            return np.asarray(estimator.classes_)[
+                estimator.predict_proba(x).argmax(axis=1)]
 
     fitted = {}
     if features == "auto":

@@ -109,8 +109,8 @@ def test_auto_ignores_sequences_of_weight_zero_or_unlabelled(seed):
 
 
 class _ProbaOnly:
-    """A logistic regression seen through ``fit`` and ``predict_proba`` only,
-    all that ``estimator`` needs."""
+    """A logistic regression seen through ``fit``, ``predict_proba`` and
+    ``classes_`` only, all that ``estimator`` needs."""
 
     def __init__(self, random_state=None):
         self.random_state = random_state
@@ -124,7 +124,7 @@ class _ProbaOnly:
 
     def fit(self, X, y, sample_weight=None):
         self.model_ = LogisticRegression().fit(X, y, sample_weight=sample_weight)
-        self.classes_ = self.model_.classes_
+        self.classes_ = list(self.model_.classes_)  # not even an array
         return self
 
     def predict_proba(self, X):
