@@ -28,8 +28,13 @@ MIN_PROBA = 1e-6
 def held_out_split(seqs, steps, rng):
     """A random half of the sequences held out (a mask over the sequences),
     and the labelled steps (indices into ``steps``) of each side, at most
-    ``SELECTION_STEPS`` of each: those to fit on, then those held out."""
-    held = held_out_half(seqs.n_sequences, rng)
+    ``SELECTION_STEPS`` of each: those to fit on, then those held out. The
+    half is drawn among the sequences holding some of the labelled ``steps``
+    (of positive weight), so that a sequence of weight 0, or unlabelled,
+    changes the choice no more than it changes the fit: not at all."""
+    labelled = np.unique(seqs.sequence_of(steps))
+    held = np.zeros(seqs.n_sequences, dtype=bool)
+    held[labelled] = held_out_half(labelled.shape[0], rng)
     side = held[seqs.sequence_of(steps)]
     rows = []
     for mask in (~side, side):
@@ -96,7 +101,7 @@ def label_posteriors(estimator, x, n_labels, n_parts):
 
 
 def select_window(chain_proba, seqs, labels, weight, split, windows, rng,
-                  n_states_per_label, scale):
+                  n_states_per_label, scale, chained=True):
     """The window under which the chain labels more held-out steps correctly.
 
     ``chain_proba(window, rows)`` gives the label posteriors, at the packed
@@ -105,7 +110,10 @@ def select_window(chain_proba, seqs, labels, weight, split, windows, rng,
     the fitting half's labels only (the held-out sequences weigh 0); the
     filter runs over whole held-out sequences (at most about
     ``SELECTION_STEPS`` steps); accuracy over their labelled steps, weighted
-    by ``weight``. Ties go to the longer window.
+    by ``weight``. Ties go to the longer window. Not ``chained``
+    (``transitions="none"``): every state drawn afresh from the label priors,
+    as in the fitted model, whose filter still weighs the priors against the
+    posteriors raised to ``scale``.
     """
     held = split[0]
     n_labels = int(labels.max()) + 1
@@ -121,11 +129,11 @@ def select_window(chain_proba, seqs, labels, weight, split, windows, rng,
     best, best_accuracy = None, -np.inf
     for window in sorted(windows, reverse=True):
         proba, prior = chain_proba(window, rows)
-        if scale is None:  # no chain: the classifier alone
-            predicted = proba.argmax(axis=1)
-        else:
-            predicted = filtered_labels(proba, prior, startprob, transmat,
-                                        offsets, scale)
+        if not chained:
+            startprob = np.repeat(prior, n_states_per_label) / n_states_per_label
+            transmat = np.tile(startprob, (startprob.shape[0], 1))
+        predicted = filtered_labels(proba, prior, startprob, transmat, offsets,
+                                    scale)
         accuracy = np.average(predicted[scored] == truth[scored], weights=step_weight)
         if accuracy > best_accuracy:
             best, best_accuracy = window, accuracy
@@ -161,8 +169,10 @@ def choose(model, seqs, steps, labels, encoded, fit_targets, weight, step_weight
                                                seed)), rows_weight
 
     def predict(estimator, x):
+        """The most probable target: ``estimator`` needs no ``predict``."""
         with model._threads():
-            return estimator.predict(x)
+            return np.asarray(estimator.classes_)[
+                estimator.predict_proba(x).argmax(axis=1)]
 
     fitted = {}
     if features == "auto":
@@ -187,6 +197,6 @@ def choose(model, seqs, steps, labels, encoded, fit_targets, weight, step_weight
 
     window = select_window(
         chain_proba, seqs, labels, weight, split, windows, rng,
-        model.n_states_per_label,
-        None if model.transitions == "none" else model.likelihood_scale)
+        model.n_states_per_label, model.likelihood_scale,
+        chained=model.transitions == "learned")
     return features, window

@@ -20,8 +20,10 @@ from threadpoolctl import threadpool_limits
 
 from ._data import (
     N_JOBS_CONSTRAINT,
+    check_fitted_params,
     check_sample_weight,
     check_targets,
+    record_fitted_params,
     restore_on_failure,
     score_targets,
     validate_sequences,
@@ -81,6 +83,9 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         the training sequences (the representation chosen at 32), the chain
         is counted from that half's labels, and the filter runs over the
         other half's sequences (at most about 20,000 steps; ties go to 32).
+        No choice is made, and 32 taken, when fewer than 2 sequences hold
+        labelled steps (of positive weight) or the fitting half holds only
+        one label; ``features="auto"`` then takes ``"summaries"``.
         A short window holds less of the previous segment after a change, and
         its evidence overlaps less with that of the neighbouring steps; a long
         one reads slower patterns.
@@ -301,6 +306,8 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
             self.features_ = features
             self.window_ = window
             self.step_level_ = targets.step_level
+            # the states' layout that prediction reads
+            record_fitted_params(self, ("n_states_per_label",))
         return self
 
     def _fit_chain(self, labels, offsets, weight, encoded, fit_targets, step_weight,
@@ -350,6 +357,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
     # -- inference -----------------------------------------------------------
     def _checked(self, X):
         check_is_fitted(self)
+        check_fitted_params(self)
         return validate_sequences(self, X, reset=False)
 
     def _log_emissions(self, seqs):

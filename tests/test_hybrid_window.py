@@ -126,3 +126,117 @@ def test_select_window_filters_with_the_fitting_halfs_chain():
                         labels, np.ones(4), (held, None, None), (8, 32),
                         np.random.RandomState(0), 1, 1.0)
     assert got == fitting
+
+
+def _segments(n_sequences, rng, n_steps=60, noise=1.0):
+    """Sequences of segments of 10 steps, labelled "a" and "b" in turn, whose
+    one channel is the label's level (0 or 1) plus noise."""
+    X, y = [], []
+    for i in range(n_sequences):
+        label = (np.arange(n_steps) // 10 + i) % 2
+        X.append((label + noise * rng.normal(size=n_steps))[:, None])
+        y.append(np.array(["a", "b"])[label])
+    return X, y
+
+
+@pytest.mark.parametrize("seed", [3, 4, 5])
+def test_auto_ignores_sequences_of_weight_zero_or_unlabelled(seed):
+    # a sequence of weight 0, or with no labelled step, is in no fit: with
+    # "auto" as without, the model is the one fitted without it
+    X, y = _segments(6, np.random.default_rng(1))
+    extra_X, extra_y = _segments(2, np.random.default_rng(2))
+    extra_y[1] = np.full(60, None, dtype=object)  # unlabelled
+    params = {"estimator": LogisticRegression(), "random_state": seed}
+    model = HybridHMMClassifier(**params).fit(
+        extra_X + X, extra_y + y, sample_weight=[0.0, 1.0] + [1.0] * 6)
+    without = HybridHMMClassifier(**params).fit(X, y)
+    assert (model.window_, model.features_) == (without.window_, without.features_)
+    assert_allclose(np.vstack(model.predict_proba(X)),
+                    np.vstack(without.predict_proba(X)))
+
+
+class _ProbaOnly:
+    """A logistic regression seen through ``fit``, ``predict_proba`` and
+    ``classes_`` only, all that ``estimator`` needs."""
+
+    def __init__(self, random_state=None):
+        self.random_state = random_state
+
+    def get_params(self, deep=True):
+        return {"random_state": self.random_state}
+
+    def set_params(self, **params):
+        self.random_state = params.get("random_state", self.random_state)
+        return self
+
+    def fit(self, X, y, sample_weight=None):
+        self.model_ = LogisticRegression().fit(X, y, sample_weight=sample_weight)
+        self.classes_ = list(self.model_.classes_)  # not even an array
+        return self
+
+    def predict_proba(self, X):
+        return self.model_.predict_proba(X)
+
+
+def test_auto_with_an_estimator_without_predict():
+    X, y = _segments(6, np.random.default_rng(1), noise=2.0)
+    model = HybridHMMClassifier(_ProbaOnly(), random_state=4).fit(X, y)
+    plain = HybridHMMClassifier(LogisticRegression(), random_state=4).fit(X, y)
+    assert (model.window_, model.features_) == (plain.window_, plain.features_)
+    assert_allclose(np.vstack(model.predict_proba(X)),
+                    np.vstack(plain.predict_proba(X)))
+
+
+def test_auto_window_without_transitions_scores_the_models_labels():
+    # transitions="none": the fitted model labels a step argmax_c
+    # prior_c^(1 - s) * p_c^s (states drawn afresh from the priors, the
+    # posteriors over the priors raised to s), not argmax_c p_c; the window is
+    # chosen by that label. Held out: the second sequence, labels 0, 0, 0, 1.
+    seqs = check_sequences([np.zeros((4, 1)), np.zeros((4, 1))])
+    labels = np.array([0, 0, 0, 1, 0, 0, 0, 1])
+    prior = np.array([0.9, 0.1])
+    proba = {32: np.array([[0.4, 0.6]] * 3 + [[0.05, 0.95]]),
+             8: np.array([[0.6, 0.4]] * 3 + [[0.3, 0.7]])}
+    truth = labels[4:]
+    for window, p in proba.items():
+        by_hand = np.argmax(np.sqrt(prior * p), axis=1)  # s = 0.5
+        # window 32: the model's labels all right, the classifier's one in 4
+        assert np.mean(by_hand == truth) == (1.0 if window == 32 else 0.75)
+        assert np.mean(p.argmax(axis=1) == truth) == (0.25 if window == 32 else 1.0)
+
+    def chain_proba(window, rows):
+        assert_array_equal(rows, np.arange(4, 8))
+        return proba[window], prior
+
+    split = (np.array([False, True]), None, None)
+    for k in (1, 2):
+        chosen = _hybrid_select.select_window(
+            chain_proba, seqs, labels, np.ones(2), split, (8, 32),
+            np.random.RandomState(0), k, 0.5, chained=False)
+        assert chosen == 32
+
+
+def test_states_per_label_changed_after_fit_is_refused():
+    X, y = _segments(4, np.random.default_rng(0))
+    model = HybridHMMClassifier(LogisticRegression(), window=8,
+                                features="lags").fit(X, y)
+    expected = model.predict(X)
+    for k in (1, 4):  # an IndexError, then every step labelled "a"
+        model.set_params(n_states_per_label=k)
+        with pytest.raises(ValueError, match="n_states_per_label changed"):
+            model.predict(X)
+    # refitted, or set back, it predicts as fitted
+    model.set_params(n_states_per_label=2)
+    assert_array_equal(np.concatenate(model.predict(X)), np.concatenate(expected))
+    # the window is read from the fit (window_), the scale meant to be tuned
+    model.set_params(window=32, likelihood_scale=1.0).predict(X)
+
+
+def test_auto_without_a_half_to_hold_out():
+    # one labelled sequence (the other of weight 0): no choice, 32 and summaries
+    X, y = _segments(2, np.random.default_rng(0))
+    for weight in (None, [1.0, 0.0]):
+        model = HybridHMMClassifier(LogisticRegression()).fit(
+            X[:1] if weight is None else X, y[:1] if weight is None else y,
+            sample_weight=weight)
+        assert (model.window_, model.features_) == (32, "summaries")
