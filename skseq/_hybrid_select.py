@@ -78,6 +78,13 @@ def held_out_steps(seqs, held, rng):
     return rows, offsets
 
 
+def log_likelihood_ratio(proba, prior):
+    """log P(target | window) - log P(target), both floored at ``MIN_PROBA``:
+    the scaled log-likelihoods of the hybrid's states before the scale
+    (Bourlard & Morgan 1994)."""
+    return np.log(np.maximum(proba, MIN_PROBA)) - np.log(np.maximum(prior, MIN_PROBA))
+
+
 def filtered_labels(proba, prior, startprob, transmat, offsets, scale):
     """The causal filter's most probable label at every step (Bourlard &
     Morgan 1994: the posteriors ``proba`` over the labels, divided by their
@@ -85,8 +92,7 @@ def filtered_labels(proba, prior, startprob, transmat, offsets, scale):
     states, ``startprob.shape[0] // n_labels`` states per label)."""
     n_steps, n_labels = proba.shape
     k = startprob.shape[0] // n_labels
-    log_lik = scale * (np.log(np.maximum(proba, MIN_PROBA))
-                       - np.log(np.maximum(prior, MIN_PROBA)))
+    log_lik = scale * log_likelihood_ratio(proba, prior)
     gamma = forward_backward(startprob, transmat[None], np.repeat(log_lik, k, axis=1),
                              offsets, backward=False).gamma
     return gamma.reshape(n_steps, n_labels, k).sum(axis=2).argmax(axis=1)

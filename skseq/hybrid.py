@@ -37,7 +37,7 @@ from ._families.label_chain import (
     segment_phases,
 )
 from ._fit.resources import check_allocation
-from ._hybrid_select import MIN_PROBA, REPRESENTATIONS, choose
+from ._hybrid_select import MIN_PROBA, REPRESENTATIONS, choose, log_likelihood_ratio
 from ._kernels.forward_backward import forward_backward, viterbi
 
 # The default ``onset_weight``: the weight, in the per-step classifier's fit, of
@@ -371,8 +371,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         with self._threads():
             proba[:, self.estimator_.classes_] = self.estimator_.predict_proba(
                 REPRESENTATIONS[self.features_](seqs, self.window_))
-        log_lik = (np.log(np.maximum(proba, MIN_PROBA))
-                   - np.log(np.maximum(self.target_prior_, MIN_PROBA)))
+        log_lik = log_likelihood_ratio(proba, self.target_prior_)
         if n_targets > n_classes:
             # a (label, part) pair never seen in training (segments shorter
             # than the parts) has its label's likelihood
