@@ -82,7 +82,10 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         steps correctly: a classifier of each is fitted on a random half of
         the training sequences (the representation chosen at 32), the chain
         is counted from that half's labels, and the filter runs over the
-        other half's sequences (at most about 20,000 steps; ties go to 32).
+        other half's sequences (at most about 20,000 steps; ties go to 32);
+        the chain of labels with geometric durations, whatever ``durations``
+        and ``phase_targets`` (the label's posterior summed over its parts);
+        with ``transitions="none"`` the labels the model gives alone.
         No choice is made, and 32 taken, when fewer than 2 sequences hold
         labelled steps (of positive weight) or the fitting half holds only
         one label; ``features="auto"`` then takes ``"summaries"``.
