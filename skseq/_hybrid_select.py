@@ -186,10 +186,10 @@ def choose(model, seqs, steps, labels, encoded, fit_targets, weight, step_weight
                                            steps, encoded, step_weight, split, window)
     if len(windows) == 1:
         return features, window
-    # the classifier that chose the representation, if of the same targets
-    reused = {window: fitted[features]} if fit_targets is encoded and fitted else {}
+    n_parts = model.n_states_per_label if model.phase_targets else 1
+    # the classifier that chose the representation, if of the labels alone
+    reused = {window: fitted[features]} if n_parts == 1 and fitted else {}
     n_classes = int(labels.max()) + 1
-    n_parts = 1 if fit_targets is encoded else model.n_states_per_label
 
     def chain_proba(window, rows):
         x = REPRESENTATIONS[features](seqs, window)
