@@ -19,9 +19,13 @@
    sequences and, from the same start, on 5 stratified folds of them; the
    restart the training objective keeps against the one the held-out
    accuracy or log-likelihood would keep.
+4. **The cycle of start kinds** (``--cycles``, run apart likewise; see
+   ``_start_cycles.py``): the previous default's cycle against the hold-heavy
+   one, with the same restarts, on the training sequences.
 
     PYTHONPATH=$PWD python benchmarks/bench_long_memory.py [--seeds 5] [--quick]
     PYTHONPATH=$PWD python benchmarks/bench_long_memory.py --restarts [--seeds 5]
+    PYTHONPATH=$PWD python benchmarks/bench_long_memory.py --cycles [--seeds 10]
     PYTHONPATH=$PWD python benchmarks/bench_long_memory.py --render
 
 Writes ``doc/results/long_memory.md``, ``long_memory.png`` and the raw results,
@@ -35,6 +39,7 @@ import warnings
 
 import numpy as np
 from _report import RESULTS, table, versions, write
+from _start_cycles import cycles_markdown, run_cycles
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LinearRegression, LogisticRegression
 from sklearn.metrics import log_loss, r2_score
@@ -478,7 +483,8 @@ starts) the default starts help one and two levels and cost three levels at
 permutation starts that find the slow solution.
 
 {restarts_markdown(saved)}
-## 4. The paper rows
+{cycles_markdown(saved)}
+## 5. The paper rows
 
 * **Bengio & Frasconi (1996), Table 6** (`tomita_table6.md`, variations of `gem`):
   one hold start per trial raises grammar #7's convergence from 0.05 to 0.20 and gives
@@ -561,6 +567,9 @@ def main():
     parser.add_argument("--restarts", action="store_true",
                         help="only run part 3 (restarts chosen on held-out "
                              "training sequences) into long_memory.json")
+    parser.add_argument("--cycles", action="store_true",
+                        help="only run part 4 (the cycle of start kinds) into "
+                             "long_memory.json")
     parser.add_argument("--render", action="store_true",
                         help="only rewrite the page and figure from long_memory.json")
     args = parser.parse_args()
@@ -569,8 +578,11 @@ def main():
     if not args.render:
         warnings.simplefilter("ignore", ConvergenceWarning)
         # each part keeps the other's saved results
-        saved.update(run_restarts(args.seeds) if args.restarts
-                     else run_two_parts(args))
+        if args.cycles:
+            saved.update(run_cycles(SELECTED, two_sequence_data, args.seeds))
+        else:
+            saved.update(run_restarts(args.seeds) if args.restarts
+                         else run_two_parts(args))
         raw.write_text(json.dumps(saved, indent=1))
     vars(args).update(saved["args"])
     # cheap, so recomputed when rendering
