@@ -12,6 +12,7 @@ from ._base_features import rule_or_raw
 from ._families.hierarchy import HierarchicalTransitions
 from ._families.outputs import GaussianOutputs
 from ._families.registry import document_options, option_constraints
+from ._families.starts import HOLD_HEAVY_STARTS
 
 # The output distribution of each task.
 _OUTPUTS = {"classification": "categorical", "regression": "gaussian"}
@@ -131,7 +132,9 @@ class HierarchicalIOHMM(BaseIOHMM):
         0 turns it off. Needs ``solver="lbfgs"``.
     n_init : int or "auto", default="auto"
         Random initialisations, the best training objective kept; ``"auto"`` as
-        in :class:`IOHMMClassifier`.
+        in :class:`IOHMMClassifier`. Restart k starts from the k-th kind of
+        ``init``'s cycle: with ``init="auto"`` and a level of 3 values, 1-3
+        hold, 4 random, 5-7 hold, 8 permutation, then again.
     max_iter : int, default=200
         Maximum L-BFGS or EM iterations.
     tol : float, default=1e-5
@@ -144,11 +147,10 @@ class HierarchicalIOHMM(BaseIOHMM):
         {{init_list}}
 
         ``"hold"`` starts every level in its first value and pushes every
-        other value to keep itself. ``"auto"`` cycles through ``["hold",
-        "random", "permutation"]`` when the time scales are learned and some
-        level has at least 3 values (a level of 2 has one held value, which
-        cannot tell what it read), ``["random", "permutation"]`` otherwise (see
-        :ref:`long_memory`).
+        other value to keep itself. ``"auto"``: three hold starts to one other
+        (see ``n_init``) with learned time scales and a level of 3 values or
+        more (a level of 2 cannot tell what it held), else ``["random",
+        "permutation"]`` (:ref:`long_memory`).
     init_scale : float, default=1.0
         Scale of the random initial weights: their standard deviation is
         ``init_scale`` (the hierarchy's levels find their slow solutions less
@@ -397,17 +399,14 @@ class HierarchicalIOHMM(BaseIOHMM):
 
     @property
     def _auto_starts(self):
-        """init="auto": hold starts first when the time scales are learned
-        and some level has at least 3 values; otherwise the flat estimators'
-        random and permutation starts. Hold starts read the first steps of a
-        long sequence where random ones do not (doc/results/long_memory.md),
-        but a level of 2 values has one held value, which cannot tell one
-        reading from another: at 100 steps of El Hihi & Bengio's (1995)
-        Figure 2 they fit 0-1 of 40 training sets with levels of 2 values,
-        30-38 with a level of 3 (doc/results/hierarchical_figure2.md).
-        """
+        """init="auto": mostly hold starts (:data:`HOLD_HEAVY_STARTS`) with
+        learned time scales and a level of 3 values or more, else the flat
+        cycle. At 100 steps of El Hihi & Bengio's (1995) Figure 2 hold starts
+        fit 0-1 of 20 training sets with levels of 2 values (one held value
+        cannot tell what it read), 16-20 of 20 with a level of 3, random and
+        permutation starts 0-7 (doc/results/hierarchical_figure2.md)."""
         if self.learn_timescales and max(self._levels()[0]) >= 3:
-            return ("hold", "random", "permutation")
+            return HOLD_HEAVY_STARTS
         return BaseIOHMM._auto_starts
 
     def _choose_features(self, *fit_data):

@@ -79,7 +79,9 @@ def test_init_cycles_through_the_listed_starts():
     assert not np.array_equal(auto.init_objectives_, hold.init_objectives_)
 
 
-HOLD_CYCLE, RANDOM_CYCLE = ["hold", "random", "permutation"], ["random", "permutation"]
+# written out by hand: three hold starts to one other, random and permutation in turn
+HOLD_CYCLE = ["hold", "hold", "hold", "random", "hold", "hold", "hold", "permutation"]
+RANDOM_CYCLE = ["random", "permutation"]
 
 
 @pytest.mark.parametrize("n_states, learn, cycle, other", [
@@ -106,6 +108,25 @@ def test_hierarchy_auto_starts_hold_only_with_a_level_of_3_values(n_states, lear
         other = HierarchicalIOHMM(init=other, **kw).fit(X, y)
     assert_array_equal(auto.init_objectives_, listed.init_objectives_)
     assert not np.array_equal(auto.init_objectives_, other.init_objectives_)
+
+
+def test_hierarchy_auto_starts_are_three_holds_to_one_other():
+    # Restart k of n_init=9 from the kind written by hand for k = 0..8: the
+    # cycle of 8 and its wrap to a hold start; the previous cycle (hold,
+    # random, permutation in turn) differs from the second restart on.
+    X, y = make_two_sequence(12, max_length=6, random_state=0)
+    kw = dict(n_states=(3,), timescales=(10,), n_init=9, max_iter=3, random_state=0)
+    by_hand = ["hold", "hold", "hold", "random", "hold", "hold", "hold",
+               "permutation", "hold"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        auto = HierarchicalIOHMM(**kw).fit(X, y)
+        listed = HierarchicalIOHMM(init=by_hand, **kw).fit(X, y)
+        previous = HierarchicalIOHMM(init=["hold", "random", "permutation"],
+                                     **kw).fit(X, y)
+    assert_array_equal(auto.init_objectives_, listed.init_objectives_)
+    assert auto.init_objectives_[0] == previous.init_objectives_[0]
+    assert np.all(auto.init_objectives_[1:3] != previous.init_objectives_[1:3])
 
 
 @pytest.mark.parametrize("init, match", [
