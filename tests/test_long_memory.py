@@ -115,7 +115,8 @@ def test_hierarchy_auto_starts_are_three_holds_to_one_other():
     # cycle of 8 and its wrap to a hold start; the previous cycle (hold,
     # random, permutation in turn) differs from the second restart on.
     X, y = make_two_sequence(12, max_length=6, random_state=0)
-    kw = dict(n_states=(3,), timescales=(10,), n_init=9, max_iter=3, random_state=0)
+    kw = dict(n_states=(3,), timescales=(10,), features="raw", n_init=9, max_iter=3,
+              random_state=0)
     by_hand = ["hold", "hold", "hold", "random", "hold", "hold", "hold",
                "permutation", "hold"]
     with warnings.catch_warnings():
