@@ -23,7 +23,8 @@ from sklearn.preprocessing import (
 )
 
 from skseq import IOHMMClassifier
-from skseq._data.dilated import column_quantiles
+from skseq._data import check_sequences
+from skseq._data.dilated import DilatedKernels, column_quantiles
 from skseq.preprocessing import (
     DilatedConvolution,
     RunningPooling,
@@ -482,6 +483,34 @@ def test_subsample_draws_training_steps_for_the_biases():
     assert not np.array_equal(subs[0].biases_, full.biases_)
     assert np.all(subs[0].biases_ >= values.min(axis=0)[:, None])
     assert np.all(subs[0].biases_ <= values.max(axis=0)[:, None])
+
+
+@pytest.mark.parametrize("channels", ["combine", "each"])
+def test_series_thresholds_are_quantiles_of_one_training_series(channels):
+    # threshold_sample="series" (MiniRocket's rule): each combination's biases
+    # are np.quantile of its by-hand convolution over ONE training series, at
+    # the golden levels; the series differ between combinations; the same
+    # series are drawn whatever the order of the collection.
+    rng = np.random.default_rng(3)
+    X = [rng.normal(size=(k, 2)) for k in (5, 13, 8, 11, 3)]
+    kernels = DilatedKernels(n_dilations=2, max_dilation=2, n_biases=3,
+                             channels=channels, threshold_sample="series",
+                             random_state=0)
+    got = kernels.fit_packed(check_sequences(X)).biases_
+    values = _values_by_hand(kernels, X)
+    n_comb = got.shape[0]
+    levels = ((np.arange(1, 3 * n_comb + 1) * GOLDEN) % 1.0).reshape(n_comb, 3)
+    chosen = []
+    for m in range(n_comb):
+        by_series = [np.quantile(v[:, m], levels[m]) for v in values]
+        match = [s for s, q in enumerate(by_series)
+                 if np.allclose(q, got[m], rtol=1e-12, atol=1e-12)]
+        assert len(match) == 1, m
+        chosen.append(match[0])
+    assert len(set(chosen)) == len(X)
+    perm = [3, 0, 4, 2, 1]
+    again = kernels.fit_packed(check_sequences([X[i] for i in perm])).biases_
+    assert_array_equal(again, got)
 
 
 def test_unequal_lengths_from_20_to_1400_steps():

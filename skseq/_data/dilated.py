@@ -54,7 +54,7 @@ class DilatedKernels(BaseEstimator):
                  output="indicator", causal=True, padding="edge",
                  channels="combine", quantile_levels="golden",
                  quantile_range=(0.0, 1.0), subsample=10_000, random_state=None,
-                 n_jobs=None):
+                 n_jobs=None, threshold_sample="steps"):
         self.n_dilations = n_dilations
         self.max_dilation = max_dilation
         self.n_biases = n_biases
@@ -67,6 +67,7 @@ class DilatedKernels(BaseEstimator):
         self.subsample = subsample
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.threshold_sample = threshold_sample
 
     def fit_packed(self, seqs):
         """Choose the dilations and channels, and fit the biases on packed
@@ -103,11 +104,15 @@ class DilatedKernels(BaseEstimator):
         return np.array(combinations, dtype=np.intp), channels
 
     def _fit_biases(self, seqs, rng):
-        """Quantiles of each combination's convolution on (a subsample of) the
-        training steps, at the levels of ``quantile_levels``."""
+        """Quantiles of each combination's convolution, at the levels of
+        ``quantile_levels``: on (a subsample of) the training steps
+        (``threshold_sample="steps"``), or on the steps of one training
+        sequence drawn at random for each combination (``"series"``,
+        MiniRocket's rule: Dempster, Schmidt & Webb 2021, §3.2)."""
+        series = self.threshold_sample == "series"
         n_steps = seqs.data.shape[0]
         rows = np.arange(n_steps)
-        if n_steps > self.subsample:
+        if n_steps > self.subsample and not series:
             rows = np.sort(rng.choice(n_steps, self.subsample, replace=False))
         n_comb = len(self.channels_)
         lo, hi = self.quantile_range
@@ -116,6 +121,9 @@ class DilatedKernels(BaseEstimator):
         else:
             levels = np.modf(np.arange(1, n_comb * self.n_biases + 1) * _GOLDEN)[0]
         levels = lo + (hi - lo) * levels.reshape(n_comb, self.n_biases)
+        if series:
+            chosen = content_order(seqs)[rng.randint(seqs.n_sequences, size=n_comb)]
+            return series_quantiles(seqs, chosen, levels, kernel_arguments(self))
         return convolution_quantiles(seqs, rows, levels, kernel_arguments(self))
 
     def _kernel_arguments(self):
@@ -157,6 +165,45 @@ def _one_dilation(arguments, d):
             "channel_ptr": channel_ptr[c0 : c1 + 1] - channel_ptr[c0],
             "channels": arguments["channels"][channel_ptr[c0] : channel_ptr[c1]],
             "n_jobs": None}
+
+
+def content_order(seqs):
+    """The sequences' indices ordered by their content (length, then a fixed
+    random projection of their steps' sum), not by their position: sequences
+    drawn by index from it are the same whatever the order of the
+    collection (equal keys: equal sequences, to rounding)."""
+    key = np.add.reduceat(
+        seqs.data @ np.random.RandomState(0).standard_normal(seqs.n_features),
+        seqs.offsets[:-1])
+    return np.lexsort((key, seqs.lengths))
+
+
+def _some_combinations(arguments, kept):
+    """The kernel arguments of the combinations ``kept`` (increasing) alone,
+    every dilation kept (those without a kept combination have none)."""
+    ptr, channel_ptr = arguments["combination_ptr"], arguments["channel_ptr"]
+    sizes = np.diff(channel_ptr)[kept]
+    reads = np.repeat(channel_ptr[kept] - np.cumsum(np.r_[0, sizes[:-1]]), sizes)
+    return {**arguments, "combination_ptr": np.searchsorted(kept, ptr),
+            "positions": arguments["positions"][kept],
+            "channel_ptr": np.concatenate([[0], np.cumsum(sizes)]),
+            "channels": arguments["channels"][reads + np.arange(sizes.sum())],
+            "n_jobs": None}
+
+
+def series_quantiles(seqs, chosen, levels, arguments):
+    """Quantiles of every combination's convolution over the steps of its own
+    sequence ``chosen[m]``, at its ``levels`` (n_combinations, n_levels), with
+    the kernel ``arguments`` of :func:`kernel_arguments`: one call of the
+    kernel per chosen sequence, for the combinations that chose it."""
+    out = np.empty(levels.shape)
+    for s in np.unique(chosen):
+        kept = np.flatnonzero(chosen == s)
+        values = convolution.dilated_convolution(
+            seqs.data, seqs.offsets, np.arange(seqs.offsets[s], seqs.offsets[s + 1]),
+            biases=np.empty((kept.size, 0)), **_some_combinations(arguments, kept))
+        out[kept] = column_quantiles(values, levels[kept])
+    return out
 
 
 # Below this many convolution values per thread, a thread costs more than it saves.
