@@ -23,8 +23,7 @@ from sklearn.preprocessing import (
 )
 
 from skseq import IOHMMClassifier
-from skseq._data import check_sequences
-from skseq._data.dilated import DilatedKernels, column_quantiles
+from skseq._data.dilated import column_quantiles
 from skseq.preprocessing import (
     DilatedConvolution,
     RunningPooling,
@@ -493,10 +492,10 @@ def test_series_thresholds_are_quantiles_of_one_training_series(channels):
     # series are drawn whatever the order of the collection.
     rng = np.random.default_rng(3)
     X = [rng.normal(size=(k, 2)) for k in (5, 13, 8, 11, 3)]
-    kernels = DilatedKernels(n_dilations=2, max_dilation=2, n_biases=3,
-                             channels=channels, threshold_sample="series",
-                             random_state=0)
-    got = kernels.fit_packed(check_sequences(X)).biases_
+    kernels = DilatedConvolution(n_dilations=2, max_dilation=2, n_biases=3,
+                                 channels=channels, threshold_sample="series",
+                                 random_state=0)
+    got = kernels.fit(X).biases_
     values = _values_by_hand(kernels, X)
     n_comb = got.shape[0]
     levels = ((np.arange(1, 3 * n_comb + 1) * GOLDEN) % 1.0).reshape(n_comb, 3)
@@ -509,7 +508,35 @@ def test_series_thresholds_are_quantiles_of_one_training_series(channels):
         chosen.append(match[0])
     assert len(set(chosen)) == len(X)
     perm = [3, 0, 4, 2, 1]
-    again = kernels.fit_packed(check_sequences([X[i] for i in perm])).biases_
+    again = kernels.fit([X[i] for i in perm]).biases_
+    assert_array_equal(again, got)
+
+
+def test_series_thresholds_read_at_most_subsample_steps_of_a_series(monkeypatch):
+    # A series longer than ``subsample``: its thresholds come from that many of
+    # its steps (the kernel is never called on more), within its values'
+    # range, not its full quantiles; the same draws in any order of the
+    # collection.
+    from skseq._data import dilated
+
+    rng = np.random.default_rng(4)
+    X = [rng.normal(size=(k, 1)) for k in (60, 4, 7)]
+    calls = []
+    convolve = dilated.convolution.dilated_convolution
+    monkeypatch.setattr(dilated.convolution, "dilated_convolution",
+                        lambda *a, **k: calls.append(a[2].size) or convolve(*a, **k))
+    kernels = DilatedConvolution(n_dilations=1, n_biases=2, subsample=20,
+                                 threshold_sample="series", random_state=0)
+    got = kernels.fit(X).biases_
+    assert max(calls) == 20
+    values = _values_by_hand(kernels, X)[0]
+    levels = ((np.arange(1, 2 * 84 + 1) * GOLDEN) % 1.0).reshape(84, 2)
+    full = np.array([np.quantile(values[:, m], levels[m]) for m in range(84)])
+    inside = (got >= values.min(axis=0)[:, None]) & (got <= values.max(axis=0)[:, None])
+    long_ones = [m for m in range(84) if np.all(inside[m])
+                 and not np.allclose(got[m], full[m])]
+    assert len(long_ones) > 10
+    again = kernels.fit(X[::-1]).biases_
     assert_array_equal(again, got)
 
 

@@ -53,8 +53,8 @@ class DilatedKernels(BaseEstimator):
     def __init__(self, n_dilations=4, *, max_dilation=None, n_biases=2,
                  output="indicator", causal=True, padding="edge",
                  channels="combine", quantile_levels="golden",
-                 quantile_range=(0.0, 1.0), subsample=10_000, random_state=None,
-                 n_jobs=None, threshold_sample="steps"):
+                 quantile_range=(0.0, 1.0), subsample=10_000,
+                 threshold_sample="steps", random_state=None, n_jobs=None):
         self.n_dilations = n_dilations
         self.max_dilation = max_dilation
         self.n_biases = n_biases
@@ -65,9 +65,9 @@ class DilatedKernels(BaseEstimator):
         self.quantile_levels = quantile_levels
         self.quantile_range = quantile_range
         self.subsample = subsample
+        self.threshold_sample = threshold_sample
         self.random_state = random_state
         self.n_jobs = n_jobs
-        self.threshold_sample = threshold_sample
 
     def fit_packed(self, seqs):
         """Choose the dilations and channels, and fit the biases on packed
@@ -108,7 +108,8 @@ class DilatedKernels(BaseEstimator):
         ``quantile_levels``: on (a subsample of) the training steps
         (``threshold_sample="steps"``), or on the steps of one training
         sequence drawn at random for each combination (``"series"``,
-        MiniRocket's rule: Dempster, Schmidt & Webb 2021, §3.2)."""
+        MiniRocket's rule: Dempster, Schmidt & Webb 2021, §3.2; at most
+        ``subsample`` steps of it, drawn at random)."""
         series = self.threshold_sample == "series"
         n_steps = seqs.data.shape[0]
         rows = np.arange(n_steps)
@@ -122,8 +123,9 @@ class DilatedKernels(BaseEstimator):
             levels = np.modf(np.arange(1, n_comb * self.n_biases + 1) * _GOLDEN)[0]
         levels = lo + (hi - lo) * levels.reshape(n_comb, self.n_biases)
         if series:
-            chosen = content_order(seqs)[rng.randint(seqs.n_sequences, size=n_comb)]
-            return series_quantiles(seqs, chosen, levels, kernel_arguments(self))
+            return series_quantiles(seqs, rng.randint(seqs.n_sequences, size=n_comb),
+                                    levels, kernel_arguments(self), rng,
+                                    self.subsample)
         return convolution_quantiles(seqs, rows, levels, kernel_arguments(self))
 
     def _kernel_arguments(self):
@@ -172,9 +174,11 @@ def content_order(seqs):
     random projection of their steps' sum), not by their position: sequences
     drawn by index from it are the same whatever the order of the
     collection (equal keys: equal sequences, to rounding)."""
+    # (each step's key summed alone: a matrix product may round a row by its
+    # position)
     key = np.add.reduceat(
-        seqs.data @ np.random.RandomState(0).standard_normal(seqs.n_features),
-        seqs.offsets[:-1])
+        (seqs.data * np.random.RandomState(0).standard_normal(seqs.n_features)
+         ).sum(axis=1), seqs.offsets[:-1])
     return np.lexsort((key, seqs.lengths))
 
 
@@ -191,17 +195,25 @@ def _some_combinations(arguments, kept):
             "n_jobs": None}
 
 
-def series_quantiles(seqs, chosen, levels, arguments):
-    """Quantiles of every combination's convolution over the steps of its own
-    sequence ``chosen[m]``, at its ``levels`` (n_combinations, n_levels), with
-    the kernel ``arguments`` of :func:`kernel_arguments`: one call of the
-    kernel per chosen sequence, for the combinations that chose it."""
+def series_quantiles(seqs, picks, levels, arguments, rng, most):
+    """Quantiles of every combination's convolution over the steps of one
+    sequence, at its ``levels`` (n_combinations, n_levels), with the kernel
+    ``arguments`` of :func:`kernel_arguments`. Combination ``m`` reads the
+    sequence at position ``picks[m]`` of :func:`content_order` (so the same
+    sequences whatever the order of the collection), all its steps or, of a
+    longer one, ``most`` drawn with ``rng``: one call of the kernel per
+    sequence, for the combinations that picked it."""
+    order = content_order(seqs)
     out = np.empty(levels.shape)
-    for s in np.unique(chosen):
-        kept = np.flatnonzero(chosen == s)
+    for p in np.unique(picks):
+        kept = np.flatnonzero(picks == p)
+        s = order[p]
+        rows = np.arange(seqs.offsets[s], seqs.offsets[s + 1])
+        if rows.size > most:
+            rows = np.sort(rng.choice(rows, most, replace=False))
         values = convolution.dilated_convolution(
-            seqs.data, seqs.offsets, np.arange(seqs.offsets[s], seqs.offsets[s + 1]),
-            biases=np.empty((kept.size, 0)), **_some_combinations(arguments, kept))
+            seqs.data, seqs.offsets, rows, biases=np.empty((kept.size, 0)),
+            **_some_combinations(arguments, kept))
         out[kept] = column_quantiles(values, levels[kept])
     return out
 
