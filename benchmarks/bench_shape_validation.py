@@ -116,24 +116,31 @@ def validate(datasets, seeds, option=OPTION, values=VALUES, test=True):
     return out
 
 
-def diagnose(datasets, seeds):
-    """``_diagnosis.diagnose_fold`` on every fold: the rows' validation
-    accuracies (mean over the folds) and fit seconds by set and seed."""
+def _fold_runs(datasets, seeds, run_fold):
+    """(set, seed, runs): ``run_fold(X, y, train, val, seed, _WithShape)`` on
+    each of 3 stratified folds of the set's training split (``y`` class
+    indices), the seed choosing the folds."""
     warm_up_minirocket()
-    out = {}
     for name in datasets:
         X, y, _, _ = _ucr.load(name)
         y = np.unique(np.asarray(y), return_inverse=True)[1]
         for seed in seeds:
             folds = StratifiedKFold(3, shuffle=True, random_state=seed)
-            runs = [diagnose_fold(X, y, train, val, seed, _WithShape)
-                    for train, val in folds.split(np.zeros(len(y)), y)]
-            out.setdefault(name, {})[str(seed)] = {
-                "cv": {k: float(np.mean([r[0][k] for r in runs])) for k in runs[0][0]},
-                "fit": {k: float(np.mean([r[1][k] for r in runs])) for k in runs[0][1]},
-                "scales": [r[2] for r in runs]}
-            print(name, seed, {k: round(v, 3) for k, v in
-                               out[name][str(seed)]["cv"].items()}, flush=True)
+            yield name, seed, [run_fold(X, y, train, val, seed, _WithShape)
+                               for train, val in folds.split(np.zeros(len(y)), y)]
+
+
+def diagnose(datasets, seeds):
+    """``_diagnosis.diagnose_fold`` on every fold: the rows' validation
+    accuracies (mean over the folds) and fit seconds by set and seed."""
+    out = {}
+    for name, seed, runs in _fold_runs(datasets, seeds, diagnose_fold):
+        out.setdefault(name, {})[str(seed)] = {
+            "cv": {k: float(np.mean([r[0][k] for r in runs])) for k in runs[0][0]},
+            "fit": {k: float(np.mean([r[1][k] for r in runs])) for k in runs[0][1]},
+            "scales": [r[2] for r in runs]}
+        print(name, seed, {k: round(v, 3) for k, v in
+                           out[name][str(seed)]["cv"].items()}, flush=True)
     return out
 
 
@@ -141,22 +148,15 @@ def thresholds(datasets, seeds):
     """``_diagnosis.thresholds_fold`` on every fold: validation accuracy
     (mean over the folds) by set, seed and row, and every fold's fit time
     over MiniRocket's in the same fold."""
-    warm_up_minirocket()
     out = {}
-    for name in datasets:
-        X, y, _, _ = _ucr.load(name)
-        y = np.unique(np.asarray(y), return_inverse=True)[1]
-        for seed in seeds:
-            folds = StratifiedKFold(3, shuffle=True, random_state=seed)
-            runs = [thresholds_fold(X, y, train, val, seed, _WithShape)
-                    for train, val in folds.split(np.zeros(len(y)), y)]
-            peer = "MiniRocket + ridge"
-            out.setdefault(name, {})[str(seed)] = {
-                "cv": {k: float(np.mean([r[0][k] for r in runs])) for k in runs[0][0]},
-                "seconds": {k: [r[1][k] for r in runs] for k in runs[0][1]},
-                "ratio": {k: [r[1][k] / r[1][peer] for r in runs]
-                          for k in runs[0][1] if k != peer}}
-            print(name, seed, out[name][str(seed)], flush=True)
+    peer = "MiniRocket + ridge"
+    for name, seed, runs in _fold_runs(datasets, seeds, thresholds_fold):
+        out.setdefault(name, {})[str(seed)] = {
+            "cv": {k: float(np.mean([r[0][k] for r in runs])) for k in runs[0][0]},
+            "seconds": {k: [r[1][k] for r in runs] for k in runs[0][1]},
+            "ratio": {k: [r[1][k] / r[1][peer] for r in runs]
+                      for k in runs[0][1] if k != peer}}
+        print(name, seed, out[name][str(seed)], flush=True)
     return out
 
 
