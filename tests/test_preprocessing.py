@@ -540,6 +540,20 @@ def test_series_thresholds_read_at_most_subsample_steps_of_a_series(monkeypatch)
     assert_array_equal(again, got)
 
 
+def test_series_thresholds_ignore_order_among_series_of_equal_sums():
+    # Integer series that are rotations of one another have the same length and
+    # the same sum of every channel (a tie of any summary of their steps'
+    # sums): the series drawn must still be the same in any order of the
+    # collection (they were the ones at the drawn positions).
+    base = np.arange(9.0)[:, None] % 4 * [1.0, -1.0] + [0.0, 3.0]
+    X = [np.roll(base, r, axis=0) for r in (0, 2, 5, 7)]
+    kernels = DilatedConvolution(n_dilations=1, n_biases=1,
+                                 threshold_sample="series", random_state=0)
+    got = kernels.fit(X).biases_
+    for perm in ([3, 2, 1, 0], [1, 3, 0, 2]):
+        assert_array_equal(kernels.fit([X[i] for i in perm]).biases_, got)
+
+
 def test_unequal_lengths_from_20_to_1400_steps():
     rng = np.random.default_rng(6)
     X = [np.cumsum(rng.integers(-3, 4, size=(k, 2)), axis=0).astype(float)

@@ -171,15 +171,25 @@ def _one_dilation(arguments, d):
 
 def content_order(seqs):
     """The sequences' indices ordered by their content (length, then a fixed
-    random projection of their steps' sum), not by their position: sequences
-    drawn by index from it are the same whatever the order of the
-    collection (equal keys: equal sequences, to rounding)."""
+    random projection of their steps' sum, then, among equal ones, their
+    steps themselves), not by their position: sequences drawn by index from
+    it are the same whatever the order of the collection."""
     # (each step's key summed alone: a matrix product may round a row by its
     # position)
     key = np.add.reduceat(
         (seqs.data * np.random.RandomState(0).standard_normal(seqs.n_features)
          ).sum(axis=1), seqs.offsets[:-1])
-    return np.lexsort((key, seqs.lengths))
+    order = np.lexsort((key, seqs.lengths))
+    # Equal sums need not be equal steps (rotations of an integer series; or
+    # both NaN, of overflowing values): such runs ordered by their steps' bytes.
+    k, n = key[order], seqs.lengths[order]
+    tied = (n[1:] == n[:-1]) & ((k[1:] == k[:-1]) | np.isnan(k[1:]) & np.isnan(k[:-1]))
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], tied, [0]]).astype(np.int8)))
+    for first, last in zip(edges[::2], edges[1::2], strict=True):
+        order[first : last + 1] = sorted(
+            order[first : last + 1],
+            key=lambda s: seqs.data[seqs.offsets[s] : seqs.offsets[s + 1]].tobytes())
+    return order
 
 
 def _some_combinations(arguments, kept):
