@@ -554,6 +554,22 @@ def test_series_thresholds_ignore_order_among_series_of_equal_sums():
         assert_array_equal(kernels.fit([X[i] for i in perm]).biases_, got)
 
 
+def test_series_thresholds_of_huge_values_are_those_of_the_values_scaled():
+    # Values near float64's limit, whose convolution is finite but whose sum
+    # over a long series is not: no overflow warning (an error for the package's
+    # own code), and the thresholds those of the values divided by a power of
+    # two (exact), times it.
+    rng = np.random.default_rng(7)
+    X = [1.0 + rng.normal(size=(k, 1)) ** 2 for k in (1500, 40, 900)]
+    kernels = DilatedConvolution(n_dilations=1, n_biases=2,
+                                 threshold_sample="series", random_state=0)
+    small = kernels.fit(X).biases_
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        huge = kernels.fit([x * 2.0**1015 for x in X]).biases_
+    assert_array_equal(huge, small * 2.0**1015)
+
+
 def test_unequal_lengths_from_20_to_1400_steps():
     rng = np.random.default_rng(6)
     X = [np.cumsum(rng.integers(-3, 4, size=(k, 2)), axis=0).astype(float)

@@ -175,15 +175,20 @@ def content_order(seqs):
     steps themselves), not by their position: sequences drawn by index from
     it are the same whatever the order of the collection."""
     # (each step's key summed alone: a matrix product may round a row by its
-    # position)
+    # position; values near float64's limit divided by a power of two first,
+    # exactly, so that their sums stay finite and in the same order)
+    data = seqs.data
+    top = np.abs(data).max()
+    if top > 2.0**512:
+        data = np.ldexp(data, -int(np.frexp(top)[1]))
     key = np.add.reduceat(
-        (seqs.data * np.random.RandomState(0).standard_normal(seqs.n_features)
+        (data * np.random.RandomState(0).standard_normal(seqs.n_features)
          ).sum(axis=1), seqs.offsets[:-1])
     order = np.lexsort((key, seqs.lengths))
-    # Equal sums need not be equal steps (rotations of an integer series; or
-    # both NaN, of overflowing values): such runs ordered by their steps' bytes.
+    # Equal sums need not be equal steps (rotations of an integer series):
+    # such runs ordered by their steps' bytes.
     k, n = key[order], seqs.lengths[order]
-    tied = (n[1:] == n[:-1]) & ((k[1:] == k[:-1]) | np.isnan(k[1:]) & np.isnan(k[:-1]))
+    tied = (n[1:] == n[:-1]) & (k[1:] == k[:-1])
     edges = np.flatnonzero(np.diff(np.concatenate([[0], tied, [0]]).astype(np.int8)))
     for first, last in zip(edges[::2], edges[1::2], strict=True):
         order[first : last + 1] = sorted(
