@@ -236,3 +236,29 @@ def diagnose_fold(X, y, train, val, seed, shaped):
     out.update(_readouts(default.representation_, t_train, t_val, y_train, y_val))
     return out, {"default": t_default, "MiniRocket + ridge": t_peer,
                  "default, 9,996 indicators": t_wide}, scaled.decision_scale_
+
+
+# The threshold rows: (label, ShapeFeatures options); the first is the default.
+THRESHOLD_ROWS = (
+    ("default (thresholds over up to 10,000 steps, 2,688 indicators)", {}),
+    ("thresholds from one series, 2,688 indicators",
+     {"threshold_sample": "series"}),
+    ("thresholds from one series, 5,376 indicators",
+     {"threshold_sample": "series", "n_indicators": 5376}),
+    ("thresholds from one series, 9,996 indicators",
+     {"threshold_sample": "series", "n_indicators": N_MINIROCKET}),
+)
+
+
+def thresholds_fold(X, y, train, val, seed, shaped):
+    """Validation accuracy and fit seconds of MiniRocket + ridge and of the
+    default with each of ``THRESHOLD_ROWS``' options on one fold."""
+    X_train, X_val = [X[i] for i in train], [X[i] for i in val]
+    y_train, y_val = y[train], y[val]
+    models = [("MiniRocket + ridge", MiniRocketClassifier(random_state=seed))]
+    models += [(label, shaped(options, seed)) for label, options in THRESHOLD_ROWS]
+    accuracy, seconds = {}, {}
+    for label, model in models:
+        model, seconds[label] = _fitted(model, X_train, y_train)
+        accuracy[label] = float(np.mean(model.predict(X_val) == y_val))
+    return accuracy, seconds

@@ -127,7 +127,8 @@ def test_sampled_steps_are_walked_in_their_own_sequences_only():
                     rtol=0, atol=1e-12)
 
 
-def test_an_integer_weight_equals_repeating_the_sequence():
+@pytest.mark.parametrize("threshold_sample", ["steps", "series"])
+def test_an_integer_weight_equals_repeating_the_sequence(threshold_sample):
     X = random_walks((30, 45, 12, 80, 1, 17), n_channels=2, seed=6)
     weight = np.array([2, 0, 1, 3, 1, 2])
     repeated = [x for x, w in zip(X, weight, strict=True) for _ in range(w)]
@@ -137,10 +138,9 @@ def test_an_integer_weight_equals_repeating_the_sequence():
     # variances) amplify the rounding of BLAS's thread-dependent sums to
     # ~1e-3. One BLAS thread sums both in one order.
     with threadpool_limits(limits=1, user_api="blas"):
-        weighted = ShapeFeatures(n_components=8).fit(check_sequences(X), 0,
-                                                     sample_weight=weight)
-        plain = ShapeFeatures(n_components=8).fit(
-            check_sequences(repeated[::-1]), 0)
+        shape = ShapeFeatures(n_components=8, threshold_sample=threshold_sample)
+        weighted = shape.fit(check_sequences(X), 0, sample_weight=weight)
+        plain = copy.deepcopy(shape).fit(check_sequences(repeated[::-1]), 0)
     assert_array_equal(weighted.levels_, plain.levels_)
     assert_array_equal(weighted.convolution_.biases_, plain.convolution_.biases_)
     assert_allclose(weighted.projection_, plain.projection_, rtol=1e-10, atol=1e-12)

@@ -484,6 +484,92 @@ def test_subsample_draws_training_steps_for_the_biases():
     assert np.all(subs[0].biases_ <= values.max(axis=0)[:, None])
 
 
+@pytest.mark.parametrize("channels", ["combine", "each"])
+def test_series_thresholds_are_quantiles_of_one_training_series(channels):
+    # threshold_sample="series" (MiniRocket's rule): each combination's biases
+    # are np.quantile of its by-hand convolution over ONE training series, at
+    # the golden levels; the series differ between combinations; the same
+    # series are drawn whatever the order of the collection.
+    rng = np.random.default_rng(3)
+    X = [rng.normal(size=(k, 2)) for k in (5, 13, 8, 11, 3)]
+    kernels = DilatedConvolution(n_dilations=2, max_dilation=2, n_biases=3,
+                                 channels=channels, threshold_sample="series",
+                                 random_state=0)
+    got = kernels.fit(X).biases_
+    values = _values_by_hand(kernels, X)
+    n_comb = got.shape[0]
+    levels = ((np.arange(1, 3 * n_comb + 1) * GOLDEN) % 1.0).reshape(n_comb, 3)
+    chosen = []
+    for m in range(n_comb):
+        by_series = [np.quantile(v[:, m], levels[m]) for v in values]
+        match = [s for s, q in enumerate(by_series)
+                 if np.allclose(q, got[m], rtol=1e-12, atol=1e-12)]
+        assert len(match) == 1, m
+        chosen.append(match[0])
+    assert len(set(chosen)) == len(X)
+    perm = [3, 0, 4, 2, 1]
+    again = kernels.fit([X[i] for i in perm]).biases_
+    assert_array_equal(again, got)
+
+
+def test_series_thresholds_read_at_most_subsample_steps_of_a_series(monkeypatch):
+    # A series longer than ``subsample``: its thresholds come from that many of
+    # its steps (the kernel is never called on more), within its values'
+    # range, not its full quantiles; the same draws in any order of the
+    # collection.
+    from skseq._data import dilated
+
+    rng = np.random.default_rng(4)
+    X = [rng.normal(size=(k, 1)) for k in (60, 4, 7)]
+    calls = []
+    convolve = dilated.convolution.dilated_convolution
+    monkeypatch.setattr(dilated.convolution, "dilated_convolution",
+                        lambda *a, **k: calls.append(a[2].size) or convolve(*a, **k))
+    kernels = DilatedConvolution(n_dilations=1, n_biases=2, subsample=20,
+                                 threshold_sample="series", random_state=0)
+    got = kernels.fit(X).biases_
+    assert max(calls) == 20
+    values = _values_by_hand(kernels, X)[0]
+    levels = ((np.arange(1, 2 * 84 + 1) * GOLDEN) % 1.0).reshape(84, 2)
+    full = np.array([np.quantile(values[:, m], levels[m]) for m in range(84)])
+    inside = (got >= values.min(axis=0)[:, None]) & (got <= values.max(axis=0)[:, None])
+    long_ones = [m for m in range(84) if np.all(inside[m])
+                 and not np.allclose(got[m], full[m])]
+    assert len(long_ones) > 10
+    again = kernels.fit(X[::-1]).biases_
+    assert_array_equal(again, got)
+
+
+def test_series_thresholds_ignore_order_among_series_of_equal_sums():
+    # Integer series that are rotations of one another have the same length and
+    # the same sum of every channel (a tie of any summary of their steps'
+    # sums): the series drawn must still be the same in any order of the
+    # collection (they were the ones at the drawn positions).
+    base = np.arange(9.0)[:, None] % 4 * [1.0, -1.0] + [0.0, 3.0]
+    X = [np.roll(base, r, axis=0) for r in (0, 2, 5, 7)]
+    kernels = DilatedConvolution(n_dilations=1, n_biases=1,
+                                 threshold_sample="series", random_state=0)
+    got = kernels.fit(X).biases_
+    for perm in ([3, 2, 1, 0], [1, 3, 0, 2]):
+        assert_array_equal(kernels.fit([X[i] for i in perm]).biases_, got)
+
+
+def test_series_thresholds_of_huge_values_are_those_of_the_values_scaled():
+    # Values near float64's limit, whose convolution is finite but whose sum
+    # over a long series is not: no overflow warning (an error for the package's
+    # own code), and the thresholds those of the values divided by a power of
+    # two (exact), times it.
+    rng = np.random.default_rng(7)
+    X = [1.0 + rng.normal(size=(k, 1)) ** 2 for k in (1500, 40, 900)]
+    kernels = DilatedConvolution(n_dilations=1, n_biases=2,
+                                 threshold_sample="series", random_state=0)
+    small = kernels.fit(X).biases_
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        huge = kernels.fit([x * 2.0**1015 for x in X]).biases_
+    assert_array_equal(huge, small * 2.0**1015)
+
+
 def test_unequal_lengths_from_20_to_1400_steps():
     rng = np.random.default_rng(6)
     X = [np.cumsum(rng.integers(-3, 4, size=(k, 2)), axis=0).astype(float)

@@ -53,8 +53,8 @@ class DilatedKernels(BaseEstimator):
     def __init__(self, n_dilations=4, *, max_dilation=None, n_biases=2,
                  output="indicator", causal=True, padding="edge",
                  channels="combine", quantile_levels="golden",
-                 quantile_range=(0.0, 1.0), subsample=10_000, random_state=None,
-                 n_jobs=None):
+                 quantile_range=(0.0, 1.0), subsample=10_000,
+                 threshold_sample="steps", random_state=None, n_jobs=None):
         self.n_dilations = n_dilations
         self.max_dilation = max_dilation
         self.n_biases = n_biases
@@ -65,6 +65,7 @@ class DilatedKernels(BaseEstimator):
         self.quantile_levels = quantile_levels
         self.quantile_range = quantile_range
         self.subsample = subsample
+        self.threshold_sample = threshold_sample
         self.random_state = random_state
         self.n_jobs = n_jobs
 
@@ -103,11 +104,16 @@ class DilatedKernels(BaseEstimator):
         return np.array(combinations, dtype=np.intp), channels
 
     def _fit_biases(self, seqs, rng):
-        """Quantiles of each combination's convolution on (a subsample of) the
-        training steps, at the levels of ``quantile_levels``."""
+        """Quantiles of each combination's convolution, at the levels of
+        ``quantile_levels``: on (a subsample of) the training steps
+        (``threshold_sample="steps"``), or on the steps of one training
+        sequence drawn at random for each combination (``"series"``,
+        MiniRocket's rule: Dempster, Schmidt & Webb 2021, §3.2; at most
+        ``subsample`` steps of it, drawn at random)."""
+        series = self.threshold_sample == "series"
         n_steps = seqs.data.shape[0]
         rows = np.arange(n_steps)
-        if n_steps > self.subsample:
+        if n_steps > self.subsample and not series:
             rows = np.sort(rng.choice(n_steps, self.subsample, replace=False))
         n_comb = len(self.channels_)
         lo, hi = self.quantile_range
@@ -116,6 +122,10 @@ class DilatedKernels(BaseEstimator):
         else:
             levels = np.modf(np.arange(1, n_comb * self.n_biases + 1) * _GOLDEN)[0]
         levels = lo + (hi - lo) * levels.reshape(n_comb, self.n_biases)
+        if series:
+            return series_quantiles(seqs, rng.randint(seqs.n_sequences, size=n_comb),
+                                    levels, kernel_arguments(self), rng,
+                                    self.subsample)
         return convolution_quantiles(seqs, rows, levels, kernel_arguments(self))
 
     def _kernel_arguments(self):
@@ -157,6 +167,70 @@ def _one_dilation(arguments, d):
             "channel_ptr": channel_ptr[c0 : c1 + 1] - channel_ptr[c0],
             "channels": arguments["channels"][channel_ptr[c0] : channel_ptr[c1]],
             "n_jobs": None}
+
+
+def content_order(seqs):
+    """The sequences' indices ordered by their content (length, then a fixed
+    random projection of their steps' sum, then, among equal ones, their
+    steps themselves), not by their position: sequences drawn by index from
+    it are the same whatever the order of the collection."""
+    # (each step's key summed alone: a matrix product may round a row by its
+    # position; values near float64's limit divided by a power of two first,
+    # exactly, so that their sums stay finite and in the same order)
+    data = seqs.data
+    top = np.abs(data).max()
+    if top > 2.0**512:
+        data = np.ldexp(data, -int(np.frexp(top)[1]))
+    key = np.add.reduceat(
+        (data * np.random.RandomState(0).standard_normal(seqs.n_features)
+         ).sum(axis=1), seqs.offsets[:-1])
+    order = np.lexsort((key, seqs.lengths))
+    # Equal sums need not be equal steps (rotations of an integer series):
+    # such runs ordered by their steps' bytes.
+    k, n = key[order], seqs.lengths[order]
+    tied = (n[1:] == n[:-1]) & (k[1:] == k[:-1])
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], tied, [0]]).astype(np.int8)))
+    for first, last in zip(edges[::2], edges[1::2], strict=True):
+        order[first : last + 1] = sorted(
+            order[first : last + 1],
+            key=lambda s: seqs.data[seqs.offsets[s] : seqs.offsets[s + 1]].tobytes())
+    return order
+
+
+def _some_combinations(arguments, kept):
+    """The kernel arguments of the combinations ``kept`` (increasing) alone,
+    every dilation kept (those without a kept combination have none)."""
+    ptr, channel_ptr = arguments["combination_ptr"], arguments["channel_ptr"]
+    sizes = np.diff(channel_ptr)[kept]
+    reads = np.repeat(channel_ptr[kept] - np.cumsum(np.r_[0, sizes[:-1]]), sizes)
+    return {**arguments, "combination_ptr": np.searchsorted(kept, ptr),
+            "positions": arguments["positions"][kept],
+            "channel_ptr": np.concatenate([[0], np.cumsum(sizes)]),
+            "channels": arguments["channels"][reads + np.arange(sizes.sum())],
+            "n_jobs": None}
+
+
+def series_quantiles(seqs, picks, levels, arguments, rng, most):
+    """Quantiles of every combination's convolution over the steps of one
+    sequence, at its ``levels`` (n_combinations, n_levels), with the kernel
+    ``arguments`` of :func:`kernel_arguments`. Combination ``m`` reads the
+    sequence at position ``picks[m]`` of :func:`content_order` (so the same
+    sequences whatever the order of the collection), all its steps or, of a
+    longer one, ``most`` drawn with ``rng``: one call of the kernel per
+    sequence, for the combinations that picked it."""
+    order = content_order(seqs)
+    out = np.empty(levels.shape)
+    for p in np.unique(picks):
+        kept = np.flatnonzero(picks == p)
+        s = order[p]
+        rows = np.arange(seqs.offsets[s], seqs.offsets[s + 1])
+        if rows.size > most:
+            rows = np.sort(rng.choice(rows, most, replace=False))
+        values = convolution.dilated_convolution(
+            seqs.data, seqs.offsets, rows, biases=np.empty((kept.size, 0)),
+            **_some_combinations(arguments, kept))
+        out[kept] = column_quantiles(values, levels[kept])
+    return out
 
 
 # Below this many convolution values per thread, a thread costs more than it saves.

@@ -112,8 +112,15 @@ class DilatedConvolution(_SequenceTransformer):
     subsample : int, default=10_000
         Training steps (drawn at random) whose convolution values give the
         bias quantiles; all steps when there are fewer.
+    threshold_sample : {"steps", "series"}, default="steps"
+        The steps the bias quantiles are taken over: (a ``subsample`` of)
+        the steps of all training sequences, or those of one training
+        sequence drawn at random for each (kernel, dilation, channels)
+        combination (MiniRocket's rule; at most ``subsample`` of its steps),
+        drawn the same whatever the order of the sequences.
     random_state : int, RandomState instance or None, default=None
-        Draws the channel subsets and the subsample of training steps.
+        Draws the channel subsets, the subsample of training steps and the
+        sequences of ``threshold_sample="series"``.
     n_jobs : int or None, default=None
         Threads of the transform (None: 1, -1: all cores).
 
@@ -168,6 +175,7 @@ class DilatedConvolution(_SequenceTransformer):
         "quantile_levels": [StrOptions({"golden", "random"})],
         "quantile_range": [tuple],
         "subsample": [Interval(numbers.Integral, 1, None, closed="left")],
+        "threshold_sample": [StrOptions({"steps", "series"})],
         "random_state": ["random_state"],
         "n_jobs": N_JOBS_CONSTRAINT,
     }
@@ -175,8 +183,8 @@ class DilatedConvolution(_SequenceTransformer):
     def __init__(self, n_dilations=4, *, max_dilation=None, n_biases=2,
                  output="indicator", causal=True, padding="edge",
                  channels="combine", pooling=None, quantile_levels="golden",
-                 quantile_range=(0.0, 1.0), subsample=10_000, random_state=None,
-                 n_jobs=None):
+                 quantile_range=(0.0, 1.0), subsample=10_000,
+                 threshold_sample="steps", random_state=None, n_jobs=None):
         self.n_dilations = n_dilations
         self.max_dilation = max_dilation
         self.n_biases = n_biases
@@ -188,6 +196,7 @@ class DilatedConvolution(_SequenceTransformer):
         self.quantile_levels = quantile_levels
         self.quantile_range = quantile_range
         self.subsample = subsample
+        self.threshold_sample = threshold_sample
         self.random_state = random_state
         self.n_jobs = n_jobs
 
@@ -229,7 +238,8 @@ class DilatedConvolution(_SequenceTransformer):
             record_fitted_params(self, ("n_dilations", "max_dilation", "n_biases",
                                         "output", "causal", "padding", "channels",
                                         "quantile_levels", "quantile_range",
-                                        "subsample", "random_state"))
+                                        "subsample", "threshold_sample",
+                                        "random_state"))
         return self
 
     def _kernel_arguments(self):
