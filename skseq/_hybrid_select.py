@@ -3,6 +3,8 @@ sequences, on a random half of them held out: the per-step representation
 (``features="auto"``) and the length of the window it reads
 (``window="auto"``)."""
 
+import functools
+
 import numpy as np
 
 from ._data.held_out import held_out_half
@@ -43,6 +45,13 @@ def held_out_split(seqs, steps, rng):
             index = np.sort(rng.choice(index, SELECTION_STEPS, replace=False))
         rows.append(index)
     return held, rows[0], rows[1]
+
+
+def predicted_targets(estimator, x, threads):
+    """The most probable target at the rows ``x`` (``estimator`` needs no
+    ``predict``), its ``predict_proba`` run within ``threads()``."""
+    with threads():
+        return np.asarray(estimator.classes_)[estimator.predict_proba(x).argmax(axis=1)]
 
 
 def select_features(fit, predict, seqs, steps, targets, weight, split, window):
@@ -146,16 +155,17 @@ def select_window(chain_proba, seqs, labels, weight, split, windows, rng,
     return best
 
 
-def choose(model, seqs, steps, labels, encoded, fit_targets, weight, step_weight,
-           weighted, seed):
+def choose(params, fit_estimator, threads, seqs, steps, labels, encoded,
+           fit_targets, weight, step_weight, weighted, seed):
     """The representation and the window of a :class:`HybridHMMClassifier`
-    ``model`` (its ``features`` and ``window``, or chosen for ``"auto"`` on a
-    random half of the sequences held out: the representation at the longest
-    window by the classifier's accuracy, then the window by the chain's). The
-    arguments are those of its fit; its ``_fit_estimator`` fits the
-    candidates."""
-    windows = WINDOWS if model.window == "auto" else (model.window,)
-    features, window = model.features, windows[-1]
+    of parameters ``params``: its ``features`` and ``window``, or for
+    ``"auto"`` chosen on a random half of the sequences held out (the
+    representation at the longest window by the classifier's accuracy, then
+    the window by the chain's). ``fit_estimator(features, targets, weight,
+    seed)`` fits a per-step classifier, whose ``predict_proba`` runs within
+    ``threads()``; the other arguments are those of the fit."""
+    windows = WINDOWS if params["window"] == "auto" else (params["window"],)
+    features, window = params["features"], windows[-1]
     if (features != "auto" and len(windows) == 1) or seqs.lengths.max() == 1:
         # one-step sequences have no past: both representations hold the step
         return "summaries" if features == "auto" else features, window
@@ -169,24 +179,19 @@ def choose(model, seqs, steps, labels, encoded, fit_targets, weight, step_weight
         """Fits a classifier on the fitting steps' rows of its features; and
         those steps' weights (None: all 1)."""
         fit_weight = fit_weights(labels, seqs.offsets, steps, step_weight, weighted,
-                                 window, model.onset_weight)
+                                 window, params["onset_weight"])
         rows_weight = None if fit_weight is None else fit_weight[fit_rows]
-        return (lambda x: model._fit_estimator(x, targets[fit_rows], rows_weight,
-                                               seed)), rows_weight
-
-    def predict(estimator, x):
-        """The most probable target: ``estimator`` needs no ``predict``."""
-        with model._threads():
-            return np.asarray(estimator.classes_)[
-                estimator.predict_proba(x).argmax(axis=1)]
+        return (lambda x: fit_estimator(x, targets[fit_rows], rows_weight,
+                                        seed)), rows_weight
 
     fitted = {}
     if features == "auto":
+        predict = functools.partial(predicted_targets, threads=threads)
         features, fitted = select_features(fitter(window, encoded)[0], predict, seqs,
                                            steps, encoded, step_weight, split, window)
     if len(windows) == 1:
         return features, window
-    n_parts = model.n_states_per_label if model.phase_targets else 1
+    n_parts = params["n_states_per_label"] if params["phase_targets"] else 1
     # the classifier that chose the representation, if of the labels alone
     reused = {window: fitted[features]} if n_parts == 1 and fitted else {}
     n_classes = int(labels.max()) + 1
@@ -197,12 +202,12 @@ def choose(model, seqs, steps, labels, encoded, fit_targets, weight, step_weight
         estimator = reused[window] if window in reused else fit(x[steps][fit_rows])
         prior = np.bincount(encoded[fit_rows], minlength=n_classes, weights=(
             step_weight[fit_rows] if rows_weight is None else rows_weight))
-        with model._threads():
+        with threads():
             proba = label_posteriors(estimator, x[rows], n_classes, n_parts)
         return proba, prior / prior.sum()
 
     window = select_window(
         chain_proba, seqs, labels, weight, split, windows, rng,
-        model.n_states_per_label, model.likelihood_scale,
-        chained=model.transitions == "learned")
+        params["n_states_per_label"], params["likelihood_scale"],
+        chained=params["transitions"] == "learned")
     return features, window

@@ -293,9 +293,10 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
             seed = check_random_state(self.random_state).randint(
                 np.iinfo(np.int32).max)
             weighted = sample_weight is not None
-            features, window = choose(self, seqs, steps, labels, encoded,
-                                      fit_targets, weight, step_weight, weighted,
-                                      seed)
+            features, window = choose(
+                self.get_params(deep=False), self._fit_estimator, self._threads,
+                seqs, steps, labels, encoded, fit_targets, weight, step_weight,
+                weighted, seed)
             fit_weight = fit_weights(labels, seqs.offsets, steps, step_weight,
                                      weighted, window, self.onset_weight)
             estimator = self._fit_estimator(
