@@ -126,6 +126,7 @@ def run_one(name, seed, windows, scales):
         alone, alone_time = _fit({"window": window, "transitions": "none",
                                   "n_states_per_label": 1}, S_train, L_train, seed)
         cell = {"window": window, "window_": model.window_,
+                "likelihood_scale_": model.likelihood_scale_,
                 "no_transitions_window_": alone.window_, "features": model.features_,
                 "fit_time": fit_time, "no_transitions_fit_time": alone_time,
                 "no_transitions": scores(alone.predict(S_test), L_test, tolerance),
@@ -145,6 +146,14 @@ def run_one(name, seed, windows, scales):
     return {"dataset": name, "seed": seed, "tolerance": tolerance, "grid": out}
 
 
+def _order(cell):
+    """Fixed windows from the shortest, then "auto", then the combinations."""
+    window = cell["window"]
+    if isinstance(window, int):
+        return 0, window, ""
+    return (1, 0, "") if window == "auto" else (2, 0, window)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=3)
@@ -152,7 +161,8 @@ def main():
     parser.add_argument("--datasets", nargs="+", default=["BasicMotions", "PLAID"])
     parser.add_argument("--windows", nargs="+", default=list(WINDOWS),
                         type=lambda v: v if v == "auto" else int(v))
-    parser.add_argument("--scales", type=float, nargs="+", default=list(SCALES))
+    parser.add_argument("--scales", nargs="+", default=list(SCALES),
+                        type=lambda v: v if v == "auto" else float(v))
     args = parser.parse_args()
     with threadpool_limits(1):
         results = [run_one(name, seed, args.windows, args.scales)
@@ -166,8 +176,9 @@ def main():
         old = runs.setdefault((r["dataset"], r["seed"]), r)
         if old is not r:
             new = {str(c["window"]) for c in r["grid"]}
-            old["grid"] = ([c for c in old["grid"] if str(c["window"]) not in new]
-                           + r["grid"])
+            old["grid"] = sorted(
+                [c for c in old["grid"] if str(c["window"]) not in new] + r["grid"],
+                key=_order)
     merged = [runs[key] for key in sorted(runs)]
     WINDOW_JSON.write_text(json.dumps(merged, indent=1), encoding="utf-8")
 
