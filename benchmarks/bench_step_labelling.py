@@ -411,7 +411,8 @@ def lag_section(results):
         lines += [
             f"**{name}** (seeds {[r['seed'] for r in runs]}, {len(rec)} changes, "
             f"{sum(r['n_test_steps'] for r in runs)} steps, "
-            f"`likelihood_scale={runs[0]['likelihood_scale']}`):", "",
+            "the chosen `likelihood_scale_`: "
+            f"{', '.join(str(r['likelihood_scale']) for r in runs)}):", "",
             f"- the new label never given within its segment: by the classifier "
             f"alone after {int(np.sum(get['alone'] == get['length']))} changes, by "
             f"the chain after {int(np.sum(get['chain'] == get['length']))};",
