@@ -482,7 +482,8 @@ def window_section(results):
                        for mode in ("causal", "offline")
                        for metric in ("accuracy", "boundary_f1")}
                 rows.append([
-                    f"{window} ({', '.join(map(str, chosen))})", shown,
+                    window if window.startswith("8+32")
+                    else f"{window} ({', '.join(map(str, chosen))})", shown,
                     _mean_range(got["causal", "accuracy"]),
                     _mean_range(got["causal", "boundary_f1"], 3),
                     _mean_range(got["offline", "boundary_f1"], 3),
