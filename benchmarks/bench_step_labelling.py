@@ -294,14 +294,16 @@ def report(results):
              "**Limits.** Two panel constructions only; sessions are "
              "concatenated recordings, so every change of label is abrupt and "
              "every segment lasts a whole recording. The hybrid's defaults "
-             "(`features=\"auto\"`, `window=\"auto\"`, `likelihood_scale=0.5`, "
+             "(`features=\"auto\"`, `window=\"auto\"`, "
+             "`likelihood_scale=\"auto\"`, "
              "two states per label, `onset_weight=1`) were chosen on sessions "
              "cut from the training recordings "
              "of these two sets, split in halves by recording "
              "(`--tuning`); `features=\"auto\"` then chooses the per-step "
              "representation (window summaries or raw lags) on held-out "
-             "training sessions in every fit, and `window=\"auto\"` the window "
-             "(8 or 32 steps) with the chain (see the last section). The row "
+             "training sessions in every fit, and `window=\"auto\"` and "
+             "`likelihood_scale=\"auto\"` the window (8 or 32 steps) and the "
+             "scale (0.35 to 1.0) with the chain (see the last section). The row "
              "`features='summaries', window=32, likelihood_scale=0.3` is an "
              "earlier default, in the same run. The row `onset_weight=16` weighs the "
              "per-step classifier's training steps within half its window "
@@ -409,7 +411,8 @@ def lag_section(results):
         lines += [
             f"**{name}** (seeds {[r['seed'] for r in runs]}, {len(rec)} changes, "
             f"{sum(r['n_test_steps'] for r in runs)} steps, "
-            f"`likelihood_scale={runs[0]['likelihood_scale']}`):", "",
+            "the chosen `likelihood_scale_`: "
+            f"{', '.join(str(r['likelihood_scale']) for r in runs)}):", "",
             f"- the new label never given within its segment: by the classifier "
             f"alone after {int(np.sum(get['alone'] == get['length']))} changes, by "
             f"the chain after {int(np.sum(get['chain'] == get['length']))};",
@@ -454,8 +457,14 @@ def window_section(results):
              "not used): `HybridHMMClassifier(window=w)` fitted once per window "
              "and predicting at every `likelihood_scale`, and the same model "
              "with one state per label and no transitions at the same window. "
-             "`auto` is `window='auto'` (the window the chain labels more "
-             "held-out training steps with, 8 or 32). Cells: mean (min-max) "
+             "`auto` is the default, `window='auto'` and "
+             "`likelihood_scale='auto'` (the window, 8 or 32, and the scale, "
+             "0.35 to 1.0, with which the chain labels more held-out training "
+             "steps; the scale column gives the scales chosen). Rows "
+             "`8+32 (w)` combine the two windows' classifiers instead of "
+             "choosing one: the chain filters the weighted product of their "
+             "posteriors, weight w on the 8-step one (fit time: both fits). "
+             "Cells: mean (min-max) "
              "over the seeds; chain − alone: the causal accuracy of the chain "
              "minus that of the same model without transitions.", ""]
     for name, runs in per_dataset(results):
@@ -466,12 +475,15 @@ def window_section(results):
             alone = [c["no_transitions"]["accuracy"] for c in cells]
             chosen = sorted({c.get("window_", c["window"]) for c in cells})
             for scale in cells[0]["scales"]:
+                shown = scale if scale != "auto" else "auto ({})".format(", ".join(
+                    map(str, sorted({c["likelihood_scale_"] for c in cells}))))
                 got = {(mode, metric): [c["scales"][scale][mode][metric]
                                         for c in cells]
                        for mode in ("causal", "offline")
                        for metric in ("accuracy", "boundary_f1")}
                 rows.append([
-                    f"{window} ({', '.join(map(str, chosen))})", scale,
+                    window if window.startswith("8+32")
+                    else f"{window} ({', '.join(map(str, chosen))})", shown,
                     _mean_range(got["causal", "accuracy"]),
                     _mean_range(got["causal", "boundary_f1"], 3),
                     _mean_range(got["offline", "boundary_f1"], 3),

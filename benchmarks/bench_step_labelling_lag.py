@@ -47,7 +47,7 @@ def first_step(pred, label, start, stop):
 def changes(model, proba, chain_pred, truth):
     """One record per true change of one session: steps until the classifier
     and the chain first give the new label, the evidence needed and given."""
-    k, scale = model.n_states_per_label, model.likelihood_scale
+    k, scale = model.n_states_per_label, model.likelihood_scale_
     code = np.searchsorted(model.classes_, truth)
     alone = proba.argmax(axis=1)
     chain = np.searchsorted(model.classes_, chain_pred)
@@ -95,7 +95,7 @@ def run_one(name, seed):
     print(name, seed, len(records), "changes", errors, flush=True)
     return {"dataset": name, "seed": seed, "features": model.features_,
             "window": model.window_,
-            "likelihood_scale": model.likelihood_scale,
+            "likelihood_scale": model.likelihood_scale_,
             "n_test_steps": int(sum(map(len, S_test))), "errors": errors,
             "changes": records}
 

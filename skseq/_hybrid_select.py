@@ -1,7 +1,9 @@
 """What :class:`~skseq.HybridHMMClassifier` chooses from its own training
 sequences, on a random half of them held out: the per-step representation
-(``features="auto"``) and the length of the window it reads
-(``window="auto"``)."""
+(``features="auto"``), the length of the window it reads (``window="auto"``)
+and the scale of its likelihoods (``likelihood_scale="auto"``)."""
+
+import functools
 
 import numpy as np
 
@@ -19,6 +21,11 @@ SELECTION_STEPS = 20_000
 
 # ``window="auto"``: the candidates, from the shortest.
 WINDOWS = (8, 32)
+
+# ``likelihood_scale="auto"``: the candidates, from the smallest; and the
+# scale taken when there is nothing to choose on.
+SCALES = (0.35, 0.5, 0.7, 1.0)
+DEFAULT_SCALE = 0.5
 
 # Floor of the per-step posteriors before their logarithm: a classifier that
 # gives a label probability 0 would otherwise veto that label for good.
@@ -43,6 +50,13 @@ def held_out_split(seqs, steps, rng):
             index = np.sort(rng.choice(index, SELECTION_STEPS, replace=False))
         rows.append(index)
     return held, rows[0], rows[1]
+
+
+def predicted_targets(estimator, x, threads):
+    """The most probable target at the rows ``x`` (``estimator`` needs no
+    ``predict``), its ``predict_proba`` run within ``threads()``."""
+    with threads():
+        return np.asarray(estimator.classes_)[estimator.predict_proba(x).argmax(axis=1)]
 
 
 def select_features(fit, predict, seqs, steps, targets, weight, split, window):
@@ -107,19 +121,21 @@ def label_posteriors(estimator, x, n_labels, n_parts):
 
 
 def select_window(chain_proba, seqs, labels, weight, split, windows, rng,
-                  n_states_per_label, scale, chained=True):
-    """The window under which the chain labels more held-out steps correctly.
+                  n_states_per_label, scales, chained=True):
+    """The window and the likelihood scale under which the chain labels more
+    held-out steps correctly.
 
     ``chain_proba(window, rows)`` gives the label posteriors, at the packed
     steps ``rows``, of that window's classifier fitted on the split's fitting
     steps, and the label priors among those steps. The chain is counted from
     the fitting half's labels only (the held-out sequences weigh 0); the
     filter runs over whole held-out sequences (at most about
-    ``SELECTION_STEPS`` steps); accuracy over their labelled steps, weighted
-    by ``weight``. Ties go to the longer window. Not ``chained``
+    ``SELECTION_STEPS`` steps), at every scale of ``scales``; accuracy over
+    their labelled steps, weighted by ``weight``. Ties go to the longer
+    window, then to the smaller scale. Not ``chained``
     (``transitions="none"``): every state drawn afresh from the label priors,
     as in the fitted model, whose filter still weighs the priors against the
-    posteriors raised to ``scale``.
+    posteriors raised to the scale.
     """
     held = split[0]
     n_labels = int(labels.max()) + 1
@@ -130,7 +146,7 @@ def select_window(chain_proba, seqs, labels, weight, split, windows, rng,
     truth = labels[rows]
     scored = truth >= 0
     if not scored.any():
-        return max(windows)
+        return max(windows), DEFAULT_SCALE if len(scales) > 1 else scales[0]
     step_weight = np.repeat(weight, seqs.lengths)[rows][scored]
     best, best_accuracy = None, -np.inf
     for window in sorted(windows, reverse=True):
@@ -138,55 +154,57 @@ def select_window(chain_proba, seqs, labels, weight, split, windows, rng,
         if not chained:
             startprob = np.repeat(prior, n_states_per_label) / n_states_per_label
             transmat = np.tile(startprob, (startprob.shape[0], 1))
-        predicted = filtered_labels(proba, prior, startprob, transmat, offsets,
-                                    scale)
-        accuracy = np.average(predicted[scored] == truth[scored], weights=step_weight)
-        if accuracy > best_accuracy:
-            best, best_accuracy = window, accuracy
+        for scale in sorted(scales):
+            predicted = filtered_labels(proba, prior, startprob, transmat, offsets,
+                                        scale)
+            accuracy = np.average(predicted[scored] == truth[scored],
+                                  weights=step_weight)
+            if accuracy > best_accuracy:
+                best, best_accuracy = (window, scale), accuracy
     return best
 
 
-def choose(model, seqs, steps, labels, encoded, fit_targets, weight, step_weight,
-           weighted, seed):
-    """The representation and the window of a :class:`HybridHMMClassifier`
-    ``model`` (its ``features`` and ``window``, or chosen for ``"auto"`` on a
-    random half of the sequences held out: the representation at the longest
-    window by the classifier's accuracy, then the window by the chain's). The
-    arguments are those of its fit; its ``_fit_estimator`` fits the
-    candidates."""
-    windows = WINDOWS if model.window == "auto" else (model.window,)
-    features, window = model.features, windows[-1]
-    if (features != "auto" and len(windows) == 1) or seqs.lengths.max() == 1:
-        # one-step sequences have no past: both representations hold the step
-        return "summaries" if features == "auto" else features, window
+def choose(params, fit_estimator, threads, seqs, steps, labels, encoded,
+           fit_targets, weight, step_weight, weighted, seed):
+    """The representation, the window and the likelihood scale of a
+    :class:`HybridHMMClassifier` of parameters ``params``: its ``features``,
+    ``window`` and ``likelihood_scale``, or for ``"auto"`` chosen on a random
+    half of the sequences held out (the representation at the longest window
+    by the classifier's accuracy, then the window and the scale by the
+    chain's). ``fit_estimator(features, targets, weight, seed)`` fits a
+    per-step classifier, whose ``predict_proba`` runs within ``threads()``;
+    the other arguments are those of the fit."""
+    windows = WINDOWS if params["window"] == "auto" else (params["window"],)
+    scale = params["likelihood_scale"]
+    scales = SCALES if scale == "auto" else (scale,)
+    features, window = params["features"], windows[-1]
+    # without a choice (one-step sequences have no past to choose on)
+    fixed = ("summaries" if features == "auto" else features, window,
+             DEFAULT_SCALE if scale == "auto" else scale)
+    if ((features != "auto" and len(windows) * len(scales) == 1)
+            or seqs.lengths.max() == 1):
+        return fixed
     rng = np.random.RandomState(seed)
     split = held_out_split(seqs, steps, rng)
-    fit_rows = split[1]
+    fit_rows, fitted = split[1], {}
     if split[2].shape[0] == 0 or np.unique(encoded[fit_rows]).shape[0] < 2:
-        return "summaries" if features == "auto" else features, window
+        return fixed
 
     def fitter(window, targets):
-        """Fits a classifier on the fitting steps' rows of its features; and
-        those steps' weights (None: all 1)."""
+        """A fit on the fitting steps' rows; their weights (None: all 1)."""
         fit_weight = fit_weights(labels, seqs.offsets, steps, step_weight, weighted,
-                                 window, model.onset_weight)
+                                 window, params["onset_weight"])
         rows_weight = None if fit_weight is None else fit_weight[fit_rows]
-        return (lambda x: model._fit_estimator(x, targets[fit_rows], rows_weight,
-                                               seed)), rows_weight
+        return (lambda x: fit_estimator(x, targets[fit_rows], rows_weight,
+                                        seed)), rows_weight
 
-    def predict(estimator, x):
-        """The most probable target: ``estimator`` needs no ``predict``."""
-        with model._threads():
-            return np.asarray(estimator.classes_)[
-                estimator.predict_proba(x).argmax(axis=1)]
-
-    fitted = {}
     if features == "auto":
+        predict = functools.partial(predicted_targets, threads=threads)
         features, fitted = select_features(fitter(window, encoded)[0], predict, seqs,
                                            steps, encoded, step_weight, split, window)
-    if len(windows) == 1:
-        return features, window
-    n_parts = model.n_states_per_label if model.phase_targets else 1
+    if len(windows) * len(scales) == 1:
+        return features, window, fixed[2]
+    n_parts = params["n_states_per_label"] if params["phase_targets"] else 1
     # the classifier that chose the representation, if of the labels alone
     reused = {window: fitted[features]} if n_parts == 1 and fitted else {}
     n_classes = int(labels.max()) + 1
@@ -197,12 +215,12 @@ def choose(model, seqs, steps, labels, encoded, fit_targets, weight, step_weight
         estimator = reused[window] if window in reused else fit(x[steps][fit_rows])
         prior = np.bincount(encoded[fit_rows], minlength=n_classes, weights=(
             step_weight[fit_rows] if rows_weight is None else rows_weight))
-        with model._threads():
+        with threads():
             proba = label_posteriors(estimator, x[rows], n_classes, n_parts)
         return proba, prior / prior.sum()
 
-    window = select_window(
+    window, scale = select_window(
         chain_proba, seqs, labels, weight, split, windows, rng,
-        model.n_states_per_label, model.likelihood_scale,
-        chained=model.transitions == "learned")
-    return features, window
+        params["n_states_per_label"], scales,
+        chained=params["transitions"] == "learned")
+    return features, window, scale

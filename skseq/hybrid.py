@@ -82,16 +82,17 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         steps correctly: a classifier of each is fitted on a random half of
         the training sequences (the representation chosen at 32), the chain
         is counted from that half's labels, and the filter runs over the
-        other half's sequences (at most about 20,000 steps; ties go to 32);
-        the chain of labels with geometric durations, whatever ``durations``
-        and ``phase_targets`` (the label's posterior summed over its parts);
-        with ``transitions="none"`` the labels the model gives alone.
-        No choice is made, and 32 taken, when fewer than 2 sequences hold
-        labelled steps (of positive weight) or the fitting half holds only
-        one label; ``features="auto"`` then takes ``"summaries"``.
-        A short window holds less of the previous segment after a change, and
-        its evidence overlaps less with that of the neighbouring steps; a long
-        one reads slower patterns.
+        other half's sequences (at most about 20,000 steps; ties go to 32),
+        at every candidate of ``likelihood_scale="auto"``, the window and the
+        scale chosen together; the chain of labels with geometric durations,
+        whatever ``durations`` and ``phase_targets`` (the label's posterior
+        summed over its parts); with ``transitions="none"`` the labels the
+        model gives alone. No choice is made, and 32 taken, when fewer than 2
+        sequences hold labelled steps (of positive weight) or the fitting
+        half holds only one label; ``features="auto"`` then takes
+        ``"summaries"``. A short window holds less of the previous segment
+        after a change, and its evidence overlaps less with that of the
+        neighbouring steps; a long one reads slower patterns.
     features : {"auto", "summaries", "lags"}, default="auto"
         What the per-step classifier reads of the last ``window`` steps.
         ``"summaries"``: per channel the current value, and the mean, maximum,
@@ -131,14 +132,21 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         side, constant beyond a high quantile of the lengths (see the User
         Guide). Prediction costs more (every state times every duration).
         Ignored with ``transitions="none"``.
-    likelihood_scale : float, default=0.5
+    likelihood_scale : float or "auto", default="auto"
         Exponent applied to the scaled likelihoods: below 1, the per-step
         classifier is trusted less relative to the chain. Its posteriors come
         from overlapping windows, so neighbouring steps' evidence is far from
         independent, and a classifier's probabilities are often overconfident;
-        the defaults (2 states per label, 0.5, ``window="auto"``) were chosen
-        on sessions cut from the training recordings of BasicMotions and PLAID
-        (see the User Guide, "Labelling every step").
+        a larger scale follows a change sooner but keeps more of the
+        classifier's brief errors. ``"auto"``: 0.35, 0.5, 0.7 or 1.0,
+        whichever makes the chain's causal filter label more held-out
+        training steps correctly, chosen with the window as for
+        ``window="auto"`` (ties go to the smaller scale; 0.5 when there is
+        nothing to choose on). It acts only in prediction: a number set after
+        fit is used as it stands. The defaults (2 states per label, the
+        window and the scale chosen) were chosen on sessions cut from the
+        training recordings of BasicMotions and PLAID (see the User Guide,
+        "Labelling every step").
     onset_weight : float, default=1.0
         Weight, in the per-step classifier's fit, of the steps within the
         first ``window_ // 2`` steps of a segment that begins with a change of
@@ -168,6 +176,9 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         The window it reads (``window``, or the one ``"auto"`` chose).
     features_ : {"summaries", "lags"}
         The representation it reads (``features``, or the one ``"auto"`` chose).
+    likelihood_scale_ : float
+        The scale of the likelihoods (``likelihood_scale``, or the one
+        ``"auto"`` chose).
     class_prior_ : ndarray of shape (n_classes,)
         Label frequencies among the labelled steps, weighted as in the
         per-step classifier's fit (``sample_weight``, ``onset_weight``).
@@ -224,7 +235,8 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         "phase_targets": ["boolean"],
         "transitions": [StrOptions({"learned", "none"})],
         "durations": [StrOptions({"geometric", "learned"})],
-        "likelihood_scale": [Interval(numbers.Real, 0, None, closed="neither")],
+        "likelihood_scale": [Interval(numbers.Real, 0, None, closed="neither"),
+                             StrOptions({"auto"})],
         "onset_weight": [Interval(numbers.Real, 0, None, closed="neither")],
         "n_jobs": N_JOBS_CONSTRAINT,
         "random_state": ["random_state"],
@@ -232,7 +244,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(self, estimator=None, *, window="auto", features="auto",
                  n_states_per_label=2, phase_targets=False, transitions="learned",
-                 durations="geometric", likelihood_scale=0.5,
+                 durations="geometric", likelihood_scale="auto",
                  onset_weight=ONSET_WEIGHT, n_jobs=None, random_state=None):
         self.estimator = estimator
         self.window = window
@@ -293,9 +305,10 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
             seed = check_random_state(self.random_state).randint(
                 np.iinfo(np.int32).max)
             weighted = sample_weight is not None
-            features, window = choose(self, seqs, steps, labels, encoded,
-                                      fit_targets, weight, step_weight, weighted,
-                                      seed)
+            features, window, scale = choose(
+                self.get_params(deep=False), self._fit_estimator, self._threads,
+                seqs, steps, labels, encoded, fit_targets, weight, step_weight,
+                weighted, seed)
             fit_weight = fit_weights(labels, seqs.offsets, steps, step_weight,
                                      weighted, window, self.onset_weight)
             estimator = self._fit_estimator(
@@ -308,6 +321,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
             self.estimator_ = estimator
             self.features_ = features
             self.window_ = window
+            self.likelihood_scale_ = scale
             self.step_level_ = targets.step_level
             # the states' layout that prediction reads
             record_fitted_params(self, ("n_states_per_label",))
@@ -385,8 +399,9 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
             log_lik[:, unseen] = np.repeat(log_label, n_targets // n_classes,
                                            axis=1)[:, unseen]
         n_states = self.startprob_.shape[0]
-        return np.repeat(self.likelihood_scale * log_lik, n_states // n_targets,
-                         axis=1)
+        scale = (self.likelihood_scale_ if self.likelihood_scale == "auto"
+                 else self.likelihood_scale)
+        return np.repeat(scale * log_lik, n_states // n_targets, axis=1)
 
     def _semi_markov(self, seqs, size):
         """The explicit-duration chain over (state, duration), or None; first a

@@ -124,9 +124,54 @@ def test_select_window_filters_with_the_fitting_halfs_chain():
     assert fitting != every
     got = select_window(lambda w, rows: (proba[w], np.array([0.5, 0.5])), seqs,
                         labels, np.ones(4), (held, None, None), (8, 32),
-                        np.random.RandomState(0), 1, 1.0)
-    assert got == fitting
+                        np.random.RandomState(0), 1, (1.0,))
+    assert got == (fitting, 1.0)
 
+
+
+def test_select_window_and_scale_together_by_enumeration():
+    # two fitting sequences of one label each, two held out with one change
+    labels = np.array([0] * 4 + [1] * 4 + [0, 0, 1, 1] + [1, 1, 0, 0])
+    seqs = check_sequences([np.zeros((4, 1))] * 4)
+    held = np.array([False, False, True, True])
+    proba = {8: np.array([[0.7, 0.3], [0.6, 0.4], [0.3, 0.7], [0.25, 0.75],
+                          [0.3, 0.7], [0.2, 0.8], [0.6, 0.4], [0.35, 0.65]]),
+             32: np.array([[0.8, 0.2], [0.7, 0.3], [0.45, 0.55], [0.4, 0.6],
+                           [0.2, 0.8], [0.3, 0.7], [0.9, 0.1], [0.85, 0.15]])}
+    # the fitting half's chain counted by hand, +1 each: no change seen
+    start, trans = np.array([0.5, 0.5]), np.array([[0.8, 0.2], [0.2, 0.8]])
+    scales = (0.35, 0.5, 0.7, 1.0)
+    best, expected = -1, None
+    for w, s in itertools.product((32, 8), scales):  # ties: 32, then smaller
+        lik = (proba[w] / 0.5) ** s
+        right = np.sum(np.concatenate([
+            _filtered_by_enumeration(start, trans, lik[:4]),
+            _filtered_by_enumeration(start, trans, lik[4:])]) == labels[8:])
+        if right > best:
+            best, expected = right, (w, s)
+    assert expected == (32, 1.0)  # only the largest scale follows the change
+    got = select_window(lambda w, rows: (proba[w], np.array([0.5, 0.5])), seqs,
+                        labels, np.ones(4), (held, None, None), (8, 32),
+                        np.random.RandomState(0), 1, scales)
+    assert got == expected
+
+
+def test_auto_scale_is_a_fit_at_that_scale():
+    X, y = _segments(6, np.random.default_rng(3), noise=2.0)
+    params = {"estimator": LogisticRegression(), "random_state": 0}
+    model = HybridHMMClassifier(**params).fit(X, y)
+    assert model.likelihood_scale_ in _hybrid_select.SCALES
+    given = HybridHMMClassifier(window=model.window_, features=model.features_,
+                                likelihood_scale=model.likelihood_scale_,
+                                **params).fit(X, y)
+    assert_allclose(np.vstack(model.predict_proba(X)),
+                    np.vstack(given.predict_proba(X)))
+    # a number set after fit is the scale prediction uses
+    other = 1.0 if model.likelihood_scale_ != 1.0 else 0.35
+    given.set_params(likelihood_scale=other).fit(X, y)
+    model.set_params(likelihood_scale=other)
+    assert_allclose(np.vstack(model.predict_proba(X)),
+                    np.vstack(given.predict_proba(X)))
 
 def _segments(n_sequences, rng, n_steps=60, noise=1.0):
     """Sequences of segments of 10 steps, labelled "a" and "b" in turn, whose
@@ -212,8 +257,8 @@ def test_auto_window_without_transitions_scores_the_models_labels():
     for k in (1, 2):
         chosen = _hybrid_select.select_window(
             chain_proba, seqs, labels, np.ones(2), split, (8, 32),
-            np.random.RandomState(0), k, 0.5, chained=False)
-        assert chosen == 32
+            np.random.RandomState(0), k, (0.5,), chained=False)
+        assert chosen == (32, 0.5)
 
 
 def test_states_per_label_changed_after_fit_is_refused():
