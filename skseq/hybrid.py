@@ -132,7 +132,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         side, constant beyond a high quantile of the lengths (see the User
         Guide). Prediction costs more (every state times every duration).
         Ignored with ``transitions="none"``.
-    likelihood_scale : float or "auto", default="auto"
+    likelihood_scale : float or "auto", default=0.5
         Exponent applied to the scaled likelihoods: below 1, the per-step
         classifier is trusted less relative to the chain. Its posteriors come
         from overlapping windows, so neighbouring steps' evidence is far from
@@ -142,9 +142,11 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         whichever makes the chain's causal filter label more held-out
         training steps correctly, chosen with the window as for
         ``window="auto"`` (ties go to the smaller scale; 0.5 when there is
-        nothing to choose on). It acts only in prediction: a number set after
+        nothing to choose on): it chooses for the labels of the steps, and
+        on BasicMotions' training sessions it chose scales that found fewer
+        segment boundaries. It acts only in prediction: a number set after
         fit is used as it stands. The defaults (2 states per label, the
-        window and the scale chosen) were chosen on sessions cut from the
+        window chosen, a scale of 0.5) were chosen on sessions cut from the
         training recordings of BasicMotions and PLAID (see the User Guide,
         "Labelling every step").
     onset_weight : float, default=1.0
@@ -244,7 +246,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(self, estimator=None, *, window="auto", features="auto",
                  n_states_per_label=2, phase_targets=False, transitions="learned",
-                 durations="geometric", likelihood_scale="auto",
+                 durations="geometric", likelihood_scale=0.5,
                  onset_weight=ONSET_WEIGHT, n_jobs=None, random_state=None):
         self.estimator = estimator
         self.window = window

@@ -159,7 +159,7 @@ def test_select_window_and_scale_together_by_enumeration():
 def test_auto_scale_is_a_fit_at_that_scale():
     X, y = _segments(6, np.random.default_rng(3), noise=2.0)
     params = {"estimator": LogisticRegression(), "random_state": 0}
-    model = HybridHMMClassifier(**params).fit(X, y)
+    model = HybridHMMClassifier(likelihood_scale="auto", **params).fit(X, y)
     assert model.likelihood_scale_ in _hybrid_select.SCALES
     given = HybridHMMClassifier(window=model.window_, features=model.features_,
                                 likelihood_scale=model.likelihood_scale_,
