@@ -6,6 +6,7 @@ and the scale of its likelihoods (``likelihood_scale="auto"``)."""
 import functools
 
 import numpy as np
+from sklearn.utils._param_validation import validate_parameter_constraints
 
 from ._data.held_out import held_out_half
 from ._data.representation import window_lags, window_summaries
@@ -30,6 +31,24 @@ DEFAULT_SCALE = 0.5
 # Floor of the per-step posteriors before their logarithm: a classifier that
 # gives a label probability 0 would otherwise veto that label for good.
 MIN_PROBA = 1e-6
+
+
+def scale_in_use(model):
+    """The likelihood scale a fitted :class:`HybridHMMClassifier` ``model``
+    predicts with: its ``likelihood_scale`` as it stands (checked: it may be
+    set after fit), or for ``"auto"`` the one its fit chose; a ValueError if
+    that fit chose none (it was given a number)."""
+    name = "likelihood_scale"
+    validate_parameter_constraints({name: model._parameter_constraints[name]},
+                                   {name: model.likelihood_scale},
+                                   caller_name=type(model).__name__)
+    if model.likelihood_scale != "auto":
+        return model.likelihood_scale
+    if not getattr(model, "_scale_chosen_", False):
+        raise ValueError(
+            "likelihood_scale='auto' is chosen in fit, but this model was fitted "
+            "with a number: refit it with 'auto', or set a number.")
+    return model.likelihood_scale_
 
 
 def held_out_split(seqs, steps, rng):

@@ -37,7 +37,13 @@ from ._families.label_chain import (
     segment_phases,
 )
 from ._fit.resources import check_allocation
-from ._hybrid_select import MIN_PROBA, REPRESENTATIONS, choose, log_likelihood_ratio
+from ._hybrid_select import (
+    MIN_PROBA,
+    REPRESENTATIONS,
+    choose,
+    log_likelihood_ratio,
+    scale_in_use,
+)
 from ._kernels.forward_backward import forward_backward, viterbi
 
 # The default ``onset_weight``: the weight, in the per-step classifier's fit, of
@@ -145,7 +151,8 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         nothing to choose on): it chooses for the labels of the steps, and
         on BasicMotions' training sessions it chose scales that found fewer
         segment boundaries. It acts only in prediction: a number set after
-        fit is used as it stands. The defaults (2 states per label, the
+        fit is used as it stands; ``"auto"`` set after a fit with a number is
+        refused (the choice is made in fit). The defaults (2 states per label, the
         window chosen, a scale of 0.5) were chosen on sessions cut from the
         training recordings of BasicMotions and PLAID (see the User Guide,
         "Labelling every step").
@@ -324,6 +331,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
             self.features_ = features
             self.window_ = window
             self.likelihood_scale_ = scale
+            self._scale_chosen_ = self.likelihood_scale == "auto"
             self.step_level_ = targets.step_level
             # the states' layout that prediction reads
             record_fitted_params(self, ("n_states_per_label",))
@@ -401,9 +409,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
             log_lik[:, unseen] = np.repeat(log_label, n_targets // n_classes,
                                            axis=1)[:, unseen]
         n_states = self.startprob_.shape[0]
-        scale = (self.likelihood_scale_ if self.likelihood_scale == "auto"
-                 else self.likelihood_scale)
-        return np.repeat(scale * log_lik, n_states // n_targets, axis=1)
+        return np.repeat(scale_in_use(self) * log_lik, n_states // n_targets, axis=1)
 
     def _semi_markov(self, seqs, size):
         """The explicit-duration chain over (state, duration), or None; first a

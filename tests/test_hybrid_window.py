@@ -173,6 +173,22 @@ def test_auto_scale_is_a_fit_at_that_scale():
     assert_allclose(np.vstack(model.predict_proba(X)),
                     np.vstack(given.predict_proba(X)))
 
+
+def test_scale_set_after_fit_is_checked_and_auto_needs_a_fit_with_auto():
+    X, y = _segments(4, np.random.default_rng(0))
+    model = HybridHMMClassifier(LogisticRegression(), window=8, features="lags",
+                                likelihood_scale=0.7).fit(X, y)
+    expected = np.vstack(model.predict_proba(X))
+    # no choice was made in fit: "auto" is refused, not taken as the 0.7 fitted
+    for bad, match in [("auto", "chosen in fit"), (-1.0, "likelihood_scale"),
+                       (0.0, "likelihood_scale"), ("Auto", "likelihood_scale"),
+                       (np.nan, "likelihood_scale"), (None, "likelihood_scale")]:
+        model.set_params(likelihood_scale=bad)
+        with pytest.raises(ValueError, match=match):
+            model.predict_proba(X)
+    model.set_params(likelihood_scale=0.7)
+    assert_array_equal(np.vstack(model.predict_proba(X)), expected)
+
 def _segments(n_sequences, rng, n_steps=60, noise=1.0):
     """Sequences of segments of 10 steps, labelled "a" and "b" in turn, whose
     one channel is the label's level (0 or 1) plus noise."""
