@@ -120,9 +120,12 @@ def run_one(name, seed, windows, scales):
     S_test, L_test = make_sessions(X_test, y_test, rng, 1)
     tolerance = int(round(0.1 * np.median(sequence_lengths(X_train))))
     out, fitted = [], {}
-    default_scale = HybridHMMClassifier().likelihood_scale
     for window in windows:
-        model, fit_time = _fit({"window": window}, S_train, L_train, seed)
+        # "auto" among the scales: the scale is chosen in fit, with the window
+        params = {"window": window, **({"likelihood_scale": "auto"}
+                                       if "auto" in scales else {})}
+        model, fit_time = _fit(params, S_train, L_train, seed)
+        fitted_scale = model.likelihood_scale
         alone, alone_time = _fit({"window": window, "transitions": "none",
                                   "n_states_per_label": 1}, S_train, L_train, seed)
         cell = {"window": window, "window_": model.window_,
@@ -137,7 +140,7 @@ def run_one(name, seed, windows, scales):
                 "causal": scores(model.predict(S_test), L_test, tolerance),
                 "offline": scores(model.predict(S_test, algorithm="viterbi"),
                                   L_test, tolerance)}
-        model.set_params(likelihood_scale=default_scale)
+        model.set_params(likelihood_scale=fitted_scale)
         fitted[window] = (model, alone, fit_time)
         print(name, seed, json.dumps(cell), flush=True)
         out.append(cell)
