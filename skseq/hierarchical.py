@@ -133,8 +133,8 @@ class HierarchicalIOHMM(BaseIOHMM):
     n_init : int or "auto", default="auto"
         Random initialisations, the best training objective kept; ``"auto"`` as
         in :class:`IOHMMClassifier`. Restart k starts from the k-th kind of
-        ``init``'s cycle: with ``init="auto"`` and a level of 3 values, 1-3
-        hold, 4 random, 5-7 hold, 8 permutation, then again.
+        ``init``'s cycle: with ``init="auto"``, learned time scales and a level
+        of 3 values or more, 1-3 hold, 4 random, 5-7 hold, 8 permutation, again.
     max_iter : int, default=200
         Maximum L-BFGS or EM iterations.
     tol : float, default=1e-5
