@@ -184,21 +184,31 @@ against 6.2x, hides this), beyond the rule's 20%; 9,996 indicators are no
 better (0.930) at 2-3 times the fit."""
 
 
+def _cv_rows(res):
+    """One table row per model of a fold run's results (by data set, then
+    seed): its name, its cross-validated accuracy per set (mean and range over
+    the seeds) and their mean over the sets."""
+    rows = []
+    for label in next(iter(next(iter(res.values())).values()))["cv"]:
+        per_set = [[by[s]["cv"][label] for s in by] for by in res.values()]
+        mean = np.mean([np.mean(values) for values in per_set])
+        rows.append([label, *map(_cell, per_set), f"{mean:.3f}"])
+    return rows
+
+
 def thresholds_text(saved):
     res = saved["results"]
     labels = list(next(iter(next(iter(res.values())).values()))["cv"])
     rows = []
-    for label in labels:
-        cells = [_cell([by[s]["cv"][label] for s in by]) for by in res.values()]
-        mean = np.mean([np.mean([by[s]["cv"][label] for s in by])
-                        for by in res.values()])
+    for row in _cv_rows(res):
+        label = row[0]
         ratios = [np.median([r for s in by for r in by[s]["ratio"][label]])
                   for by in res.values()] if label in next(iter(
                       next(iter(res.values())).values()))["ratio"] else None
         timing = ("1" if ratios is None else
                   " / ".join(f"{r:.1f}x" for r in ratios)
                   + f" (median {np.median(ratios):.1f}x)")
-        rows.append([label, *cells, f"{mean:.3f}", timing])
+        rows.append([*row, timing])
     seconds = "; ".join(f"{name} " + ", ".join(
         f"{np.median([t for s in by for t in by[s]['seconds'][k]]):.2f} s"
         for k in labels) for name, by in res.items())
@@ -249,12 +259,7 @@ decisions are 0.004 below, beside them equal."""
 
 def diagnosis_text(saved):
     res = saved["results"]
-    rows_of = list(next(iter(next(iter(res.values())).values()))["cv"])
-    rows = []
-    for row in rows_of:
-        cells = [_cell([by[s]["cv"][row] for s in by]) for by in res.values()]
-        mean = np.mean([np.mean([by[s]["cv"][row] for s in by]) for by in res.values()])
-        rows.append([row, *cells, f"{mean:.3f}"])
+    rows = _cv_rows(res)
     fit = {name: {k: np.mean([by[s]["fit"][k] for s in by])
                   for k in next(iter(by.values()))["fit"]} for name, by in res.items()}
     timing = "; ".join(
