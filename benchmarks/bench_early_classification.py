@@ -316,11 +316,12 @@ def candidates_section(tuning):
             "2,520 and 2,352. "
             "The candidates and the rule were fixed before these runs: adopt "
             "the candidate with the highest mean over the 12 cells (four sets "
-            "at 20%, 30%, 50%), if that mean is at least the former recipe's "
+            "at 20%, 30%, 50%), if that mean is at least the recipe's "
             "+ 0.005 and no set's mean over its three fractions is below the "
-            f"former recipe's by more than 0.005. Here {outcome}.", "",
+            "recipe's by more than 0.005 (the recipe: the first row). "
+            f"Here {outcome}.", "",
             "Per set: mean accuracy over 20%, 30%, 50% and the splits "
-            "(difference from the former recipe); fit time over the splits "
+            "(difference from the recipe's); fit time over the splits "
             "relative to MiniRocket's in the same run. The last column counts "
             "the cells where the model's mean is at or above MiniRocket's "
             "(pooled training prefixes) on the same halves.", "",
