@@ -27,8 +27,8 @@ da = pytest.importorskip("dask.array")
 db = pytest.importorskip("dask.bag")
 import dask  # noqa: E402 (after the skip: dask comes with distributed)
 
-from skseq._data.representation import ShapeFeatures  # noqa: E402
 from skseq._fit import distributed as sharded  # noqa: E402
+from skseq.representations import ShapeFeatures  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore::sklearn.exceptions.ConvergenceWarning")
