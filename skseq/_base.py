@@ -179,7 +179,7 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
     def _validate_params(self):
         super()._validate_params()
         if not isinstance(self.features, str):
-            self.features.validate_for(type(self).__name__)
+            self.features._validate_for(type(self).__name__)
 
     def _target_weights(self, seqs, targets, weight):
         """The per-sequence weights of the fit and the per-target exponents of the

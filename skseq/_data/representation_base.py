@@ -30,7 +30,7 @@ class Representation(BaseEstimator):
     causal = True
     _parameter_constraints: dict = {}
 
-    def validate_for(self, owner):
+    def _validate_for(self, owner):
         """Check the parameters, as ``owner`` (the estimator's name) fits
         with ``features=self``: the error names both."""
         try:
