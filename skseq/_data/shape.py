@@ -216,7 +216,7 @@ class ShapeFeatures(Representation):
         "supervised": ["boolean"],
     }
 
-    def __init__(self, *, n_indicators=2688, n_dilations=16,
+    def __init__(self, n_indicators=2688, *, n_dilations=16,
                  quantile_range=(0.1, 0.9), n_levels=16, n_components=128,
                  n_state_components=8, sample_steps=2000, last_step_weight=1.0,
                  projection_dtype="float32", threshold_sample="steps",
@@ -443,13 +443,8 @@ class CentredShapeFeatures(ShapeFeatures):
 
     See Also
     --------
-    ShapeFeatures : The causal kernels, for step-level targets as well.
-
-    References
-    ----------
-    Dempster, A., Schmidt, D. F. & Webb, G. I. (2021). MiniRocket: a very fast
-    (almost) deterministic transform for time series classification. KDD '21,
-    248-257.
+    ShapeFeatures : The causal kernels, for step-level targets as well (and
+        the reference of MiniRocket, Dempster, Schmidt & Webb 2021).
 
     Examples
     --------

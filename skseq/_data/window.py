@@ -115,7 +115,7 @@ class WindowFeatures(Representation):
         "window": [Interval(numbers.Integral, 1, None, closed="left")],
     }
 
-    def __init__(self, *, window=32):
+    def __init__(self, window=32):
         self.window = window
 
     def fit(self, seqs, rng, n_jobs=None, sample_weight=None):
