@@ -85,6 +85,8 @@ class RawFeatures(Representation):
                "step's input).")
 
     def fit(self, seqs, rng, n_jobs=None, sample_weight=None):
+        """Fit on packed training sequences (the estimator's ``fit`` calls it
+        on a clone of its ``features``)."""
         self.n_features_ = seqs.n_features
         return self
 

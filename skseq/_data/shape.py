@@ -147,16 +147,18 @@ class ShapeFeatures(Representation):
         parameters fits).
     levels_ : ndarray of shape (n_channels, n_levels)
         The amplitude thresholds.
-    projection_ : ndarray of shape (n_indicators, n_components_)
+    projection_ : ndarray of shape (n_indicators, n_output_features)
         Maps a step's prefix-mean indicators to its features (standardization
-        and whitening folded in), after subtracting ``offset_``.
-    offset_ : ndarray of shape (n_components_,)
+        and whitening folded in), after subtracting ``offset_``; the state
+        networks read its leading ``n_state_features`` columns.
+    offset_ : ndarray of shape (n_output_features,)
+        Subtracted from a step's projected indicators.
     tabular_ : bool
         Whether every training sequence had one step (a table): there is then
         no shape to learn, and every network sees the step's own whitened
-        principal components (``projection_`` of shape (n_channels,
-        n_components_) maps the step itself; ``convolution_`` and ``levels_``
-        are not fitted).
+        principal components (``projection_`` of shape ``(n_channels,
+        n_output_features)`` maps the step itself; ``convolution_`` and
+        ``levels_`` are not fitted).
 
     The decisions of the supervised axes (``supervised=True``) are appended
     to ``projection_`` and ``offset_``.
@@ -243,9 +245,11 @@ class ShapeFeatures(Representation):
             ) from None
 
     def fit(self, seqs, rng, n_jobs=None, sample_weight=None, beside=None, then=None):
-        """``beside(self)`` (not reading the projection) runs once the indicators
-        are fitted, ``then(self)`` once the projection is; with ``n_jobs``,
-        ``beside`` on a thread beside the projection's fit and ``then``."""
+        """Fit on packed training sequences (the estimator's ``fit`` calls it
+        on a clone of its ``features``): ``beside(self)`` (not reading the
+        projection) runs once the indicators are fitted, ``then(self)`` once
+        the projection is; with ``n_jobs``, ``beside`` on a thread beside the
+        projection's fit and ``then``."""
         rng = check_random_state(rng)
         seqs = as_weighted(seqs, sample_weight)
         self.tabular_ = bool(seqs.lengths.max() == 1)

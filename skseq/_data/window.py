@@ -119,6 +119,8 @@ class WindowFeatures(Representation):
         self.window = window
 
     def fit(self, seqs, rng, n_jobs=None, sample_weight=None):
+        """Fit on packed training sequences (the estimator's ``fit`` calls it
+        on a clone of its ``features``)."""
         Z = window_summaries(as_weighted(seqs, sample_weight), self.window)
         self.mean_ = Z.mean(axis=0)
         self.scale_ = np.where(Z.std(axis=0) > 1e-12, Z.std(axis=0), 1.0)
