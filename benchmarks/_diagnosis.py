@@ -39,7 +39,6 @@ from sklearn.preprocessing import StandardScaler
 
 from skseq import IOHMMClassifier
 from skseq._data import check_sequences
-from skseq._data.representation import ShapeFeatures
 from skseq._data.sequences import Targets
 from skseq._families import supervised
 from skseq._families.penalty import (
@@ -48,6 +47,7 @@ from skseq._families.penalty import (
     ridge_loo,
     softmax_readout,
 )
+from skseq.representations import ShapeFeatures
 
 MINIROCKET_ALPHAS = np.logspace(-3, 3, 10)
 N_MINIROCKET = 9996  # MiniRocket's number of features

@@ -59,8 +59,8 @@ from threadpoolctl import threadpool_limits
 
 from skseq import IOHMMClassifier
 from skseq._data import check_sequences
-from skseq._data.representation import ShapeFeatures
 from skseq.preprocessing import Stepwise, WindowMean
+from skseq.representations import ShapeFeatures
 
 DATASETS = ("BasicMotions", "PLAID", "ItalyPowerDemand", "ArrowHead")
 # Kept aside: never tuned on; only to check that what paid carries over.
@@ -107,19 +107,11 @@ class ShapeLastStep(ClassifierMixin, BaseEstimator):
 
 def _variant(shape=None, **params):
     """The default with some of its own options, or of its representation
-    (ShapeFeatures' arguments), changed: a subclass that builds another
-    representation (the one hook, ``_make_representation``)."""
-    class Variant(IOHMMClassifier):
-        def _make_representation(self, features):
-            if features == "shape" and shape:
-                options = dict(shape)
-                supervised = options.pop("supervised", ShapeFeatures.supervised)
-                representation = ShapeFeatures(**options)
-                representation.supervised = supervised
-                return representation
-            return super()._make_representation(features)
-
-    return lambda name, seed, quick: Variant(random_state=seed, **params)
+    (ShapeFeatures' parameters: ``features=ShapeFeatures(**shape)``, the
+    representation ``features="auto"`` picks on the panel), changed."""
+    if shape:
+        params["features"] = ShapeFeatures(**shape)
+    return lambda name, seed, quick: IOHMMClassifier(random_state=seed, **params)
 
 
 RECIPES = {

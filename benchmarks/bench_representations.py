@@ -54,8 +54,8 @@ import numpy as np
 from skseq import IOHMMClassifier
 from skseq._data import check_sequences
 from skseq._data.dilated import DilatedKernels, column_quantiles
-from skseq._data.representation import ShapeFeatures
 from skseq.preprocessing import DilatedConvolution, RunningPooling
+from skseq.representations import ShapeFeatures
 
 HEADER = ["set", "sequences", "steps", "transform", "features", "seconds",
           "M steps x features / s", "speed / MiniRocket (9,996)", "cores obtained"]
@@ -339,7 +339,7 @@ class _Timers:
 def fit_breakdown(name):
     """One default fit of the training split and one prediction of the test
     split, their time split among the representation's pieces."""
-    import skseq._data.representation as representation
+    import skseq._data.shape as representation
 
     X, y, X_test, y_test = _ucr.load(name)
     targets = {"shape fit": (ShapeFeatures, "fit"), "inputs": (ShapeFeatures, "inputs"),
@@ -370,7 +370,7 @@ def fit_breakdown(name):
 # -- what else would cut the fit: measured, not adopted -------------------------
 PCA_HEADER = ["set", "principal axes", "seeds", "test accuracy (mean, each seed)",
               "fit (s, median)", "principal axes (s, median)"]
-# The randomized SVD of ShapeFeatures.fit (skseq._data.representation.
+# The randomized SVD of ShapeFeatures.fit (skseq._data.shape.
 # _principal_axes: single precision, 2 LU-normalized power iterations), the
 # former double precision, and cheaper ones.
 PCA_VARIANTS = {
@@ -407,8 +407,8 @@ def _axes_variant(dtype, n_iter, normalizer, spent):
 
 def pca_variants(name, seeds):
     """The default classifier with the representation's SVD swapped (in this
-    process only, through the name skseq._data.representation looks up)."""
-    import skseq._data.representation as representation
+    process only, through the name skseq._data.shape looks up)."""
+    import skseq._data.shape as representation
 
     X, y, X_test, y_test = _ucr.load(name)
     rows = []
@@ -443,7 +443,7 @@ def pca_threads(name, repeat):
     with two, on the matrix ShapeFeatures.fit gives it (captured)."""
     from threadpoolctl import threadpool_limits
 
-    import skseq._data.representation as representation
+    import skseq._data.shape as representation
 
     X, _, _, _ = _ucr.load(name)
     captured = {}

@@ -19,7 +19,7 @@ MiniRocket, with a ridge classifier on its own indicators, with one softmax
 read-out of its inputs and variants of that read-out (``_diagnosis.py``).
 
 ``--supervised`` scores the default with and without the ridge read-out's
-decisions appended to the projection (``ShapeFeatures.supervised``; the
+decisions appended to the projection (``ShapeFeatures(supervised=...)``; the
 cross-validation only, seeds as above).
 
     python benchmarks/bench_shape_validation.py [--seeds 3] [--datasets ...]
@@ -54,8 +54,8 @@ from threadpoolctl import threadpool_limits
 from skseq import IOHMMClassifier
 from skseq._data import check_sequences
 from skseq._data.dilated import kernel_arguments
-from skseq._data.representation import ShapeFeatures
 from skseq._kernels import convolution
+from skseq.representations import ShapeFeatures
 
 PANEL = ("BasicMotions", "ItalyPowerDemand", "ArrowHead", "PLAID")
 # The option and the values compared (the first is the former default).
@@ -64,22 +64,11 @@ POOLING = {"PPV": [0], "PPV + MPV": [0, 1], "PPV + MIPV": [0, 2],
            "PPV + LSPV": [0, 3], "all four": [0, 1, 2, 3]}
 
 
-class _WithShape(IOHMMClassifier):
-    """The default estimator with one ShapeFeatures option set (the one hook,
-    ``_make_representation``); ``shape`` is a dict of its arguments."""
-
-    def __init__(self, shape=None, random_state=None):
-        super().__init__(random_state=random_state)
-        self.shape = shape
-
-    def _make_representation(self, features):
-        if features == "shape":
-            shape = dict(self.shape or {})
-            supervised = shape.pop("supervised", ShapeFeatures.supervised)
-            representation = ShapeFeatures(**shape)
-            representation.supervised = supervised
-            return representation
-        return super()._make_representation(features)
+def _with_shape(shape=None, random_state=None):
+    """The default estimator with some ShapeFeatures options set (``shape``, a
+    dict of its parameters; the panel's series get ``features="shape"``)."""
+    return IOHMMClassifier(features=ShapeFeatures(**(shape or {})),
+                           random_state=random_state)
 
 
 def _accuracy(model, X, y, X_test, y_test):
@@ -93,7 +82,7 @@ def _cross_validated(shape, X, y, seed):
     scores = []
     folds = StratifiedKFold(3, shuffle=True, random_state=seed)
     for train, val in folds.split(np.zeros(len(y)), y):
-        scores.append(_accuracy(_WithShape(shape, seed), [X[i] for i in train],
+        scores.append(_accuracy(_with_shape(shape, seed), [X[i] for i in train],
                                 y[train], [X[i] for i in val], y[val]))
     return float(np.mean(scores))
 
@@ -108,7 +97,7 @@ def validate(datasets, seeds, option=OPTION, values=VALUES, test=True):
             start = time.perf_counter()
             res = {"cv": [_cross_validated(shape, X, y, s) for s in seeds]}
             if test:
-                res["test"] = [_accuracy(_WithShape(shape, s), X, y, X_test, y_test)
+                res["test"] = [_accuracy(_with_shape(shape, s), X, y, X_test, y_test)
                                for s in seeds]
             res["seconds"] = time.perf_counter() - start
             out.setdefault(name, {})[str(value)] = res
@@ -117,7 +106,7 @@ def validate(datasets, seeds, option=OPTION, values=VALUES, test=True):
 
 
 def _fold_runs(datasets, seeds, run_fold):
-    """(set, seed, runs): ``run_fold(X, y, train, val, seed, _WithShape)`` on
+    """(set, seed, runs): ``run_fold(X, y, train, val, seed, _with_shape)`` on
     each of 3 stratified folds of the set's training split (``y`` class
     indices), the seed choosing the folds."""
     warm_up_minirocket()
@@ -126,7 +115,7 @@ def _fold_runs(datasets, seeds, run_fold):
         y = np.unique(np.asarray(y), return_inverse=True)[1]
         for seed in seeds:
             folds = StratifiedKFold(3, shuffle=True, random_state=seed)
-            yield name, seed, [run_fold(X, y, train, val, seed, _WithShape)
+            yield name, seed, [run_fold(X, y, train, val, seed, _with_shape)
                                for train, val in folds.split(np.zeros(len(y)), y)]
 
 

@@ -40,7 +40,13 @@ from ._data import (
     restore_on_failure,
     validate_sequences,
 )
-from ._data.representation import REPRESENTATIONS, SUMMARIES, resolve
+from ._data.representation import (
+    FEATURES_OBJECT,
+    REPRESENTATIONS,
+    SUMMARIES,
+    make_representation,
+    resolve,
+)
 from ._families.layers import LAYERS
 from ._families.outputs import OUTPUTS
 from ._families.penalty import MAX_ALPHA, RAW_ALPHA
@@ -83,7 +89,7 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
     """Base class of the IOHMM estimators. Not for direct use."""
 
     _parameter_constraints: dict = {
-        "features": [StrOptions({"auto", *REPRESENTATIONS})],
+        "features": [StrOptions({"auto", *REPRESENTATIONS}), FEATURES_OBJECT],
         "emission": [StrOptions(set(LAYERS))],
         "n_hidden": [Interval(numbers.Integral, 1, None, closed="left")],
         "startprob": [StrOptions({"learn", "uniform", "stationary"}), "array-like"],
@@ -166,8 +172,14 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
                    **{name: getattr(self, name) for name in cls.constraints})
 
     def _make_representation(self, features):
-        """The (unfitted) input representation named ``features``."""
-        return REPRESENTATIONS[features]()
+        """The (unfitted) input representation ``features`` gives: a new one
+        of that name, or a clone of the object."""
+        return make_representation(features)
+
+    def _validate_params(self):
+        super()._validate_params()
+        if not isinstance(self.features, str):
+            self.features._validate_for(type(self).__name__)
 
     def _target_weights(self, seqs, targets, weight):
         """The per-sequence weights of the fit and the per-target exponents of the
@@ -305,15 +317,17 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
 
     def _represent(self, seqs, targets, sample_weight, weight, rng, features,
                    groups=None):
-        """The input representation named ``features`` (fitted anew), or the
-        fitted one for a warm start (``features`` None), and what the networks
-        see through it (``groups`` as for :meth:`_alpha`)."""
+        """The input representation ``features`` gives (a name or an object,
+        fitted anew as its name or clone) and its name, or the fitted one for
+        a warm start (``features`` None), and what the networks see through it
+        (``groups`` as for :meth:`_alpha`)."""
         start = time.perf_counter()
         if features is None:
             features, representation = self.features_, self.representation_
             inputs = representation.inputs(seqs, targets.steps, self.n_jobs)
         else:
             representation = self._make_representation(features)
+            features = representation.name
             weighed = None if sample_weight is None else weight
             if getattr(representation, "supervised", False):
                 # the supervised axes read the indicators only: beside the

@@ -131,6 +131,7 @@ def _build_problem(est, client, shards, y, sample_weight):
         representation = est._make_representation(features).fit(
             sample, rng, est.n_jobs,
             sample_weight=None if sample_weight is None else weight[index])
+        features = representation.name
     else:
         features, representation = est.features_, est.representation_
     transition = est._make_transition(representation.n_state_features)

@@ -33,7 +33,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import _safe_indexing, check_random_state
 
 from ._data.held_out import held_out_folds, held_out_subsample, sequence_keys
-from ._data.representation import resolve
+from ._data.representation import is_auto, resolve
 
 N_FOLDS = 5
 # At most this many distinct training sequences take part in the ranking
@@ -50,9 +50,10 @@ def rule_or_raw(estimator, seqs, y, targets, weight, weighted):
     """``features="auto"`` chosen on held-out sequences: the representation
     the flat rule (:func:`~skseq._data.representation.resolve`) names, or raw
     steps; the choice and the held-out scores (None: no comparison, when
-    ``features`` is not ``"auto"`` or the rule names raw steps)."""
+    ``features`` is not ``"auto"``, e.g. a representation object, or the rule
+    names raw steps)."""
     rule = resolve(estimator.features, seqs, targets.step_level)
-    if estimator.features != "auto" or rule == "raw":
+    if not is_auto(estimator.features) or rule == "raw":
         return rule, None
     chosen, scores = held_out_features(estimator, seqs, y, targets, weight,
                                        weighted, ("raw", rule))

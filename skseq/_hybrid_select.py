@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.utils._param_validation import validate_parameter_constraints
 
 from ._data.held_out import held_out_half
-from ._data.representation import window_lags, window_summaries
+from ._data.window import window_lags, window_summaries
 from ._families.label_chain import fit_weights, label_chain
 from ._kernels.forward_backward import forward_backward
 

@@ -232,11 +232,15 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
     loss_curve_ : list of float
         The objective at each iteration of the best initialisation.
     features_ : str
-        The representation used, ``"raw"``, ``"shape"`` or ``"window"``
-        (``features`` with ``"auto"`` resolved on the training data).
+        The name of the representation used, ``"raw"``, ``"shape"``,
+        ``"shape_centred"`` or ``"window"`` (``features`` with ``"auto"``
+        resolved on the training data; of an object, its name, e.g.
+        ``"shape"`` for ``ShapeFeatures(...)``).
     representation_ : object
-        The fitted representation (for ``"shape"``: ``convolution_``, the fitted
-        :class:`~skseq.preprocessing.DilatedConvolution`, and ``projection_``).
+        The fitted representation, of :mod:`skseq.representations` (a clone
+        of ``features`` when it is an object; for a :class:`ShapeFeatures
+        <skseq.representations.ShapeFeatures>`: ``convolution_``, the fitted
+        kernels and thresholds, and ``projection_``).
     n_init_ : int
         Number of initialisations run.
     init_objectives_ : ndarray of shape (n_init_,)

@@ -76,7 +76,9 @@ class HierarchicalIOHMM(BaseIOHMM):
         choice; of more than 250 distinct sequences, a stratified draw of
         about 250). Raw steps carry a fact over hundreds of steps in a slow
         level (:ref:`long_memory`); whole real series are classified better
-        by their shape (Results: "The hierarchy on real series").
+        by their shape (Results: "The hierarchy on real series"). A name
+        other than ``"auto"``, or a representation object, is used as given
+        (no held-out choice; ``features_scores_`` is None).
     timescales : tuple of float, default=(10, 1)
         Time scale of each level (>= 1, same length as ``n_states``): level s
         keeps its value with probability at least w_s = 1 - 1/timescale_s at
@@ -211,13 +213,17 @@ class HierarchicalIOHMM(BaseIOHMM):
     loss_curve_ : list of float
         The objective at each iteration of the best initialisation.
     features_ : str
-        The representation used (``features``, or the one ``"auto"`` chose).
+        The name of the representation used (``features``, or the one
+        ``"auto"`` chose; of an object, its name, e.g. ``"shape"`` for
+        ``ShapeFeatures(...)``).
     features_scores_ : dict or None
         The held-out score (accuracy or R^2, mean over the folds fitted) of
         each representation ``"auto"`` compared (None: no comparison).
     representation_ : object
-        The fitted representation (for ``"shape"``: ``convolution_``, the fitted
-        :class:`~skseq.preprocessing.DilatedConvolution`, and ``projection_``).
+        The fitted representation, of :mod:`skseq.representations` (a clone
+        of ``features`` when it is an object; for a :class:`ShapeFeatures
+        <skseq.representations.ShapeFeatures>`: ``convolution_``, the fitted
+        kernels and thresholds, and ``projection_``).
     alpha_ : float
         The L2 penalty of the fit (``alpha``, or the one ``"auto"`` chose).
     n_init_ : int

@@ -17,6 +17,7 @@ from skseq.preprocessing import (
     Stepwise,
     WindowMean,
 )
+from skseq.representations import ShapeFeatures
 from skseq.rnn import DiscretizedRNNClassifier
 
 
@@ -42,6 +43,10 @@ from skseq.rnn import DiscretizedRNNClassifier
         # of one-step rows (it then reads each row's whitened principal components).
         IOHMMClassifier(features="shape", n_states=3),
         IOHMMRegressor(3, features="shape"),
+        # A representation object as features: cloned with the estimator, its
+        # parameters nested (features__n_indicators), left unfitted by fit.
+        IOHMMClassifier(features=ShapeFeatures(n_indicators=84, n_components=8),
+                        n_states=2),
         # solver="em" is left out of the regressors here: its iterations amplify
         # rounding on tiny data (on a 15-row problem, weight 2 and a duplicated
         # row agree to 1e-16 after one iteration, 1e-12 after 10 and 1e-7 after

@@ -27,8 +27,8 @@ da = pytest.importorskip("dask.array")
 db = pytest.importorskip("dask.bag")
 import dask  # noqa: E402 (after the skip: dask comes with distributed)
 
-from skseq._data.representation import ShapeFeatures  # noqa: E402
 from skseq._fit import distributed as sharded  # noqa: E402
+from skseq.representations import ShapeFeatures  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore::sklearn.exceptions.ConvergenceWarning")
@@ -169,23 +169,27 @@ def test_regressor_fit_on_a_bag_and_delayed_chunks(client):
                     atol=1e-10)
 
 
-def test_shape_representation_and_alpha_auto(client, monkeypatch):
+def test_shape_representation_and_alpha_auto(client):
     # features="auto" picks "shape" for real-valued series; fitted on the
     # sequences gathered from the workers (all of them, at this size), with
     # alpha="auto" chosen from the output rows gathered too. A Dask fit adds
-    # no supervised axes: it equals the local fit without them.
+    # no supervised axes: it equals the local fit without them. A
+    # representation object given as features is fitted there the same way.
     X = np.random.default_rng(5).normal(size=(40, 24, 1)).cumsum(axis=1)
     y = (X[:, -1, 0] > 0).astype(int)
     kw = dict(n_states=2, alpha="auto", max_iter=10, random_state=0)
     supervised = IOHMMClassifier(**kw).fit(X, y)
-    with monkeypatch.context() as patch:
-        patch.setattr(ShapeFeatures, "supervised", False)
-        local = IOHMMClassifier(**kw).fit(X, y)
+    without = ShapeFeatures(supervised=False)
+    local = IOHMMClassifier(**kw, features=without).fit(X, y)
     assert (supervised.representation_.n_output_features
             == local.representation_.n_output_features + 1)
     dist = IOHMMClassifier(**kw).fit(da.from_array(X, chunks=15), y)
     assert dist.features_ == local.features_ == "shape"
     assert dist.alpha_ == local.alpha_
+    _assert_same_fit(dist, local)
+    dist = IOHMMClassifier(**kw, features=without).fit(da.from_array(X, chunks=15), y)
+    assert dist.features_ == "shape" and dist.alpha_ == local.alpha_
+    assert not hasattr(without, "projection_")
     _assert_same_fit(dist, local)
 
 

@@ -21,13 +21,10 @@ from numpy.testing import assert_allclose, assert_array_equal
 from threadpoolctl import threadpool_limits
 
 from skseq._data import check_sequences, dilated
-from skseq._data.representation import (
-    ShapeFeatures,
-    _principal_axes,
-    _standardized,
-)
+from skseq._data.shape import _principal_axes, _standardized
 from skseq._kernels import convolution
 from skseq.preprocessing import DilatedConvolution
+from skseq.representations import ShapeFeatures
 
 LENGTHS = (1, 2, 9, 40, 127, 128, 129, 300, 3)
 

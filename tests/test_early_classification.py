@@ -14,8 +14,8 @@ from sklearn.exceptions import ConvergenceWarning
 from skseq import IOHMMClassifier, IOHMMRegressor
 from skseq._data import check_sequences
 from skseq._data.prefixes import prefix_sequences
-from skseq._data.representation import CentredShapeFeatures
 from skseq.preprocessing import DilatedConvolution
+from skseq.representations import CentredShapeFeatures
 
 
 def _series(seed=0, n=16, low=3, high=10):

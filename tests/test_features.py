@@ -11,9 +11,9 @@ from sklearn.exceptions import ConvergenceWarning
 
 from skseq import HierarchicalIOHMM, IOHMMClassifier, IOHMMRegressor
 from skseq._data import check_sequences
-from skseq._data.representation import ShapeFeatures
 from skseq.datasets import load_italy_power_demand, make_tomita
 from skseq.preprocessing import DilatedConvolution
+from skseq.representations import ShapeFeatures
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 

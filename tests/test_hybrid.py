@@ -11,7 +11,7 @@ from sklearn.linear_model import LogisticRegression
 
 from skseq import HybridHMMClassifier, IOHMMClassifier
 from skseq._data import check_sequences
-from skseq._data.representation import window_lags, window_summaries
+from skseq._data.window import window_lags, window_summaries
 from skseq._families.label_chain import label_chain, segment_onsets, segment_phases
 from skseq.utils import boundary_f1_score, segments
 

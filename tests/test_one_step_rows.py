@@ -7,7 +7,7 @@ from sklearn.metrics import r2_score
 
 from skseq import IOHMMClassifier, IOHMMRegressor
 from skseq._data.checks import check_sequences
-from skseq._data.representation import ShapeFeatures
+from skseq.representations import ShapeFeatures
 
 
 def test_one_step_rows_are_seen_as_their_whitened_principal_components():

@@ -15,11 +15,11 @@ import skseq._base
 from skseq import IOHMMClassifier
 from skseq._data import Targets, check_sequences
 from skseq._data.prefixes import prefix_sequences
-from skseq._data.representation import REPRESENTATIONS
 from skseq._families.supervised import read_out, ridge_cross_fitted, supervise
 from skseq._kernels import convolution
 from skseq._kernels._parallel import one_blas_thread
 from skseq.preprocessing import DilatedConvolution
+from skseq.representations import CentredShapeFeatures
 
 
 def _ridge(X, Y, weight, lam):
@@ -83,13 +83,6 @@ def test_groups_in_any_order_and_copies_of_groups_equal_refits():
         assert_allclose(cross[out], X[out] @ c + b, atol=1e-9)
 
 
-class _Supervised(IOHMMClassifier):
-    def _make_representation(self, features):
-        representation = REPRESENTATIONS[features]()
-        representation.supervised = True
-        return representation
-
-
 def _classes(seed=0, n=24):
     """Three classes of random walks with a sine of a class-dependent period
     added, 20-39 steps, two channels."""
@@ -112,7 +105,7 @@ def test_supervised_columns_are_the_map_of_the_running_mean():
     public transformer's indicators (and the levels') mapped by them, and a
     causal step's value does not change when later steps do."""
     X, y = _classes()
-    clf = _fit(_Supervised(n_states=2, max_iter=5, random_state=0), X, y)
+    clf = _fit(IOHMMClassifier(n_states=2, max_iter=5, random_state=0), X, y)
     rep = clf.representation_
     n_pcs = rep.projection_.shape[1] - 3  # three classes, three columns
     pooled = DilatedConvolution(**rep.convolution_.get_params(),
@@ -134,9 +127,9 @@ def test_integer_weights_fit_the_axes_of_repeated_sequences():
     kw = dict(n_states=2, max_iter=3, random_state=0)
     weight = np.ones(15)
     weight[[1, 4]] = 2
-    clf = _fit(_Supervised(**kw), X, y, sample_weight=weight)
+    clf = _fit(IOHMMClassifier(**kw), X, y, sample_weight=weight)
     idx = np.r_[np.arange(15), 1, 4]
-    rep = _fit(_Supervised(**kw), [X[i] for i in idx], y[idx])
+    rep = _fit(IOHMMClassifier(**kw), [X[i] for i in idx], y[idx])
     assert_allclose(clf.representation_.projection_[:, -3:],
                     rep.representation_.projection_[:, -3:], atol=1e-8)
 
@@ -153,7 +146,7 @@ def _check_prefix_groups():
     X, y = _classes(3, n=12)
     seqs = check_sequences(X)
     prefixes, parent, share = prefix_sequences(seqs, np.array([0.5, 1.0]))
-    rep = REPRESENTATIONS["shape_centred"](n_indicators=336, n_components=8).fit(
+    rep = CentredShapeFeatures(n_indicators=336, n_components=8).fit(
         prefixes, 0)
     n_pcs = rep.projection_.shape[1]
     targets = Targets(steps=prefixes.last_steps, values=y[parent], step_level=False)
@@ -203,9 +196,9 @@ def test_the_read_out_runs_beside_the_projection_on_threads(monkeypatch):
     monkeypatch.setattr(convolution, "_walk_chunk", walking)
     monkeypatch.setattr(convolution, "_ROWS_PER_CHUNK", 4)  # 5 chunks
     kw = dict(n_states=2, max_iter=3, random_state=0)
-    one = _fit(_Supervised(**kw), X, y)
+    one = _fit(IOHMMClassifier(**kw), X, y)
     walked.clear()
-    two = _fit(_Supervised(**kw, n_jobs=2), X, y)
+    two = _fit(IOHMMClassifier(**kw, n_jobs=2), X, y)
     assert where[0] == threading.get_ident() != where[1]
     assert_array_equal(two.representation_.projection_,
                        one.representation_.projection_)

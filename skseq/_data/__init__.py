@@ -4,7 +4,8 @@ and the estimator-lifecycle helpers every estimator shares.
 :mod:`.sequences` holds the packed layout and the packing of each input form,
 :mod:`.checks` the checks of X, :mod:`.targets` those of y and of sample and
 class weights, :mod:`.lifecycle` what keeps an estimator consistent across calls,
-:mod:`.representation` what the networks see of each step, :mod:`.prefixes`
+:mod:`.representation` what the networks see of each step (the classes in
+:mod:`.representation_base`, :mod:`.shape` and :mod:`.window`), :mod:`.prefixes`
 the prefixes a classifier trained to answer early fits on, :mod:`.held_out`
 the training sequences a choice from the data is scored on, and
 :mod:`.dilated` MiniRocket's kernels fitted on packed sequences (shared with

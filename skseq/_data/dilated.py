@@ -9,6 +9,7 @@ sequences are already packed and checked). The kernels themselves are compiled
 """
 
 import functools
+import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -29,6 +30,16 @@ def dilation_grid(n_dilations, max_dilation):
     exponents = np.linspace(0.0, np.log2(max_dilation), n_dilations)
     return np.unique(np.minimum(np.floor(2.0 ** exponents + 1e-9),
                                 max_dilation)).astype(np.intp)
+
+
+def check_quantile_range(lo_hi):
+    """ValueError unless ``lo_hi`` is ``(low, high)`` with 0 <= low < high <= 1."""
+    if (len(lo_hi) != 2 or not all(isinstance(v, numbers.Real) for v in lo_hi)
+            or not 0.0 <= lo_hi[0] < lo_hi[1] <= 1.0):
+        raise ValueError(
+            f"quantile_range must be (low, high) with 0 <= low < high <= 1, "
+            f"got {lo_hi!r}."
+        )
 
 
 class DilatedKernels(BaseEstimator):

@@ -37,8 +37,23 @@ def restore_on_failure(estimator):
         raise
 
 def _params_snapshot(estimator, names):
-    return {k: v if isinstance(v, str) else np.asarray(v).tolist()
-            for k, v in estimator.get_params(deep=False).items() if k in names}
+    return {k: _snapshot(v) for k, v in estimator.get_params(deep=False).items()
+            if k in names}
+
+
+def _snapshot(value):
+    """A parameter's value as a comparable copy; an object with parameters
+    (a representation given as ``features``) as its class and parameters, so
+    that ``set_params(features__n_components=...)`` counts as a change."""
+    if isinstance(value, str):
+        return value
+    if hasattr(value, "get_params"):
+        return (type(value), _snapshot_dict(value.get_params(deep=False)))
+    return np.asarray(value).tolist()
+
+
+def _snapshot_dict(params):
+    return {k: _snapshot(v) for k, v in params.items()}
 
 
 def record_fitted_params(estimator, names):

@@ -1,552 +1,42 @@
-"""What the networks see of raw sequences: the estimators' input representations.
+"""What the networks see of raw sequences: the estimators' input
+representations, by name or as configured objects (the ``features`` option).
 
 ``features="raw"`` gives the state and output networks the input features as
-they are: Bengio & Frasconi's (1996) networks, linear in one step's input. A linear
-network of one step cannot see local shape (a rise, a burst, a notch), nor summarize
-what the sequence did so far; ``features="shape"`` gives it both:
-
-1. the local shape around every step: MiniRocket's dilated kernels (Dempster,
-   Schmidt & Webb 2021; :class:`~skseq.preprocessing.DilatedConvolution`),
-   causal, thresholded at quantiles of the training convolutions; and its
-   level: every channel thresholded at quantiles of its training values;
-2. summarized over the sequence so far: the running mean of every indicator
-   over the prefix (at the last step, MiniRocket's "proportion of positive
-   values" of a causal convolution);
-3. standardized and projected on the leading principal components of the
-   training steps (sampled steps, and their sequences' last steps weighing as
-   much in all), whitened, so that the features are few, decorrelated and of
-   unit scale.
-
-A classifier of whole sequences appends supervised columns to the projection
-(``skseq._families.supervised``). Steps 2 and 3 are linear, so no step's
-indicators need be kept: one compiled pass
-(``skseq._kernels.convolution.prefix_indicators``) counts them and adds up the
-projections of those that are on. The state networks see the leading
-``n_state_components`` components at every step; the output networks see all
-``n_components``, computed only at the steps where they are evaluated (the
-supervised steps in ``fit``, the read-out steps in ``predict``). A step costs a
-few operations per (kernel, dilation) pair, as MiniRocket's transform does
-(``benchmarks/bench_representations.py``). A fitted representation's
-:meth:`inputs` gives, for validated sequences, the state networks' inputs at
-every step and the output networks' inputs at given rows.
+they are (:class:`~.representation_base.RawFeatures`: Bengio & Frasconi's (1996)
+networks, linear in one step's input); ``"shape"`` the local shape of the
+series summarized over the prefix (:mod:`.shape`, after MiniRocket: Dempster,
+Schmidt & Webb 2021); ``"window"`` the recent past of every step
+(:mod:`.window`). ``features`` is one of those names (``REPRESENTATIONS``), or
+``"auto"`` (:func:`resolve` chooses from the training data), or a
+representation object, configured, which the estimator fits a clone of
+(:func:`make_representation`). A fitted representation's ``inputs`` gives, for
+validated sequences, the state networks' inputs at every step and the output
+networks' inputs at given rows.
 """
 
-from functools import partial
-
 import numpy as np
-from sklearn.utils import check_random_state
-from sklearn.utils.extmath import randomized_svd, svd_flip
+from sklearn.base import clone
+from sklearn.utils._param_validation import HasMethods
 
-from .._kernels import convolution
-from .._kernels._parallel import n_threads, one_blas_thread, run
-from .dilated import DilatedKernels, dilation_grid, kernel_arguments
+from .representation_base import RawFeatures, Representation
+from .shape import CentredShapeFeatures, ShapeFeatures
+from .window import WindowFeatures
 
-
-class RawFeatures:
-    """The input features as they are (``features="raw"``)."""
-
-    name = "raw"
-    summary = ("the input features as they are (the paper's model, linear in one "
-               "step's input).")
-
-    def fit(self, seqs, rng, n_jobs=None, sample_weight=None):
-        self.n_features_ = seqs.n_features
-        return self
-
-    @property
-    def n_state_features(self):
-        return self.n_features_
-
-    @property
-    def n_output_features(self):
-        return self.n_features_
-
-    def inputs(self, seqs, rows, n_jobs=None):
-        """The state networks' inputs (every step) and the output networks'
-        (at ``rows``)."""
-        return seqs.data, seqs.data[rows]
-
-
-class ShapeFeatures:
-    """Local shape, summarized over the prefix, projected (``features="shape"``).
-
-    Parameters
-    ----------
-    n_indicators : int, default=2688
-        Indicators per step: with 84 kernels and up to ``n_dilations``
-        dilations, ``n_indicators // (84 * n_dilations)`` thresholds each (2 on
-        long series, more on short ones, where fewer dilations fit), as
-        MiniRocket spreads its 9,996 features.
-    n_dilations : int, default=16
-        Dilations, exponentially spaced up to the longest training sequence.
-    quantile_range : tuple, default=(0.1, 0.9)
-        Thresholds at quantiles drawn at random within this range of the
-        training convolutions: the tails give indicators nearly constant over
-        the pooled steps (on ArrowHead, mean test accuracy over 6 seeds 0.85
-        against 0.81 for MiniRocket's low-discrepancy levels in the same range,
-        and about 0.75 over the full range).
-    n_levels : int, default=16
-        Amplitude indicators per channel, u_t > q at the quantiles
-        (l + 0.5) / n_levels of the channel's training values: the kernels'
-        weights sum to zero, so they see shape but not level (their prefix
-        means are the distribution of the levels seen so far).
-    n_components : int, default=128
-        Whitened principal components the output networks see, at most (and
-        at most ``max(32, n_sequences)``: with few training sequences, many
-        components overfit the output networks).
-    n_state_components : int, default=8
-        Leading components the state networks see.
-    sample_steps : int, default=2000
-        Training steps, drawn from all training sequences, whose prefix means
-        fit the standardization and the projection, together with the last
-        steps of the sequences holding them (only those sequences are walked)
-        (a randomized SVD with two power iterations: scikit-learn's seven on
-        4,000 steps took about half of the default fit on ItalyPowerDemand and
-        changed no test accuracy beyond the spread over seeds on the panel's
-        small sets; ``benchmarks/bench_real_data.py --ablation``).
-    last_step_weight : float, default=1.0
-        The last steps' weight in the projection's sample, in all, relative
-        to the sampled steps' (0: the sampled steps only). The output
-        networks of a whole-sequence classifier read the last step: weighted
-        so, the principal axes span how whole sequences differ as well as how
-        their prefixes do (on ArrowHead's training set, 3-fold
-        cross-validation accuracy over 3 seeds 0.77 with 0, 0.80 with 0.3,
-        0.82 with 1 and with 3; test accuracy 0.865 -> 0.886 with 1;
-        ``benchmarks/bench_real_data.py``).
-    projection_dtype : {"float32", "float64"}, default="float32"
-        The precision of the randomized SVD that finds the principal axes
-        (the standardization before it and the projection after it are
-        computed in float64): single precision halves its time. Its power
-        iterations are then LU-normalized: unnormalized, they scale the
-        trailing components by (s_k / s_1)**5, below single precision's
-        rounding (on PLAID the smallest cosine of a principal angle between
-        the kept axes and the exact SVD's fell from 0.35 in double precision
-        to 0.02, and validation accuracy from 0.883 to 0.869); normalized,
-        the angles equal double precision's to four digits on PLAID and
-        ArrowHead, and the panel's validation and test accuracies over 3
-        seeds are the same (PLAID: one validation sequence more)
-        (``benchmarks/bench_shape_validation.py --option projection_dtype``).
-    threshold_sample : {"steps", "series"}, default="steps"
-        The kernels' thresholds are quantiles of their convolution over up to
-        10,000 steps of all the training sequences, or over the steps of one
-        training sequence drawn for each (kernel, dilation) pair (MiniRocket's
-        rule; 5-15 times cheaper on the small panel sets). In 3-fold
-        cross-validation on the panel's training splits, 3 seeds, "series"
-        scored 0.923 against 0.922, but lower on the sets kept aside (ACSF1
-        0.933 against 0.957) and on ArrowHead's test split (0.848 against
-        0.861)
-        (``benchmarks/bench_shape_validation.py --thresholds``,
-        ``benchmarks/bench_real_data.py``).
-
-    Attributes
-    ----------
-    convolution_ : DilatedKernels
-        The fitted kernels, dilations and thresholds (those a
-        :class:`~skseq.preprocessing.DilatedConvolution` with the same
-        parameters fits).
-    levels_ : ndarray of shape (n_channels, n_levels)
-        The amplitude thresholds.
-    projection_ : ndarray of shape (n_indicators, n_components_)
-        Maps a step's prefix-mean indicators to its features (standardization
-        and whitening folded in), after subtracting ``offset_``.
-    offset_ : ndarray of shape (n_components_,)
-    tabular_ : bool
-        Whether every training sequence had one step (a table): there is then
-        no shape to learn, and every network sees the step's own whitened
-        principal components (``projection_`` of shape (n_channels,
-        n_components_) maps the step itself; ``convolution_`` and ``levels_``
-        are not fitted).
-
-    A classifier of whole sequences appends to ``projection_`` and
-    ``offset_`` the decisions of a ridge classifier on all the standardized
-    prefix means (class attribute ``supervised``;
-    ``skseq._families.supervised``): the components keep the indicators'
-    variance, the ridge their class information (3-fold cross-validation on
-    the panel's training splits, 3 seeds: PLAID 0.883 -> 0.894, ArrowHead
-    0.815 -> 0.824, BasicMotions and ItalyPowerDemand equal;
-    ``benchmarks/bench_shape_validation.py``).
-    """
-
-    name = "shape"
-    tabular_ = False  # (models fitted before the attribute existed)
-    causal = True  # a step's features depend on the steps up to it only
-    # Whether a classifier appends its ridge read-out's decisions to the
-    # projection (skseq._families.supervised; fit runs it ``beside``).
-    supervised = True
-    summary = ("the local shape around every step (MiniRocket's dilated kernels, "
-               "causal, thresholded), averaged over the sequence so far, "
-               "standardized and projected on 128 whitened principal components; "
-               "the state networks see the leading 8 of them, the output networks "
-               "all 128, so raw sequences of any scale need no preprocessing.")
-
-    def __init__(self, n_indicators=2688, n_dilations=16, quantile_range=(0.1, 0.9),
-                 n_levels=16, n_components=128, n_state_components=8,
-                 sample_steps=2000, last_step_weight=1.0,
-                 projection_dtype="float32", threshold_sample="steps"):
-        self.n_indicators = n_indicators
-        self.n_dilations = n_dilations
-        self.quantile_range = quantile_range
-        self.n_levels = n_levels
-        self.n_components = n_components
-        self.n_state_components = n_state_components
-        self.sample_steps = sample_steps
-        self.last_step_weight = last_step_weight
-        self.projection_dtype = projection_dtype
-        self.threshold_sample = threshold_sample
-
-    def fit(self, seqs, rng, n_jobs=None, sample_weight=None, beside=None, then=None):
-        """``beside(self)`` (not reading the projection) runs once the indicators
-        are fitted, ``then(self)`` once the projection is; with ``n_jobs``,
-        ``beside`` on a thread beside the projection's fit and ``then``."""
-        rng = check_random_state(rng)
-        seqs = _as_weighted(seqs, sample_weight)
-        self.tabular_ = bool(seqs.lengths.max() == 1)
-        if self.tabular_:
-            return self._fit_table(seqs)
-        rows = self._fit_indicators(seqs, rng, n_jobs)
-        then = then or id
-        if beside is None or n_threads(n_jobs, 2, 2, 1) == 1:
-            if beside is not None:
-                beside(self)
-            then(self._fit_projection(seqs, rows, rng, n_jobs))
-            return self
-        # ``beside`` on a worker, with the threads (the longer part at scale)
-        run([lambda: then(self._fit_projection(seqs, rows, rng, None)),
-             partial(beside, self)])
-        return self
-
-    def _fit_projection(self, seqs, rows, rng, n_jobs):
-        """The standardization and the whitened principal components."""
-        pooled, weight = self._sample(seqs, rows, n_jobs)
-        # In an order of their own (by a fixed random projection), so that the
-        # fit does not depend on the order of the sequences, not even through
-        # the rounding of the SVD (whose basis, where eigenvalues repeat, it
-        # would otherwise inherit).
-        key = pooled @ np.random.RandomState(0).standard_normal(pooled.shape[1])
-        order = np.argsort(key, kind="stable")
-        pooled, weight = pooled[order], weight[order]
-        mean = weight @ pooled / weight.sum()
-        std = np.sqrt(weight @ (pooled - mean) ** 2 / weight.sum())
-        # Indicators constant on the sample say nothing: left out (a constant
-        # series leaves none, and the networks then see a single zero feature).
-        varying = np.flatnonzero(std > 1e-12)
-        n_comp = min(self.n_components, max(32, seqs.n_sequences), varying.size,
-                     pooled.shape[0] - 1)
-        self.projection_ = np.zeros((pooled.shape[1], max(n_comp, 1)))
-        self.offset_ = np.zeros(max(n_comp, 1))
-        if n_comp < 1:
-            return self
-        n_indicators = pooled.shape[1]
-        axes, var = _principal_axes(
-            _standardized(pooled, varying, mean, std, weight,
-                          self.projection_dtype), n_comp,
-            rng.randint(2**31), weight.sum())
-        # Whitening divides by each component's spread: keep the components
-        # the sample really spans (variance >= 1e-4 of the first), not the
-        # rounding noise of a small or collinear sample, which it would blow up.
-        keep = max(1, int(np.sum(var >= 1e-4 * var[0])))
-        components = axes[:keep] / np.sqrt(var[:keep])[:, None]
-        # y = ((p - mean) / std) @ V.T / scale = p @ W - offset
-        self.projection_ = np.zeros((n_indicators, keep))
-        self.projection_[varying] = (components / std[varying]).T
-        self.offset_ = (mean[varying] / std[varying]) @ components.T
-        return self
-
-    def _sample(self, seqs, rows, n_jobs):
-        """The prefix means that fit the standardization and the projection,
-        and their weights: at the sampled steps ``rows`` (weight 1 each), and
-        at the last steps of the sequences that hold them, weighing
-        ``last_step_weight`` times as much in all."""
-        held, held_rows = seqs.holding(rows)
-        ends = held.last_steps if self.last_step_weight > 0 else held.last_steps[:0]
-        pooled = self._walk(held, np.concatenate([held_rows, ends]), None, n_jobs)[1]
-        share = self.last_step_weight * held_rows.size / max(ends.size, 1)
-        return pooled, np.concatenate([np.ones(held_rows.size),
-                                       np.full(ends.size, share)])
-
-    def _fit_indicators(self, seqs, rng, n_jobs):
-        """Fit the kernels' thresholds and the amplitude levels; return the
-        training steps drawn for the projection's sample."""
-        # Dilations up to the longest training sequence (long patterns of the
-        # longest series matter; a shorter one reads its edge value), and as
-        # many thresholds as the indicator budget allows.
-        max_dilation = max(1, (int(seqs.lengths.max()) - 1) // 8)
-        n_dilations = dilation_grid(self.n_dilations, max_dilation).size
-        n_kernels = convolution.KERNEL_POSITIONS.shape[0]  # 84
-        n_biases = max(1, self.n_indicators // (n_kernels * n_dilations))
-        # (Threads serve this fit only: inputs() takes its own.) With
-        # threshold_sample="steps", the thresholds are quantiles of up to
-        # 10,000 steps: of 2,000 (the projection's sample) they cost a third as
-        # much, but ArrowHead's mean test accuracy over 3 seeds fell from 0.855
-        # to 0.808.
-        self.convolution_ = DilatedKernels(
-            self.n_dilations, max_dilation=max_dilation, n_biases=n_biases,
-            quantile_levels="random", quantile_range=self.quantile_range,
-            causal=self.causal, padding="edge" if self.causal else "zero",
-            threshold_sample=self.threshold_sample, random_state=rng.randint(2**31),
-            n_jobs=n_jobs).fit_packed(seqs).set_params(n_jobs=None)
-        # prefix means at steps drawn from all training sequences
-        n_steps = seqs.data.shape[0]
-        rows = np.arange(n_steps)
-        if n_steps > self.sample_steps:
-            rows = np.sort(rng.choice(n_steps, self.sample_steps, replace=False))
-        self.levels_ = np.quantile(
-            seqs.data[rows], (np.arange(self.n_levels) + 0.5) / self.n_levels,
-            axis=0).T  # (n_channels, n_levels)
-        return rows
-
-    def _fit_table(self, seqs):
-        """The whitened principal components of one-step rows. On a table the indicators
-        are only amplitude levels (16 quantile bins per column, whitened into as many
-        components as the rows allow), with which each state's output network
-        interpolates its share of the rows: on scikit-learn's 200-row regression check,
-        three states reached a training R^2 of 0.003 (their variances collapsed onto
-        subsets of the rows), and with 3 noisy blob classes, class 0 weighted 10^7 times
-        the others, 0.72 of the test points went to class 0 (a linear read-out of the
-        inputs: 1.0)."""
-        Z = seqs.data
-        key = Z @ np.random.RandomState(0).standard_normal(Z.shape[1])
-        Z = Z[np.argsort(key, kind="stable")]  # order-blind rounding, as in fit
-        mean = Z.mean(axis=0)
-        _, S, Vt = np.linalg.svd(Z - mean, full_matrices=False)
-        # The components the rows span (variance >= 1e-4 of the first, as in
-        # fit); of constant columns, one zero feature.
-        keep = min(int(np.sum(S**2 > max(1e-4 * S[0] ** 2, 1e-300))),
-                   Z.shape[0] - 1)
-        self.projection_ = np.zeros((Z.shape[1], max(keep, 1)))
-        self.projection_[:, :keep] = Vt[:keep].T / (S[:keep] / np.sqrt(Z.shape[0]))
-        self.offset_ = mean @ self.projection_
-        return self
-
-    @property
-    def n_output_features(self):
-        return self.projection_.shape[1]
-
-    @property
-    def n_state_features(self):
-        if self.tabular_:
-            return self.n_output_features
-        return min(self.n_state_components, self.n_output_features)
-
-    def inputs(self, seqs, rows, n_jobs=None, coming=None):
-        """The state networks' inputs (leading components, every step) and the
-        output networks' (all components, at ``rows``; ``coming(block)``: the
-        projection and offset at ``rows``, or None while they are computed)."""
-        if self.tabular_:
-            Z = seqs.data @ self.projection_ - self.offset_
-            return Z, Z[rows]
-        with one_blas_thread():
-            return self._walk(seqs, rows, self.n_state_features, n_jobs, coming)
-
-    def indicator_means(self, seqs, rows, n_jobs=None):
-        """The prefix means of the fitted indicators (before any projection)
-        at the packed steps ``rows``, walking only the sequences that hold
-        them."""
-        held, held_rows = seqs.holding(rows)
-        return self._walk(held, held_rows, None, n_jobs)[1]
-
-    def _walk(self, seqs, rows, k, n_jobs=None, coming=None):
-        """Prefix means of the projected indicators at every step (leading
-        ``k`` components) and at ``rows`` (all components; the raw prefix-mean
-        indicators if ``k`` is None, before a projection exists), in one pass
-        of a kernel that writes no step's indicators
-        (``skseq._kernels.convolution.prefix_indicators``). A sequence's values are the
-        same, bit for bit, whatever the other sequences in the call."""
-        conv = self.convolution_
-        arguments = {**kernel_arguments(conv), "biases": conv.biases_,
-                     "levels": self.levels_, "n_jobs": n_jobs}
-        if k is None:
-            return None, convolution.prefix_indicators(
-                seqs.data, seqs.offsets, rows, **arguments)[1]
-        return convolution.prefix_indicators(
-            seqs.data, seqs.offsets, rows,
-            step_projection=self.projection_[:, :k], step_offset=self.offset_[:k],
-            row_projection=coming or self.projection_, row_offset=self.offset_,
-            **arguments)
-
-
-def _standardized(pooled, varying, mean, std, weight, dtype="float64"):
-    """``(pooled[:, varying] - mean[varying]) / std[varying]``, every row
-    scaled by the square root of its ``weight`` (so that its products are
-    the weighted sums), in Fortran order (the order that column selection
-    gives, in which the randomized SVD has always read it), in one array: on
-    this machine an array of the sample's size (2,000 x 2,600 indicators,
-    beyond what the allocator reuses) is fresh memory from the system each
-    time, ~25 ms before it is written. Computed in float64, then stored as
-    ``dtype``, a block of columns at a time (no float64 copy of the whole)."""
-    Z = np.empty((pooled.shape[0], varying.size), dtype=dtype, order="F")
-    root = np.sqrt(weight)[:, None]
-    for a in range(0, varying.size, _COLUMNS_AT_ONCE):
-        cols = varying[a : a + _COLUMNS_AT_ONCE]
-        Z[:, a : a + cols.size] = (pooled[:, cols] - mean[cols]) / std[cols] * root
-    return Z
-
-
-# Columns standardized at once before they are stored in single precision.
-_COLUMNS_AT_ONCE = 256
-
-
-def _principal_axes(Z, n_components, seed, total):
-    """The leading principal axes and variances of rows ``Z`` already
-    centred (with their weights folded in, summing to ``total``), by
-    scikit-learn's randomized SVD with two power iterations (LU-normalized
-    in single precision), in ``Z``'s precision, as its
-    ``PCA(n_components, svd_solver="randomized", iterated_power=2,
-    random_state=seed)`` calls it on centred data, without PCA's copy and
-    explained-variance passes.
-
-    Returns
-    -------
-    axes : ndarray of shape (n_components, n_features)
-        Unit rows, signs fixed as scikit-learn fixes them.
-    variances : ndarray of shape (n_components,)
-        The weighted variances along them (sums of squares over ``total``).
-    """
-    # (scikit-learn's "auto" normalizer is "none" for two iterations.)
-    normalizer = "auto" if Z.dtype == np.float64 else "LU"
-    U, S, Vt = randomized_svd(Z, n_components, n_oversamples=10, n_iter=2,
-                              power_iteration_normalizer=normalizer,
-                              flip_sign=False, random_state=seed)
-    _, Vt = svd_flip(U, Vt, u_based_decision=False)
-    S = S.astype(np.float64)
-    return Vt.astype(np.float64), S**2 / total
-
-
-# Integer sample weights are honoured by repeating sequences while the
-# repeated steps stay within this many times the given ones.
-_MAX_REPEAT = 4
-
-
-def _as_weighted(seqs, sample_weight):
-    """The sequences the representation learns from, so that an integer weight equals
-    repeating its sequence: each repeated as many times as its weight (exactly what the
-    repeated data would give, the fit being blind to the order of the sequences).
-    Sequences of weight 0 are left out; other weights (fractions, or repetitions beyond
-    ``_MAX_REPEAT`` times the steps) count each sequence of positive weight once."""
-    if sample_weight is None:
-        return seqs
-    weight = np.asarray(sample_weight, dtype=np.float64)
-    # compared as floats first: a weight near float64's limit has no intp
-    if (np.all(weight == np.rint(weight))
-            and weight @ seqs.lengths <= _MAX_REPEAT * seqs.data.shape[0]):
-        return seqs.repeated(weight.astype(np.intp))
-    return seqs.repeated((weight > 0).astype(np.intp))
-
-
-def window_summaries(seqs, window):
-    """Causal summaries of the recent past of every channel, per step.
-
-    For each channel: its current value, then the mean, maximum, minimum and
-    standard deviation over the trailing ``max(1, window // 4)`` steps and over
-    the trailing ``window`` steps (fewer at the start of a sequence). Each row
-    depends on the steps up to its own only.
-
-    Parameters
-    ----------
-    seqs : Sequences
-    window : int
-
-    Returns
-    -------
-    features : ndarray of shape (n_steps, n_features * 9)
-    """
-    x = seqs.data
-    blocks = [x]
-    for w in (max(1, window // 4), window):
-        mean = convolution.running_pool(x, seqs.offsets, w, "mean")
-        square = convolution.running_pool(x * x, seqs.offsets, w, "mean")
-        blocks += [mean,
-                   convolution.running_pool(x, seqs.offsets, w, "max"),
-                   -convolution.running_pool(-x, seqs.offsets, w, "max"),
-                   np.sqrt(np.maximum(square - mean * mean, 0.0))]
-    return np.hstack(blocks)
-
-
-def window_lags(seqs, window):
-    """The recent past of every channel as raw values, per step: unlike
-    :func:`window_summaries`, it keeps the order of the steps.
-
-    Parameters
-    ----------
-    seqs : Sequences
-        Every channel is read ``d`` steps ago, for ``d`` in ``0, 1, ..., s - 1``
-        (the latest steps, densely, where a change of segment shows first)
-        and then ``s, 2s, ...`` below ``window``; before the start of its
-        sequence, a step reads the sequence's first step. Each row depends on
-        the steps up to its own.
-    window : int
-        Steps of past read, with ``s = max(1, window // 8)`` (11 lags for a
-        window of 32: 0, 1, 2, 3, 4, 8, ..., 28).
-
-    Returns
-    -------
-    features : ndarray of shape (n_steps, n_features * n_lags)
-        Lag-major: every channel at lag 0, then every channel at lag 1...
-    """
-    x = seqs.data
-    start = np.repeat(seqs.offsets[:-1], np.diff(seqs.offsets))
-    steps = np.arange(x.shape[0])
-    stride = max(1, window // 8)
-    lags = list(range(min(stride, window))) + list(range(stride, window, stride))
-    return np.hstack([x[np.maximum(steps - lag, start)] for lag in lags])
-
-
-class WindowFeatures:
-    """The recent past of every step, standardized (``features="window"``).
-
-    :func:`window_summaries` over the last ``window`` steps, standardized with
-    the training steps' mean and spread: a causal, local view for labelling
-    every step, where a summary of the whole prefix would mix the segments
-    seen so far.
-    """
-
-    name = "window"
-    summary = ("the recent past of every step (per channel the value, and mean, "
-               "maximum, minimum and spread over the last 8 and 32 steps), "
-               "standardized.")
-
-    def __init__(self, window=32):
-        self.window = window
-
-    def fit(self, seqs, rng, n_jobs=None, sample_weight=None):
-        Z = window_summaries(_as_weighted(seqs, sample_weight), self.window)
-        self.mean_ = Z.mean(axis=0)
-        self.scale_ = np.where(Z.std(axis=0) > 1e-12, Z.std(axis=0), 1.0)
-        return self
-
-    @property
-    def n_state_features(self):
-        return self.mean_.shape[0]
-
-    @property
-    def n_output_features(self):
-        return self.mean_.shape[0]
-
-    def inputs(self, seqs, rows, n_jobs=None):
-        """The standardized summaries at every step and at ``rows``."""
-        Z = (window_summaries(seqs, self.window) - self.mean_) / self.scale_
-        return Z, Z[rows]
-
-
-class CentredShapeFeatures(ShapeFeatures):
-    """:class:`ShapeFeatures` with kernels centred on their step
-    (``features="shape_centred"``), zero beyond the sequence's ends, as
-    MiniRocket's (Dempster, Schmidt & Webb 2021): not causal, a step's
-    features read up to four dilations ahead. For sequence-level labels only
-    (:func:`check_causal`): a sequence's class then depends on its own steps,
-    but a prefix's state distributions are not the first ones of the whole
-    sequence. Trained on prefixes, it classified prefixes more accurately than
-    the causal kernels on the panel's training splits
-    (``benchmarks/bench_early_classification.py``)."""
-
-    name = "shape_centred"
-    causal = False
-    summary = ('as ``"shape"``, but every kernel is centred on its step and '
-               "reads zeros beyond the sequence's ends (MiniRocket's kernels): "
-               "not causal within a sequence, for one target per sequence only; "
-               "the more accurate to classify prefixes (User Guide, \"Early "
-               'classification").')
-
+__all__ = [
+    "FEATURES_OBJECT",
+    "REPRESENTATIONS",
+    "SUMMARIES",
+    "CentredShapeFeatures",
+    "RawFeatures",
+    "Representation",
+    "ShapeFeatures",
+    "WindowFeatures",
+    "check_causal",
+    "is_auto",
+    "make_representation",
+    "resolve",
+    "resolve_from",
+]
 
 REPRESENTATIONS = {"raw": RawFeatures, "shape": ShapeFeatures,
                    "shape_centred": CentredShapeFeatures,
@@ -556,10 +46,42 @@ SUMMARIES = tuple(name for name, cls in REPRESENTATIONS.items()
                   if issubclass(cls, ShapeFeatures))
 
 
+class _RepresentationObjects(HasMethods):
+    """The ``_parameter_constraints`` entry of a representation object (what
+    an error message says ``features`` may also be)."""
+
+    def __init__(self):
+        super().__init__(["fit", "inputs"])
+
+    def is_satisfied_by(self, val):
+        return isinstance(val, Representation)
+
+    def __str__(self):
+        names = ", ".join(cls.__name__ for cls in REPRESENTATIONS.values())
+        return f"a representation object of skseq.representations ({names})"
+
+
+# what ``features`` accepts besides the names
+FEATURES_OBJECT = _RepresentationObjects()
+
+
+def is_auto(features):
+    """Whether ``features`` leaves the choice to the data."""
+    return isinstance(features, str) and features == "auto"
+
+
+def make_representation(features):
+    """The unfitted representation ``features`` gives: a new one of that
+    name, or a clone of the object (which is left as it is)."""
+    if isinstance(features, str):
+        return REPRESENTATIONS[features]()
+    return clone(features)
+
+
 def check_causal(features, step_level):
     """Refuse a representation that reads later steps with step-level
     targets: each step's prediction would see the steps after it."""
-    cls = REPRESENTATIONS.get(features)
+    cls = REPRESENTATIONS.get(features) if isinstance(features, str) else features
     if step_level and not getattr(cls, "causal", True):
         raise ValueError(
             f"features={features!r} reads later steps (its kernels are centred "
@@ -573,9 +95,10 @@ def resolve(features, seqs, step_level=False):
     ``"raw"`` for one-step rows (a tabular model) and for symbols (every
     feature takes at most two values, as one-hot or +-1 codes); for
     real-valued series ``"window"`` (the recent past) when every step is
-    labelled, else ``"shape"``."""
+    labelled, else ``"shape"``. A name other than ``"auto"``, or a
+    representation object, is the choice."""
     check_causal(features, step_level)
-    if features != "auto":
+    if not is_auto(features):
         return features
     U = seqs.data
     binary = np.all((U == U.min(axis=0)) | (U == U.max(axis=0)))
@@ -586,7 +109,7 @@ def resolve_from(features, binary, longest, step_level=False):
     """:func:`resolve` from what it reads of the sequences: whether every
     feature takes at most two values, and the longest sequence's length."""
     check_causal(features, step_level)
-    if features != "auto":
+    if not is_auto(features):
         return features
     if longest == 1 or binary:
         return "raw"

@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 from sklearn.utils._param_validation import StrOptions
 
-from .._data.representation import REPRESENTATIONS
+from .._data.representation import FEATURES_OBJECT, REPRESENTATIONS
 from .layers import LAYERS
 from .outputs import OUTPUTS
 from .starts import STARTING_POINTS
@@ -40,6 +40,8 @@ class Option(NamedTuple):
     extra: tuple = ()
     # what else the parameter accepts (``_parameter_constraints`` entries)
     others: tuple = ()
+    # how the docstrings name what else it accepts, and one bullet saying it
+    others_doc: tuple = ()
 
     @property
     def values(self):
@@ -48,7 +50,14 @@ class Option(NamedTuple):
 
 # parameter name -> its registry
 OPTIONS = {
-    "features": Option(REPRESENTATIONS, extra=("auto",)),
+    "features": Option(
+        REPRESENTATIONS, extra=("auto",), others=(FEATURES_OBJECT,),
+        others_doc=("representation object",
+                    "a representation object of :mod:`skseq.representations` "
+                    "(one of the above, configured: e.g. ``ShapeFeatures("
+                    "n_indicators=9996)``), fitted as a clone; its parameters "
+                    "are ``features__<name>`` in ``set_params`` and grid "
+                    "searches.")),
     "transition": Option(TRANSITIONS),
     "emission": Option(LAYERS),
     "init": Option(STARTING_POINTS, extra=("auto",), others=(list, tuple)),
@@ -66,22 +75,30 @@ def option_constraints(*names):
 
 def value_set(name):
     """The accepted values of option ``name`` as a docstring's type shows them."""
-    return "{" + ", ".join(f'"{value}"' for value in OPTIONS[name].values) + "}"
+    option = OPTIONS[name]
+    names = "{" + ", ".join(f'"{value}"' for value in option.values) + "}"
+    return " or ".join((names, *option.others_doc[:1]))
 
 
 def value_list(name, indent):
     """One bullet per registered value of option ``name``: its summary, wrapped
-    at ``indent``."""
+    at ``indent``; then one for what else it accepts."""
     bullets = []
     for value, cls in OPTIONS[name].registry.items():
         if not cls.summary:
             raise ValueError(f"{cls.__name__}, registered as {name}={value!r}, "
                              "has no summary for the estimators' docstrings.")
-        bullets.append(textwrap.fill(
-            f'- ``"{value}"``: {cls.summary}', width=_WIDTH,
-            initial_indent=indent, subsequent_indent=indent + "  ",
-            break_on_hyphens=False, break_long_words=False))
+        bullets.append(_bullet(f'- ``"{value}"``: {cls.summary}', indent))
+    for text in OPTIONS[name].others_doc[1:]:
+        bullets.append(_bullet(f"- {text}", indent))
     return "\n".join(bullets).lstrip()
+
+
+def _bullet(text, indent):
+    """``text`` wrapped as a bullet at ``indent``."""
+    return textwrap.fill(text, width=_WIDTH, initial_indent=indent,
+                         subsequent_indent=indent + "  ", break_on_hyphens=False,
+                         break_long_words=False)
 
 
 def document_options(*names):

@@ -19,7 +19,7 @@ from .._data import (
     restore_on_failure,
     validate_sequences,
 )
-from .._data.dilated import DilatedKernels, kernel_arguments
+from .._data.dilated import DilatedKernels, check_quantile_range, kernel_arguments
 from .._kernels import convolution
 from ._base import _output, _SequenceTransformer
 
@@ -218,13 +218,7 @@ class DilatedConvolution(_SequenceTransformer):
         """
         with restore_on_failure(self):
             self._validate_params()
-            lo_hi = self.quantile_range
-            if (len(lo_hi) != 2 or not all(isinstance(v, numbers.Real) for v in lo_hi)
-                    or not 0.0 <= lo_hi[0] < lo_hi[1] <= 1.0):
-                raise ValueError(
-                    f"quantile_range must be (low, high) with 0 <= low < high <= 1, "
-                    f"got {lo_hi!r}."
-                )
+            check_quantile_range(self.quantile_range)
             seqs = validate_sequences(self, X, reset=True)
             params = self.get_params(deep=False)
             del params["pooling"]

@@ -1,0 +1,140 @@
+"""The window representation (``features="window"``): the recent past of every
+step, for labelling every step; and the two views of the recent past that it
+and :class:`~skseq.HybridHMMClassifier` read (:func:`window_summaries`,
+:func:`window_lags`)."""
+
+import numbers
+
+import numpy as np
+from sklearn.utils._param_validation import Interval
+
+from .._kernels import convolution
+from .representation_base import Representation, as_weighted
+
+
+def window_summaries(seqs, window):
+    """Causal summaries of the recent past of every channel, per step.
+
+    For each channel: its current value, then the mean, maximum, minimum and
+    standard deviation over the trailing ``max(1, window // 4)`` steps and over
+    the trailing ``window`` steps (fewer at the start of a sequence). Each row
+    depends on the steps up to its own only.
+
+    Parameters
+    ----------
+    seqs : Sequences
+    window : int
+
+    Returns
+    -------
+    features : ndarray of shape (n_steps, n_features * 9)
+    """
+    x = seqs.data
+    blocks = [x]
+    for w in (max(1, window // 4), window):
+        mean = convolution.running_pool(x, seqs.offsets, w, "mean")
+        square = convolution.running_pool(x * x, seqs.offsets, w, "mean")
+        blocks += [mean,
+                   convolution.running_pool(x, seqs.offsets, w, "max"),
+                   -convolution.running_pool(-x, seqs.offsets, w, "max"),
+                   np.sqrt(np.maximum(square - mean * mean, 0.0))]
+    return np.hstack(blocks)
+
+
+def window_lags(seqs, window):
+    """The recent past of every channel as raw values, per step: unlike
+    :func:`window_summaries`, it keeps the order of the steps.
+
+    Parameters
+    ----------
+    seqs : Sequences
+        Every channel is read ``d`` steps ago, for ``d`` in ``0, 1, ..., s - 1``
+        (the latest steps, densely, where a change of segment shows first)
+        and then ``s, 2s, ...`` below ``window``; before the start of its
+        sequence, a step reads the sequence's first step. Each row depends on
+        the steps up to its own.
+    window : int
+        Steps of past read, with ``s = max(1, window // 8)`` (11 lags for a
+        window of 32: 0, 1, 2, 3, 4, 8, ..., 28).
+
+    Returns
+    -------
+    features : ndarray of shape (n_steps, n_features * n_lags)
+        Lag-major: every channel at lag 0, then every channel at lag 1...
+    """
+    x = seqs.data
+    start = np.repeat(seqs.offsets[:-1], np.diff(seqs.offsets))
+    steps = np.arange(x.shape[0])
+    stride = max(1, window // 8)
+    lags = list(range(min(stride, window))) + list(range(stride, window, stride))
+    return np.hstack([x[np.maximum(steps - lag, start)] for lag in lags])
+
+
+class WindowFeatures(Representation):
+    """The recent past of every step, standardized (``features="window"``).
+
+    Per channel, the step's value and the mean, maximum, minimum and standard
+    deviation over the trailing ``max(1, window // 4)`` and ``window`` steps
+    (:func:`window_summaries`), standardized with the training steps' mean and
+    spread: a causal, local view for labelling every step, where a summary of
+    the whole prefix would mix the segments seen so far. ``features="auto"``
+    picks it for real-valued series with step-level targets.
+
+    Parameters
+    ----------
+    window : int, default=32
+        Steps of the longer trailing window (the shorter one has
+        ``max(1, window // 4)``); fewer at the start of a sequence.
+
+    Attributes
+    ----------
+    mean_ : ndarray of shape (n_features * 9,)
+        The training steps' mean of every summary.
+    scale_ : ndarray of shape (n_features * 9,)
+        Their standard deviation (1 where it is 0).
+
+    See Also
+    --------
+    ShapeFeatures : Local shape summarized over the whole prefix.
+
+    Examples
+    --------
+    >>> from skseq import IOHMMClassifier
+    >>> from skseq.representations import WindowFeatures
+    >>> clf = IOHMMClassifier(n_states=3, features=WindowFeatures(window=16))
+    >>> clf.set_params(features__window=64).get_params()["features__window"]
+    64
+    """
+
+    name = "window"
+    summary = ("the recent past of every step (per channel the value, and mean, "
+               "maximum, minimum and spread over the last 8 and 32 steps), "
+               "standardized.")
+
+    _parameter_constraints: dict = {
+        "window": [Interval(numbers.Integral, 1, None, closed="left")],
+    }
+
+    def __init__(self, window=32):
+        self.window = window
+
+    def fit(self, seqs, rng, n_jobs=None, sample_weight=None):
+        """Fit on packed training sequences (the estimator's ``fit`` calls it
+        on a clone of its ``features``)."""
+        Z = window_summaries(as_weighted(seqs, sample_weight), self.window)
+        self.mean_ = Z.mean(axis=0)
+        self.scale_ = np.where(Z.std(axis=0) > 1e-12, Z.std(axis=0), 1.0)
+        return self
+
+    @property
+    def n_state_features(self):
+        return self.mean_.shape[0]
+
+    @property
+    def n_output_features(self):
+        return self.mean_.shape[0]
+
+    def inputs(self, seqs, rows, n_jobs=None):
+        """The standardized summaries at every step and at ``rows``."""
+        Z = (window_summaries(seqs, self.window) - self.mean_) / self.scale_
+        return Z, Z[rows]
