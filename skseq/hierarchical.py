@@ -213,17 +213,12 @@ class HierarchicalIOHMM(BaseIOHMM):
     loss_curve_ : list of float
         The objective at each iteration of the best initialisation.
     features_ : str
-        The name of the representation used (``features``, or the one
-        ``"auto"`` chose; of an object, its name, e.g. ``"shape"`` for
-        ``ShapeFeatures(...)``).
+        The representation's name (of ``features``, or ``"auto"``'s choice).
     features_scores_ : dict or None
         The held-out score (accuracy or R^2, mean over the folds fitted) of
         each representation ``"auto"`` compared (None: no comparison).
     representation_ : object
-        The fitted representation, of :mod:`skseq.representations` (a clone
-        of ``features`` when it is an object; for a :class:`ShapeFeatures
-        <skseq.representations.ShapeFeatures>`: ``convolution_``, the fitted
-        kernels and thresholds, and ``projection_``).
+        The fitted representation (a clone of ``features`` if an object).
     alpha_ : float
         The L2 penalty of the fit (``alpha``, or the one ``"auto"`` chose).
     n_init_ : int
