@@ -35,6 +35,7 @@ from ._base_dask import fit_sharded, is_dask_collection
 from ._base_inference import IOHMMInference
 from ._data import (
     N_JOBS_CONSTRAINT,
+    check_fitted_params,
     check_sample_weight,
     record_fitted_params,
     restore_on_failure,
@@ -45,6 +46,7 @@ from ._data.representation import (
     REPRESENTATIONS,
     SUMMARIES,
     make_representation,
+    refuse_options_of_name,
     resolve,
 )
 from ._families.layers import LAYERS
@@ -176,6 +178,11 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
         of that name, or a clone of the object."""
         return make_representation(features)
 
+    def set_params(self, **params):
+        refuse_options_of_name(self, params.get("features", self.features),
+                               params)
+        return super().set_params(**params)
+
     def _validate_params(self):
         super()._validate_params()
         if not isinstance(self.features, str):
@@ -264,6 +271,11 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
         self : object
             The fitted estimator.
         """
+        if self._warm():
+            # the fitted model is continued as it is: a structure changed
+            # since would be silently ignored
+            check_fitted_params(self, "warm_start=True continues the fitted "
+                                "model; set warm_start=False to fit anew.")
         if is_dask_collection(X):
             # sequences held by a Dask cluster: one fit across its workers
             return fit_sharded(self, X, y, sample_weight)

@@ -34,6 +34,7 @@ __all__ = [
     "check_causal",
     "is_auto",
     "make_representation",
+    "refuse_options_of_name",
     "resolve",
     "resolve_from",
 ]
@@ -54,7 +55,8 @@ class _RepresentationObjects(HasMethods):
         super().__init__(["fit", "inputs"])
 
     def is_satisfied_by(self, val):
-        return isinstance(val, Representation)
+        # an instance of a class that implements them (not the base class)
+        return isinstance(val, Representation) and super().is_satisfied_by(val)
 
     def __str__(self):
         names = ", ".join(cls.__name__ for cls in REPRESENTATIONS.values())
@@ -76,6 +78,21 @@ def make_representation(features):
     if isinstance(features, str):
         return REPRESENTATIONS[features]()
     return clone(features)
+
+
+def refuse_options_of_name(owner, features, params):
+    """ValueError if ``params`` (of ``owner.set_params``) set options
+    ``features__<option>`` of a ``features`` that is a name: a name has no
+    options (scikit-learn would fail on ``str.set_params``)."""
+    nested = sorted(key for key in params if key.startswith("features__"))
+    if nested and isinstance(features, str):
+        cls = REPRESENTATIONS.get(features)
+        example = (f"features={cls.__name__}(...)" if cls is not None else
+                   "features=ShapeFeatures(...)")
+        raise ValueError(
+            f"{type(owner).__name__}.set_params({nested[0]}=...): "
+            f"features={features!r} is a name, which has no options; set an "
+            f"object of skseq.representations instead, e.g. {example}.")
 
 
 def check_causal(features, step_level):
