@@ -47,6 +47,7 @@ from ._data.representation import (
     SUMMARIES,
     make_representation,
     refuse_options_of_name,
+    refuse_out_of_memory,
     resolve,
 )
 from ._families.layers import LAYERS
@@ -339,18 +340,20 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
             inputs = representation.inputs(seqs, targets.steps, self.n_jobs)
         else:
             representation = self._make_representation(features)
-            features = representation.name
             weighed = None if sample_weight is None else weight
-            if getattr(representation, "supervised", False):
-                # the supervised axes read the indicators only: beside the
-                # projection, weighted as the fit weighs the sequences
-                inputs = fit_with_axes(
-                    representation, seqs, rng, self.n_jobs, weighed, targets.steps,
-                    partial(self._read_axes, seqs, targets,
+            with refuse_out_of_memory(self, features, seqs.data.shape[0]):
+                if getattr(representation, "supervised", False):
+                    # the supervised axes read the indicators only: beside the
+                    # projection, weighted as the fit weighs the sequences
+                    inputs = fit_with_axes(
+                        representation, seqs, rng, self.n_jobs, weighed,
+                        targets.steps, partial(
+                            self._read_axes, seqs, targets,
                             self._target_weights(seqs, targets, weight)[0], groups))
-            else:
-                representation.fit(seqs, rng, self.n_jobs, sample_weight=weighed)
-                inputs = representation.inputs(seqs, targets.steps, self.n_jobs)
+                else:
+                    representation.fit(seqs, rng, self.n_jobs, sample_weight=weighed)
+                    inputs = representation.inputs(seqs, targets.steps, self.n_jobs)
+            features = representation.name
         if self.verbose:
             print(f"Representation {features!r}: {inputs[1].shape[1]} features "
                   f"at {seqs.data.shape[0]} steps in "

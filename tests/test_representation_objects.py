@@ -134,6 +134,11 @@ def test_grid_search_over_a_representation_parameter():
                                               "'n_components'", "not a bool"]),
     (WindowFeatures(True), ["features=WindowFeatures(", "'window'",
                                 "not a bool"]),
+    # beyond any memory (8e17 bytes of thresholds): NumPy's MemoryError
+    # named neither the estimator nor the option
+    (_small().set_params(n_indicators=10**17),
+     ["IOHMMClassifier(features=ShapeFeatures(", "n_indicators=100000000000000000",
+      "more memory"]),
     # the base class implements neither fit nor inputs
     (Representation(), ["'features'", "representation object"]),
 ])

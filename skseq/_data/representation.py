@@ -14,6 +14,8 @@ validated sequences, the state networks' inputs at every step and the output
 networks' inputs at given rows.
 """
 
+from contextlib import contextmanager
+
 import numpy as np
 from sklearn.base import clone
 from sklearn.utils._param_validation import HasMethods
@@ -35,6 +37,7 @@ __all__ = [
     "is_auto",
     "make_representation",
     "refuse_options_of_name",
+    "refuse_out_of_memory",
     "resolve",
     "resolve_from",
 ]
@@ -93,6 +96,21 @@ def refuse_options_of_name(owner, features, params):
             f"{type(owner).__name__}.set_params({nested[0]}=...): "
             f"features={features!r} is a name, which has no options; set an "
             f"object of skseq.representations instead, e.g. {example}.")
+
+
+@contextmanager
+def refuse_out_of_memory(owner, features, n_steps):
+    """A ValueError naming ``owner``'s ``features`` (and so its options)
+    where fitting the representation on ``n_steps`` training steps runs out
+    of memory: NumPy's MemoryError names neither."""
+    try:
+        yield
+    except MemoryError as err:
+        raise ValueError(
+            f"{type(owner).__name__}(features={features!r}): the representation "
+            f"needs more memory than is available on {n_steps} training steps "
+            f"({err}). Use fewer indicators (n_indicators, n_levels) or fewer "
+            "or shorter sequences.") from None
 
 
 def check_causal(features, step_level):
