@@ -7,7 +7,7 @@ import pickle
 
 import numpy as np
 import pytest
-from numpy.testing import assert_array_equal
+from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV
 from sklearn.preprocessing import StandardScaler
@@ -235,3 +235,20 @@ def test_dilation_grid_of_a_huge_count_allocates_nothing():
         for n in (1, 2, 5, 16, 40, 2000, 30000):
             assert_array_equal(dilation_grid(n, m), spaced(n, m))
     assert_array_equal(dilation_grid(10**15, 6), np.arange(1, 7))
+
+
+def test_a_huge_last_step_weight_is_the_limit_of_large_ones():
+    # Weighing the last steps 1e30 times as much leaves the sampled steps
+    # nothing (1e-30 of the sample): so do 1e300 and float64's largest, which
+    # overflowed (a bare error, or a silent single zero feature).
+    X, y = _walks()
+
+    def projection(weight):
+        features = _small().set_params(last_step_weight=weight, supervised=False,
+                                       projection_dtype="float64")
+        return IOHMMClassifier(features=features, **FAST).fit(
+            X, y).representation_.projection_
+
+    limit = projection(1e30)
+    for weight in (1e300, np.finfo(np.float64).max):
+        assert_allclose(projection(weight), limit, rtol=1e-7, atol=1e-9)
