@@ -90,8 +90,9 @@ def refuse_options_of_name(owner, features, params):
     nested = sorted(key for key in params if key.startswith("features__"))
     if nested and isinstance(features, str):
         cls = REPRESENTATIONS.get(features)
-        example = (f"features={cls.__name__}(...)" if cls is not None else
-                   "features=ShapeFeatures(...)")
+        if cls is None or not cls._get_param_names():  # "auto", "raw"
+            cls = ShapeFeatures
+        example = f"features={cls.__name__}(...)"
         raise ValueError(
             f"{type(owner).__name__}.set_params({nested[0]}=...): "
             f"features={features!r} is a name, which has no options; set an "

@@ -67,8 +67,8 @@ class ShapeFeatures(Representation):
     n_indicators : int, default=2688
         Indicators per step: with 84 kernels and up to ``n_dilations``
         dilations, ``n_indicators // (84 * n_dilations)`` thresholds each (2 on
-        long series, more on short ones, where fewer dilations fit), as
-        MiniRocket spreads its 9,996 features.
+        long series, more on short ones, where fewer dilations fit; at least
+        one), as MiniRocket spreads its 9,996 features.
     n_dilations : int, default=16
         Dilations, exponentially spaced up to the longest training sequence.
     quantile_range : tuple, default=(0.1, 0.9)
