@@ -35,6 +35,7 @@ from ._base_dask import fit_sharded, is_dask_collection
 from ._base_inference import IOHMMInference
 from ._data import (
     N_JOBS_CONSTRAINT,
+    check_fitted_params,
     check_sample_weight,
     record_fitted_params,
     restore_on_failure,
@@ -45,6 +46,8 @@ from ._data.representation import (
     REPRESENTATIONS,
     SUMMARIES,
     make_representation,
+    refuse_options_of_name,
+    refuse_out_of_memory,
     resolve,
 )
 from ._families.layers import LAYERS
@@ -176,6 +179,11 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
         of that name, or a clone of the object."""
         return make_representation(features)
 
+    def set_params(self, **params):
+        refuse_options_of_name(self, params.get("features", self.features),
+                               params)
+        return super().set_params(**params)
+
     def _validate_params(self):
         super()._validate_params()
         if not isinstance(self.features, str):
@@ -264,6 +272,11 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
         self : object
             The fitted estimator.
         """
+        if self._warm():
+            # the fitted model is continued as it is: a structure changed
+            # since would be silently ignored
+            check_fitted_params(self, "warm_start=True continues the fitted "
+                                "model; set warm_start=False to fit anew.")
         if is_dask_collection(X):
             # sequences held by a Dask cluster: one fit across its workers
             return fit_sharded(self, X, y, sample_weight)
@@ -327,18 +340,20 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
             inputs = representation.inputs(seqs, targets.steps, self.n_jobs)
         else:
             representation = self._make_representation(features)
-            features = representation.name
             weighed = None if sample_weight is None else weight
-            if getattr(representation, "supervised", False):
-                # the supervised axes read the indicators only: beside the
-                # projection, weighted as the fit weighs the sequences
-                inputs = fit_with_axes(
-                    representation, seqs, rng, self.n_jobs, weighed, targets.steps,
-                    partial(self._read_axes, seqs, targets,
+            with refuse_out_of_memory(self, features, seqs.data.shape[0]):
+                if getattr(representation, "supervised", False):
+                    # the supervised axes read the indicators only: beside the
+                    # projection, weighted as the fit weighs the sequences
+                    inputs = fit_with_axes(
+                        representation, seqs, rng, self.n_jobs, weighed,
+                        targets.steps, partial(
+                            self._read_axes, seqs, targets,
                             self._target_weights(seqs, targets, weight)[0], groups))
-            else:
-                representation.fit(seqs, rng, self.n_jobs, sample_weight=weighed)
-                inputs = representation.inputs(seqs, targets.steps, self.n_jobs)
+                else:
+                    representation.fit(seqs, rng, self.n_jobs, sample_weight=weighed)
+                    inputs = representation.inputs(seqs, targets.steps, self.n_jobs)
+            features = representation.name
         if self.verbose:
             print(f"Representation {features!r}: {inputs[1].shape[1]} features "
                   f"at {seqs.data.shape[0]} steps in "

@@ -36,7 +36,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._data import restore_on_failure
 from ._data.dask import block_shape, is_dask_collection
-from ._data.representation import resolve_from
+from ._data.representation import refuse_out_of_memory, resolve_from
 from ._fit.distributed import ShardedProblem, Shards
 from ._fit.objective import Setup, fixed_startprob
 from ._kernels._parallel import one_blas_thread
@@ -128,9 +128,10 @@ def _build_problem(est, client, shards, y, sample_weight):
         features = resolve_from(est.features, shards.binary,
                                 est._max_fit_length, targets.step_level)
         index, sample = shards.sample()
-        representation = est._make_representation(features).fit(
-            sample, rng, est.n_jobs,
-            sample_weight=None if sample_weight is None else weight[index])
+        with refuse_out_of_memory(est, features, sample.data.shape[0]):
+            representation = est._make_representation(features).fit(
+                sample, rng, est.n_jobs,
+                sample_weight=None if sample_weight is None else weight[index])
         features = representation.name
     else:
         features, representation = est.features_, est.representation_

@@ -7,12 +7,14 @@ import pickle
 
 import numpy as np
 import pytest
-from numpy.testing import assert_array_equal
+from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV
 from sklearn.preprocessing import StandardScaler
 
 from skseq import HierarchicalIOHMM, IOHMMClassifier, IOHMMRegressor
+from skseq._data.dilated import dilation_grid
+from skseq._data.representation_base import Representation
 from skseq.representations import (
     CentredShapeFeatures,
     RawFeatures,
@@ -126,6 +128,19 @@ def test_grid_search_over_a_representation_parameter():
     (ShapeFeatures(threshold_sample="all"), ["'threshold_sample'"]),
     (WindowFeatures(window=0), ["features=WindowFeatures(window=0)", "'window'"]),
     (StandardScaler(), ["'features'", "representation object"]),
+    # a bool is not a count (True passed as 1; as n_components, a shape of
+    # True failed deep inside)
+    (_small().set_params(n_components=True), ["features=ShapeFeatures(",
+                                              "'n_components'", "not a bool"]),
+    (WindowFeatures(True), ["features=WindowFeatures(", "'window'",
+                                "not a bool"]),
+    # beyond any memory (8e17 bytes of thresholds): NumPy's MemoryError
+    # named neither the estimator nor the option
+    (_small().set_params(n_indicators=10**17),
+     ["IOHMMClassifier(features=ShapeFeatures(", "n_indicators=100000000000000000",
+      "more memory"]),
+    # the base class implements neither fit nor inputs
+    (Representation(), ["'features'", "representation object"]),
 ])
 def test_bad_object_is_refused_and_the_model_left_as_it_was(features, names):
     X, y = _walks()
@@ -179,3 +194,61 @@ def test_regressor_and_hierarchy_take_an_object():
     model = HierarchicalIOHMM(features=_small(), max_iter=10,
                               random_state=0).fit(X, y)
     assert model.features_ == "shape" and model.features_scores_ is None
+
+
+def test_options_of_a_name_are_refused_clearly():
+    clf = IOHMMClassifier(features="shape")
+    with pytest.raises(ValueError, match="features='shape' is a name, which has "
+                       "no options.*ShapeFeatures"):
+        clf.set_params(features__n_indicators=168)
+    with pytest.raises(ValueError, match="features='raw' is a name"):
+        IOHMMClassifier(features=_small()).set_params(
+            features="raw", features__n_components=4)
+    assert clf.features == "shape"
+    # an object set with its options at once
+    clf.set_params(features=_small(), features__n_components=4)
+    assert clf.features.n_components == 4
+
+
+def test_warm_start_refuses_a_representation_changed_since_fit():
+    X, y = _walks()
+    clf = IOHMMClassifier(features=_small(), warm_start=True, **FAST).fit(X, y)
+    fitted = clf.representation_
+    for change in ({"features__n_components": 4}, {"features": "raw"}):
+        clf.set_params(**change)
+        with pytest.raises(ValueError, match="features changed since fit.*"
+                           "warm_start=False"):
+            clf.fit(X, y)
+        assert clf.representation_ is fitted
+        clf.set_params(features=_small())
+    # unchanged: continued
+    assert clf.fit(X, y).representation_ is fitted
+
+
+def test_dilation_grid_of_a_huge_count_allocates_nothing():
+    # the definition: n exponentially spaced dilations from 1 to m, rounded down
+    def spaced(n, m):
+        exponents = np.linspace(0.0, np.log2(m), n)
+        return np.unique(np.floor(2.0 ** exponents + 1e-9).clip(max=m))
+
+    for m in (1, 2, 3, 7, 50, 1000):
+        for n in (1, 2, 5, 16, 40, 2000, 30000):
+            assert_array_equal(dilation_grid(n, m), spaced(n, m))
+    assert_array_equal(dilation_grid(10**15, 6), np.arange(1, 7))
+
+
+def test_a_huge_last_step_weight_is_the_limit_of_large_ones():
+    # Weighing the last steps 1e30 times as much leaves the sampled steps
+    # nothing (1e-30 of the sample): so do 1e300 and float64's largest, which
+    # overflowed (a bare error, or a silent single zero feature).
+    X, y = _walks()
+
+    def projection(weight):
+        features = _small().set_params(last_step_weight=weight, supervised=False,
+                                       projection_dtype="float64")
+        return IOHMMClassifier(features=features, **FAST).fit(
+            X, y).representation_.projection_
+
+    limit = projection(1e30)
+    for weight in (1e300, np.finfo(np.float64).max):
+        assert_allclose(projection(weight), limit, rtol=1e-7, atol=1e-9)

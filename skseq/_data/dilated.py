@@ -26,6 +26,12 @@ def dilation_grid(n_dilations, max_dilation):
     """The distinct dilations of :class:`DilatedKernels`: ``n_dilations``
     exponentially spaced from 1 to ``max_dilation``, rounded down (MiniRocket's
     spacing)."""
+    # Spaced closer than half the narrowest gap between the logarithms of
+    # consecutive integers, the grid holds every integer up to max_dilation
+    # (however many points: a huge n_dilations allocates nothing).
+    if max_dilation == 1 or (n_dilations - 1) * np.log2(1 + 1 / max_dilation) > (
+            2 * np.log2(max_dilation)):
+        return np.arange(1, max_dilation + 1, dtype=np.intp)
     # + 1e-9: 2 ** log2(8) may land just below 8.
     exponents = np.linspace(0.0, np.log2(max_dilation), n_dilations)
     return np.unique(np.minimum(np.floor(2.0 ** exponents + 1e-9),

@@ -66,8 +66,9 @@ def record_fitted_params(estimator, names):
     estimator._fitted_params_ = _params_snapshot(estimator, names)
 
 
-def check_fitted_params(estimator):
-    """ValueError if a parameter recorded at fit has changed since."""
+def check_fitted_params(estimator, advice=None):
+    """ValueError if a parameter recorded at fit has changed since
+    (``advice``: what to do, by default refit)."""
     fitted = getattr(estimator, "_fitted_params_", None)
     if fitted is None:  # fitted before the record existed
         return
@@ -76,5 +77,6 @@ def check_fitted_params(estimator):
     if changed:
         raise ValueError(
             f"{', '.join(changed)} changed since fit (set_params without "
-            f"refitting): refit {type(estimator).__name__} before using it."
+            "refitting): " + (advice or f"refit {type(estimator).__name__} "
+                                        "before using it.")
         )

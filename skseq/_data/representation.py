@@ -14,6 +14,8 @@ validated sequences, the state networks' inputs at every step and the output
 networks' inputs at given rows.
 """
 
+from contextlib import contextmanager
+
 import numpy as np
 from sklearn.base import clone
 from sklearn.utils._param_validation import HasMethods
@@ -34,6 +36,8 @@ __all__ = [
     "check_causal",
     "is_auto",
     "make_representation",
+    "refuse_options_of_name",
+    "refuse_out_of_memory",
     "resolve",
     "resolve_from",
 ]
@@ -54,7 +58,8 @@ class _RepresentationObjects(HasMethods):
         super().__init__(["fit", "inputs"])
 
     def is_satisfied_by(self, val):
-        return isinstance(val, Representation)
+        # an instance of a class that implements them (not the base class)
+        return isinstance(val, Representation) and super().is_satisfied_by(val)
 
     def __str__(self):
         names = ", ".join(cls.__name__ for cls in REPRESENTATIONS.values())
@@ -76,6 +81,37 @@ def make_representation(features):
     if isinstance(features, str):
         return REPRESENTATIONS[features]()
     return clone(features)
+
+
+def refuse_options_of_name(owner, features, params):
+    """ValueError if ``params`` (of ``owner.set_params``) set options
+    ``features__<option>`` of a ``features`` that is a name: a name has no
+    options (scikit-learn would fail on ``str.set_params``)."""
+    nested = sorted(key for key in params if key.startswith("features__"))
+    if nested and isinstance(features, str):
+        cls = REPRESENTATIONS.get(features)
+        if cls is None or not cls._get_param_names():  # "auto", "raw"
+            cls = ShapeFeatures
+        example = f"features={cls.__name__}(...)"
+        raise ValueError(
+            f"{type(owner).__name__}.set_params({nested[0]}=...): "
+            f"features={features!r} is a name, which has no options; set an "
+            f"object of skseq.representations instead, e.g. {example}.")
+
+
+@contextmanager
+def refuse_out_of_memory(owner, features, n_steps):
+    """A ValueError naming ``owner``'s ``features`` (and so its options)
+    where fitting the representation on ``n_steps`` training steps runs out
+    of memory: NumPy's MemoryError names neither."""
+    try:
+        yield
+    except MemoryError as err:
+        raise ValueError(
+            f"{type(owner).__name__}(features={features!r}): the representation "
+            f"needs more memory than is available on {n_steps} training steps "
+            f"({err}). Use fewer indicators (n_indicators, n_levels) or fewer "
+            "or shorter sequences.") from None
 
 
 def check_causal(features, step_level):

@@ -67,8 +67,8 @@ class ShapeFeatures(Representation):
     n_indicators : int, default=2688
         Indicators per step: with 84 kernels and up to ``n_dilations``
         dilations, ``n_indicators // (84 * n_dilations)`` thresholds each (2 on
-        long series, more on short ones, where fewer dilations fit), as
-        MiniRocket spreads its 9,996 features.
+        long series, more on short ones, where fewer dilations fit; at least
+        one), as MiniRocket spreads its 9,996 features.
     n_dilations : int, default=16
         Dilations, exponentially spaced up to the longest training sequence.
     quantile_range : tuple, default=(0.1, 0.9)
@@ -312,8 +312,15 @@ class ShapeFeatures(Representation):
         held, held_rows = seqs.holding(rows)
         ends = held.last_steps if self.last_step_weight > 0 else held.last_steps[:0]
         pooled = self._walk(held, np.concatenate([held_rows, ends]), None, n_jobs)[1]
-        share = self.last_step_weight * held_rows.size / max(ends.size, 1)
-        return pooled, np.concatenate([np.ones(held_rows.size),
+        one, last = 1.0, float(self.last_step_weight)
+        if last > 2.0**64:
+            # Only the weights' ratio matters: scaled by a power of 4 (exactly,
+            # and so are their square roots, which scale the rows), a huge
+            # weight overflows nothing (the sampled steps' may underflow to 0).
+            one = 4.0 ** -np.ceil(np.log2(last) / 2)
+            last *= one
+        share = last * held_rows.size / max(ends.size, 1)
+        return pooled, np.concatenate([np.full(held_rows.size, one),
                                        np.full(ends.size, share)])
 
     def _fit_indicators(self, seqs, rng, n_jobs):
