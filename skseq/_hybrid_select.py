@@ -9,12 +9,15 @@ import numpy as np
 from sklearn.utils._param_validation import validate_parameter_constraints
 
 from ._data.held_out import held_out_half
+from ._data.multiscale import window_multiscale
 from ._data.representation import window_lags, window_summaries
 from ._families.label_chain import fit_weights, label_chain
 from ._kernels.forward_backward import forward_backward
 
-# The per-step representations ``features`` chooses from.
+# The per-step representations ``features="auto"`` chooses from.
 REPRESENTATIONS = {"summaries": window_summaries, "lags": window_lags}
+# Every per-step representation, by its ``features`` name.
+READERS = {**REPRESENTATIONS, "multiscale": window_multiscale}
 
 # Labelled steps, at most, on which each candidate's classifier is fitted, and
 # held-out steps on which it is scored.
@@ -193,10 +196,12 @@ def choose(params, fit_estimator, threads, seqs, steps, labels, encoded,
     chain's). ``fit_estimator(features, targets, weight, seed)`` fits a
     per-step classifier, whose ``predict_proba`` runs within ``threads()``;
     the other arguments are those of the fit."""
-    windows = WINDOWS if params["window"] == "auto" else (params["window"],)
+    features = params["features"]
+    windows = ((params["window"],) if params["window"] != "auto"
+               else WINDOWS[-1:] if features == "multiscale" else WINDOWS)
     scale = params["likelihood_scale"]
     scales = SCALES if scale == "auto" else (scale,)
-    features, window = params["features"], windows[-1]
+    window = windows[-1]
     # without a choice (one-step sequences have no past to choose on)
     fixed = ("summaries" if features == "auto" else features, window,
              DEFAULT_SCALE if scale == "auto" else scale)
@@ -229,7 +234,7 @@ def choose(params, fit_estimator, threads, seqs, steps, labels, encoded,
     n_classes = int(labels.max()) + 1
 
     def chain_proba(window, rows):
-        x = REPRESENTATIONS[features](seqs, window)
+        x = READERS[features](seqs, window)
         fit, rows_weight = fitter(window, fit_targets)
         estimator = reused[window] if window in reused else fit(x[steps][fit_rows])
         prior = np.bincount(encoded[fit_rows], minlength=n_classes, weights=(
