@@ -96,7 +96,18 @@ def _halves_row(runs, key, alone, label):
             _mean_range(got["causal", "boundary_f1"], 3),
             _mean_range(got["offline", "boundary_f1"], 3),
             f"{np.mean([r['models'][key]['fit_time'] for r in runs]):.2f}",
-            ", ".join(map(str, scales))]
+            ", ".join(map(str, scales)), _errors(runs, key, alone)]
+
+
+def _errors(runs, key, alone):
+    """The causal errors of ``key`` and of its model ``alone``, summed over
+    ``runs``, in the first steps after a change and elsewhere (when kept)."""
+    if any("causal_errors" not in r["models"].get(k, {})
+           for r in runs for k in (key, alone)):
+        return ""
+    total = {k: [sum(r["models"][k]["causal_errors"][where] for r in runs)
+                 for where in ("after_change", "elsewhere")] for k in (key, alone)}
+    return "{} / {} ({} / {})".format(*total[key], *total[alone])
 
 
 def multiscale_section(results):
@@ -119,7 +130,10 @@ def multiscale_section(results):
              "half the sessions (the scale column gives the scales chosen). "
              "Each model is compared with itself without transitions (one "
              "state per label, `transitions='none'`): chain − alone is the "
-             "difference of their causal accuracies. Cells: mean (min-max) "
+             "difference of their causal accuracies. Errors: the wrong causal "
+             "labels in the first 10 steps after each true change of label and "
+             "elsewhere, summed over the seeds, of the model and (in brackets) "
+             "of the same without transitions. Cells: mean (min-max) "
              "over the seeds; fit times within one run of a shared machine.",
              ""]
     for name, runs in per_dataset(results):
@@ -130,10 +144,11 @@ def multiscale_section(results):
                 continue
             rows = [_halves_row(chosen, key, alone, label)
                     for key, alone, label in HALVES_MODELS]
-            rows[-1][-1] = ""
             lines += [f"**{name}**, seeds {[r['seed'] for r in chosen]}:", "",
                       table(["model", "causal accuracy",
                              "without transitions", "chain − alone",
                              "causal boundary F1", "offline boundary F1",
-                             "fit time (s)", "scale"], rows), ""]
+                             "fit time (s)", "scale",
+                             "errors after a change / elsewhere (alone)"],
+                            rows), ""]
     return lines

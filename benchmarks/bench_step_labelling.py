@@ -162,6 +162,21 @@ def scores(pred, truth, tolerance):
             "boundary_f1": float(boundary_f1_score(truth, pred, tolerance=tolerance))}
 
 
+def errors_near_changes(pred, truth):
+    """Wrong steps within the first ``AFTER`` steps after a change of label
+    (of the truth, inside a session), and elsewhere."""
+    near = wrong = 0
+    for p, t in zip(pred, truth, strict=True):
+        changed = np.flatnonzero(t[1:] != t[:-1]) + 1
+        after = np.zeros(t.shape[0], dtype=bool)
+        for start in changed:
+            after[start: start + AFTER] = True
+        miss = p != t
+        near += int(np.sum(miss & after))
+        wrong += int(np.sum(miss))
+    return {"after_change": near, "elsewhere": wrong - near}
+
+
 def training_halves(X, y, rng):
     """The training recordings split in two halves by recording, stratified by
     class: sessions for tuning that never read the test recordings."""
@@ -223,7 +238,8 @@ def run_one(name, seed, crf, tuning=False):
                        "window": model.window_,
                        "likelihood_scale": model.likelihood_scale_,
                        "predict_time": time.perf_counter() - t0,
-                       "causal": scores(causal, L_test, tolerance)}
+                       "causal": scores(causal, L_test, tolerance),
+                       "causal_errors": errors_near_changes(causal, L_test)}
         if not key.endswith("no_transitions"):
             models[key]["offline"] = scores(model.predict(S_test, algorithm="viterbi"),
                                             L_test, tolerance)
@@ -256,9 +272,11 @@ def run_one(name, seed, crf, tuning=False):
         alone.append(classes[proba.argmax(axis=1)])
         filtered.append(classes[hmm_filter(log_lik, log_start, log_trans)])
         decoded.append(classes[hmm_viterbi(log_lik, log_start, log_trans)])
-    models["hgb"] = {"fit_time": fit_time, "causal": scores(alone, L_test, tolerance)}
+    models["hgb"] = {"fit_time": fit_time, "causal": scores(alone, L_test, tolerance),
+                     "causal_errors": errors_near_changes(alone, L_test)}
     models["hgb_filter"] = {"fit_time": fit_time,
                             "causal": scores(filtered, L_test, tolerance),
+                            "causal_errors": errors_near_changes(filtered, L_test),
                             "offline": scores(decoded, L_test, tolerance)}
     print(name, seed, "hgb", models["hgb_filter"], flush=True)
 

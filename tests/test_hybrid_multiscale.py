@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.linear_model import LogisticRegression
+from test_hybrid import _sessions  # noisy level segments, labelled by level
 
 from skseq import HybridHMMClassifier
 from skseq._data import check_sequences
@@ -38,22 +39,9 @@ def test_multiscale_features_against_the_raw_series(window):
         assert_array_equal(got[6 + 20, :16], x[6 + 20 - np.arange(8)].ravel())
 
 
-def _sessions(seed=0, n_seq=5):
-    """Noisy level segments; the label is the level."""
-    rng = np.random.default_rng(seed)
-    X, y = [], []
-    for _ in range(n_seq):
-        lengths = rng.integers(8, 14, size=3)
-        codes = rng.permutation(3)
-        y.append(np.repeat(np.array(["a", "b", "c"])[codes], lengths))
-        X.append(np.repeat(codes * 1.5, lengths)[:, None]
-                 + rng.normal(scale=0.7, size=(lengths.sum(), 1)))
-    return X, y
-
-
 @pytest.mark.filterwarnings("ignore:X's sequences are much shorter")
 def test_multiscale_is_causal():
-    X, y = _sessions()
+    X, y = _level_sessions()
     full = window_multiscale(check_sequences(X[:1]), 8)
     model = HybridHMMClassifier(LogisticRegression(), features="multiscale",
                                 window=8, random_state=0).fit(X, y)
@@ -66,7 +54,7 @@ def test_multiscale_is_causal():
 
 
 def test_multiscale_fits_once_at_32_steps_without_a_held_out_choice(monkeypatch):
-    X, y = _sessions()
+    X, y = _level_sessions()
     fits = []
     original = HybridHMMClassifier._fit_estimator
 
@@ -88,7 +76,7 @@ def test_multiscale_fits_once_at_32_steps_without_a_held_out_choice(monkeypatch)
 
 
 def test_multiscale_conventions():
-    X, y = _sessions()
+    X, y = _level_sessions()
     params = {"estimator": LogisticRegression(), "features": "multiscale",
               "window": 8, "random_state": 0}
     model = HybridHMMClassifier(**params).fit(X, y)
@@ -111,8 +99,14 @@ def test_multiscale_conventions():
     assert rows.predict(np.vstack(X)).shape == (sum(map(len, y)),)
 
 
+def _level_sessions():
+    """Five sequences of three noisy level segments, the level's channel only."""
+    X, y = _sessions(n_seq=5)
+    return [x[:, :1] for x in X], y
+
+
 def test_bad_features_refused_and_the_model_left_as_it_was():
-    X, y = _sessions()
+    X, y = _level_sessions()
     model = HybridHMMClassifier(LogisticRegression(), features="multiscale",
                                 window=8, random_state=0).fit(X, y)
     before = np.vstack(model.predict_proba(X))

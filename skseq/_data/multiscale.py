@@ -24,7 +24,9 @@ def window_multiscale(seqs, window):
     Parameters
     ----------
     seqs : Sequences
+        Validated sequences, packed.
     window : int
+        Steps of the longer window; the shorter is a quarter of it.
 
     Returns
     -------
