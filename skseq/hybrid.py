@@ -114,11 +114,11 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         (at most 20,000 labelled steps each), then refitted on all; one-step
         sequences have no past, and take ``"summaries"``. ``"multiscale"``:
         both views in one classifier, fitted once: the raw lags of
-        ``"lags"`` at a window of ``window // 4`` (every one of the last 8
+        ``"lags"`` at a window of ``max(1, window // 4)`` (each of the last 8
         steps for 32) and the summaries of ``"summaries"`` at ``window``
-        (without the current value, the lags' first); on BasicMotions'
-        training sessions it labelled fewer steps correctly than ``"auto"``
-        (see the User Guide).
+        (less the current value, the first lag); quicker to fit than
+        ``"auto"``, but on sessions cut from BasicMotions' and PLAID's
+        training recordings it labelled fewer steps correctly (User Guide).
     n_states_per_label : int, default=2
         Hidden states tied to each label, visited left to right within a
         segment: more states give segment durations that are less often very
