@@ -186,6 +186,16 @@ def select_window(chain_proba, seqs, labels, weight, split, windows, rng,
     return best
 
 
+def candidate_windows(params):
+    """The windows a hybrid of parameters ``params`` chooses from: its
+    ``window``, or for ``"auto"`` every one of ``WINDOWS``; but
+    ``features="multiscale"`` reads two windows at once, and takes the
+    longest without a choice."""
+    if params["window"] != "auto":
+        return (params["window"],)
+    return WINDOWS[-1:] if params["features"] == "multiscale" else WINDOWS
+
+
 def choose(params, fit_estimator, threads, seqs, steps, labels, encoded,
            fit_targets, weight, step_weight, weighted, seed):
     """The representation, the window and the likelihood scale of a
@@ -193,15 +203,13 @@ def choose(params, fit_estimator, threads, seqs, steps, labels, encoded,
     ``window`` and ``likelihood_scale``, or for ``"auto"`` chosen on a random
     half of the sequences held out (the representation at the longest window
     by the classifier's accuracy, then the window and the scale by the
-    chain's). ``fit_estimator(features, targets, weight, seed)`` fits a
-    per-step classifier, whose ``predict_proba`` runs within ``threads()``;
-    the other arguments are those of the fit."""
-    features = params["features"]
-    windows = ((params["window"],) if params["window"] != "auto"
-               else WINDOWS[-1:] if features == "multiscale" else WINDOWS)
-    scale = params["likelihood_scale"]
+    chain's; see :func:`candidate_windows`). ``fit_estimator(features,
+    targets, weight, seed)`` fits a per-step classifier, whose
+    ``predict_proba`` runs within ``threads()``; the other arguments are
+    those of the fit."""
+    features, windows = params["features"], candidate_windows(params)
+    scale, window = params["likelihood_scale"], windows[-1]
     scales = SCALES if scale == "auto" else (scale,)
-    window = windows[-1]
     # without a choice (one-step sequences have no past to choose on)
     fixed = ("summaries" if features == "auto" else features, window,
              DEFAULT_SCALE if scale == "auto" else scale)
