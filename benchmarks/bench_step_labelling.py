@@ -12,8 +12,12 @@ Compared in one run, on the same sessions:
 - ``HybridHMMClassifier()``, nothing set (causal ``predict``; offline with
   ``algorithm="viterbi"``), the same with one state per label and
   ``transitions="none"`` (each step labelled by its per-step classifier alone),
-  the same with ``onset_weight=16`` (the per-step classifier's training
-  steps within half its window after a change of label weighed 16 times:
+  the same with ``features="multiscale"`` (one classifier, fitted once, on the
+  raw values of each of the last 8 steps and the summaries over the last 8
+  and 32 steps, instead of a representation and a window chosen on held-out
+  training sessions), the same with ``onset_weight=16`` (the per-step
+  classifier's training steps within half its window after a change of label
+  weighed 16 times:
   at a window of 32, more accurate causally on the training halves of
   BasicMotions, and its chain
   then adds accuracy to its classifier there, but no longer on PLAID's), the
@@ -43,7 +47,12 @@ hybrids' causal prediction time is kept in the JSON.
 ``--tuning`` runs the same comparison on sessions built from the official
 training recordings only, split in two halves by recording (stratified by
 class): the construction on which the hybrid's defaults were chosen. It never
-reads the test recordings, and writes ``step_labelling_tuning.json`` (no page).
+reads the test recordings; it fits the default, ``features="multiscale"``
+with ``likelihood_scale`` 0.5 and ``"auto"``, each also without transitions,
+and the peers but the IOHMM (the CRF too with ``--no-crf``), and writes
+``step_labelling_tuning.json``, which the page shows in its section "Two
+scales in one classifier" (``--seeds 6 --no-crf``: seeds 0-2 compare, 3-5
+confirm; ``--first-seed`` starts elsewhere).
 """
 
 import argparse
@@ -54,6 +63,7 @@ import warnings
 import _ucr
 import numpy as np
 from _report import RESULTS, table, versions, write
+from _step_labelling_halves import multiscale_section, per_dataset, window_section
 from scipy.special import logsumexp
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.exceptions import ConvergenceWarning
@@ -152,6 +162,21 @@ def scores(pred, truth, tolerance):
             "boundary_f1": float(boundary_f1_score(truth, pred, tolerance=tolerance))}
 
 
+def errors_near_changes(pred, truth):
+    """Wrong steps within the first ``AFTER`` steps after a change of label
+    (of the truth, inside a session), and elsewhere."""
+    near = wrong = 0
+    for p, t in zip(pred, truth, strict=True):
+        changed = np.flatnonzero(t[1:] != t[:-1]) + 1
+        after = np.zeros(t.shape[0], dtype=bool)
+        for start in changed:
+            after[start: start + AFTER] = True
+        miss = p != t
+        near += int(np.sum(miss & after))
+        wrong += int(np.sum(miss))
+    return {"after_change": near, "elsewhere": wrong - near}
+
+
 def training_halves(X, y, rng):
     """The training recordings split in two halves by recording, stratified by
     class: sessions for tuning that never read the test recordings."""
@@ -162,6 +187,28 @@ def training_halves(X, y, rng):
         first += list(index[: len(index) // 2])
         second += list(index[len(index) // 2:])
     return ([X[i] for i in first], y[first], [X[i] for i in second], y[second])
+
+
+NO_TRANSITIONS = {"transitions": "none", "n_states_per_label": 1}
+MULTISCALE = {"features": "multiscale"}
+VARIANTS = [("hybrid", {}),
+            ("hybrid_no_transitions", NO_TRANSITIONS),
+            ("hybrid_multiscale", MULTISCALE),
+            ("hybrid_onset16", {"onset_weight": 16.0}),
+            ("hybrid_durations", {"durations": "learned"}),
+            ("hybrid_summaries", {"features": "summaries", "window": 32,
+                                  "likelihood_scale": 0.3})]
+# ``--tuning``: the default and the two scales of the multiscale
+# representation, each with its own model without transitions
+AUTO_SCALE = {**MULTISCALE, "likelihood_scale": "auto"}
+TUNING_VARIANTS = [("hybrid", {}),
+                   ("hybrid_no_transitions", NO_TRANSITIONS),
+                   ("hybrid_multiscale", MULTISCALE),
+                   ("hybrid_multiscale_no_transitions", {**MULTISCALE,
+                                                         **NO_TRANSITIONS}),
+                   ("hybrid_multiscale_auto", AUTO_SCALE),
+                   ("hybrid_multiscale_auto_no_transitions", {**AUTO_SCALE,
+                                                              **NO_TRANSITIONS})]
 
 
 def run_one(name, seed, crf, tuning=False):
@@ -180,14 +227,7 @@ def run_one(name, seed, crf, tuning=False):
            "n_test_boundaries": n_boundaries, "models": {}}
     models = res["models"]
 
-    variants = [("hybrid", {}),
-                ("hybrid_no_transitions", {"transitions": "none",
-                                           "n_states_per_label": 1}),
-                ("hybrid_onset16", {"onset_weight": 16.0}),
-                ("hybrid_durations", {"durations": "learned"}),
-                ("hybrid_summaries", {"features": "summaries", "window": 32,
-                                      "likelihood_scale": 0.3})]
-    for key, params in variants:
+    for key, params in TUNING_VARIANTS if tuning else VARIANTS:
         model = HybridHMMClassifier(random_state=seed, **params)
         t0 = time.perf_counter()
         model.fit(S_train, L_train)
@@ -196,9 +236,11 @@ def run_one(name, seed, crf, tuning=False):
         causal = model.predict(S_test)
         models[key] = {"fit_time": fit_time, "features": model.features_,
                        "window": model.window_,
+                       "likelihood_scale": model.likelihood_scale_,
                        "predict_time": time.perf_counter() - t0,
-                       "causal": scores(causal, L_test, tolerance)}
-        if key != "hybrid_no_transitions":
+                       "causal": scores(causal, L_test, tolerance),
+                       "causal_errors": errors_near_changes(causal, L_test)}
+        if not key.endswith("no_transitions"):
             models[key]["offline"] = scores(model.predict(S_test, algorithm="viterbi"),
                                             L_test, tolerance)
             models[key]["smoothed"] = scores(model.predict(S_test, algorithm="smooth"),
@@ -230,9 +272,11 @@ def run_one(name, seed, crf, tuning=False):
         alone.append(classes[proba.argmax(axis=1)])
         filtered.append(classes[hmm_filter(log_lik, log_start, log_trans)])
         decoded.append(classes[hmm_viterbi(log_lik, log_start, log_trans)])
-    models["hgb"] = {"fit_time": fit_time, "causal": scores(alone, L_test, tolerance)}
+    models["hgb"] = {"fit_time": fit_time, "causal": scores(alone, L_test, tolerance),
+                     "causal_errors": errors_near_changes(alone, L_test)}
     models["hgb_filter"] = {"fit_time": fit_time,
                             "causal": scores(filtered, L_test, tolerance),
+                            "causal_errors": errors_near_changes(filtered, L_test),
                             "offline": scores(decoded, L_test, tolerance)}
     print(name, seed, "hgb", models["hgb_filter"], flush=True)
 
@@ -255,6 +299,7 @@ def run_one(name, seed, crf, tuning=False):
 MODELS = [("hybrid", "HybridHMMClassifier() (default)"),
           ("hybrid_no_transitions",
            "HybridHMMClassifier(transitions='none', n_states_per_label=1)"),
+          ("hybrid_multiscale", "HybridHMMClassifier(features='multiscale')"),
           ("hybrid_onset16", "HybridHMMClassifier(onset_weight=16)"),
           ("hybrid_durations", "HybridHMMClassifier(durations='learned')"),
           ("hybrid_summaries", "HybridHMMClassifier(features='summaries', "
@@ -263,12 +308,6 @@ MODELS = [("hybrid", "HybridHMMClassifier() (default)"),
           ("hgb", "HistGradientBoosting, last 32 steps"),
           ("hgb_filter", "HistGradientBoosting + sticky HMM"),
           ("crf", "linear-chain CRF (crfsuite), last 32 steps")]
-
-
-def per_dataset(results):
-    """Each data set's name and runs, in the order of the results."""
-    return [(name, [r for r in results if r["dataset"] == name])
-            for name in dict.fromkeys(r["dataset"] for r in results)]
 
 
 def _cell(runs, key, mode, metric):
@@ -301,7 +340,13 @@ def report(results):
              "(`--tuning`); `features=\"auto\"` then chooses the per-step "
              "representation (window summaries or raw lags) on held-out "
              "training sessions in every fit, and `window=\"auto\"` the window "
-             "(8 or 32 steps) with the chain (see the last section). The row "
+             "(8 or 32 steps) with the chain (see the section on the window). "
+             "The row `features='multiscale'` reads both in one classifier, "
+             "fitted once with no held-out choice: the raw values of each of "
+             "the last 8 steps and the summaries over the last 8 and 32 steps; "
+             "on the training halves it labelled fewer steps correctly than the "
+             "default on BasicMotions (see the last section), so it is not the "
+             "default, and its figures here were not used to choose. The row "
              "`features='summaries', window=32, likelihood_scale=0.3` is an "
              "earlier default, in the same run. The row `onset_weight=16` weighs the "
              "per-step classifier's training steps within half its window "
@@ -363,6 +408,8 @@ def report(results):
         lines += lag_section(json.loads(LAG_JSON.read_text(encoding="utf-8")))
     if WINDOW_JSON.exists():
         lines += window_section(json.loads(WINDOW_JSON.read_text(encoding="utf-8")))
+    if TUNING_JSON.exists():
+        lines += multiscale_section(json.loads(TUNING_JSON.read_text(encoding="utf-8")))
     write("step_labelling.md", "\n".join(lines) + "\n")
 
 
@@ -439,63 +486,6 @@ def lag_section(results):
     return lines
 
 
-def _mean_range(values, digits=4):
-    return (f"{np.mean(values):.{digits}f} ({min(values):.{digits}f}-"
-            f"{max(values):.{digits}f})")
-
-
-def window_section(results):
-    """The section written from ``bench_step_labelling_window.py``'s results
-    (training halves only)."""
-    lines = ["## The window, chosen with the chain (training halves)", "",
-             "Measured by `python benchmarks/bench_step_labelling_window.py` on "
-             "sessions built from halves of the official training recordings "
-             "only (the `--tuning` construction; the test sessions above were "
-             "not used): `HybridHMMClassifier(window=w)` fitted once per window "
-             "and predicting at every `likelihood_scale`, and the same model "
-             "with one state per label and no transitions at the same window. "
-             "`auto` is `window='auto'` with `likelihood_scale='auto'` (the "
-             "window, 8 or 32, and the scale, 0.35 to 1.0, with which the "
-             "chain labels more held-out training steps; the scale column "
-             "gives the scales chosen). The default, `window='auto'` at a "
-             "scale of 0.5, chose 8 steps on every BasicMotions split and 32 on "
-             "every PLAID one: its figures are those rows' at 0.5. Rows "
-             "`8+32 (w)` combine the two windows' classifiers instead of "
-             "choosing one: the chain filters the weighted product of their "
-             "posteriors, weight w on the 8-step one (fit time: both fits). "
-             "Cells: mean (min-max) "
-             "over the seeds; chain − alone: the causal accuracy of the chain "
-             "minus that of the same model without transitions.", ""]
-    for name, runs in per_dataset(results):
-        lines += [f"**{name}** (seeds {[r['seed'] for r in runs]}):", ""]
-        rows = []
-        for window in dict.fromkeys(str(c["window"]) for c in runs[0]["grid"]):
-            cells = [c for r in runs for c in r["grid"] if str(c["window"]) == window]
-            alone = [c["no_transitions"]["accuracy"] for c in cells]
-            chosen = sorted({c.get("window_", c["window"]) for c in cells})
-            for scale in cells[0]["scales"]:
-                shown = scale if scale != "auto" else "auto ({})".format(", ".join(
-                    map(str, sorted({c["likelihood_scale_"] for c in cells}))))
-                got = {(mode, metric): [c["scales"][scale][mode][metric]
-                                        for c in cells]
-                       for mode in ("causal", "offline")
-                       for metric in ("accuracy", "boundary_f1")}
-                rows.append([
-                    window if window.startswith("8+32")
-                    else f"{window} ({', '.join(map(str, chosen))})", shown,
-                    _mean_range(got["causal", "accuracy"]),
-                    _mean_range(got["causal", "boundary_f1"], 3),
-                    _mean_range(got["offline", "boundary_f1"], 3),
-                    _mean_range(alone),
-                    f"{np.mean(got['causal', 'accuracy']) - np.mean(alone):+.4f}",
-                    f"{np.mean([c['fit_time'] for c in cells]):.1f}"])
-        lines += [table(["window (read)", "scale", "causal accuracy",
-                         "causal boundary F1", "offline boundary F1",
-                         "no transitions, causal accuracy", "chain − alone",
-                         "fit time (s)"], rows), ""]
-    return lines
-
-
 def comparisons(runs):
     def mean(key, mode, metric):
         return _cell(runs, key, mode, metric)[1]
@@ -567,6 +557,7 @@ def figure(results):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--datasets", nargs="+", default=["BasicMotions", "PLAID"])
     parser.add_argument("--no-crf", action="store_true")
     parser.add_argument("--render", action="store_true")
@@ -581,7 +572,7 @@ def main():
         results = []
         with threadpool_limits(1):
             for name in args.datasets:
-                for seed in range(args.seeds):
+                for seed in range(args.first_seed, args.first_seed + args.seeds):
                     results.append(run_one(name, seed, not args.no_crf, args.tuning))
         path = TUNING_JSON if args.tuning else JSON
         # keep the stored results of the data sets not run this time

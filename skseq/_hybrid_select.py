@@ -9,12 +9,14 @@ import numpy as np
 from sklearn.utils._param_validation import validate_parameter_constraints
 
 from ._data.held_out import held_out_half
-from ._data.window import window_lags, window_summaries
+from ._data.window import window_lags, window_multiscale, window_summaries
 from ._families.label_chain import fit_weights, label_chain
 from ._kernels.forward_backward import forward_backward
 
-# The per-step representations ``features`` chooses from.
+# The per-step representations ``features="auto"`` chooses from.
 REPRESENTATIONS = {"summaries": window_summaries, "lags": window_lags}
+# Every per-step representation, by its ``features`` name.
+READERS = {**REPRESENTATIONS, "multiscale": window_multiscale}
 
 # Labelled steps, at most, on which each candidate's classifier is fitted, and
 # held-out steps on which it is scored.
@@ -183,6 +185,16 @@ def select_window(chain_proba, seqs, labels, weight, split, windows, rng,
     return best
 
 
+def candidate_windows(params):
+    """The windows a hybrid of parameters ``params`` chooses from: its
+    ``window``, or for ``"auto"`` every one of ``WINDOWS``; but
+    ``features="multiscale"`` reads two windows at once, and takes the
+    longest without a choice."""
+    if params["window"] != "auto":
+        return (params["window"],)
+    return WINDOWS[-1:] if params["features"] == "multiscale" else WINDOWS
+
+
 def choose(params, fit_estimator, threads, seqs, steps, labels, encoded,
            fit_targets, weight, step_weight, weighted, seed):
     """The representation, the window and the likelihood scale of a
@@ -190,13 +202,13 @@ def choose(params, fit_estimator, threads, seqs, steps, labels, encoded,
     ``window`` and ``likelihood_scale``, or for ``"auto"`` chosen on a random
     half of the sequences held out (the representation at the longest window
     by the classifier's accuracy, then the window and the scale by the
-    chain's). ``fit_estimator(features, targets, weight, seed)`` fits a
-    per-step classifier, whose ``predict_proba`` runs within ``threads()``;
-    the other arguments are those of the fit."""
-    windows = WINDOWS if params["window"] == "auto" else (params["window"],)
-    scale = params["likelihood_scale"]
+    chain's; see :func:`candidate_windows`). ``fit_estimator(features,
+    targets, weight, seed)`` fits a per-step classifier, whose
+    ``predict_proba`` runs within ``threads()``; the other arguments are
+    those of the fit."""
+    features, windows = params["features"], candidate_windows(params)
+    scale, window = params["likelihood_scale"], windows[-1]
     scales = SCALES if scale == "auto" else (scale,)
-    features, window = params["features"], windows[-1]
     # without a choice (one-step sequences have no past to choose on)
     fixed = ("summaries" if features == "auto" else features, window,
              DEFAULT_SCALE if scale == "auto" else scale)
@@ -229,7 +241,7 @@ def choose(params, fit_estimator, threads, seqs, steps, labels, encoded,
     n_classes = int(labels.max()) + 1
 
     def chain_proba(window, rows):
-        x = REPRESENTATIONS[features](seqs, window)
+        x = READERS[features](seqs, window)
         fit, rows_weight = fitter(window, fit_targets)
         estimator = reused[window] if window in reused else fit(x[steps][fit_rows])
         prior = np.bincount(encoded[fit_rows], minlength=n_classes, weights=(

@@ -39,7 +39,7 @@ from ._families.label_chain import (
 from ._fit.resources import check_allocation
 from ._hybrid_select import (
     MIN_PROBA,
-    REPRESENTATIONS,
+    READERS,
     choose,
     log_likelihood_ratio,
     scale_in_use,
@@ -96,10 +96,11 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         model gives alone. No choice is made, and 32 taken, when fewer than 2
         sequences hold labelled steps (of positive weight) or the fitting
         half holds only one label; ``features="auto"`` then takes
-        ``"summaries"``. A short window holds less of the previous segment
+        ``"summaries"``. With ``features="multiscale"``, ``"auto"`` is 32,
+        without a choice. A short window holds less of the previous segment
         after a change, and its evidence overlaps less with that of the
         neighbouring steps; a long one reads slower patterns.
-    features : {"auto", "summaries", "lags"}, default="auto"
+    features : {"auto", "summaries", "lags", "multiscale"}, default="auto"
         What the per-step classifier reads of the last ``window`` steps.
         ``"summaries"``: per channel the current value, and the mean, maximum,
         minimum and standard deviation over the last ``window // 4`` and the
@@ -111,7 +112,13 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         whose classifier labels more held-out steps correctly, fitted on a
         random half of the training sequences and scored on the other half
         (at most 20,000 labelled steps each), then refitted on all; one-step
-        sequences have no past, and take ``"summaries"``.
+        sequences have no past, and take ``"summaries"``. ``"multiscale"``:
+        both views in one classifier, fitted once: the raw lags of
+        ``"lags"`` at a window of ``max(1, window // 4)`` (each of the last 8
+        steps for 32) and the summaries of ``"summaries"`` at ``window``
+        (less the current value, the first lag); quicker to fit than
+        ``"auto"``, but on sessions cut from BasicMotions' and PLAID's
+        training recordings it labelled fewer steps correctly (User Guide).
     n_states_per_label : int, default=2
         Hidden states tied to each label, visited left to right within a
         segment: more states give segment durations that are less often very
@@ -183,7 +190,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         The fitted per-step classifier.
     window_ : int
         The window it reads (``window``, or the one ``"auto"`` chose).
-    features_ : {"summaries", "lags"}
+    features_ : {"summaries", "lags", "multiscale"}
         The representation it reads (``features``, or the one ``"auto"`` chose).
     likelihood_scale_ : float
         The scale of the likelihoods (``likelihood_scale``, or the one
@@ -239,7 +246,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         "estimator": [HasMethods(["fit", "predict_proba"]), None],
         "window": [Interval(numbers.Integral, 1, None, closed="left"),
                    StrOptions({"auto"})],
-        "features": [StrOptions({"auto", "summaries", "lags"})],
+        "features": [StrOptions({"auto", "summaries", "lags", "multiscale"})],
         "n_states_per_label": [Interval(numbers.Integral, 1, None, closed="left")],
         "phase_targets": ["boolean"],
         "transitions": [StrOptions({"learned", "none"})],
@@ -321,7 +328,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
             fit_weight = fit_weights(labels, seqs.offsets, steps, step_weight,
                                      weighted, window, self.onset_weight)
             estimator = self._fit_estimator(
-                REPRESENTATIONS[features](seqs, window)[steps], fit_targets,
+                READERS[features](seqs, window)[steps], fit_targets,
                 fit_weight, seed)
             self._fit_chain(labels, seqs.offsets, weight, encoded, fit_targets,
                             step_weight if fit_weight is None else fit_weight,
@@ -397,7 +404,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         proba = np.zeros((n_steps, n_targets))
         with self._threads():
             proba[:, self.estimator_.classes_] = self.estimator_.predict_proba(
-                REPRESENTATIONS[self.features_](seqs, self.window_))
+                READERS[self.features_](seqs, self.window_))
         log_lik = log_likelihood_ratio(proba, self.target_prior_)
         if n_targets > n_classes:
             # a (label, part) pair never seen in training (segments shorter

@@ -1,7 +1,7 @@
 """The window representation (``features="window"``): the recent past of every
 step, for labelling every step; and the two views of the recent past that it
 and :class:`~skseq.HybridHMMClassifier` read (:func:`window_summaries`,
-:func:`window_lags`)."""
+:func:`window_lags`, and both at two scales, :func:`window_multiscale`)."""
 
 import numbers
 
@@ -68,6 +68,37 @@ def window_lags(seqs, window):
     stride = max(1, window // 8)
     lags = list(range(min(stride, window))) + list(range(stride, window, stride))
     return np.hstack([x[np.maximum(steps - lag, start)] for lag in lags])
+
+
+def window_multiscale(seqs, window):
+    """Raw lags of the last ``window // 4`` steps and summaries of the last
+    ``window``, per step, causal.
+
+    Per channel: the values ``d`` steps ago for the lags of
+    ``window_lags(seqs, max(1, window // 4))`` (every one of the last 8 steps
+    for a window of 32: ``d = 0, ..., 7``; before the start of its sequence a
+    step reads the sequence's first step), then the mean, maximum, minimum and
+    standard deviation over the last ``max(1, window // 4)`` and the last
+    ``window`` steps (fewer at the start of a sequence), as in
+    ``window_summaries`` without its current value (lag 0 already holds it).
+    Each row depends on the steps up to its own only.
+
+    Parameters
+    ----------
+    seqs : Sequences
+        Validated sequences, packed.
+    window : int
+        Steps of the longer window; the shorter is a quarter of it.
+
+    Returns
+    -------
+    features : ndarray of shape (n_steps, n_features * (n_lags + 8))
+        The lags (lag-major: every channel at lag 0, then at lag 1...), then
+        the summaries of ``window_summaries``' order.
+    """
+    n_channels = seqs.data.shape[1]
+    return np.hstack([window_lags(seqs, max(1, window // 4)),
+                      window_summaries(seqs, window)[:, n_channels:]])
 
 
 class WindowFeatures(Representation):

@@ -1,0 +1,121 @@
+"""HybridHMMClassifier(features="multiscale"): the raw lags of the last
+``window // 4`` steps beside the summaries of the last ``window``, against
+direct computations from the raw series; causality; no held-out choice."""
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.linear_model import LogisticRegression
+from test_hybrid import _sessions  # noisy level segments, labelled by level
+
+from skseq import HybridHMMClassifier
+from skseq._data import check_sequences
+from skseq._data.window import window_multiscale
+
+
+def _by_hand(part, t, window):
+    """Step ``t``'s features from the raw rows ``part`` of one sequence."""
+    short = max(1, window // 4)
+    stride = max(1, short // 8)
+    lags = list(range(min(stride, short))) + list(range(stride, short, stride))
+    values = [part[max(0, t - d)] for d in lags]  # the first step before the start
+    for w in (short, window):
+        past = part[max(0, t - w + 1): t + 1]
+        values += [past.mean(0), past.max(0), past.min(0), past.std(0)]
+    return np.concatenate(values)
+
+
+@pytest.mark.parametrize("window", [4, 12, 32])
+def test_multiscale_features_against_the_raw_series(window):
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(45, 2))
+    got = window_multiscale(check_sequences([x[:6], x[6:]]), window)
+    short = max(1, window // 4)
+    assert got.shape == (45, 2 * (len(range(short)) + 8))
+    for part, rows in ((x[:6], got[:6]), (x[6:], got[6:])):
+        for t in (0, 1, 3, 5, len(part) - 1):
+            assert_allclose(rows[t], _by_hand(part, t, window), atol=1e-12)
+    if window == 32:  # every one of the last 8 steps, lag-major, then summaries
+        assert_array_equal(got[6 + 20, :16], x[6 + 20 - np.arange(8)].ravel())
+
+
+@pytest.mark.filterwarnings("ignore:X's sequences are much shorter")
+def test_multiscale_is_causal():
+    X, y = _level_sessions()
+    full = window_multiscale(check_sequences(X[:1]), 8)
+    model = HybridHMMClassifier(LogisticRegression(), features="multiscale",
+                                window=8, random_state=0).fit(X, y)
+    predicted = model.predict(X[:1])[0]
+    for cut in (1, 5, 17):
+        assert_array_equal(window_multiscale(check_sequences([X[0][:cut]]), 8),
+                           full[:cut])
+        assert_array_equal(model.predict([X[0][:cut]])[0], predicted[:cut])
+    assert np.mean(np.concatenate(model.predict(X)) == np.concatenate(y)) > 0.8
+
+
+def test_multiscale_fits_once_at_32_steps_without_a_held_out_choice(monkeypatch):
+    X, y = _level_sessions()
+    fits = []
+    original = HybridHMMClassifier._fit_estimator
+
+    def counted(self, *args):
+        fits.append(args[0].shape)
+        return original(self, *args)
+
+    monkeypatch.setattr(HybridHMMClassifier, "_fit_estimator", counted)
+    model = HybridHMMClassifier(LogisticRegression(), features="multiscale",
+                                random_state=0).fit(X, y)
+    assert (model.features_, model.window_, model.likelihood_scale_) == (
+        "multiscale", 32, 0.5)
+    # one fit, on every labelled step, of 8 lags and 8 summaries per channel
+    assert fits == [(sum(map(len, y)), 16)]
+    given = HybridHMMClassifier(LogisticRegression(), features="multiscale",
+                                window=32, random_state=0).fit(X, y)
+    assert_allclose(np.vstack(model.predict_proba(X)),
+                    np.vstack(given.predict_proba(X)))
+
+
+def test_multiscale_conventions():
+    X, y = _level_sessions()
+    params = {"estimator": LogisticRegression(), "features": "multiscale",
+              "window": 8, "random_state": 0}
+    model = HybridHMMClassifier(**params).fit(X, y)
+    # padded input gives the same as a list of sequences
+    padded = np.full((len(X), max(map(len, X)), 1), np.nan)
+    for i, x in enumerate(X):
+        padded[i, : len(x)] = x
+    assert_allclose(np.vstack(model.predict_proba(padded)),
+                    np.vstack(model.predict_proba(X)))
+    # a sequence of weight 0 is a sequence dropped; unlabelled steps are read
+    weighted = HybridHMMClassifier(**params).fit(X, y, sample_weight=[1, 1, 1, 1, 0])
+    dropped = HybridHMMClassifier(**params).fit(X[:4], y[:4])
+    assert_allclose(np.vstack(weighted.predict_proba(X)),
+                    np.vstack(dropped.predict_proba(X)))
+    partly = [np.where(np.arange(len(s)) % 4 == 0, None, s).astype(object) for s in y]
+    assert HybridHMMClassifier(**params).fit(X, partly).predict(X[:1])[0].shape == (
+        len(X[0]),)
+    # one-step sequences (a 2-D array): the lags read the step itself
+    rows = HybridHMMClassifier(**params).fit(np.vstack(X), np.concatenate(y))
+    assert rows.predict(np.vstack(X)).shape == (sum(map(len, y)),)
+
+
+def _level_sessions():
+    """Five sequences of three noisy level segments, the level's channel only."""
+    X, y = _sessions(n_seq=5)
+    return [x[:, :1] for x in X], y
+
+
+def test_bad_features_refused_and_the_model_left_as_it_was():
+    X, y = _level_sessions()
+    model = HybridHMMClassifier(LogisticRegression(), features="multiscale",
+                                window=8, random_state=0).fit(X, y)
+    before = np.vstack(model.predict_proba(X))
+    for bad in ("Multiscale", "multi", None):
+        model.set_params(features=bad)
+        with pytest.raises(ValueError, match="'features' parameter"):
+            model.fit(X, y)
+    model.set_params(features="multiscale", window=0)
+    with pytest.raises(ValueError, match="'window' parameter"):
+        model.fit(X, y)
+    assert_allclose(np.vstack(model.predict_proba(X)), before)
+    assert model.features_ == "multiscale" and model.window_ == 8
