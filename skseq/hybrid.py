@@ -39,9 +39,10 @@ from ._families.label_chain import (
 from ._fit.resources import check_allocation
 from ._hybrid_select import (
     MIN_PROBA,
-    READERS,
+    check_reading,
     choose,
     log_likelihood_ratio,
+    read,
     scale_in_use,
 )
 from ._kernels.forward_backward import forward_backward, viterbi
@@ -321,6 +322,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
             seed = check_random_state(self.random_state).randint(
                 np.iinfo(np.int32).max)
             weighted = sample_weight is not None
+            check_reading(self, seqs, self.get_params(deep=False))
             features, window, scale = choose(
                 self.get_params(deep=False), self._fit_estimator, self._threads,
                 seqs, steps, labels, encoded, fit_targets, weight, step_weight,
@@ -328,7 +330,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
             fit_weight = fit_weights(labels, seqs.offsets, steps, step_weight,
                                      weighted, window, self.onset_weight)
             estimator = self._fit_estimator(
-                READERS[features](seqs, window)[steps], fit_targets,
+                read(self, features, seqs, window)[steps], fit_targets,
                 fit_weight, seed)
             self._fit_chain(labels, seqs.offsets, weight, encoded, fit_targets,
                             step_weight if fit_weight is None else fit_weight,
@@ -404,7 +406,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         proba = np.zeros((n_steps, n_targets))
         with self._threads():
             proba[:, self.estimator_.classes_] = self.estimator_.predict_proba(
-                READERS[self.features_](seqs, self.window_))
+                read(self, self.features_, seqs, self.window_))
         log_lik = log_likelihood_ratio(proba, self.target_prior_)
         if n_targets > n_classes:
             # a (label, part) pair never seen in training (segments shorter

@@ -119,3 +119,27 @@ def test_bad_features_refused_and_the_model_left_as_it_was():
         model.fit(X, y)
     assert_allclose(np.vstack(model.predict_proba(X)), before)
     assert model.features_ == "multiscale" and model.window_ == 8
+
+
+@pytest.mark.parametrize("features", ["multiscale", "lags", "auto"])
+def test_a_window_too_long_to_read_is_refused_in_its_name(features, monkeypatch):
+    # 2**62 steps would read 2**57 lags per channel: refused before reading
+    # (it raised a bare MemoryError or hung building the lags)
+    X, y = _level_sessions()
+    model = HybridHMMClassifier(LogisticRegression(), features=features, window=8,
+                                random_state=0).fit(X, y)
+    fitted = {k: v for k, v in vars(model).items() if k.endswith("_")}
+    before = np.vstack(model.predict_proba(X))
+    model.set_params(window=2**62)
+    with pytest.raises(ValueError, match=r"features='(multiscale|lags)' at window="
+                                         r"4611686018427387904"):
+        model.fit(X, y)
+    assert {k: v for k, v in vars(model).items() if k.endswith("_")}.keys() == (
+        fitted.keys())
+    assert model.window_ == 8 and model.estimator_ is fitted["estimator_"]
+    # prediction checks its reading too (here with too little memory left)
+    monkeypatch.setattr("skseq._fit.resources._available_memory", lambda: 1000)
+    with pytest.raises(ValueError, match="at window=8 .*use a smaller window"):
+        model.predict(X)
+    monkeypatch.undo()
+    assert_allclose(np.vstack(model.predict_proba(X)), before)

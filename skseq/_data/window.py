@@ -41,6 +41,25 @@ def window_summaries(seqs, window):
     return np.hstack(blocks)
 
 
+def lag_steps(window):
+    """The lags :func:`window_lags` reads at ``window``: ``0, ..., s - 1``, then
+    ``s, 2s, ...`` below ``window``, with ``s = max(1, window // 8)``."""
+    stride = max(1, window // 8)
+    return list(range(min(stride, window))) + list(range(stride, window, stride))
+
+
+def n_columns(features, window):
+    """Columns per channel of the representation ``features`` (a name of
+    :func:`window_summaries`, :func:`window_lags` or :func:`window_multiscale`
+    without its prefix) at ``window``, in O(1): checked before reading."""
+    if features == "summaries":
+        return 9
+    if features == "multiscale":
+        return n_columns("lags", max(1, window // 4)) + 8
+    stride = max(1, window // 8)
+    return min(stride, window) + len(range(stride, window, stride))
+
+
 def window_lags(seqs, window):
     """The recent past of every channel as raw values, per step: unlike
     :func:`window_summaries`, it keeps the order of the steps.
@@ -65,9 +84,7 @@ def window_lags(seqs, window):
     x = seqs.data
     start = np.repeat(seqs.offsets[:-1], np.diff(seqs.offsets))
     steps = np.arange(x.shape[0])
-    stride = max(1, window // 8)
-    lags = list(range(min(stride, window))) + list(range(stride, window, stride))
-    return np.hstack([x[np.maximum(steps - lag, start)] for lag in lags])
+    return np.hstack([x[np.maximum(steps - lag, start)] for lag in lag_steps(window)])
 
 
 def window_multiscale(seqs, window):
