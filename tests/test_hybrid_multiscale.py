@@ -10,7 +10,7 @@ from test_hybrid import _sessions  # noisy level segments, labelled by level
 
 from skseq import HybridHMMClassifier
 from skseq._data import check_sequences
-from skseq._data.window import window_multiscale
+from skseq._data.window import window_multiscale, window_summaries
 
 
 def _by_hand(part, t, window):
@@ -143,3 +143,17 @@ def test_a_window_too_long_to_read_is_refused_in_its_name(features, monkeypatch)
         model.predict(X)
     monkeypatch.undo()
     assert_allclose(np.vstack(model.predict_proba(X)), before)
+
+
+@pytest.mark.parametrize("reader", [window_multiscale, window_summaries])
+def test_summaries_of_huge_values_do_not_overflow(reader):
+    # squares of values near 2**700 overflowed: NaN spreads and means, then a
+    # bare error deep inside the per-step classifier's fit
+    x = np.random.default_rng(0).normal(size=(12, 2))
+    x[:, 1] *= 3.0
+    small = reader(check_sequences([x[:5], x[5:]]), 8)
+    big = x * np.array([2.0**700, 1.0])  # one channel huge, the other as it was
+    got = reader(check_sequences([big[:5], big[5:]]), 8)
+    scale = np.tile([2.0**700, 1.0], got.shape[1] // 2)  # channel-minor columns
+    assert_array_equal(got, small * scale)
+    assert np.isfinite(reader(check_sequences([np.full((4, 1), 1.7e308)]), 8)).all()

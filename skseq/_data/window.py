@@ -29,7 +29,8 @@ def window_summaries(seqs, window):
     -------
     features : ndarray of shape (n_steps, n_features * 9)
     """
-    x = seqs.data
+    scale = _power_of_two_scale(seqs.data)
+    x = seqs.data / scale
     blocks = [x]
     for w in (max(1, window // 4), window):
         mean = convolution.running_pool(x, seqs.offsets, w, "mean")
@@ -38,7 +39,17 @@ def window_summaries(seqs, window):
                    convolution.running_pool(x, seqs.offsets, w, "max"),
                    -convolution.running_pool(-x, seqs.offsets, w, "max"),
                    np.sqrt(np.maximum(square - mean * mean, 0.0))]
-    return np.hstack(blocks)
+    return np.hstack(blocks) * np.tile(scale, len(blocks))
+
+
+def _power_of_two_scale(x):
+    """Per channel, 1, or for a channel whose squares or sums could overflow
+    (values above 2**400) the power of two that brings it within [-2, 2]:
+    dividing by it, and multiplying the summaries back, rounds nothing."""
+    if x.shape[0] == 0:
+        return np.ones(x.shape[1])
+    top = np.abs(x).max(axis=0)
+    return np.where(top > 2.0**400, np.ldexp(1.0, np.frexp(top)[1] - 1), 1.0)
 
 
 def lag_steps(window):
