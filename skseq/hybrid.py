@@ -165,9 +165,9 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         training recordings of BasicMotions and PLAID (see the User Guide,
         "Labelling every step").
     onset_weight : float, default=1.0
-        Weight, in the per-step classifier's fit, of the steps within the
-        first ``window_ // 2`` steps of a segment that begins with a change of
-        label inside a sequence, where the window still reads the previous
+        Weight, in the per-step classifier's fit, of the first
+        ``max(1, window_ // 2)`` steps of a segment that begins with a change
+        of label inside a sequence, where the window still reads the previous
         segment (times the sequence's weight). Above 1 the classifier learns
         to give the new label from such mixed windows, a few steps earlier; the
         chain, which waits for evidence before it switches, then follows a

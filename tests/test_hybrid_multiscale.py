@@ -6,7 +6,10 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.linear_model import LogisticRegression
-from test_hybrid import _sessions  # noisy level segments, labelled by level
+from test_hybrid import (  # noisy level segments, labelled by level
+    _onset_weights_by_loop,
+    _sessions,
+)
 
 from skseq import HybridHMMClassifier
 from skseq._data import check_sequences
@@ -157,3 +160,15 @@ def test_summaries_of_huge_values_do_not_overflow(reader):
     scale = np.tile([2.0**700, 1.0], got.shape[1] // 2)  # channel-minor columns
     assert_array_equal(got, small * scale)
     assert np.isfinite(reader(check_sequences([np.full((4, 1), 1.7e308)]), 8)).all()
+
+
+def test_onset_weight_at_a_one_step_window_weighs_the_first_step():
+    # max(1, window_ // 2) steps: at a window of 1, the first step of a segment
+    X, y = _level_sessions()
+    model = HybridHMMClassifier(LogisticRegression(), features="multiscale", window=1,
+                                onset_weight=5.0).fit(X, y)
+    features = window_multiscale(check_sequences(X), 1)
+    direct = LogisticRegression().fit(features, np.concatenate(y),
+                                      sample_weight=_onset_weights_by_loop(y, 1, 5.0))
+    assert_allclose(model.estimator_.predict_proba(features),
+                    direct.predict_proba(features), rtol=1e-8)
