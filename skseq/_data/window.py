@@ -44,12 +44,14 @@ def window_summaries(seqs, window):
 
 def _power_of_two_scale(x):
     """Per channel, 1, or for a channel whose squares or sums could overflow
-    (values above 2**400) the power of two that brings it within [-2, 2]:
-    dividing by it, and multiplying the summaries back, rounds nothing."""
+    (values above 2**400) or whose squares could underflow (all below
+    2**-400) the power of two that brings it within [-2, 2]: dividing by it,
+    and multiplying the summaries back, rounds nothing."""
     if x.shape[0] == 0:
         return np.ones(x.shape[1])
     top = np.abs(x).max(axis=0)
-    return np.where(top > 2.0**400, np.ldexp(1.0, np.frexp(top)[1] - 1), 1.0)
+    extreme = (top > 2.0**400) | ((top < 2.0**-400) & (top > 0))
+    return np.where(extreme, np.ldexp(1.0, np.frexp(top)[1] - 1), 1.0)
 
 
 def lag_steps(window):
