@@ -149,17 +149,23 @@ def test_a_window_too_long_to_read_is_refused_in_its_name(features, monkeypatch)
 
 
 @pytest.mark.parametrize("reader", [window_multiscale, window_summaries])
-def test_summaries_of_extreme_values_do_not_overflow_or_underflow(reader):
+def test_summaries_of_huge_values_do_not_overflow(reader):
     # squares of values near 2**700 overflowed: NaN spreads and means, then a
     # bare error deep inside the per-step classifier's fit
     x = np.random.default_rng(0).normal(size=(12, 2))
     x[:, 1] *= 3.0
     small = reader(check_sequences([x[:5], x[5:]]), 8)
-    for power in (700, -700):  # squares of 2**-700 underflowed: spreads of 0
-        big = x * np.array([2.0**power, 1.0])  # one channel scaled, one as it was
-        got = reader(check_sequences([big[:5], big[5:]]), 8)
-        scale = np.tile([2.0**power, 1.0], got.shape[1] // 2)  # channel-minor
-        assert_array_equal(got, small * scale)
+    big = x * np.array([2.0**700, 1.0])  # one channel huge, the other as it was
+    got = reader(check_sequences([big[:5], big[5:]]), 8)
+    scale = np.tile([2.0**700, 1.0], got.shape[1] // 2)  # channel-minor columns
+    assert_array_equal(got, small * scale)
+    # a huge sequence leaves another's features as they were; a spike, the
+    # spreads of the windows that do not hold it
+    assert_array_equal(reader(check_sequences([big[:5], x[5:]]), 8)[5:], small[5:])
+    spiked = np.random.default_rng(1).normal(size=(30, 2))
+    spiked[0, 0] = 2.0**700
+    far = reader(check_sequences([spiked]), 8)[-1, -2]  # channel 0, last 8 steps
+    assert_allclose(far, spiked[-8:, 0].std(), rtol=1e-9)
     assert np.isfinite(reader(check_sequences([np.full((4, 1), 1.7e308)]), 8)).all()
 
 

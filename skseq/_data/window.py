@@ -29,7 +29,7 @@ def window_summaries(seqs, window):
     -------
     features : ndarray of shape (n_steps, n_features * 9)
     """
-    scale = _power_of_two_scale(seqs.data)
+    scale = _power_of_two_scale(seqs)
     x = seqs.data / scale
     blocks = [x]
     for w in (max(1, window // 4), window):
@@ -39,19 +39,18 @@ def window_summaries(seqs, window):
                    convolution.running_pool(x, seqs.offsets, w, "max"),
                    -convolution.running_pool(-x, seqs.offsets, w, "max"),
                    np.sqrt(np.maximum(square - mean * mean, 0.0))]
-    return np.hstack(blocks) * np.tile(scale, len(blocks))
+    return np.hstack(blocks) * np.tile(scale, (1, len(blocks)))
 
 
-def _power_of_two_scale(x):
-    """Per channel, 1, or for a channel whose squares or sums could overflow
-    (values above 2**400) or whose squares could underflow (all below
-    2**-400) the power of two that brings it within [-2, 2]: dividing by it,
-    and multiplying the summaries back, rounds nothing."""
-    if x.shape[0] == 0:
-        return np.ones(x.shape[1])
-    top = np.abs(x).max(axis=0)
-    extreme = (top > 2.0**400) | ((top < 2.0**-400) & (top > 0))
-    return np.where(extreme, np.ldexp(1.0, np.frexp(top)[1] - 1), 1.0)
+def _power_of_two_scale(seqs):
+    """Per step and channel, 1, or within a sequence whose channel holds
+    values above 2**480 (whose squares could overflow) the power of two that
+    brings them below: dividing by it, and multiplying the summaries back,
+    rounds nothing, and the channel's ordinary values keep their squares (one
+    sequence's scale never touches another's)."""
+    top = np.maximum.reduceat(np.abs(seqs.data), seqs.offsets[:-1], axis=0)
+    scale = np.where(top > 2.0**480, np.ldexp(1.0, np.frexp(top)[1] - 480), 1.0)
+    return np.repeat(scale, seqs.lengths, axis=0)
 
 
 def lag_steps(window):
