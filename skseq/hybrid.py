@@ -100,7 +100,8 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         ``"summaries"``. With ``features="multiscale"``, ``"auto"`` is 32,
         without a choice. A short window holds less of the previous segment
         after a change, and its evidence overlaps less with that of the
-        neighbouring steps; a long one reads slower patterns.
+        neighbouring steps; a long one reads slower patterns. A window whose
+        features cannot fit in memory is refused (ValueError), in fit and prediction.
     features : {"auto", "summaries", "lags", "multiscale"}, default="auto"
         What the per-step classifier reads of the last ``window`` steps.
         ``"summaries"``: per channel the current value, and the mean, maximum,
