@@ -24,6 +24,7 @@ from ._data import (
     check_sample_weight,
     check_targets,
     record_fitted_params,
+    refuse_bool_counts,
     restore_on_failure,
     score_targets,
     validate_sequences,
@@ -310,6 +311,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
             The fitted estimator.
         """
         with restore_on_failure(self):
+            refuse_bool_counts(self)
             seqs = validate_sequences(self, X, reset=True)
             targets = check_targets(y, seqs, task="classification")
             weight = check_sample_weight(sample_weight, seqs.n_sequences)

@@ -120,6 +120,12 @@ def test_bad_features_refused_and_the_model_left_as_it_was():
     model.set_params(features="multiscale", window=0)
     with pytest.raises(ValueError, match="'window' parameter"):
         model.fit(X, y)
+    # a bool is not a count (True passed as 1, and window_ was True)
+    for name in ("window", "n_states_per_label"):
+        model.set_params(**{"window": 8, "n_states_per_label": 2, name: True})
+        with pytest.raises(ValueError, match=f"'{name}' parameter .* not a bool"):
+            model.fit(X, y)
+    model.set_params(n_states_per_label=2)
     assert_allclose(np.vstack(model.predict_proba(X)), before)
     assert model.features_ == "multiscale" and model.window_ == 8
 
