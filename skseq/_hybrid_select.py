@@ -9,8 +9,9 @@ import numpy as np
 from sklearn.utils._param_validation import validate_parameter_constraints
 
 from ._data.held_out import held_out_half
-from ._data.window import window_lags, window_multiscale, window_summaries
+from ._data.window import n_columns, window_lags, window_multiscale, window_summaries
 from ._families.label_chain import fit_weights, label_chain
+from ._fit.resources import check_allocation
 from ._kernels.forward_backward import forward_backward
 
 # The per-step representations ``features="auto"`` chooses from.
@@ -51,6 +52,29 @@ def scale_in_use(model):
             "likelihood_scale='auto' is chosen in fit, but this model was fitted "
             "with a number: refit it with 'auto', or set a number.")
     return model.likelihood_scale_
+
+
+def check_reading(model, seqs, params):
+    """ValueError, in O(1) before reading, if the per-step features that a
+    hybrid of parameters ``params`` reads of ``seqs`` (every candidate of its
+    ``features`` and ``window``) cannot fit in memory: the matrix and its copy
+    of the labelled rows, 8 bytes an entry."""
+    names = REPRESENTATIONS if params["features"] == "auto" else (params["features"],)
+    n_steps, n_channels = seqs.data.shape
+    for window in candidate_windows(params):
+        for name in names:
+            n = n_columns(name, window) * n_channels
+            check_allocation(
+                model, 16 * n * n_steps,
+                f"features={name!r} at window={window} ({n} features per step, "
+                f"{n_steps} steps)", "use a smaller window.")
+
+
+def read(model, features, seqs, window):
+    """The per-step features ``features`` of ``seqs`` at ``window``, checked
+    first (:func:`check_reading`)."""
+    check_reading(model, seqs, {"features": features, "window": window})
+    return READERS[features](seqs, window)
 
 
 def held_out_split(seqs, steps, rng):

@@ -24,6 +24,7 @@ from ._data import (
     check_sample_weight,
     check_targets,
     record_fitted_params,
+    refuse_bool_counts,
     restore_on_failure,
     score_targets,
     validate_sequences,
@@ -39,9 +40,10 @@ from ._families.label_chain import (
 from ._fit.resources import check_allocation
 from ._hybrid_select import (
     MIN_PROBA,
-    READERS,
+    check_reading,
     choose,
     log_likelihood_ratio,
+    read,
     scale_in_use,
 )
 from ._kernels.forward_backward import forward_backward, viterbi
@@ -99,7 +101,8 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         ``"summaries"``. With ``features="multiscale"``, ``"auto"`` is 32,
         without a choice. A short window holds less of the previous segment
         after a change, and its evidence overlaps less with that of the
-        neighbouring steps; a long one reads slower patterns.
+        neighbouring steps; a long one reads slower patterns. A window whose
+        features cannot fit in memory is refused (ValueError), in fit and prediction.
     features : {"auto", "summaries", "lags", "multiscale"}, default="auto"
         What the per-step classifier reads of the last ``window`` steps.
         ``"summaries"``: per channel the current value, and the mean, maximum,
@@ -164,9 +167,9 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         training recordings of BasicMotions and PLAID (see the User Guide,
         "Labelling every step").
     onset_weight : float, default=1.0
-        Weight, in the per-step classifier's fit, of the steps within the
-        first ``window_ // 2`` steps of a segment that begins with a change of
-        label inside a sequence, where the window still reads the previous
+        Weight, in the per-step classifier's fit, of the first
+        ``max(1, window_ // 2)`` steps of a segment that begins with a change
+        of label inside a sequence, where the window still reads the previous
         segment (times the sequence's weight). Above 1 the classifier learns
         to give the new label from such mixed windows, a few steps earlier; the
         chain, which waits for evidence before it switches, then follows a
@@ -308,6 +311,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
             The fitted estimator.
         """
         with restore_on_failure(self):
+            refuse_bool_counts(self)
             seqs = validate_sequences(self, X, reset=True)
             targets = check_targets(y, seqs, task="classification")
             weight = check_sample_weight(sample_weight, seqs.n_sequences)
@@ -321,6 +325,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
             seed = check_random_state(self.random_state).randint(
                 np.iinfo(np.int32).max)
             weighted = sample_weight is not None
+            check_reading(self, seqs, self.get_params(deep=False))
             features, window, scale = choose(
                 self.get_params(deep=False), self._fit_estimator, self._threads,
                 seqs, steps, labels, encoded, fit_targets, weight, step_weight,
@@ -328,7 +333,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
             fit_weight = fit_weights(labels, seqs.offsets, steps, step_weight,
                                      weighted, window, self.onset_weight)
             estimator = self._fit_estimator(
-                READERS[features](seqs, window)[steps], fit_targets,
+                read(self, features, seqs, window)[steps], fit_targets,
                 fit_weight, seed)
             self._fit_chain(labels, seqs.offsets, weight, encoded, fit_targets,
                             step_weight if fit_weight is None else fit_weight,
@@ -404,7 +409,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         proba = np.zeros((n_steps, n_targets))
         with self._threads():
             proba[:, self.estimator_.classes_] = self.estimator_.predict_proba(
-                READERS[self.features_](seqs, self.window_))
+                read(self, self.features_, seqs, self.window_))
         log_lik = log_likelihood_ratio(proba, self.target_prior_)
         if n_targets > n_classes:
             # a (label, part) pair never seen in training (segments shorter

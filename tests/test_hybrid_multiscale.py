@@ -6,11 +6,14 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.linear_model import LogisticRegression
-from test_hybrid import _sessions  # noisy level segments, labelled by level
+from test_hybrid import (  # noisy level segments, labelled by level
+    _onset_weights_by_loop,
+    _sessions,
+)
 
 from skseq import HybridHMMClassifier
 from skseq._data import check_sequences
-from skseq._data.window import window_multiscale
+from skseq._data.window import window_multiscale, window_summaries
 
 
 def _by_hand(part, t, window):
@@ -25,13 +28,13 @@ def _by_hand(part, t, window):
     return np.concatenate(values)
 
 
-@pytest.mark.parametrize("window", [4, 12, 32])
-def test_multiscale_features_against_the_raw_series(window):
+@pytest.mark.parametrize("window, n_lags", [(4, 1), (12, 3), (32, 8), (64, 9)])
+def test_multiscale_features_against_the_raw_series(window, n_lags):
+    # from 64 steps the short window's lags thin out (User Guide): 0, 1, 2, 4, ..., 14
     rng = np.random.default_rng(4)
     x = rng.normal(size=(45, 2))
     got = window_multiscale(check_sequences([x[:6], x[6:]]), window)
-    short = max(1, window // 4)
-    assert got.shape == (45, 2 * (len(range(short)) + 8))
+    assert got.shape == (45, 2 * (n_lags + 8))
     for part, rows in ((x[:6], got[:6]), (x[6:], got[6:])):
         for t in (0, 1, 3, 5, len(part) - 1):
             assert_allclose(rows[t], _by_hand(part, t, window), atol=1e-12)
@@ -117,5 +120,68 @@ def test_bad_features_refused_and_the_model_left_as_it_was():
     model.set_params(features="multiscale", window=0)
     with pytest.raises(ValueError, match="'window' parameter"):
         model.fit(X, y)
+    # a bool is not a count (True passed as 1, and window_ was True)
+    for name in ("window", "n_states_per_label"):
+        model.set_params(**{"window": 8, "n_states_per_label": 2, name: True})
+        with pytest.raises(ValueError, match=f"'{name}' parameter .* not a bool"):
+            model.fit(X, y)
+    model.set_params(n_states_per_label=2)
     assert_allclose(np.vstack(model.predict_proba(X)), before)
     assert model.features_ == "multiscale" and model.window_ == 8
+
+
+@pytest.mark.parametrize("features", ["multiscale", "lags", "auto"])
+def test_a_window_too_long_to_read_is_refused_in_its_name(features, monkeypatch):
+    # 2**62 steps would read 2**57 lags per channel: refused before reading
+    # (it raised a bare MemoryError or hung building the lags)
+    X, y = _level_sessions()
+    model = HybridHMMClassifier(LogisticRegression(), features=features, window=8,
+                                random_state=0).fit(X, y)
+    fitted = {k: v for k, v in vars(model).items() if k.endswith("_")}
+    before = np.vstack(model.predict_proba(X))
+    model.set_params(window=2**62)
+    with pytest.raises(ValueError, match=r"features='(multiscale|lags)' at window="
+                                         r"4611686018427387904"):
+        model.fit(X, y)
+    assert {k: v for k, v in vars(model).items() if k.endswith("_")}.keys() == (
+        fitted.keys())
+    assert model.window_ == 8 and model.estimator_ is fitted["estimator_"]
+    # prediction checks its reading too (here with too little memory left)
+    monkeypatch.setattr("skseq._fit.resources._available_memory", lambda: 1000)
+    with pytest.raises(ValueError, match="at window=8 .*use a smaller window"):
+        model.predict(X)
+    monkeypatch.undo()
+    assert_allclose(np.vstack(model.predict_proba(X)), before)
+
+
+@pytest.mark.parametrize("reader", [window_multiscale, window_summaries])
+def test_summaries_of_huge_values_do_not_overflow(reader):
+    # squares of values near 2**700 overflowed: NaN spreads and means, then a
+    # bare error deep inside the per-step classifier's fit
+    x = np.random.default_rng(0).normal(size=(12, 2))
+    x[:, 1] *= 3.0
+    small = reader(check_sequences([x[:5], x[5:]]), 8)
+    big = x * np.array([2.0**700, 1.0])  # one channel huge, the other as it was
+    got = reader(check_sequences([big[:5], big[5:]]), 8)
+    scale = np.tile([2.0**700, 1.0], got.shape[1] // 2)  # channel-minor columns
+    assert_array_equal(got, small * scale)
+    # a huge sequence leaves another's features as they were; a spike, the
+    # spreads of the windows that do not hold it
+    assert_array_equal(reader(check_sequences([big[:5], x[5:]]), 8)[5:], small[5:])
+    spiked = np.random.default_rng(1).normal(size=(30, 2))
+    spiked[0, 0] = 2.0**700
+    far = reader(check_sequences([spiked]), 8)[-1, -2]  # channel 0, last 8 steps
+    assert_allclose(far, spiked[-8:, 0].std(), rtol=1e-9)
+    assert np.isfinite(reader(check_sequences([np.full((4, 1), 1.7e308)]), 8)).all()
+
+
+def test_onset_weight_at_a_one_step_window_weighs_the_first_step():
+    # max(1, window_ // 2) steps: at a window of 1, the first step of a segment
+    X, y = _level_sessions()
+    model = HybridHMMClassifier(LogisticRegression(), features="multiscale", window=1,
+                                onset_weight=5.0).fit(X, y)
+    features = window_multiscale(check_sequences(X), 1)
+    direct = LogisticRegression().fit(features, np.concatenate(y),
+                                      sample_weight=_onset_weights_by_loop(y, 1, 5.0))
+    assert_allclose(model.estimator_.predict_proba(features),
+                    direct.predict_proba(features), rtol=1e-8)

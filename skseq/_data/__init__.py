@@ -17,6 +17,7 @@ from .lifecycle import (
     N_JOBS_CONSTRAINT,
     check_fitted_params,
     record_fitted_params,
+    refuse_bool_counts,
     restore_on_failure,
 )
 from .sequences import Sequences, Targets, quote
@@ -38,6 +39,7 @@ __all__ = [
     "check_targets",
     "quote",
     "record_fitted_params",
+    "refuse_bool_counts",
     "restore_on_failure",
     "score_targets",
     "validate_sequences",

@@ -6,12 +6,13 @@ import numbers
 from contextlib import contextmanager
 
 import numpy as np
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, InvalidParameterError
 
 __all__ = [
     "N_JOBS_CONSTRAINT",
     "check_fitted_params",
     "record_fitted_params",
+    "refuse_bool_counts",
     "restore_on_failure",
 ]
 
@@ -19,6 +20,22 @@ __all__ = [
 # means nothing.
 N_JOBS_CONSTRAINT = [None, Interval(numbers.Integral, 1, None, closed="left"),
                      Interval(numbers.Integral, None, -1, closed="right")]
+
+
+def refuse_bool_counts(estimator):
+    """InvalidParameterError for a bool given as a count (a parameter whose
+    constraints hold an integer interval): scikit-learn's checks pass
+    ``True`` as the integer 1, and a count of ``True`` fails deep inside or
+    is kept as such in the fitted attributes."""
+    for name, constraints in estimator._parameter_constraints.items():
+        value = getattr(estimator, name)
+        if (isinstance(value, (bool, np.bool_))
+                and any(isinstance(c, Interval) and c.type is numbers.Integral
+                        for c in constraints)):
+            raise InvalidParameterError(
+                f"The {name!r} parameter of {type(estimator).__name__} must be "
+                f"an int, not a bool. Got {value!r} instead.")
+
 
 @contextmanager
 def restore_on_failure(estimator):

@@ -10,11 +10,11 @@ sample_weight)``, and ``inputs(seqs, rows, n_jobs)``, the state networks'
 inputs at every step and the output networks' at the packed steps ``rows``.
 """
 
-import numbers
-
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.utils._param_validation import Interval, InvalidParameterError
+from sklearn.utils._param_validation import InvalidParameterError
+
+from .lifecycle import refuse_bool_counts
 
 
 class Representation(BaseEstimator):
@@ -36,14 +36,7 @@ class Representation(BaseEstimator):
         """scikit-learn's checks, and no bool for a count: ``True`` passes
         as the integer 1 (and a shape of ``True`` fails deep inside)."""
         super()._validate_params()
-        for name, constraints in self._parameter_constraints.items():
-            value = getattr(self, name)
-            if (isinstance(value, (bool, np.bool_))
-                    and any(isinstance(c, Interval) and c.type is numbers.Integral
-                            for c in constraints)):
-                raise InvalidParameterError(
-                    f"The {name!r} parameter of {type(self).__name__} must be "
-                    f"an int, not a bool. Got {value!r} instead.")
+        refuse_bool_counts(self)
 
     def _validate_for(self, owner):
         """Check the parameters, as ``owner`` (the estimator's name) fits

@@ -29,7 +29,8 @@ def window_summaries(seqs, window):
     -------
     features : ndarray of shape (n_steps, n_features * 9)
     """
-    x = seqs.data
+    scale = _power_of_two_scale(seqs)
+    x = seqs.data / scale
     blocks = [x]
     for w in (max(1, window // 4), window):
         mean = convolution.running_pool(x, seqs.offsets, w, "mean")
@@ -38,7 +39,37 @@ def window_summaries(seqs, window):
                    convolution.running_pool(x, seqs.offsets, w, "max"),
                    -convolution.running_pool(-x, seqs.offsets, w, "max"),
                    np.sqrt(np.maximum(square - mean * mean, 0.0))]
-    return np.hstack(blocks)
+    return np.hstack(blocks) * np.tile(scale, (1, len(blocks)))
+
+
+def _power_of_two_scale(seqs):
+    """Per step and channel, 1, or within a sequence whose channel holds
+    values above 2**480 (whose squares could overflow) the power of two that
+    brings them below: dividing by it, and multiplying the summaries back,
+    rounds nothing, and the channel's ordinary values keep their squares (one
+    sequence's scale never touches another's)."""
+    top = np.maximum.reduceat(np.abs(seqs.data), seqs.offsets[:-1], axis=0)
+    scale = np.where(top > 2.0**480, np.ldexp(1.0, np.frexp(top)[1] - 480), 1.0)
+    return np.repeat(scale, seqs.lengths, axis=0)
+
+
+def lag_steps(window):
+    """The lags :func:`window_lags` reads at ``window``: ``0, ..., s - 1``, then
+    ``s, 2s, ...`` below ``window``, with ``s = max(1, window // 8)``."""
+    stride = max(1, window // 8)
+    return list(range(min(stride, window))) + list(range(stride, window, stride))
+
+
+def n_columns(features, window):
+    """Columns per channel of the representation ``features`` (a name of
+    :func:`window_summaries`, :func:`window_lags` or :func:`window_multiscale`
+    without its prefix) at ``window``, in O(1): checked before reading."""
+    if features == "summaries":
+        return 9
+    if features == "multiscale":
+        return n_columns("lags", max(1, window // 4)) + 8
+    stride = max(1, window // 8)
+    return min(stride, window) + len(range(stride, window, stride))
 
 
 def window_lags(seqs, window):
@@ -65,9 +96,7 @@ def window_lags(seqs, window):
     x = seqs.data
     start = np.repeat(seqs.offsets[:-1], np.diff(seqs.offsets))
     steps = np.arange(x.shape[0])
-    stride = max(1, window // 8)
-    lags = list(range(min(stride, window))) + list(range(stride, window, stride))
-    return np.hstack([x[np.maximum(steps - lag, start)] for lag in lags])
+    return np.hstack([x[np.maximum(steps - lag, start)] for lag in lag_steps(window)])
 
 
 def window_multiscale(seqs, window):
