@@ -55,9 +55,10 @@ def _power_of_two_scale(seqs):
 
 def lag_steps(window):
     """The lags :func:`window_lags` reads at ``window``: ``0, ..., s - 1``, then
-    ``s, 2s, ...`` below ``window``, with ``s = max(1, window // 8)``."""
+    ``s, 2s, ...`` below ``window``, with ``s = max(1, window // 8)``; two
+    ranges, so that counting them costs nothing whatever the window."""
     stride = max(1, window // 8)
-    return list(range(min(stride, window))) + list(range(stride, window, stride))
+    return range(min(stride, window)), range(stride, window, stride)
 
 
 def n_columns(features, window):
@@ -68,8 +69,7 @@ def n_columns(features, window):
         return 9
     if features == "multiscale":
         return n_columns("lags", max(1, window // 4)) + 8
-    stride = max(1, window // 8)
-    return min(stride, window) + len(range(stride, window, stride))
+    return sum(map(len, lag_steps(window)))
 
 
 def window_lags(seqs, window):
@@ -96,7 +96,8 @@ def window_lags(seqs, window):
     x = seqs.data
     start = np.repeat(seqs.offsets[:-1], np.diff(seqs.offsets))
     steps = np.arange(x.shape[0])
-    return np.hstack([x[np.maximum(steps - lag, start)] for lag in lag_steps(window)])
+    return np.hstack([x[np.maximum(steps - lag, start)] for lags in lag_steps(window)
+                      for lag in lags])
 
 
 def window_multiscale(seqs, window):
