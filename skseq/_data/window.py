@@ -30,7 +30,7 @@ def window_summaries(seqs, window):
     features : ndarray of shape (n_steps, n_features * 9)
     """
     scale = _power_of_two_scale(seqs)
-    x = seqs.data / scale
+    x = seqs.data if scale is None else seqs.data / scale
     blocks = [x]
     for w in (max(1, window // 4), window):
         mean = convolution.running_pool(x, seqs.offsets, w, "mean")
@@ -39,7 +39,10 @@ def window_summaries(seqs, window):
                    convolution.running_pool(x, seqs.offsets, w, "max"),
                    -convolution.running_pool(-x, seqs.offsets, w, "max"),
                    np.sqrt(np.maximum(square - mean * mean, 0.0))]
-    return np.hstack(blocks) * np.tile(scale, (1, len(blocks)))
+    summaries = np.hstack(blocks)
+    if scale is not None:
+        summaries *= np.tile(scale, (1, len(blocks)))
+    return summaries
 
 
 def _power_of_two_scale(seqs):
@@ -47,8 +50,10 @@ def _power_of_two_scale(seqs):
     values above 2**480 (whose squares could overflow) the power of two that
     brings them below: dividing by it, and multiplying the summaries back,
     rounds nothing, and the channel's ordinary values keep their squares (one
-    sequence's scale never touches another's)."""
+    sequence's scale never touches another's). None where every scale is 1."""
     top = np.maximum.reduceat(np.abs(seqs.data), seqs.offsets[:-1], axis=0)
+    if not np.any(top > 2.0**480):
+        return None
     scale = np.where(top > 2.0**480, np.ldexp(1.0, np.frexp(top)[1] - 480), 1.0)
     return np.repeat(scale, seqs.lengths, axis=0)
 
