@@ -36,6 +36,7 @@ from ._families.label_chain import (
     label_chain,
     labelled_steps,
     segment_phases,
+    viterbi_terms,
 )
 from ._fit.resources import check_allocation
 from ._hybrid_select import (
@@ -534,10 +535,8 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         if chain is not None:
             return semi_markov.viterbi_path(chain, self._log_emissions(seqs),
                                             seqs.offsets)
-        with np.errstate(divide="ignore"):
-            log_start, log_trans = np.log(self.startprob_), np.log(self.transmat_)
-        _, path = viterbi(log_start, np.ascontiguousarray(log_trans[None]),
-                          self._log_emissions(seqs), seqs.offsets)
+        _, path = viterbi(*viterbi_terms(self.startprob_, self.transmat_,
+                                         self._log_emissions(seqs), seqs.offsets))
         return path
 
     def predict(self, X, *, algorithm="filter"):

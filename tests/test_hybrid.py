@@ -87,6 +87,24 @@ def test_filter_smoother_viterbi_match_enumeration(n_states_per_label,
                        model.classes_[path // k])
 
 
+def test_viterbi_sums_out_the_state_before_the_first_step():
+    # The state before the first step is drawn from startprob and summed out:
+    # on a one-step sequence the most likely path is the most probable state
+    # of its posterior, whatever the chain. A recursion that keeps the best
+    # state before the first step instead (max, not sum) picks another state
+    # where several predecessors share the mass.
+    model, X, _ = _fitted(n_states_per_label=1, likelihood_scale=1.0)
+    rows = np.concatenate(X)[::3]
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        model.startprob_ = rng.dirichlet(np.ones(3))
+        model.transmat_ = rng.dirichlet(np.full(3, 0.5), size=3)
+        best = np.concatenate(model.predict_state_proba(rows)).argmax(axis=1)
+        assert_array_equal(np.concatenate(model.decode(rows)), best)
+        assert_array_equal(model.predict(rows, algorithm="viterbi"),
+                           model.predict(rows, algorithm="smooth"))
+
+
 @pytest.mark.parametrize("features, representation",
                          [("summaries", window_summaries), ("lags", window_lags)])
 def test_scaled_likelihoods_are_posteriors_over_priors(features, representation):
