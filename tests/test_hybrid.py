@@ -317,6 +317,35 @@ def test_plot_step_labels_draws_one_row_per_labelling():
         plot_step_labels(["a", "b"])
 
 
+def test_segments_take_missing_labels_as_one_label():
+    # unlabelled steps (None or NaN in step-level targets) are one label, as
+    # None always was: a NaN is not a new segment at every step
+    for gap in (None, np.nan):
+        starts, stops, labels = segments(np.array(["a", gap, gap, "b"],
+                                                  dtype=object))
+        assert_array_equal(starts, [0, 1, 3])
+        assert_array_equal(stops, [1, 3, 4])
+    assert_array_equal(segments([np.nan, np.nan, 1.0, 1.0])[0], [0, 2])
+    # boundaries of the truth at 1 and 3, predicted at 3: P = 1, R = 1/2
+    truth = [np.array([0.0, np.nan, np.nan, 1.0, 1.0])]
+    assert boundary_f1_score(truth, [np.array([0, 0, 0, 1, 1])]) == pytest.approx(
+        2 / 3)
+    # a list mixing 1 and "1" is not three "1"s
+    assert_array_equal(segments([1, "1", 1])[0], [0, 1, 2])
+    with pytest.raises(ValueError, match=r"prediction\[0\]"):
+        segments([np.array(["a", "b"]), np.array(["a"])])  # predict's output
+
+
+def test_boundary_f1_refusals_say_what():
+    with pytest.raises(ValueError, match="0 sequences"):
+        boundary_f1_score([], [])
+    for tolerance in (None, np.nan, True):
+        with pytest.raises(ValueError, match="tolerance"):
+            boundary_f1_score([[0, 1]], [[0, 1]], tolerance=tolerance)
+    with pytest.raises(ValueError, match="sequence 1 has 0 true labels"):
+        boundary_f1_score([[0, 1], []], [[0, 1], []])
+
+
 def test_segment_phases_hand_worked():
     # sequence 0: one run of 6 steps; sequence 1: a run of 2, a gap, a run of 1
     labels = np.array([0, 0, 0, 0, 0, 0, 1, 1, -1, 1])
