@@ -346,6 +346,28 @@ def test_boundary_f1_refusals_say_what():
         boundary_f1_score([[0, 1], []], [[0, 1], []])
 
 
+def test_plot_step_labels_leaves_unlabelled_steps_blank():
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from skseq.plotting import plot_step_labels
+
+    ax = plot_step_labels({"truth": ["a", None, None, "b"],
+                           "float": [0.0, np.nan, 1.0, 1.0],
+                           "mixed": np.array([1, "x", "x", 1], dtype=object)})
+    # drawn segments (start, width) of every row: the gaps are not drawn
+    drawn = [[tuple(p.vertices[0, :1]) + (np.ptp(p.vertices[:, 0]),)
+              for p in c.get_paths()] for c in ax.collections]
+    assert drawn == [[(0.0, 1.0), (3.0, 1.0)], [(0.0, 1.0), (2.0, 2.0)],
+                     [(0.0, 1.0), (1.0, 2.0), (3.0, 1.0)]]
+    # the default colours: one per label, however many labels
+    for n in (3, 11, 25):
+        ax = plot_step_labels({"truth": np.arange(n)})
+        handles = ax.get_legend().legend_handles
+        assert len({tuple(h.get_facecolor()) for h in handles}) == n
+
+
 def test_segment_phases_hand_worked():
     # sequence 0: one run of 6 steps; sequence 1: a run of 2, a gap, a run of 1
     labels = np.array([0, 0, 0, 0, 0, 0, 1, 1, -1, 1])
