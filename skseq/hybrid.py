@@ -46,6 +46,7 @@ from ._hybrid_select import (
     log_likelihood_ratio,
     read,
     scale_in_use,
+    target_proba,
 )
 from ._kernels.forward_backward import forward_backward, viterbi
 
@@ -407,10 +408,9 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         itself."""
         n_steps, n_classes = seqs.data.shape[0], self.classes_.shape[0]
         n_targets = self.target_prior_.shape[0]
-        proba = np.zeros((n_steps, n_targets))
         with self._threads():
-            proba[:, self.estimator_.classes_] = self.estimator_.predict_proba(
-                read(self, self.features_, seqs, self.window_))
+            proba = target_proba(self.estimator_, read(self, self.features_, seqs,
+                                                       self.window_), n_targets, seqs)
         log_lik = log_likelihood_ratio(proba, self.target_prior_)
         if n_targets > n_classes:
             # a (label, part) pair never seen in training (segments shorter

@@ -252,6 +252,28 @@ def test_bad_input_errors_and_failed_fit_leaves_model():
     assert_allclose(np.vstack(model.predict_proba(X)), np.vstack(before))
 
 
+class _NaNAtRow10(LogisticRegression):
+    """A classifier whose probabilities are NaN at the 11th row it reads."""
+
+    def predict_proba(self, X):
+        proba = super().predict_proba(X)
+        if proba.shape[0] > 10:
+            proba[10] = np.nan
+        return proba
+
+
+def test_bad_probabilities_of_the_classifier_are_refused_naming_the_step():
+    model, X, y = _fitted(estimator=_NaNAtRow10(), n_states_per_label=1)
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match="nan at sequence 1, step 7"):
+        model.predict([X[0][:3], X[1]])
+    assert pickle.dumps(model) == before
+    model.set_params(estimator=None).fit(X, y)  # a classifier that drops labels
+    model.estimator_.classes_ = np.array(["a", "b", "c"])
+    with pytest.raises(ValueError, match="classes_"):
+        model.predict(X)
+
+
 def test_segments_hand_worked():
     starts, stops, labels = segments(np.array([3, 3, 1, 1, 1, 3]))
     assert_array_equal(starts, [0, 2, 5])
