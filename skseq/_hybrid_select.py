@@ -54,11 +54,18 @@ def scale_in_use(model):
     return model.likelihood_scale_
 
 
-def check_reading(model, seqs, params):
+def check_reading(model, seqs, params, n_classes=None):
     """ValueError, in O(1) before reading, if the per-step features that a
     hybrid of parameters ``params`` reads of ``seqs`` (every candidate of its
     ``features`` and ``window``) cannot fit in memory: the matrix and its copy
-    of the labelled rows, 8 bytes an entry."""
+    of the labelled rows, 8 bytes an entry; with ``n_classes``, also its chain
+    (the transition matrix and a filter's passes over ``seqs``)."""
+    if n_classes is not None:
+        n_states = n_classes * params["n_states_per_label"]
+        check_allocation(
+            model, 8 * n_states * (n_states + 4 * seqs.data.shape[0]),
+            f"n_states_per_label={params['n_states_per_label']} ({n_states} "
+            f"states for {n_classes} labels)", "use fewer states per label.")
     names = REPRESENTATIONS if params["features"] == "auto" else (params["features"],)
     n_steps, n_channels = seqs.data.shape
     for window in candidate_windows(params):

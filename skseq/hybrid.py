@@ -327,7 +327,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
             seed = check_random_state(self.random_state).randint(
                 np.iinfo(np.int32).max)
             weighted = sample_weight is not None
-            check_reading(self, seqs, self.get_params(deep=False))
+            check_reading(self, seqs, self.get_params(deep=False), len(classes))
             features, window, scale = choose(
                 self.get_params(deep=False), self._fit_estimator, self._threads,
                 seqs, steps, labels, encoded, fit_targets, weight, step_weight,

@@ -274,6 +274,16 @@ def test_bad_probabilities_of_the_classifier_are_refused_naming_the_step():
         model.predict(X)
 
 
+def test_a_chain_too_large_for_memory_is_refused_before_fitting():
+    model, X, y = _fitted(n_states_per_label=1)
+    before = pickle.dumps(model)
+    for k in (10**6, 10**9):  # a bare MemoryError / "array is too big"
+        with pytest.raises(ValueError, match=f"n_states_per_label={k}"):
+            model.set_params(n_states_per_label=k).fit(X, y)
+    model.set_params(n_states_per_label=1)
+    assert pickle.dumps(model) == before
+
+
 def test_segments_hand_worked():
     starts, stops, labels = segments(np.array([3, 3, 1, 1, 1, 3]))
     assert_array_equal(starts, [0, 2, 5])
