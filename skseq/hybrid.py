@@ -21,6 +21,7 @@ from threadpoolctl import threadpool_limits
 from ._data import (
     N_JOBS_CONSTRAINT,
     check_fitted_params,
+    check_flag,
     check_sample_weight,
     check_targets,
     record_fitted_params,
@@ -438,6 +439,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         return chain
 
     def _state_proba(self, seqs, smoothed):
+        check_flag(smoothed, "smoothed")
         chain = self._semi_markov(seqs, 8 if smoothed else 0)
         if chain is not None:
             run = semi_markov.smooth_states if smoothed else semi_markov.filter_states

@@ -284,6 +284,16 @@ def test_a_chain_too_large_for_memory_is_refused_before_fitting():
     assert pickle.dumps(model) == before
 
 
+def test_smoothed_must_be_a_bool():
+    # "no" or "False" would otherwise smooth, silently
+    model, X, _ = _fitted(n_states_per_label=1)
+    for method in (model.predict_proba, model.predict_state_proba,
+                   model.predict_log_proba):
+        for value in ("no", None):
+            with pytest.raises(TypeError, match="smoothed must be True or False"):
+                method(X, smoothed=value)
+
+
 def test_segments_hand_worked():
     starts, stops, labels = segments(np.array([3, 3, 1, 1, 1, 3]))
     assert_array_equal(starts, [0, 2, 5])
