@@ -294,6 +294,17 @@ def test_smoothed_must_be_a_bool():
                 method(X, smoothed=value)
 
 
+def test_step_labels_in_a_pandas_series_are_step_labels():
+    pd = pytest.importorskip("pandas")
+    X, y = _sessions()
+    params = {"estimator": LogisticRegression(), "window": 4, "features": "summaries"}
+    model = HybridHMMClassifier(**params).fit(X, pd.Series(y, index=[5, 6, 7, 8]))
+    expected = HybridHMMClassifier(**params).fit(X, y)
+    assert_array_equal(np.concatenate(model.predict_proba(X)),
+                       np.concatenate(expected.predict_proba(X)))
+    assert model.score(X, pd.Series(y)) == expected.score(X, y)
+
+
 def test_segments_hand_worked():
     starts, stops, labels = segments(np.array([3, 3, 1, 1, 1, 3]))
     assert_array_equal(starts, [0, 2, 5])

@@ -36,6 +36,10 @@ def _is_array_item(item):
 
 def _step_level_items(y, name):
     """Return y as a list of per-sequence arrays if it is step-level, else None."""
+    if (not isinstance(y, np.ndarray) and hasattr(y, "to_numpy")
+            and getattr(y, "ndim", None) == 1
+            and str(getattr(y, "dtype", "")) == "object"):
+        y = y.to_numpy()  # a pandas Series of per-step arrays
     if not (isinstance(y, (list, tuple))
             or (isinstance(y, np.ndarray) and y.dtype == object and y.ndim == 1)):
         return None
