@@ -305,6 +305,15 @@ def test_step_labels_in_a_pandas_series_are_step_labels():
     assert model.score(X, pd.Series(y)) == expected.score(X, y)
 
 
+def test_score_with_weight_only_on_unlabelled_steps_says_so():
+    # numpy's bare ZeroDivisionError before
+    model, X, y = _fitted(n_states_per_label=1)
+    y = [labels.astype(object) for labels in y]
+    y[0][:] = None
+    with pytest.raises(ValueError, match="nothing to score"):
+        model.score(X, y, sample_weight=[1.0, 0.0, 0.0, 0.0])
+
+
 def test_segments_hand_worked():
     starts, stops, labels = segments(np.array([3, 3, 1, 1, 1, 3]))
     assert_array_equal(starts, [0, 2, 5])

@@ -361,8 +361,11 @@ def score_targets(y, seqs, sample_weight, *, task, step_level):
     weight = check_sample_weight(sample_weight, seqs.n_sequences)
     if not targets.step_level:
         return targets, weight
-    seq_of = seqs.sequence_of(targets.steps)
-    return targets, weight[seq_of]
+    step_weight = weight[seqs.sequence_of(targets.steps)]
+    if not step_weight.any():
+        raise ValueError("sample_weight is 0 for every sequence with a labelled "
+                         "step: there is nothing to score.")
+    return targets, step_weight
 
 
 # -- sample_weight --------------------------------------------------------------
@@ -439,7 +442,7 @@ def _weights(sample_weight, n_sequences):
         "sample_weight sums to more than the largest float64 "
         f"({weight.max():.3g} for one sequence); use smaller weights."))
     if total <= 0:
-        raise ValueError("sample_weight sums to zero: nothing to fit.")
+        raise ValueError("sample_weight sums to zero: every sequence has weight 0.")
     if total < np.finfo(np.float64).tiny:
         raise ValueError(
             f"sample_weight sums to {total:.3g}, below the smallest normal float64: "
