@@ -118,6 +118,19 @@ def test_step_level_targets_with_prefixes_name_what_needs_sequence_labels():
             IOHMMClassifier(n_states=2, features="raw", **params).fit(X, steps)
 
 
+def test_a_bool_is_not_a_count_of_prefixes():
+    # n_prefixes=True fitted one prefix, silently
+    X, y = _series(2)
+    clf = _fit_quiet(IOHMMClassifier(n_states=2, features="raw", n_init=1,
+                                     max_iter=5, random_state=0), X, y)
+    before = clf.emission_coef_.copy()
+    for name in ("n_prefixes", "n_states"):
+        with pytest.raises(ValueError, match=f"'{name}' parameter .* not a bool"):
+            clf.set_params(**{name: True}).fit(X, y)
+        clf.set_params(**{name: 1 if name == "n_prefixes" else 2})
+    assert_array_equal(clf.emission_coef_, before)
+
+
 def test_the_class_of_a_prefix_is_read_causally():
     """On the shape representation, a prefix's state distributions are the
     first rows of the whole sequence's, and a model trained on prefixes
