@@ -356,8 +356,8 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
             given = [f"readout={self.readout!r}"] if self.readout != "last" else []
             given += [] if whole else [f"n_prefixes={self.n_prefixes!r}"]
             raise ValueError(
-                f"With {' and '.join(given)}, y must give one label per sequence, "
-                "but it gives labels per step. Use readout='last' and "
+                f"With {' and '.join(given)}, y must give sequence-level labels "
+                "(one per sequence), not labels per step. Use readout='last' and "
                 "n_prefixes=1 (the defaults) with step-level labels."
             )
         if whole:
