@@ -6,6 +6,7 @@ segment that phase targets teach the per-step classifier."""
 import numpy as np
 
 from .._data.targets import finite_sum
+from .viterbi_start import viterbi_emissions
 
 
 def label_chain(labels, offsets, n_classes, n_states_per_label, *, weight=None,
@@ -68,38 +69,14 @@ def label_chain(labels, offsets, n_classes, n_states_per_label, *, weight=None,
     return startprob, transmat
 
 
-def first_step_correction(startprob, transmat):
-    """What a Viterbi recursion started at ``log(startprob)`` misses at each
-    sequence's first step, per state.
-
-    The chain draws the state before the first step from ``startprob`` and
-    sums it out, so the first step's state has the law ``startprob @
-    transmat``; the recursion instead keeps the best predecessor,
-    ``max_j startprob[j] * transmat[j, i]``. Adding ``log(sum_j ...) -
-    log(max_j ...)`` to the first step's log-emissions makes its paths the
-    most likely of ``x_1..x_T``. Where at most one predecessor can lead to a
-    state (every state of a left-to-right label with several states) the
-    maximum is the sum, and the correction is 0.
-
-    Returns
-    -------
-    correction : ndarray of shape (n_states,)
-    """
-    with np.errstate(divide="ignore"):
-        best = (np.log(startprob)[:, None] + np.log(transmat)).max(axis=0)
-        total = np.log(startprob @ transmat)
-    several = np.count_nonzero(startprob[:, None] * transmat > 0, axis=0) > 1
-    return np.where(several, total - np.where(several, best, 0.0), 0.0)
-
-
 def viterbi_terms(startprob, transmat, log_emit, offsets):
     """The arguments of the Viterbi kernel for the chain: log start and
     (shared) transition probabilities, ``log_emit`` with every sequence's
-    first step corrected in place (:func:`first_step_correction`), and
-    ``offsets``."""
-    log_emit[offsets[:-1]] += first_step_correction(startprob, transmat)
+    first step corrected (:func:`~skseq._families.viterbi_start.viterbi_emissions`),
+    and ``offsets``."""
     with np.errstate(divide="ignore"):
         log_start, log_trans = np.log(startprob), np.log(transmat)
+    log_emit = viterbi_emissions(startprob, transmat[None], log_emit, offsets)
     return log_start, np.ascontiguousarray(log_trans[None]), log_emit, offsets
 
 
