@@ -314,6 +314,26 @@ def test_score_with_weight_only_on_unlabelled_steps_says_so():
         model.score(X, y, sample_weight=[1.0, 0.0, 0.0, 0.0])
 
 
+def test_unlabelled_steps_marked_none_among_int_or_bool_labels():
+    # None marks an unlabelled step whatever the labels' type ("Unknown label
+    # type: unknown" before, for ints and bools): as NaN among floats
+    X, y = _sessions()
+    params = {"estimator": LogisticRegression(), "window": 4, "features": "summaries"}
+    codes = [np.searchsorted(["a", "b", "c"], labels) for labels in y]
+    as_objects = [c.astype(object) for c in codes]
+    as_floats = [c.astype(float) for c in codes]
+    as_objects[0][:4], as_floats[0][:4] = None, np.nan
+    model = HybridHMMClassifier(**params).fit(X, as_objects)
+    expected = HybridHMMClassifier(**params).fit(X, as_floats)
+    assert_array_equal(model.classes_, [0, 1, 2])
+    assert_array_equal(np.concatenate(model.predict_proba(X)),
+                       np.concatenate(expected.predict_proba(X)))
+    flags = [(c == 0).astype(object) for c in codes]
+    flags[1][2] = None
+    assert_array_equal(HybridHMMClassifier(**params).fit(X, flags).classes_,
+                       [False, True])
+
+
 def test_segments_hand_worked():
     starts, stops, labels = segments(np.array([3, 3, 1, 1, 1, 3]))
     assert_array_equal(starts, [0, 2, 5])

@@ -10,6 +10,7 @@ silently turn ``1`` into ``"1"``), nor be infinite; regression targets must be
 real numbers.
 """
 
+import numbers
 import warnings
 
 import numpy as np
@@ -308,6 +309,17 @@ def _step_array(item, s, length, task, name, first):
     return arr
 
 
+def _numbers_unboxed(values):
+    """Labels held as objects only to mark missing steps with None (ints or
+    bools), once those steps are dropped: a numeric or bool array, which
+    scikit-learn's checks accept (an object array of numbers is of "unknown"
+    type to them)."""
+    if values.dtype == object and all(
+            isinstance(v, numbers.Number | np.bool_) for v in values):
+        return np.array(values.tolist())
+    return values
+
+
 def _packed_step_targets(arrays, seqs, task, name):
     """The checked per-sequence step targets packed: the steps that have a
     target and their values (labels checked, real values finite)."""
@@ -333,6 +345,7 @@ def _packed_step_targets(arrays, seqs, task, name):
         return "sequence {}, step {}".format(*seqs.locate(steps[i]))
 
     if task == "classification":
+        values = _numbers_unboxed(values)
         _check_labels(values, name, where)
     elif not np.isfinite(values).all():
         bad = np.flatnonzero(~np.isfinite(values).all(axis=1))[0]
