@@ -126,9 +126,9 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         ``"auto"``, but on sessions cut from BasicMotions' and PLAID's
         training recordings it labelled fewer steps correctly (User Guide).
     n_states_per_label : int, default=2
-        Hidden states tied to each label, visited left to right within a
-        segment: more states give segment durations that are less often very
-        short (a negative binomial instead of a geometric law).
+        Hidden states tied to each label, visited in turn within a segment;
+        with ``durations="geometric"`` a segment then lasts at least that many
+        steps (a sequence's first and last aside; a negative binomial law).
     phase_targets : bool, default=False
         With several states per label, train the per-step classifier to tell
         the states apart too: every labelled segment is cut into
