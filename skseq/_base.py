@@ -38,6 +38,7 @@ from ._data import (
     check_fitted_params,
     check_sample_weight,
     record_fitted_params,
+    refuse_bool_counts,
     restore_on_failure,
     validate_sequences,
 )
@@ -272,6 +273,7 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
         self : object
             The fitted estimator.
         """
+        refuse_bool_counts(self)  # n_prefixes=True would be one prefix
         if self._warm():
             # the fitted model is continued as it is: a structure changed
             # since would be silently ignored

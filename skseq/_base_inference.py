@@ -16,7 +16,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ._base_dask import dask_aware, is_dask_collection, score_dask
-from ._data import check_fitted_params, score_targets
+from ._data import check_fitted_params, check_flag, score_targets
 from ._families.outputs import Mixture, readout_rows
 from ._fit.objective import FittedModel
 from ._fit.resources import check_memory
@@ -134,8 +134,7 @@ class IOHMMInference:
     def _state_proba(self, X, y, smoothed):
         """The validated sequences and the packed state distributions of
         :meth:`predict_state_proba`."""
-        if not isinstance(smoothed, bool | np.bool_):
-            raise TypeError(f"smoothed must be True or False, got {smoothed!r}.")
+        check_flag(smoothed, "smoothed")
         seqs = self._checked(X)
         model = self._fitted_model()
         if y is None:

@@ -54,11 +54,18 @@ def scale_in_use(model):
     return model.likelihood_scale_
 
 
-def check_reading(model, seqs, params):
+def check_reading(model, seqs, params, n_classes=None):
     """ValueError, in O(1) before reading, if the per-step features that a
     hybrid of parameters ``params`` reads of ``seqs`` (every candidate of its
     ``features`` and ``window``) cannot fit in memory: the matrix and its copy
-    of the labelled rows, 8 bytes an entry."""
+    of the labelled rows, 8 bytes an entry; with ``n_classes``, also its chain
+    (the transition matrix and a filter's passes over ``seqs``)."""
+    if n_classes is not None:
+        n_states = n_classes * params["n_states_per_label"]
+        check_allocation(
+            model, 8 * n_states * (n_states + 4 * seqs.data.shape[0]),
+            f"n_states_per_label={params['n_states_per_label']} ({n_states} "
+            f"states for {n_classes} labels)", "use fewer states per label.")
     names = REPRESENTATIONS if params["features"] == "auto" else (params["features"],)
     n_steps, n_channels = seqs.data.shape
     for window in candidate_windows(params):
@@ -157,11 +164,39 @@ def filtered_labels(proba, prior, startprob, transmat, offsets, scale):
     return gamma.reshape(n_steps, n_labels, k).sum(axis=2).argmax(axis=1)
 
 
+def target_proba(estimator, x, n_targets, seqs=None):
+    """P(target | window) at the rows ``x`` for the targets ``0 ..
+    n_targets - 1`` (0 for those the per-step classifier never saw), checked:
+    its ``classes_`` must be among those targets, and its ``predict_proba`` a
+    finite, non-negative array of one column per class; a bad value is named
+    by its sequence and step when the rows are every step of ``seqs``."""
+    classes = np.asarray(estimator.classes_)
+    values = np.asarray(estimator.predict_proba(x))
+    name = f"The per-step classifier {type(estimator).__name__}"
+    if (classes.ndim != 1 or classes.dtype.kind not in "iu"
+            or not np.isin(classes, np.arange(n_targets)).all()):
+        raise ValueError(f"{name} has classes_ {classes!r}, but it was fitted on "
+                         f"the targets 0..{n_targets - 1} and must keep them.")
+    if values.shape != (x.shape[0], classes.shape[0]):
+        raise ValueError(f"{name}'s predict_proba gave shape {values.shape} for "
+                         f"{x.shape[0]} rows and {classes.shape[0]} classes_.")
+    bad = ~(np.isfinite(values) & (values >= 0))
+    if bad.any():
+        r, c = np.argwhere(bad)[0]
+        s = None if seqs is None else int(seqs.sequence_of(np.array([r]))[0])
+        where = f"row {r}" if s is None else f"sequence {s}, step {r - seqs.offsets[s]}"
+        raise ValueError(f"{name}'s predict_proba gave {values[r, c]} at {where} "
+                         f"(class {classes[c]}): probabilities must be finite and "
+                         "non-negative.")
+    proba = np.zeros((x.shape[0], n_targets))
+    proba[:, classes] = values
+    return proba
+
+
 def label_posteriors(estimator, x, n_labels, n_parts):
     """P(label | window) at the rows ``x``, from a classifier of the targets
     ``label * n_parts + part`` (labels or targets it never saw: 0)."""
-    proba = np.zeros((x.shape[0], n_labels * n_parts))
-    proba[:, estimator.classes_] = estimator.predict_proba(x)
+    proba = target_proba(estimator, x, n_labels * n_parts)
     return proba.reshape(x.shape[0], n_labels, n_parts).sum(axis=2)
 
 

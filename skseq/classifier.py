@@ -353,11 +353,12 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         weight = check_sample_weight(sample_weight, seqs.n_sequences)
         targets = check_targets(y, seqs, task="classification")
         if targets.step_level:
+            given = [f"readout={self.readout!r}"] if self.readout != "last" else []
+            given += [] if whole else [f"n_prefixes={self.n_prefixes!r}"]
             raise ValueError(
-                f"readout={self.readout!r} and n_prefixes={self.n_prefixes!r} "
-                "need sequence-level labels (one per sequence); y gives labels "
-                "per step. Use readout='last' and n_prefixes=1 with step-level "
-                "labels."
+                f"With {' and '.join(given)}, y must give sequence-level labels "
+                "(one per sequence), not labels per step. Use readout='last' and "
+                "n_prefixes=1 (the defaults) with step-level labels."
             )
         if whole:
             return super()._fit(seqs, targets.values, weight)

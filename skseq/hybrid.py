@@ -21,6 +21,7 @@ from threadpoolctl import threadpool_limits
 from ._data import (
     N_JOBS_CONSTRAINT,
     check_fitted_params,
+    check_flag,
     check_sample_weight,
     check_targets,
     record_fitted_params,
@@ -36,6 +37,7 @@ from ._families.label_chain import (
     label_chain,
     labelled_steps,
     segment_phases,
+    viterbi_terms,
 )
 from ._fit.resources import check_allocation
 from ._hybrid_select import (
@@ -45,6 +47,7 @@ from ._hybrid_select import (
     log_likelihood_ratio,
     read,
     scale_in_use,
+    target_proba,
 )
 from ._kernels.forward_backward import forward_backward, viterbi
 
@@ -123,9 +126,9 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         ``"auto"``, but on sessions cut from BasicMotions' and PLAID's
         training recordings it labelled fewer steps correctly (User Guide).
     n_states_per_label : int, default=2
-        Hidden states tied to each label, visited left to right within a
-        segment: more states give segment durations that are less often very
-        short (a negative binomial instead of a geometric law).
+        Hidden states tied to each label, visited in turn within a segment;
+        with ``durations="geometric"`` a segment then lasts at least that many
+        steps (a sequence's first and last aside; a negative binomial law).
     phase_targets : bool, default=False
         With several states per label, train the per-step classifier to tell
         the states apart too: every labelled segment is cut into
@@ -325,7 +328,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
             seed = check_random_state(self.random_state).randint(
                 np.iinfo(np.int32).max)
             weighted = sample_weight is not None
-            check_reading(self, seqs, self.get_params(deep=False))
+            check_reading(self, seqs, self.get_params(deep=False), len(classes))
             features, window, scale = choose(
                 self.get_params(deep=False), self._fit_estimator, self._threads,
                 seqs, steps, labels, encoded, fit_targets, weight, step_weight,
@@ -406,10 +409,9 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         itself."""
         n_steps, n_classes = seqs.data.shape[0], self.classes_.shape[0]
         n_targets = self.target_prior_.shape[0]
-        proba = np.zeros((n_steps, n_targets))
         with self._threads():
-            proba[:, self.estimator_.classes_] = self.estimator_.predict_proba(
-                read(self, self.features_, seqs, self.window_))
+            proba = target_proba(self.estimator_, read(self, self.features_, seqs,
+                                                       self.window_), n_targets, seqs)
         log_lik = log_likelihood_ratio(proba, self.target_prior_)
         if n_targets > n_classes:
             # a (label, part) pair never seen in training (segments shorter
@@ -437,6 +439,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         return chain
 
     def _state_proba(self, seqs, smoothed):
+        check_flag(smoothed, "smoothed")
         chain = self._semi_markov(seqs, 8 if smoothed else 0)
         if chain is not None:
             run = semi_markov.smooth_states if smoothed else semi_markov.filter_states
@@ -534,10 +537,8 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         if chain is not None:
             return semi_markov.viterbi_path(chain, self._log_emissions(seqs),
                                             seqs.offsets)
-        with np.errstate(divide="ignore"):
-            log_start, log_trans = np.log(self.startprob_), np.log(self.transmat_)
-        _, path = viterbi(log_start, np.ascontiguousarray(log_trans[None]),
-                          self._log_emissions(seqs), seqs.offsets)
+        _, path = viterbi(*viterbi_terms(self.startprob_, self.transmat_,
+                                         self._log_emissions(seqs), seqs.offsets))
         return path
 
     def predict(self, X, *, algorithm="filter"):

@@ -12,6 +12,8 @@ import numbers
 
 import numpy as np
 
+from ._data.targets import _is_missing, _label_array
+
 __all__ = ["plot_automaton", "plot_loss_curve", "plot_state_proba", "plot_step_labels"]
 
 # Probabilities computed in floating point may leave [0, 1] by this much.
@@ -158,14 +160,17 @@ def plot_step_labels(labelings, ax=None, *, classes=None, cmap="tab10"):
     ----------
     labelings : dict of str to array-like of shape (n_steps,)
         Named labellings of the same sequence, drawn top to bottom, e.g.
-        ``{"truth": y[0], "causal": model.predict(X)[0]}``.
+        ``{"truth": y[0], "causal": model.predict(X)[0]}``. Steps without a
+        label (None or NaN) are left blank.
     ax : matplotlib.axes.Axes, default=None
         Axes to draw on; a new figure's axes if None.
     classes : array-like, default=None
         The labels in colour order (and in the legend); default: the sorted
-        labels that occur.
+        labels that occur (in order of appearance if they cannot be sorted).
     cmap : str or matplotlib.colors.Colormap, default="tab10"
-        Colormap of the labels.
+        Colormap of the labels. With the default, more than 10 labels take
+        the 20 colours of "tab20", more than 20 evenly spaced colours of
+        "turbo", so that no two labels share a colour.
 
     Returns
     -------
@@ -188,15 +193,14 @@ def plot_step_labels(labelings, ax=None, *, classes=None, cmap="tab10"):
     from .utils import segments
 
     rows = _labeling_rows(labelings)
-    if classes is None:
-        classes = np.unique(np.concatenate(list(rows.values())))
-    classes = list(np.asarray(classes))
+    classes = _classes(rows) if classes is None else list(_label_array(classes))
     plt = _pyplot()
-    colors = plt.get_cmap(cmap)(np.arange(len(classes)) % 10 / 9.0 if cmap == "tab10"
-                                else np.linspace(0.0, 1.0, len(classes)))
+    colors = _label_colors(plt, cmap, len(classes))
     ax = _axes(ax)
     for r, labels in enumerate(rows.values()):
         starts, stops, seg_labels = segments(labels)
+        drawn = ~_is_missing(seg_labels)  # unlabelled steps: blank
+        starts, stops, seg_labels = starts[drawn], stops[drawn], seg_labels[drawn]
         unknown = [v for v in seg_labels if v not in classes]
         if unknown:
             raise ValueError(f"label {unknown[0]!r} is not in classes {classes}.")
@@ -219,12 +223,35 @@ def _class_legend(ax, plt, classes, colors):
                        bbox_to_anchor=(1.0, 1.0), frameon=False).get_texts())
 
 
+def _label_colors(plt, cmap, n):
+    """Colours of ``n`` labels: the default's first ``n`` of its 10 (of
+    "tab20"'s 20 above 10 labels, evenly spaced ones of "turbo" above 20),
+    else ``n`` colours evenly spaced over ``cmap``."""
+    if isinstance(cmap, str) and cmap == "tab10" and n > 10:
+        if n <= 20:
+            return plt.get_cmap("tab20")(np.arange(n))
+        cmap = "turbo"
+    if isinstance(cmap, str) and cmap == "tab10":
+        return plt.get_cmap(cmap)(np.arange(n) / 9.0)
+    return plt.get_cmap(cmap)(np.linspace(0.0, 1.0, n))
+
+
+def _classes(rows):
+    """The labels of the rows, missing ones left out: sorted, or in order of
+    appearance where they cannot be sorted (mixed types)."""
+    values = np.concatenate([labels[~_is_missing(labels)] for labels in rows.values()])
+    try:
+        return list(np.unique(values))
+    except TypeError:
+        return list(dict.fromkeys(values.tolist()))
+
+
 def _labeling_rows(labelings):
     """The labelings as arrays, checked: 1-D, one length, not empty."""
     if not isinstance(labelings, dict) or not labelings:
         raise TypeError("labelings must be a non-empty dict of name -> step labels "
                         f"of one sequence, got {type(labelings).__name__}.")
-    rows = {name: np.asarray(labels) for name, labels in labelings.items()}
+    rows = {name: _label_array(labels) for name, labels in labelings.items()}
     lengths = {name: labels.shape for name, labels in rows.items()}
     if len(set(lengths.values())) != 1 or next(iter(lengths.values()))[0:1] == (0,):
         raise ValueError(f"labelings must hold 1-D labels of one sequence, of one "

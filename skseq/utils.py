@@ -1,12 +1,14 @@
 """Conversions between the accepted forms of a collection of sequences, and
 segments of per-step labels."""
 
+import numbers
 from collections.abc import Hashable
 from dataclasses import replace
 
 import numpy as np
 
 from ._data import check_sequences
+from ._data.targets import _is_missing, _label_array
 
 __all__ = [
     "boundary_f1_score",
@@ -360,11 +362,30 @@ def _long_frame_targets(pd, column, order, same_seq, bounds):
 
 
 def _labels_1d(labels, name):
-    labels = np.asarray(labels)
-    if labels.ndim != 1:
-        raise ValueError(f"{name} must be a 1-D array of per-step labels, got "
-                         f"shape {labels.shape}.")
+    """One sequence's labels as a 1-D array (a list mixing strings and other
+    values kept as objects, not turned into strings)."""
+    try:
+        labels = _label_array(labels)
+    except ValueError:  # ragged: several sequences' labels
+        labels = None
+    if labels is None or labels.ndim != 1:
+        shape = "ragged" if labels is None else f"shape {labels.shape}"
+        hint = ("; for a prediction (a list per sequence) pass one item, e.g. "
+                "prediction[0]" if name == "labels" else "")
+        raise ValueError(f"{name} must be a 1-D array of per-step labels of one "
+                         f"sequence, got {shape}{hint}.")
     return labels
+
+
+def _changes(labels):
+    """Whether each step's label differs from the previous step's; missing
+    labels (None, NaN: unlabelled steps) are one label, never a change among
+    themselves."""
+    missing = _is_missing(labels)
+    change = missing[1:] != missing[:-1]
+    both = ~(missing[1:] | missing[:-1])
+    change[both] = labels[1:][both] != labels[:-1][both]
+    return change
 
 
 def segments(labels):
@@ -384,7 +405,9 @@ def segments(labels):
     stops : ndarray of shape (n_segments,)
         One past the last step of every segment.
     segment_labels : ndarray of shape (n_segments,)
-        The label of every segment.
+        The label of every segment. Missing labels (None or NaN, which mark
+        unlabelled steps in step-level targets) are one label: a run of them
+        is one segment.
 
     Examples
     --------
@@ -396,7 +419,7 @@ def segments(labels):
     labels = _labels_1d(labels, "labels")
     if labels.shape[0] == 0:
         raise ValueError("labels is empty: a sequence has at least one step.")
-    starts = np.concatenate([[0], np.flatnonzero(labels[1:] != labels[:-1]) + 1])
+    starts = np.concatenate([[0], np.flatnonzero(_changes(labels)) + 1])
     stops = np.append(starts[1:], labels.shape[0])
     return starts, stops, labels[starts]
 
@@ -404,7 +427,8 @@ def segments(labels):
 def boundary_f1_score(y_true, y_pred, *, tolerance=0):
     """F1 score of the segment boundaries of predicted step labels.
 
-    A boundary is a step whose label differs from the previous step's. A
+    A boundary is a step whose label differs from the previous step's (as
+    in :func:`segments`: a missing label, None or NaN, is one label). A
     predicted boundary matches a true one of the same sequence at most
     ``tolerance`` steps away; each boundary matches at most one other, in
     order of time (both are sorted, so matching greedily in time order finds
@@ -434,8 +458,12 @@ def boundary_f1_score(y_true, y_pred, *, tolerance=0):
     >>> float(boundary_f1_score(truth, guess, tolerance=1))
     1.0
     """
-    if tolerance < 0:
-        raise ValueError(f"tolerance must be >= 0, got {tolerance}.")
+    if (not isinstance(tolerance, numbers.Real) or isinstance(tolerance, bool)
+            or not tolerance >= 0):
+        raise ValueError(f"tolerance must be a number >= 0, got {tolerance!r}.")
+    if len(y_true) == 0 or len(y_pred) == 0:
+        raise ValueError(f"y_true has {len(y_true)} sequences and y_pred "
+                         f"{len(y_pred)}: give at least one.")
     if np.ndim(y_true[0]) == 0:
         y_true, y_pred = [y_true], [y_pred]
     if len(y_true) != len(y_pred):
@@ -445,9 +473,10 @@ def boundary_f1_score(y_true, y_pred, *, tolerance=0):
     for s, (true, pred) in enumerate(zip(y_true, y_pred, strict=True)):
         true = _labels_1d(true, f"y_true[{s}]")
         pred = _labels_1d(pred, f"y_pred[{s}]")
-        if true.shape != pred.shape:
-            raise ValueError(f"sequence {s} has {true.shape[0]} true labels but "
-                             f"{pred.shape[0]} predicted ones.")
+        if true.shape != pred.shape or true.shape[0] == 0:
+            raise ValueError(f"sequence {s} has {true.shape[0]} true labels and "
+                             f"{pred.shape[0]} predicted ones (a sequence has "
+                             "one label per step, at least one).")
         a = segments(true)[0][1:]
         b = segments(pred)[0][1:]
         n_true += a.shape[0]

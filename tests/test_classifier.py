@@ -177,17 +177,29 @@ def test_decode_and_score_match_enumeration():
     out = (z.reshape(3, 2) + c)
     p_out = np.exp(out) / np.exp(out).sum(axis=1, keepdims=True)  # (state, class)
     label = 1
-    best, best_path, total = -1.0, None, 0.0
+    joint = {}  # P(x_1..x_4, y | u), the state before the first step summed out
     for path in itertools.product(range(3), repeat=5):
         p = clf.startprob_[path[0]]
         for t in range(4):
             p *= A[t, path[t], path[t + 1]]
         p *= p_out[path[-1], label]
-        total += p
-        if p > best:
-            best, best_path = p, path[1:]
+        joint[path[1:]] = joint.get(path[1:], 0.0) + p
+    total, best_path = sum(joint.values()), max(joint, key=joint.get)
     assert_allclose(clf.score_samples([U], [clf.classes_[label]]), [np.log(total)])
     assert_array_equal(clf.decode([U], [clf.classes_[label]])[0], best_path)
+
+
+def test_decode_sums_out_the_state_before_the_first_step():
+    # On a one-step sequence the most likely path is the most probable state
+    # of P(x_1 | u_1), the filter's; keeping the best state before the first
+    # step instead (max, not sum) disagreed on 32 of these 140 steps.
+    X, y = _signal_data()
+    y_steps = [np.full(len(x), label) for x, label in zip(X, y, strict=True)]
+    clf = _fit_quiet(IOHMMClassifier(n_states=3, n_init=1, max_iter=10,
+                                     random_state=0), X, y_steps)
+    rows = np.concatenate(X)[:, None, :]  # one-step sequences
+    best = np.concatenate(clf.predict_state_proba(rows)).argmax(axis=1)
+    assert_array_equal(np.concatenate(clf.decode(rows)), best)
 
 
 @pytest.mark.parametrize("grammar", [1, 4, 6])

@@ -107,6 +107,30 @@ def test_bad_fractions_are_refused_and_leave_the_model(bad):
     assert_array_equal(clf.emission_coef_, before)
 
 
+def test_step_level_targets_with_prefixes_name_what_needs_sequence_labels():
+    X, y = _series(2)
+    steps = [np.full(len(x), c) for x, c in zip(X, y, strict=True)]
+    # the default readout is not named as the cause
+    cases = [({"n_prefixes": [0.5, 1.0]}, r"With n_prefixes=\[0.5, 1\.0\],"),
+             ({"readout": "mean"}, "With readout='mean',")]
+    for params, named in cases:
+        with pytest.raises(ValueError, match=named):
+            IOHMMClassifier(n_states=2, features="raw", **params).fit(X, steps)
+
+
+def test_a_bool_is_not_a_count_of_prefixes():
+    # n_prefixes=True fitted one prefix, silently
+    X, y = _series(2)
+    clf = _fit_quiet(IOHMMClassifier(n_states=2, features="raw", n_init=1,
+                                     max_iter=5, random_state=0), X, y)
+    before = clf.emission_coef_.copy()
+    for name in ("n_prefixes", "n_states"):
+        with pytest.raises(ValueError, match=f"'{name}' parameter .* not a bool"):
+            clf.set_params(**{name: True}).fit(X, y)
+        clf.set_params(**{name: 1 if name == "n_prefixes" else 2})
+    assert_array_equal(clf.emission_coef_, before)
+
+
 def test_the_class_of_a_prefix_is_read_causally():
     """On the shape representation, a prefix's state distributions are the
     first rows of the whole sequence's, and a model trained on prefixes

@@ -87,6 +87,24 @@ def test_filter_smoother_viterbi_match_enumeration(n_states_per_label,
                        model.classes_[path // k])
 
 
+def test_viterbi_sums_out_the_state_before_the_first_step():
+    # The state before the first step is drawn from startprob and summed out:
+    # on a one-step sequence the most likely path is the most probable state
+    # of its posterior, whatever the chain. A recursion that keeps the best
+    # state before the first step instead (max, not sum) picks another state
+    # where several predecessors share the mass.
+    model, X, _ = _fitted(n_states_per_label=1, likelihood_scale=1.0)
+    rows = np.concatenate(X)[::3]
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        model.startprob_ = rng.dirichlet(np.ones(3))
+        model.transmat_ = rng.dirichlet(np.full(3, 0.5), size=3)
+        best = np.concatenate(model.predict_state_proba(rows)).argmax(axis=1)
+        assert_array_equal(np.concatenate(model.decode(rows)), best)
+        assert_array_equal(model.predict(rows, algorithm="viterbi"),
+                           model.predict(rows, algorithm="smooth"))
+
+
 @pytest.mark.parametrize("features, representation",
                          [("summaries", window_summaries), ("lags", window_lags)])
 def test_scaled_likelihoods_are_posteriors_over_priors(features, representation):
@@ -234,6 +252,88 @@ def test_bad_input_errors_and_failed_fit_leaves_model():
     assert_allclose(np.vstack(model.predict_proba(X)), np.vstack(before))
 
 
+class _NaNAtRow10(LogisticRegression):
+    """A classifier whose probabilities are NaN at the 11th row it reads."""
+
+    def predict_proba(self, X):
+        proba = super().predict_proba(X)
+        if proba.shape[0] > 10:
+            proba[10] = np.nan
+        return proba
+
+
+def test_bad_probabilities_of_the_classifier_are_refused_naming_the_step():
+    model, X, y = _fitted(estimator=_NaNAtRow10(), n_states_per_label=1)
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match="nan at sequence 1, step 7"):
+        model.predict([X[0][:3], X[1]])
+    assert pickle.dumps(model) == before
+    model.set_params(estimator=None).fit(X, y)  # a classifier that drops labels
+    model.estimator_.classes_ = np.array(["a", "b", "c"])
+    with pytest.raises(ValueError, match="classes_"):
+        model.predict(X)
+
+
+def test_a_chain_too_large_for_memory_is_refused_before_fitting():
+    model, X, y = _fitted(n_states_per_label=1)
+    before = pickle.dumps(model)
+    for k in (10**6, 10**9):  # a bare MemoryError / "array is too big"
+        with pytest.raises(ValueError, match=f"n_states_per_label={k}"):
+            model.set_params(n_states_per_label=k).fit(X, y)
+    model.set_params(n_states_per_label=1)
+    assert pickle.dumps(model) == before
+
+
+def test_smoothed_must_be_a_bool():
+    # "no" or "False" would otherwise smooth, silently
+    model, X, _ = _fitted(n_states_per_label=1)
+    for method in (model.predict_proba, model.predict_state_proba,
+                   model.predict_log_proba):
+        for value in ("no", None):
+            with pytest.raises(TypeError, match="smoothed must be True or False"):
+                method(X, smoothed=value)
+
+
+def test_step_labels_in_a_pandas_series_are_step_labels():
+    pd = pytest.importorskip("pandas")
+    X, y = _sessions()
+    params = {"estimator": LogisticRegression(), "window": 4, "features": "summaries"}
+    model = HybridHMMClassifier(**params).fit(X, pd.Series(y, index=[5, 6, 7, 8]))
+    expected = HybridHMMClassifier(**params).fit(X, y)
+    assert_array_equal(np.concatenate(model.predict_proba(X)),
+                       np.concatenate(expected.predict_proba(X)))
+    assert model.score(X, pd.Series(y)) == expected.score(X, y)
+
+
+def test_score_with_weight_only_on_unlabelled_steps_says_so():
+    # numpy's bare ZeroDivisionError before
+    model, X, y = _fitted(n_states_per_label=1)
+    y = [labels.astype(object) for labels in y]
+    y[0][:] = None
+    with pytest.raises(ValueError, match="nothing to score"):
+        model.score(X, y, sample_weight=[1.0, 0.0, 0.0, 0.0])
+
+
+def test_unlabelled_steps_marked_none_among_int_or_bool_labels():
+    # None marks an unlabelled step whatever the labels' type ("Unknown label
+    # type: unknown" before, for ints and bools): as NaN among floats
+    X, y = _sessions()
+    params = {"estimator": LogisticRegression(), "window": 4, "features": "summaries"}
+    codes = [np.searchsorted(["a", "b", "c"], labels) for labels in y]
+    as_objects = [c.astype(object) for c in codes]
+    as_floats = [c.astype(float) for c in codes]
+    as_objects[0][:4], as_floats[0][:4] = None, np.nan
+    model = HybridHMMClassifier(**params).fit(X, as_objects)
+    expected = HybridHMMClassifier(**params).fit(X, as_floats)
+    assert_array_equal(model.classes_, [0, 1, 2])
+    assert_array_equal(np.concatenate(model.predict_proba(X)),
+                       np.concatenate(expected.predict_proba(X)))
+    flags = [(c == 0).astype(object) for c in codes]
+    flags[1][2] = None
+    assert_array_equal(HybridHMMClassifier(**params).fit(X, flags).classes_,
+                       [False, True])
+
+
 def test_segments_hand_worked():
     starts, stops, labels = segments(np.array([3, 3, 1, 1, 1, 3]))
     assert_array_equal(starts, [0, 2, 5])
@@ -297,6 +397,57 @@ def test_plot_step_labels_draws_one_row_per_labelling():
         plot_step_labels({"truth": ["a", "b"], "guess": ["a"]})
     with pytest.raises(TypeError, match="dict"):
         plot_step_labels(["a", "b"])
+
+
+def test_segments_take_missing_labels_as_one_label():
+    # unlabelled steps (None or NaN in step-level targets) are one label, as
+    # None always was: a NaN is not a new segment at every step
+    for gap in (None, np.nan):
+        starts, stops, labels = segments(np.array(["a", gap, gap, "b"],
+                                                  dtype=object))
+        assert_array_equal(starts, [0, 1, 3])
+        assert_array_equal(stops, [1, 3, 4])
+    assert_array_equal(segments([np.nan, np.nan, 1.0, 1.0])[0], [0, 2])
+    # boundaries of the truth at 1 and 3, predicted at 3: P = 1, R = 1/2
+    truth = [np.array([0.0, np.nan, np.nan, 1.0, 1.0])]
+    assert boundary_f1_score(truth, [np.array([0, 0, 0, 1, 1])]) == pytest.approx(
+        2 / 3)
+    # a list mixing 1 and "1" is not three "1"s
+    assert_array_equal(segments([1, "1", 1])[0], [0, 1, 2])
+    with pytest.raises(ValueError, match=r"prediction\[0\]"):
+        segments([np.array(["a", "b"]), np.array(["a"])])  # predict's output
+
+
+def test_boundary_f1_refusals_say_what():
+    with pytest.raises(ValueError, match="0 sequences"):
+        boundary_f1_score([], [])
+    for tolerance in (None, np.nan, True):
+        with pytest.raises(ValueError, match="tolerance"):
+            boundary_f1_score([[0, 1]], [[0, 1]], tolerance=tolerance)
+    with pytest.raises(ValueError, match="sequence 1 has 0 true labels"):
+        boundary_f1_score([[0, 1], []], [[0, 1], []])
+
+
+def test_plot_step_labels_leaves_unlabelled_steps_blank():
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from skseq.plotting import plot_step_labels
+
+    ax = plot_step_labels({"truth": ["a", None, None, "b"],
+                           "float": [0.0, np.nan, 1.0, 1.0],
+                           "mixed": np.array([1, "x", "x", 1], dtype=object)})
+    # drawn segments (start, width) of every row: the gaps are not drawn
+    drawn = [[tuple(p.vertices[0, :1]) + (np.ptp(p.vertices[:, 0]),)
+              for p in c.get_paths()] for c in ax.collections]
+    assert drawn == [[(0.0, 1.0), (3.0, 1.0)], [(0.0, 1.0), (2.0, 2.0)],
+                     [(0.0, 1.0), (1.0, 2.0), (3.0, 1.0)]]
+    # the default colours: one per label, however many labels
+    for n in (3, 11, 25):
+        ax = plot_step_labels({"truth": np.arange(n)})
+        handles = ax.get_legend().legend_handles
+        assert len({tuple(h.get_facecolor()) for h in handles}) == n
 
 
 def test_segment_phases_hand_worked():

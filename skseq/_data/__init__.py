@@ -16,6 +16,7 @@ from .checks import check_sequences, validate_sequences
 from .lifecycle import (
     N_JOBS_CONSTRAINT,
     check_fitted_params,
+    check_flag,
     record_fitted_params,
     refuse_bool_counts,
     restore_on_failure,
@@ -34,6 +35,7 @@ __all__ = [
     "Targets",
     "check_class_weights",
     "check_fitted_params",
+    "check_flag",
     "check_sample_weight",
     "check_sequences",
     "check_targets",

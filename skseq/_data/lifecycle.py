@@ -10,6 +10,7 @@ from sklearn.utils._param_validation import Interval, InvalidParameterError
 
 __all__ = [
     "N_JOBS_CONSTRAINT",
+    "check_flag",
     "check_fitted_params",
     "record_fitted_params",
     "refuse_bool_counts",
@@ -20,6 +21,13 @@ __all__ = [
 # means nothing.
 N_JOBS_CONSTRAINT = [None, Interval(numbers.Integral, 1, None, closed="left"),
                      Interval(numbers.Integral, None, -1, closed="right")]
+
+
+def check_flag(value, name):
+    """TypeError unless ``value`` is True or False (a method's switch, such as
+    ``smoothed``, that any truthy string would otherwise turn on)."""
+    if not isinstance(value, bool | np.bool_):
+        raise TypeError(f"{name} must be True or False, got {value!r}.")
 
 
 def refuse_bool_counts(estimator):

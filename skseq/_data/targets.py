@@ -10,6 +10,7 @@ silently turn ``1`` into ``"1"``), nor be infinite; regression targets must be
 real numbers.
 """
 
+import numbers
 import warnings
 
 import numpy as np
@@ -36,6 +37,10 @@ def _is_array_item(item):
 
 def _step_level_items(y, name):
     """Return y as a list of per-sequence arrays if it is step-level, else None."""
+    if (not isinstance(y, np.ndarray) and hasattr(y, "to_numpy")
+            and getattr(y, "ndim", None) == 1
+            and str(getattr(y, "dtype", "")) == "object"):
+        y = y.to_numpy()  # a pandas Series of per-step arrays
     if not (isinstance(y, (list, tuple))
             or (isinstance(y, np.ndarray) and y.dtype == object and y.ndim == 1)):
         return None
@@ -304,6 +309,17 @@ def _step_array(item, s, length, task, name, first):
     return arr
 
 
+def _numbers_unboxed(values):
+    """Labels held as objects only to mark missing steps with None (ints or
+    bools), once those steps are dropped: a numeric or bool array, which
+    scikit-learn's checks accept (an object array of numbers is of "unknown"
+    type to them)."""
+    if values.dtype == object and all(
+            isinstance(v, numbers.Number | np.bool_) for v in values):
+        return np.array(values.tolist())
+    return values
+
+
 def _packed_step_targets(arrays, seqs, task, name):
     """The checked per-sequence step targets packed: the steps that have a
     target and their values (labels checked, real values finite)."""
@@ -329,6 +345,7 @@ def _packed_step_targets(arrays, seqs, task, name):
         return "sequence {}, step {}".format(*seqs.locate(steps[i]))
 
     if task == "classification":
+        values = _numbers_unboxed(values)
         _check_labels(values, name, where)
     elif not np.isfinite(values).all():
         bad = np.flatnonzero(~np.isfinite(values).all(axis=1))[0]
@@ -357,8 +374,11 @@ def score_targets(y, seqs, sample_weight, *, task, step_level):
     weight = check_sample_weight(sample_weight, seqs.n_sequences)
     if not targets.step_level:
         return targets, weight
-    seq_of = seqs.sequence_of(targets.steps)
-    return targets, weight[seq_of]
+    step_weight = weight[seqs.sequence_of(targets.steps)]
+    if not step_weight.any():
+        raise ValueError("sample_weight is 0 for every sequence with a labelled "
+                         "step: there is nothing to score.")
+    return targets, step_weight
 
 
 # -- sample_weight --------------------------------------------------------------
@@ -435,7 +455,7 @@ def _weights(sample_weight, n_sequences):
         "sample_weight sums to more than the largest float64 "
         f"({weight.max():.3g} for one sequence); use smaller weights."))
     if total <= 0:
-        raise ValueError("sample_weight sums to zero: nothing to fit.")
+        raise ValueError("sample_weight sums to zero: every sequence has weight 0.")
     if total < np.finfo(np.float64).tiny:
         raise ValueError(
             f"sample_weight sums to {total:.3g}, below the smallest normal float64: "

@@ -6,6 +6,7 @@ segment that phase targets teach the per-step classifier."""
 import numpy as np
 
 from .._data.targets import finite_sum
+from .viterbi_start import viterbi_emissions
 
 
 def label_chain(labels, offsets, n_classes, n_states_per_label, *, weight=None,
@@ -66,6 +67,17 @@ def label_chain(labels, offsets, n_classes, n_states_per_label, *, weight=None,
     startprob = np.zeros(n)
     startprob[np.arange(n_classes) * k] = start / start.sum()
     return startprob, transmat
+
+
+def viterbi_terms(startprob, transmat, log_emit, offsets):
+    """The arguments of the Viterbi kernel for the chain: log start and
+    (shared) transition probabilities, ``log_emit`` with every sequence's
+    first step corrected (:func:`~skseq._families.viterbi_start.viterbi_emissions`),
+    and ``offsets``."""
+    with np.errstate(divide="ignore"):
+        log_start, log_trans = np.log(startprob), np.log(transmat)
+    log_emit = viterbi_emissions(startprob, transmat[None], log_emit, offsets)
+    return log_start, np.ascontiguousarray(log_trans[None]), log_emit, offsets
 
 
 def segment_phases(labels, offsets, n_phases):

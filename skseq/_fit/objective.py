@@ -28,6 +28,7 @@ import numpy as np
 
 from .._families.emissions import inverse_cdf
 from .._families.starts import HOLD_LOGIT
+from .._families.viterbi_start import viterbi_emissions
 from .._kernels._parallel import map_blocks
 from .._kernels.forward_backward import XI_NONE, Chain, viterbi
 
@@ -505,6 +506,7 @@ class FittedModel(NamedTuple):
         with np.errstate(divide="ignore"):
             log_trans = np.log(trans)
             log_start = np.log(self.startprob)
+        log_emit = viterbi_emissions(self.startprob, trans, log_emit, offsets)
         return viterbi(log_start, np.ascontiguousarray(log_trans), log_emit,
                        offsets, n_jobs=n_jobs)[1]
 
