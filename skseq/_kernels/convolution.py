@@ -507,8 +507,9 @@ def _spread_scale(data, window):
     """Per feature, a power of two by which to divide ``data`` so that the
     squared deviations of ``window`` values from their mean (each at most twice
     the largest value) sum to less than 2 ** ``_SAFE_EXPONENT``; 1 where they
-    do already. Exact: only the features holding such values are divided, and
-    their spreads multiplied back."""
+    do already. Dividing by a power of two, and multiplying the spreads back,
+    rounds nothing (but values pushed below the normal range, whose squares
+    underflow anyway), and only the features holding such values change."""
     largest = np.abs(data).max(axis=0) if data.shape[0] else np.zeros(data.shape[1])
     room = (_SAFE_EXPONENT - int(window).bit_length()) // 2
     exponent = np.frexp(largest)[1] + 1 - room
