@@ -18,7 +18,11 @@ def window_summaries(seqs, window):
     For each channel: its current value, then the mean, maximum, minimum and
     standard deviation over the trailing ``max(1, window // 4)`` steps and over
     the trailing ``window`` steps (fewer at the start of a sequence). Each row
-    depends on the steps up to its own only.
+    depends on the steps up to its own only. The standard deviation (divided
+    by the steps, as ``numpy.std``) is computed from each window's deviations
+    from its own mean, so it keeps its digits however far from zero a channel
+    sits (a clock or a counter near 1e9 as well as noise near 0), and values up
+    to the largest floats give finite summaries.
 
     Parameters
     ----------
@@ -29,33 +33,14 @@ def window_summaries(seqs, window):
     -------
     features : ndarray of shape (n_steps, n_features * 9)
     """
-    scale = _power_of_two_scale(seqs)
-    x = seqs.data if scale is None else seqs.data / scale
+    x = seqs.data
     blocks = [x]
     for w in (max(1, window // 4), window):
-        mean = convolution.running_pool(x, seqs.offsets, w, "mean")
-        square = convolution.running_pool(x * x, seqs.offsets, w, "mean")
-        blocks += [mean,
+        blocks += [convolution.running_pool(x, seqs.offsets, w, "mean"),
                    convolution.running_pool(x, seqs.offsets, w, "max"),
                    -convolution.running_pool(-x, seqs.offsets, w, "max"),
-                   np.sqrt(np.maximum(square - mean * mean, 0.0))]
-    summaries = np.hstack(blocks)
-    if scale is not None:
-        summaries *= np.tile(scale, (1, len(blocks)))
-    return summaries
-
-
-def _power_of_two_scale(seqs):
-    """Per step and channel, 1, or within a sequence whose channel holds
-    values above 2**480 (whose squares could overflow) the power of two that
-    brings them below: dividing by it, and multiplying the summaries back,
-    rounds nothing, and the channel's ordinary values keep their squares (one
-    sequence's scale never touches another's). None where every scale is 1."""
-    top = np.maximum.reduceat(np.abs(seqs.data), seqs.offsets[:-1], axis=0)
-    if not np.any(top > 2.0**480):
-        return None
-    scale = np.where(top > 2.0**480, np.ldexp(1.0, np.frexp(top)[1] - 480), 1.0)
-    return np.repeat(scale, seqs.lengths, axis=0)
+                   convolution.running_pool(x, seqs.offsets, w, "std")]
+    return np.hstack(blocks)
 
 
 def lag_steps(window):

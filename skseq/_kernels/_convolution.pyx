@@ -1,6 +1,6 @@
 # Convolutions along the time axis of packed sequences: the dilated kernels of
-# DilatedConvolution and the running (box-filter and max) pooling of
-# RunningPooling.
+# DilatedConvolution, the running (box-filter and max) pooling of
+# RunningPooling, and the running spreads of the window summaries.
 #
 # The kernels only fill the arrays they are given (convolution.py beside it is the thin
 # wrapper that checks shapes, allocates and spreads rows or sequences over
@@ -26,7 +26,7 @@
 # prefix_indicator_fill writes no indicators: it keeps their counts and sums the
 # projections of those that are on (benchmarks/bench_representations.py).
 
-from libc.math cimport fabs
+from libc.math cimport fabs, sqrt
 from libc.stdlib cimport free, malloc
 
 cimport numpy as cnp
@@ -662,6 +662,76 @@ def running_mean_fill(
                 for f in range(n_features):
                     o_t[f] = total[f] / n
         free(total)
+
+
+def running_std_fill(
+    const double[:, ::1] data,   # IN (n_steps, n_features) packed sequences
+    const intp[::1] offsets,     # IN (n_sequences + 1,)
+    intp window,                 # steps per trailing window, at least 1
+    intp seq_start,
+    intp seq_stop,
+    double[:, ::1] out,          # OUT (n_steps, n_features)
+):
+    """Fill the rows of sequences ``seq_start:seq_stop`` of ``out`` with the
+    standard deviation (divided by the number of steps, as ``numpy.std``) over
+    the last ``window`` steps (fewer at the start of a sequence).
+
+    Numerics: every window is read twice, on its own (Chan, Golub & LeVeque
+    1983, the corrected two-pass algorithm). The first pass takes its mean as
+    the newest value plus the mean of the others' differences from it; the
+    second sums the deviations d from that mean and their squares, and the
+    spread is sqrt((sum d**2 - (sum d)**2 / n) / n), the second term removing
+    what the mean's rounding adds. The deviations have the window's own scale,
+    so a channel far from zero loses no digits (the mean of squares less the
+    square of the mean loses those of x**2's scale), and a flat window gives
+    exactly 0. No sum carries from one window to the next, so no rounding
+    builds up along a sequence, and an outlier leaves no trace once it has
+    left the window. 2 * window reads per value; the sums stay finite for
+    values below 2 ** 500 / sqrt(window) (the wrapper scales larger ones).
+    """
+    cdef Py_ssize_t n_features = data.shape[1]
+    cdef Py_ssize_t s, a, z, t, u, lo, f
+    cdef double n, d
+    # Raw pointers to rows (see dilated_convolution_fill).
+    cdef const double* x = &data[0, 0]
+    cdef const double* x_t
+    cdef const double* x_u
+    cdef double* o = &out[0, 0]
+    cdef double* o_t
+    cdef double* mean
+    cdef double* dev
+    cdef double* square
+    with nogil:
+        mean = <double*> _scratch(3 * n_features)
+        dev = mean + n_features
+        square = dev + n_features
+        for s in range(seq_start, seq_stop):
+            a = offsets[s]
+            z = offsets[s + 1]
+            for t in range(a, z):
+                lo = max(a, t - window + 1)
+                n = <double> (t - lo + 1)
+                x_t = x + t * n_features
+                for f in range(n_features):
+                    mean[f] = 0.0
+                    dev[f] = 0.0
+                    square[f] = 0.0
+                for u in range(lo, t):
+                    x_u = x + u * n_features
+                    for f in range(n_features):
+                        mean[f] = mean[f] + (x_u[f] - x_t[f])
+                for f in range(n_features):
+                    mean[f] = x_t[f] + mean[f] / n
+                for u in range(lo, t + 1):
+                    x_u = x + u * n_features
+                    for f in range(n_features):
+                        d = x_u[f] - mean[f]
+                        dev[f] = dev[f] + d
+                        square[f] = square[f] + d * d
+                o_t = o + t * n_features
+                for f in range(n_features):
+                    o_t[f] = sqrt(_max(square[f] - dev[f] * dev[f] / n, 0.0) / n)
+        free(mean)
 
 
 def running_max_fill(

@@ -448,7 +448,8 @@ def _project_rows(means, row_weights, row_offset, at_rows, dest, n_jobs):
 
 
 def running_pool(data, offsets, window, statistic, n_jobs=None, out=None):
-    """Running mean or maximum of every feature along each sequence.
+    """Running mean, maximum or standard deviation of every feature along each
+    sequence.
 
     Parameters
     ----------
@@ -456,8 +457,11 @@ def running_pool(data, offsets, window, statistic, n_jobs=None, out=None):
         Packed sequences.
     offsets : ndarray of shape (n_sequences + 1,)
     window : int or None
-        Steps per trailing window; None: the whole prefix.
-    statistic : {"mean", "max"}
+        Steps per trailing window; None: the whole prefix (not for "std").
+    statistic : {"mean", "max", "std"}
+        "std": the standard deviation over each window (divided by its number
+        of steps, as ``numpy.std``), from the deviations from the window's own
+        mean: exact to a few ulps of the spread whatever the features' offset.
     n_jobs : int or None
     out : ndarray of shape (n_steps, n_features) or None
         Where to write; may be ``data`` itself for the whole prefix
@@ -473,8 +477,11 @@ def running_pool(data, offsets, window, statistic, n_jobs=None, out=None):
     _check_offsets(offsets, n_steps)
     if window is not None and window < 1:
         raise ValueError(f"window must be at least 1, got {window}.")
+    if window is None and statistic == "std":
+        raise ValueError("a running standard deviation needs a trailing window.")
     func = {"mean": _convolution.running_mean_fill,
-            "max": _convolution.running_max_fill}[statistic]
+            "max": _convolution.running_max_fill,
+            "std": _convolution.running_std_fill}[statistic]
     if out is None:
         out = np.empty_like(data)
     elif (out.shape != data.shape or out.dtype != np.float64
@@ -484,13 +491,29 @@ def running_pool(data, offsets, window, statistic, n_jobs=None, out=None):
         raise ValueError("a trailing window cannot be pooled in place.")
     chunks = np.searchsorted(offsets, _split_at_sequences(
         offsets, 0, n_steps, data.shape[1], n_jobs)).tolist()
-    scale = _overflow_scale(data, n_steps) if statistic == "mean" else 1.0
-    if scale != 1.0:  # a mean of values near 1e308: sum them scaled down
+    scale = 1.0  # values near 1e308 (2**500 for "std"): summed scaled down
+    if statistic != "max":
+        scale = (_overflow_scale(data, n_steps) if statistic == "mean"
+                 else _spread_scale(data, window))
+    if np.any(scale != 1.0):
         data = np.divide(data, scale, out=data if out is data else None)
     _run([(func, (data, offsets, window or 0, a, b, out)) for a, b in chunks])
-    if scale != 1.0:
+    if np.any(scale != 1.0):
         out *= scale
     return out
+
+
+def _spread_scale(data, window):
+    """Per feature, a power of two by which to divide ``data`` so that the
+    squared deviations of ``window`` values from their mean (each at most twice
+    the largest value) sum to less than 2 ** ``_SAFE_EXPONENT``; 1 where they
+    do already. Dividing by a power of two, and multiplying the spreads back,
+    rounds nothing (but values pushed below the normal range, whose squares
+    underflow anyway), and only the features holding such values change."""
+    largest = np.abs(data).max(axis=0) if data.shape[0] else np.zeros(data.shape[1])
+    room = (_SAFE_EXPONENT - int(window).bit_length()) // 2
+    exponent = np.frexp(largest)[1] + 1 - room
+    return np.ldexp(1.0, np.maximum(exponent, 0))
 
 
 def _overflow_scale(data, n_terms):
