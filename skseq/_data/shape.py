@@ -277,7 +277,7 @@ class ShapeFeatures(Representation):
 
     def _fit_projection(self, seqs, sample, rng):
         """The standardization and the whitened principal components of
-        :meth:`_sample`'s prefix means."""
+        :meth:`_sample`'s prefix means (overwritten)."""
         pooled, weight, _ = sample
         # In an order of their own (by a fixed random projection), so that the
         # fit does not depend on the order of the sequences, not even through
@@ -285,9 +285,12 @@ class ShapeFeatures(Representation):
         # would otherwise inherit).
         key = pooled @ np.random.RandomState(0).standard_normal(pooled.shape[1])
         order = np.argsort(key, kind="stable")
-        pooled, weight = pooled[order], weight[order]
+        walked, pooled, weight = pooled, pooled[order], weight[order]
         mean = weight @ pooled / weight.sum()
-        std = np.sqrt(weight @ (pooled - mean) ** 2 / weight.sum())
+        # The squared deviations in the walked means' memory (read no more):
+        # fresh memory of the sample's size costs more than their arithmetic.
+        deviation = np.subtract(pooled, mean, out=walked)
+        std = np.sqrt(weight @ np.square(deviation, out=deviation) / weight.sum())
         # Indicators constant on the sample say nothing: left out (a constant
         # series leaves none, and the networks then see a single zero feature).
         varying = np.flatnonzero(std > 1e-12)
