@@ -106,19 +106,22 @@ class DilatedKernels(BaseEstimator):
         reads: all channels one by one (``channels="each"``), or a random
         subset of ``floor(2 ** u)`` of them (MiniRocket's rule)."""
         n_kernels = convolution.KERNEL_POSITIONS.shape[0]
-        combinations, channels = [], []
-        for d in self.dilations_:
-            for k in range(n_kernels):
-                if self.channels == "each":
-                    combinations.extend((k, d) for _ in range(n_ch))
-                    channels.extend(np.array([c]) for c in range(n_ch))
-                    continue
-                top = np.log2(min(n_ch, 9) + 1)
-                size = min(int(2.0 ** rng.uniform(0.0, top)), n_ch)
-                chosen = rng.choice(n_ch, size, replace=False) if n_ch > 1 else [0]
-                combinations.append((k, d))
-                channels.append(np.sort(np.asarray(chosen, dtype=np.intp)))
-        return np.array(combinations, dtype=np.intp), channels
+        combinations = np.column_stack([
+            np.tile(np.arange(n_kernels), self.dilations_.size),
+            np.repeat(self.dilations_, n_kernels)]).astype(np.intp)
+        if self.channels == "each":
+            return (np.repeat(combinations, n_ch, axis=0),
+                    [np.array([c]) for _ in combinations for c in range(n_ch)])
+        top = np.log2(min(n_ch, 9) + 1)
+        if n_ch == 1:  # the draws of the rule, in one call: one channel each
+            rng.uniform(0.0, top, size=combinations.shape[0])
+            return combinations, [np.zeros(1, dtype=np.intp) for _ in combinations]
+        channels = []
+        for _ in combinations:
+            size = min(int(2.0 ** rng.uniform(0.0, top)), n_ch)
+            # (what rng.choice(n_ch, size, replace=False) draws, a third of its cost)
+            channels.append(np.sort(rng.permutation(n_ch)[:size]))
+        return combinations, channels
 
     def _fit_biases(self, seqs, rng):
         """Quantiles of each combination's convolution, at the levels of
