@@ -470,7 +470,8 @@ squared deviations of the sample written in place) fit the same model bit for
 bit, 1.04x (ItalyPowerDemand), 1.08x (ArrowHead), 1.17x (BasicMotions) and
 1.14x (PLAID) faster (median of 15 interleaved pairs of fits in one process, 7
 on PLAID; one thread, a shared machine); the figures above predate them.
-One power iteration in the randomized SVD instead of two (seeds 0-2; results/representations.md, and
+One power iteration in the randomized SVD
+instead of two (seeds 0-2; results/representations.md, and
 for the kept-aside sets a run of the default with both): on the panel
 ItalyPowerDemand 0.954 against 0.955, ArrowHead 0.882 against 0.886, PLAID
 0.948 against 0.941, the SVD's time cut by about a third; on the kept-aside
