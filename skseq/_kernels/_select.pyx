@@ -74,6 +74,98 @@ cdef bint _select(double* v, intp n, intp k, double* value) noexcept nogil:
     return 1
 
 
+cdef void _ranges(
+    const double[:, ::1] values, const intp[:, ::1] ranks, intp stride,
+    double* sample,   # scratch (n_columns * n_sample,)
+    double* low,      # OUT (n_columns,) where every column's range starts
+    double* scale,    # OUT (n_columns,) parts per unit of value
+    intp n_buckets, cnp.uint8_t[::1] found,
+) noexcept nogil:
+    """Every column's range: from below its lowest wanted rank to above its
+    highest, as the rows 0, stride, 2 stride, ... place them (a range from
+    the least to the greatest value would put most values of a heavy-tailed
+    column into a few parts); not found where it has no finite width."""
+    cdef intp n_rows = values.shape[0], n_cols = values.shape[1]
+    cdef intp n_ranks = ranks.shape[1]
+    cdef intp n_sample = (n_rows + stride - 1) // stride
+    cdef intp margin = 2 + n_sample // 16
+    cdef intp j, m
+    cdef double high, width
+    for j in range(n_sample):
+        for m in range(n_cols):
+            sample[m * n_sample + j] = values[j * stride, m]
+    for m in range(n_cols):
+        found[m] = (
+            _select(sample + m * n_sample, n_sample, max(
+                0, ranks[m, 0] * n_sample // n_rows - margin), &low[m])
+            and _select(sample + m * n_sample, n_sample, min(
+                n_sample - 1, ranks[m, n_ranks - 1] * n_sample // n_rows + margin),
+                &high))
+        width = high - low[m]
+        scale[m] = n_buckets / width if width > 0.0 else 0.0
+        if not (isfinite(width) and isfinite(scale[m])):
+            found[m] = 0
+
+
+cdef intp _locate(
+    const intp[:, ::1] ranks,
+    intp* counts,     # IN/OUT (n_columns * n_buckets,) values per part; OUT
+                      # the first wanted rank's place (below) of each part
+                      # holding one, -1 for the others
+    intp n_buckets, cnp.uint8_t[::1] found,
+    intp* part,       # OUT (n_columns * n_ranks,) the part of every rank
+    intp* below,      # OUT the values in lower parts
+    intp* start,      # OUT where its part's values are gathered
+) noexcept nogil:
+    """The part of every wanted rank of the columns found; return the
+    values of their parts in all."""
+    cdef intp n_cols = ranks.shape[0], n_ranks = ranks.shape[1]
+    cdef intp m, j, b, k, total = 0
+    for m in range(n_cols):
+        if not found[m]:
+            continue
+        b = 0
+        k = 0  # values in parts below b
+        for j in range(n_ranks):
+            while k + counts[m * n_buckets + b] <= ranks[m, j]:
+                k += counts[m * n_buckets + b]
+                b += 1
+            part[m * n_ranks + j] = b
+            below[m * n_ranks + j] = k
+            if j == 0 or part[m * n_ranks + j - 1] != b:
+                start[m * n_ranks + j] = total
+                total += counts[m * n_buckets + b]
+            else:
+                start[m * n_ranks + j] = start[m * n_ranks + j - 1]
+    for m in range(n_cols * n_buckets):
+        counts[m] = -1
+    for m in range(n_cols):
+        for j in range(n_ranks):
+            k = m * n_ranks + j
+            if found[m] and (j == 0 or part[k - 1] != part[k]):
+                counts[m * n_buckets + part[k]] = k
+    return total
+
+
+cdef void _pick(
+    const intp[:, ::1] ranks, const intp* part, const intp* below, intp* start,
+    intp* filled, double* gathered, double[:, ::1] out, cnp.uint8_t[::1] found,
+) noexcept nogil:
+    """The wanted ranks within the gathered values of their parts."""
+    cdef intp n_cols = ranks.shape[0], n_ranks = ranks.shape[1], m, j, k
+    for m in range(n_cols):
+        if not found[m]:
+            continue
+        for j in range(n_ranks):
+            k = m * n_ranks + j
+            if j and part[k - 1] == part[k]:  # gathered by the first rank
+                start[k] = start[k - 1]
+                filled[k] = filled[k - 1]
+            if not _select(gathered + start[k], filled[k], ranks[m, j] - below[k],
+                           &out[m, j]):
+                found[m] = 0
+
+
 def bucket_select_fill(
     const double[:, ::1] values,  # IN (n_rows, n_columns)
     const intp[:, ::1] ranks,     # IN (n_columns, n_ranks) increasing, in [0, n_rows)
@@ -87,31 +179,26 @@ def bucket_select_fill(
     ``found[m] = 0`` (``out[m]`` undefined) where the column holds a NaN,
     its range has no finite width, or the order of its values defeats the
     selection's pivots: the caller selects those columns another way. The
-    parts split the range of the rows ``0, stride, 2 stride, ...``; values
-    beyond it count in the first or the last part (many equal values, or a
-    range one outlier stretches, make a large part: its values are gathered
-    all the same, at most the column's)."""
+    parts split the range of the rows ``0, stride, 2 stride, ...``
+    (``_ranges``); values beyond it count in the first or the last part
+    (many equal values, or a range one outlier stretches, make a large part:
+    its values are gathered all the same, at most the column's)."""
     cdef intp n_rows = values.shape[0], n_cols = values.shape[1]
-    cdef intp n_ranks = ranks.shape[1]
-    cdef intp n_sample = (n_rows + stride - 1) // stride
-    cdef intp margin = 2 + n_sample // 16
-    cdef intp r, m, j, b, k, total
-    cdef double x, width, top = n_buckets - 1
+    cdef intp n_slots = n_cols * ranks.shape[1], r, m, k
+    cdef double x, top = n_buckets - 1
     cdef const double* row
-    cdef double* low = <double*> malloc(3 * n_cols * sizeof(double) + 1)
-    cdef double* high = low + n_cols
-    cdef double* scale = high + n_cols
-    # the values in every part; then, of the parts holding a wanted rank, the
-    # first rank's place below (the others: -1)
+    cdef double* low = <double*> malloc(2 * n_cols * sizeof(double) + 1)
+    cdef double* scale = low + n_cols
     cdef intp* counts = <intp*> calloc(n_cols * n_buckets + 1, sizeof(intp))
     # per (column, rank): its part, the values in lower parts, where its
     # part's values go, how many are there (the first rank of a part gathers)
-    cdef intp* part = <intp*> malloc(4 * n_cols * n_ranks * sizeof(intp) + 1)
-    cdef intp* below = part + n_cols * n_ranks
-    cdef intp* start = below + n_cols * n_ranks
-    cdef intp* filled = start + n_cols * n_ranks
+    cdef intp* part = <intp*> malloc(4 * n_slots * sizeof(intp) + 1)
+    cdef intp* below = part + n_slots
+    cdef intp* start = below + n_slots
+    cdef intp* filled = start + n_slots
     # the sampled rows, then the values of the parts holding a wanted rank
-    cdef double* gathered = <double*> malloc(n_cols * n_sample * sizeof(double) + 1)
+    cdef double* gathered = <double*> malloc(
+        n_cols * ((n_rows + stride - 1) // stride) * sizeof(double) + 1)
     if low == NULL or counts == NULL or part == NULL or gathered == NULL:
         free(low)
         free(counts)
@@ -120,25 +207,7 @@ def bucket_select_fill(
         raise MemoryError()
     try:
         with nogil:
-            # Every column's range: from below its lowest wanted rank to
-            # above its highest, as the sampled rows place them (a range
-            # from the least to the greatest value would put most values
-            # of a heavy-tailed column into a few parts).
-            for j in range(n_sample):
-                row = &values[j * stride, 0]
-                for m in range(n_cols):
-                    gathered[m * n_sample + j] = row[m]
-            for m in range(n_cols):
-                found[m] = (
-                    _select(gathered + m * n_sample, n_sample, max(
-                        0, ranks[m, 0] * n_sample // n_rows - margin), &low[m])
-                    and _select(gathered + m * n_sample, n_sample, min(
-                        n_sample - 1, ranks[m, n_ranks - 1] * n_sample // n_rows
-                        + margin), &high[m]))
-                width = high[m] - low[m]
-                scale[m] = n_buckets / width if width > 0.0 else 0.0
-                if not (isfinite(width) and isfinite(scale[m])):
-                    found[m] = 0
+            _ranges(values, ranks, stride, gathered, low, scale, n_buckets, found)
             free(gathered)
             gathered = NULL
             # how many values in every part (a NaN: not found)
@@ -149,37 +218,15 @@ def bucket_select_fill(
                     if x != x:
                         found[m] = 0
                     counts[m * n_buckets + _part(x, low[m], scale[m], top)] += 1
-            # the part of every wanted rank
-            total = 0
-            for m in range(n_cols):
-                if not found[m]:
-                    continue
-                b = 0
-                k = 0  # values in parts below b
-                for j in range(n_ranks):
-                    while k + counts[m * n_buckets + b] <= ranks[m, j]:
-                        k += counts[m * n_buckets + b]
-                        b += 1
-                    part[m * n_ranks + j] = b
-                    below[m * n_ranks + j] = k
-                    filled[m * n_ranks + j] = 0
-                    if j == 0 or part[m * n_ranks + j - 1] != b:
-                        start[m * n_ranks + j] = total
-                        total += counts[m * n_buckets + b]
-                    else:
-                        start[m * n_ranks + j] = start[m * n_ranks + j - 1]
-            for m in range(n_cols * n_buckets):
-                counts[m] = -1
-            for m in range(n_cols):
-                for j in range(n_ranks):
-                    k = m * n_ranks + j
-                    if found[m] and (j == 0 or part[k - 1] != part[k]):
-                        counts[m * n_buckets + part[k]] = k
-            gathered = <double*> malloc(total * sizeof(double) + 1)
+            gathered = <double*> malloc(
+                _locate(ranks, counts, n_buckets, found, part, below, start)
+                * sizeof(double) + 1)
             if gathered == NULL:
                 with gil:
                     raise MemoryError()
-            # the values of those parts
+            for k in range(n_slots):
+                filled[k] = 0
+            # the values of the parts holding a wanted rank
             for r in range(n_rows):
                 row = &values[r, 0]
                 for m in range(n_cols):
@@ -187,18 +234,7 @@ def bucket_select_fill(
                     if k >= 0:
                         gathered[start[k] + filled[k]] = row[m]
                         filled[k] += 1
-            # the ranks within them
-            for m in range(n_cols):
-                if not found[m]:
-                    continue
-                for j in range(n_ranks):
-                    k = m * n_ranks + j
-                    if j and part[k - 1] == part[k]:
-                        start[k] = start[k - 1]
-                        filled[k] = filled[k - 1]
-                    if not _select(gathered + start[k], filled[k],
-                                   ranks[m, j] - below[k], &out[m, j]):
-                        found[m] = 0
+            _pick(ranks, part, below, start, filled, gathered, out, found)
     finally:
         free(low)
         free(counts)
