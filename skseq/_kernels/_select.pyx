@@ -4,9 +4,10 @@
 # convolution over up to 10,000 training steps: a few order statistics of
 # every column of a (steps, combinations) matrix. One selection per column
 # (np.partition) reads a contiguous copy of the column; this kernel reads the
-# matrix row by row, three times: every column's range; how many of its
-# values fall into each of n_buckets equal parts of it; and the values of the
-# parts that hold the wanted ranks, few, among which a selection finds them.
+# matrix row by row: a sample of its rows for every column's range; all of
+# them for how many of its values fall into each of n_buckets equal parts of
+# it; then the values of the parts that hold the wanted ranks, few, among
+# which a selection finds them.
 # Exact: a value's part is a non-decreasing function of the value, so every
 # value of a part is below every value of the parts above it, and the value of
 # rank k is the one of rank k - (values in lower parts) within its part.
@@ -169,7 +170,7 @@ cdef void _pick(
 def bucket_select_fill(
     const double[:, ::1] values,  # IN (n_rows, n_columns)
     const intp[:, ::1] ranks,     # IN (n_columns, n_ranks) increasing, in [0, n_rows)
-    intp n_buckets,               # parts of every column's range
+    intp n_buckets,               # parts of every column's range, < 2**31 in all
     intp stride,                  # the range is that of every stride-th row
     double[:, ::1] out,           # OUT (n_columns, n_ranks) the order statistics
     cnp.uint8_t[::1] found,       # OUT (n_columns,) 1 where ``out`` holds them
@@ -190,6 +191,9 @@ def bucket_select_fill(
     cdef double* low = <double*> malloc(2 * n_cols * sizeof(double) + 1)
     cdef double* scale = low + n_cols
     cdef intp* counts = <intp*> calloc(n_cols * n_buckets + 1, sizeof(intp))
+    # every value's part, as an index into counts (n_cols * n_buckets < 2**31)
+    cdef cnp.int32_t* part_of = <cnp.int32_t*> malloc(
+        n_rows * n_cols * sizeof(cnp.int32_t) + 1)
     # per (column, rank): its part, the values in lower parts, where its
     # part's values go, how many are there (the first rank of a part gathers)
     cdef intp* part = <intp*> malloc(4 * n_slots * sizeof(intp) + 1)
@@ -199,9 +203,11 @@ def bucket_select_fill(
     # the sampled rows, then the values of the parts holding a wanted rank
     cdef double* gathered = <double*> malloc(
         n_cols * ((n_rows + stride - 1) // stride) * sizeof(double) + 1)
-    if low == NULL or counts == NULL or part == NULL or gathered == NULL:
+    if (low == NULL or counts == NULL or part_of == NULL or part == NULL
+            or gathered == NULL):
         free(low)
         free(counts)
+        free(part_of)
         free(part)
         free(gathered)
         raise MemoryError()
@@ -210,14 +216,17 @@ def bucket_select_fill(
             _ranges(values, ranks, stride, gathered, low, scale, n_buckets, found)
             free(gathered)
             gathered = NULL
-            # how many values in every part (a NaN: not found)
+            # how many values in every part (a NaN: not found), and the
+            # part of every value, not computed again when gathering
             for r in range(n_rows):
                 row = &values[r, 0]
                 for m in range(n_cols):
                     x = row[m]
                     if x != x:
                         found[m] = 0
-                    counts[m * n_buckets + _part(x, low[m], scale[m], top)] += 1
+                    k = m * n_buckets + _part(x, low[m], scale[m], top)
+                    part_of[r * n_cols + m] = <cnp.int32_t> k
+                    counts[k] += 1
             gathered = <double*> malloc(
                 _locate(ranks, counts, n_buckets, found, part, below, start)
                 * sizeof(double) + 1)
@@ -230,7 +239,7 @@ def bucket_select_fill(
             for r in range(n_rows):
                 row = &values[r, 0]
                 for m in range(n_cols):
-                    k = counts[m * n_buckets + _part(row[m], low[m], scale[m], top)]
+                    k = counts[part_of[r * n_cols + m]]
                     if k >= 0:
                         gathered[start[k] + filled[k]] = row[m]
                         filled[k] += 1
@@ -238,5 +247,6 @@ def bucket_select_fill(
     finally:
         free(low)
         free(counts)
+        free(part_of)
         free(part)
         free(gathered)

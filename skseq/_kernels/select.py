@@ -49,7 +49,7 @@ def column_order_statistics(values, ranks):
     statistics = np.empty(ranks.shape)
     if n_rows and ranks.size:
         out = np.empty(ranks.shape)
-        _select.bucket_select_fill(values, increasing, max(1, n_rows // _PER_PART),
-                                   _STRIDE, out, found)
+        n_parts = min(max(1, n_rows // _PER_PART), (2**31 - 1) // n_columns)
+        _select.bucket_select_fill(values, increasing, n_parts, _STRIDE, out, found)
         np.put_along_axis(statistics, order, out, axis=1)
     return statistics, found.astype(bool)
