@@ -467,8 +467,8 @@ order statistics over up to 10,000 steps, the SVD, two walks, the solver;
 0.05-0.1 s each) is each about MiniRocket's whole fit. The last changes (the
 read-out's walk, the thresholds' kernel, the channels drawn in one call, the
 squared deviations of the sample written in place) fit the same model bit for
-bit, 1.04-1.05x (ItalyPowerDemand), 1.08-1.09x (ArrowHead), 1.17-1.18x
-(BasicMotions) and 1.12-1.14x (PLAID) faster (two runs, each the median of 15
+bit, 1.05-1.07x (ItalyPowerDemand), 1.13-1.14x (ArrowHead), 1.22-1.24x
+(BasicMotions) and 1.14-1.15x (PLAID) faster (two runs, each the median of 15
 interleaved pairs of fits in one process, 7 on PLAID; one thread, a shared
 machine); the figures above predate them.
 One power iteration in the randomized SVD
