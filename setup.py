@@ -44,6 +44,8 @@ extensions = [
     kernel_extension("_softmax"),
     # Bound by writing their output: an AVX2 build is no faster, so portable only.
     kernel_extension("_convolution"),
+    # Order statistics of the convolutions' columns (the thresholds): portable.
+    kernel_extension("_select"),
 ]
 if X86_64:
     extensions += [kernel_extension("_forward_backward_avx2", AVX2),

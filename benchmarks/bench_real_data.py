@@ -448,20 +448,31 @@ piece (0.10-0.17 s; on ItalyPowerDemand 67 components of 2,704 indicators on
 1,675 rows), then the solver (0.06-0.15 s), the sample walk (0.02-0.07 s),
 standardizing the sample (0.03 s), the walk for the output networks' inputs
 (0.01-0.06 s) and the ridge read-out's own walk (0.04 s on ArrowHead; it
-recomputes last steps' prefix means that the sample walk mostly holds already).
+recomputed last steps' prefix means that the sample walk mostly holds already:
+on one thread it now reads them from the sample walk, and walks only the
+sequences that hold none of the sampled steps).
 Earlier, profiled on ArrowHead (cProfile, one thread, before the two changes
 below): the bias thresholds 0.22 s, the randomized SVD 0.10 s, the two prefix
 walks 0.06 s, the solver 0.05 s; `alpha="auto"` and the restarts under 0.05 s.
 Since then the thresholds are computed a dilation at a time (the convolution's
 values stay in the cache) and selected column by column, on threads with
-`n_jobs`: the same thresholds bit for bit, about half their time; and the SVD
+`n_jobs`: the same thresholds bit for bit, about half their time (now counted
+into parts of each column's range by a compiled kernel, no longer selected
+column by column: the same thresholds again); and the SVD
 runs in single precision with LU-normalized power iterations, about half its
 time, its principal angles to the exact SVD equal to double precision's to four
 digits, and validation and test accuracy equal on the panel
 (results/shape_validation.md, `projection_dtype`). What is left (the exact
 order statistics over up to 10,000 steps, the SVD, two walks, the solver;
-0.05-0.1 s each) is each about MiniRocket's whole fit. One power iteration in
-the randomized SVD instead of two (seeds 0-2; results/representations.md, and
+0.05-0.1 s each) is each about MiniRocket's whole fit. The last changes (the
+read-out's walk, the thresholds' kernel, the channels drawn in one call, the
+squared deviations of the sample written in place) fit the same model bit for
+bit, 1.05-1.07x (ItalyPowerDemand), 1.13-1.14x (ArrowHead), 1.22-1.24x
+(BasicMotions) and 1.14-1.15x (PLAID) faster (two runs, each the median of 15
+interleaved pairs of fits in one process, 7 on PLAID; one thread, a shared
+machine); the figures above predate them.
+One power iteration in the randomized SVD
+instead of two (seeds 0-2; results/representations.md, and
 for the kept-aside sets a run of the default with both): on the panel
 ItalyPowerDemand 0.954 against 0.955, ArrowHead 0.882 against 0.886, PLAID
 0.948 against 0.941, the SVD's time cut by about a third; on the kept-aside

@@ -124,6 +124,29 @@ def test_sampled_steps_are_walked_in_their_own_sequences_only():
                     rtol=0, atol=1e-12)
 
 
+def test_prefix_means_read_beside_the_fit_equal_the_unfused_pieces():
+    """During fit, ``beside`` (the supervised read-out) reads the prefix means
+    the projection's sample holds from it, and walks the others: at the last
+    steps (all held, of the sequences holding sampled steps) and at steps of
+    sequences holding none, they are the unfused pieces', and exactly what a
+    walk after the fit gives."""
+    X = random_walks((30, 45, 12, 80, 1, 17, 25), n_channels=2, seed=5)
+    seqs = check_sequences(X)
+    rows = np.concatenate([seqs.last_steps, [3, 40, 41, 160, 183]])
+    seen = []
+
+    def beside(rep):
+        assert rep._sampled[0] is seqs
+        held = np.isin(rows, rep._sampled[3])
+        assert held.any() and not held.all()
+        seen.append(rep.indicator_means(seqs, rows))
+
+    rep = ShapeFeatures(n_components=6, sample_steps=20).fit(seqs, 0, beside=beside)
+    assert not hasattr(rep, "_sampled")
+    assert_allclose(seen[0], _unfused(rep, X)[rows], rtol=0, atol=1e-12)
+    assert_array_equal(seen[0], rep.indicator_means(seqs, rows))
+
+
 @pytest.mark.parametrize("threshold_sample", ["steps", "series"])
 def test_an_integer_weight_equals_repeating_the_sequence(threshold_sample):
     X = random_walks((30, 45, 12, 80, 1, 17), n_channels=2, seed=6)

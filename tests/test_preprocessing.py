@@ -23,7 +23,7 @@ from sklearn.preprocessing import (
 )
 
 from skseq import IOHMMClassifier
-from skseq._data.dilated import column_quantiles
+from skseq._data.dilated import DilatedKernels, column_quantiles
 from skseq.preprocessing import (
     DilatedConvolution,
     RunningPooling,
@@ -389,6 +389,29 @@ def test_combinations_dilations_and_channels():
     each = DilatedConvolution(n_dilations=1, channels="each").fit(X)
     assert each.combinations_.shape == (84 * 12, 2)
     assert [c.tolist() for c in each.channels_[:13]] == [[c] for c in range(12)] + [[0]]
+
+
+@pytest.mark.parametrize("n_channels", [1, 2, 12])
+def test_channels_are_drawn_as_minirocket_draws_them(n_channels):
+    """Each (dilation, kernel) in turn draws u ~ U(0, log2(min(n, 9) + 1))
+    and then floor(2 ** u) channels without replacement (Dempster, Schmidt &
+    Webb 2021): the same draws, from the same stream, as that loop with
+    ``choice``, leaving the generator in the same state (a single channel
+    too, whose draws change nothing but the stream)."""
+    kernels = DilatedKernels(random_state=0)
+    kernels.dilations_ = np.array([1, 3, 7])
+    rng, reference = np.random.RandomState(5), np.random.RandomState(5)
+    combinations, channels = kernels._draw_combinations(n_channels, rng)
+    top = np.log2(min(n_channels, 9) + 1)
+    for i, (d, k) in enumerate(itertools.product([1, 3, 7], range(84))):
+        assert combinations[i].tolist() == [k, d]
+        size = min(int(2.0 ** reference.uniform(0.0, top)), n_channels)
+        expected = (reference.choice(n_channels, size, replace=False)
+                    if n_channels > 1 else [0])
+        assert channels[i].dtype == np.intp
+        assert channels[i].tolist() == sorted(expected)
+    assert len(channels) == combinations.shape[0] == 3 * 84
+    assert rng.randint(2**31) == reference.randint(2**31)
 
 
 @pytest.mark.parametrize("n_dilations, max_dilation, expected", [

@@ -258,27 +258,39 @@ class ShapeFeatures(Representation):
         rows = self._fit_indicators(seqs, rng, n_jobs)
         then = then or id
         if beside is None or n_threads(n_jobs, 2, 2, 1) == 1:
+            sample = self._sample(seqs, rows, n_jobs)
             if beside is not None:
-                beside(self)
-            then(self._fit_projection(seqs, rows, rng, n_jobs))
+                # its prefix means read from the sample where it holds them
+                # (the same values: a step's do not depend on the walk)
+                self._sampled = (seqs, *sample)
+                try:
+                    beside(self)
+                finally:
+                    del self._sampled
+            then(self._fit_projection(seqs, sample, rng))
             return self
         # ``beside`` on a worker, with the threads (the longer part at scale)
-        run([lambda: then(self._fit_projection(seqs, rows, rng, None)),
+        run([lambda: then(self._fit_projection(
+                seqs, self._sample(seqs, rows, None), rng)),
              partial(beside, self)])
         return self
 
-    def _fit_projection(self, seqs, rows, rng, n_jobs):
-        """The standardization and the whitened principal components."""
-        pooled, weight = self._sample(seqs, rows, n_jobs)
+    def _fit_projection(self, seqs, sample, rng):
+        """The standardization and the whitened principal components of
+        :meth:`_sample`'s prefix means (overwritten)."""
+        pooled, weight, _ = sample
         # In an order of their own (by a fixed random projection), so that the
         # fit does not depend on the order of the sequences, not even through
         # the rounding of the SVD (whose basis, where eigenvalues repeat, it
         # would otherwise inherit).
         key = pooled @ np.random.RandomState(0).standard_normal(pooled.shape[1])
         order = np.argsort(key, kind="stable")
-        pooled, weight = pooled[order], weight[order]
+        walked, pooled, weight = pooled, pooled[order], weight[order]
         mean = weight @ pooled / weight.sum()
-        std = np.sqrt(weight @ (pooled - mean) ** 2 / weight.sum())
+        # The squared deviations in the walked means' memory (read no more):
+        # fresh memory of the sample's size costs more than their arithmetic.
+        deviation = np.subtract(pooled, mean, out=walked)
+        std = np.sqrt(weight @ np.square(deviation, out=deviation) / weight.sum())
         # Indicators constant on the sample say nothing: left out (a constant
         # series leaves none, and the networks then see a single zero feature).
         varying = np.flatnonzero(std > 1e-12)
@@ -306,11 +318,13 @@ class ShapeFeatures(Representation):
 
     def _sample(self, seqs, rows, n_jobs):
         """The prefix means that fit the standardization and the projection,
-        and their weights: at the sampled steps ``rows`` (weight 1 each), and
-        at the last steps of the sequences that hold them, weighing
-        ``last_step_weight`` times as much in all."""
+        their weights and their packed steps: at the sampled steps ``rows``
+        (weight 1 each), and at the last steps of the sequences that hold
+        them, weighing ``last_step_weight`` times as much in all."""
         held, held_rows = seqs.holding(rows)
         ends = held.last_steps if self.last_step_weight > 0 else held.last_steps[:0]
+        steps = np.concatenate([rows, seqs.last_steps[
+            np.unique(seqs.sequence_of(rows))][: ends.size]])
         pooled = self._walk(held, np.concatenate([held_rows, ends]), None, n_jobs)[1]
         one, last = 1.0, float(self.last_step_weight)
         if last > 2.0**64:
@@ -321,7 +335,7 @@ class ShapeFeatures(Representation):
             last *= one
         share = last * held_rows.size / max(ends.size, 1)
         return pooled, np.concatenate([np.full(held_rows.size, one),
-                                       np.full(ends.size, share)])
+                                       np.full(ends.size, share)]), steps
 
     def _fit_indicators(self, seqs, rng, n_jobs):
         """Fit the kernels' thresholds and the amplitude levels; return the
@@ -400,9 +414,20 @@ class ShapeFeatures(Representation):
     def indicator_means(self, seqs, rows, n_jobs=None):
         """The prefix means of the fitted indicators (before any projection)
         at the packed steps ``rows``, walking only the sequences that hold
-        them."""
-        held, held_rows = seqs.holding(rows)
-        return self._walk(held, held_rows, None, n_jobs)[1]
+        them (during fit, those the projection's sample holds are read from
+        it)."""
+        sampled = getattr(self, "_sampled", None)
+        if sampled is None or sampled[0] is not seqs:
+            return self._walk(*seqs.holding(rows), None, n_jobs)[1]
+        _, means, _, steps = sampled
+        place = np.full(seqs.data.shape[0], -1)
+        place[steps] = np.arange(steps.size)
+        at = place[rows]
+        out = np.empty((rows.size, means.shape[1]))
+        out[at >= 0] = means[at[at >= 0]]
+        if np.any(at < 0):
+            out[at < 0] = self._walk(*seqs.holding(rows[at < 0]), None, n_jobs)[1]
+        return out
 
     def _walk(self, seqs, rows, k, n_jobs=None, coming=None):
         """Prefix means of the projected indicators at every step (leading

@@ -29,6 +29,7 @@ BUILDS = {
     "_softmax": ("avx2", "portable"),
     "_fused": ("avx512", "avx2", "portable"),
     "_convolution": ("portable",),
+    "_select": ("portable",),
 }
 
 
