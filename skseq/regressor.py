@@ -166,7 +166,8 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         Outputs that are constant in the training targets are predicted exactly
         (standard deviation 0) and left out of the likelihood: they carry no
         information about the states. The emission attributes then cover the
-        other outputs only.
+        other outputs only (all of them when every output is constant: the
+        model needs one, and still predicts the constants exactly).
     n_features_in_ : int
         Number of features per step.
     feature_names_in_ : ndarray of shape (n_features_in_,)

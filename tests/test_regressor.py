@@ -186,6 +186,23 @@ def test_constant_output_column_gives_no_nan():
         assert np.median(np.abs(np.concatenate(pred)[:, 1] - 5.0)) < 0.01
 
 
+@pytest.mark.parametrize("step_level", [False, True])
+def test_every_output_constant_is_predicted_exactly(step_level):
+    """With every output constant the model still needs one, but the constant
+    is predicted exactly, as a constant column beside others is."""
+    rng = np.random.default_rng(3)
+    X = [rng.normal(size=(8, 2)) for _ in range(6)]
+    y = [np.full(8, 3.0) for _ in X] if step_level else np.full(6, 3.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        reg = IOHMMRegressor(n_init=1, max_iter=20, random_state=0).fit(X, y)
+    pred, std = reg.predict(X, return_std=True)
+    assert_allclose(np.concatenate([np.ravel(p) for p in pred]), 3.0, rtol=0)
+    assert_allclose(np.concatenate([np.ravel(s) for s in std]), 0.0, atol=0)
+    drawn, _ = reg.sample(X, random_state=0)
+    assert_allclose(np.concatenate(drawn), 3.0, rtol=0)
+
+
 def test_nan_step_targets_are_skipped():
     """Only the last step labelled == sequence-level target at the last step."""
     rng = np.random.default_rng(4)

@@ -383,7 +383,9 @@ class GaussianOutputs(RealOutputs):
     (:attr:`constraints`). Fitted attributes beside :class:`RealOutputs`': the
     targets' ``mean_`` and ``scale_`` (of the modelled outputs: the output
     family works on standardized targets) and which outputs are ``constant_``
-    (predicted exactly, left out of the likelihood).
+    (predicted exactly, left out of the likelihood), and ``exact_``, the
+    outputs predicted exactly (``constant_``, or every output when all are
+    constant: those stay modelled, as the family needs one).
     """
 
     summary = ("real values: a linear-Gaussian output network per state "
@@ -416,6 +418,9 @@ class GaussianOutputs(RealOutputs):
         # floor variance on it would gain ~log(1/min_covar) per step: such
         # outputs are predicted exactly and left out of the likelihood.
         constant = scale <= 1e-12 * np.maximum(np.abs(mean), 1.0)
+        # The output family needs one output: when all are constant they stay
+        # modelled, but are still predicted exactly (``exact_``).
+        self.exact_ = constant.copy()
         if constant.all():
             constant[:] = False
         scale[scale == 0] = 1.0
@@ -454,6 +459,8 @@ class GaussianOutputs(RealOutputs):
         modelled = ~self.constant_
         mean = np.tile(self.mean_, (weights.shape[0], 1))
         mean[:, modelled] = np.einsum("ti,tik->tk", weights, means)
+        exact = self._exact()
+        mean[:, exact] = self.mean_[exact]
         if not return_std:
             return [mean]
         # The law of total variance, sum_i w_i (Sigma_i + (m_i - mean)^2), not
@@ -469,7 +476,13 @@ class GaussianOutputs(RealOutputs):
                              var / scale[:, None] / scale[:, None]))
         std = np.zeros_like(mean)
         std[:, modelled] = scale * np.sqrt(total)
+        std[:, exact] = 0.0
         return [mean, std]
+
+    def _exact(self):
+        """The outputs predicted exactly: those constant in the training
+        targets (a model pickled before ``exact_`` existed: ``constant_``)."""
+        return getattr(self, "exact_", self.constant_)
 
     def sample(self, seqs, U, model, states, rng):
         """Outputs drawn at every step (output networks' inputs U), in the form
@@ -477,6 +490,7 @@ class GaussianOutputs(RealOutputs):
         values = np.tile(self.mean_, (seqs.data.shape[0], 1))
         values[:, ~self.constant_] = model.emission.sample(
             model.theta_e, U, states, rng)
+        values[:, self._exact()] = self.mean_[self._exact()]
         if self.squeeze_:
             values = values[:, 0]
         return seqs.unpack(values)
