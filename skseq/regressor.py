@@ -61,7 +61,9 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         a switching-mean model, statsmodels' ``switching_variance=False``).
     min_covar : float, default=1e-6
         Floor added to the variances (in the units of y squared), so that no
-        density is infinite, even for a constant output.
+        density is infinite, even for a constant output. Being in the units of
+        y, it makes the fit depend on them where it is not small: ``fit`` warns
+        when it exceeds 1e-3 of an output's variance (rescale y, or lower it).
     topology : {"ergodic", "left-right"} or array-like of shape (n_states, n_states), \
             default="ergodic"
         Allowed transitions (``mask[j, i]``: j -> i allowed).

@@ -203,6 +203,23 @@ def test_every_output_constant_is_predicted_exactly(step_level):
     assert_allclose(np.concatenate(drawn), 3.0, rtol=0)
 
 
+def test_a_variance_floor_that_dominates_y_is_named():
+    """min_covar is in the units of y squared: on y of variance ~1e-18 the floor
+    sets the noise model, and the fit is no longer scale-equivariant."""
+    rng = np.random.default_rng(3)
+    X = [rng.normal(size=(8, 1)) for _ in range(6)]
+    y = [1e-9 * x[:, 0] for x in X]
+    reg = IOHMMRegressor(n_init=1, max_iter=2, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        with pytest.warns(UserWarning, match="min_covar=1e-06 .* output 0"):
+            reg.fit(X, y)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("error", message=".*min_covar")
+            reg.set_params(min_covar=1e-24).fit(X, y)
+            reg.set_params(min_covar=1e-6).fit(X, [1e9 * v for v in y])
+
+
 def test_nan_step_targets_are_skipped():
     """Only the last step labelled == sequence-level target at the last step."""
     rng = np.random.default_rng(4)

@@ -16,6 +16,7 @@ zeta_t = P(x_t | u_1..t): P(y_t | u_1..t) = sum_i zeta_t,i P(y_t | x_t = i, u_t)
 """
 
 import numbers
+import warnings
 from dataclasses import replace
 from typing import NamedTuple
 
@@ -423,6 +424,7 @@ class GaussianOutputs(RealOutputs):
         self.exact_ = constant.copy()
         if constant.all():
             constant[:] = False
+        self._check_floor(scale, self.exact_)
         scale[scale == 0] = 1.0
         scale = scale[~constant]
         if self.params["covariance_type"] == "spherical" and scale.size:
@@ -432,6 +434,21 @@ class GaussianOutputs(RealOutputs):
         self.mean_, self.scale_ = mean, scale
         self.squeeze_ = squeeze
         return self._encoded(targets, values)
+
+    def _check_floor(self, scale, constant):
+        """Warn where ``min_covar``, a floor in the units of y squared, is not
+        small against a modelled output's variance: the floor then sets the noise
+        model, and the fit is not that of the data rescaled."""
+        floor = self.params["min_covar"]
+        large = np.flatnonzero(~constant & (floor > 1e-3 * scale ** 2))
+        if large.size:
+            k = large[0]
+            warnings.warn(
+                f"{self.owner}: min_covar={floor:.3g} is not small against the "
+                f"variance of y's output {k} ({scale[k] ** 2:.3g}); the variance "
+                "floor dominates the noise model, so the fit depends on the units "
+                "of y. Rescale y (e.g. standardize it) or lower min_covar.",
+                UserWarning, stacklevel=2)
 
     def choose_alpha(self, U_rows, targets, weight):
         """``alpha="auto"``: the prior precision of a linear-Gaussian read-out
