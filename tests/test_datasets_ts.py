@@ -177,6 +177,8 @@ HEADER = "@problemName P\n@univariate true\n@classLabel true a b\n@data\n"
      "the series has 3 values but @equalLength true and the first case say 2"),
     ("@equalLength true\n@seriesLength 3\n@classLabel false\n@data\n1,2\n", 5,
      "the series has 2 values but @equalLength true and @seriesLength say 3"),
+    ("@seriesLength 3\n@classLabel false\n@data\n1,2,3\n1,2\n", 5,
+     "the series has 2 values but @seriesLength says 3"),
 ])
 def test_malformed_files_name_the_file_and_line(tmp_path, text, line, match):
     path = _write(tmp_path, text)

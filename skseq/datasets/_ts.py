@@ -220,17 +220,23 @@ def _parse_label(text, header, line):
 
 
 def _check_lengths(X, data_lines, header):
+    """Lengths against ``@equalLength true`` and ``@seriesLength`` (which an
+    ``@equalLength false`` file may give as a bound: not checked then)."""
     lengths = np.array([x.shape[0] for x in X])
-    if header.get("equallength"):
-        expected = header.get("serieslength", lengths[0])
-        bad = np.flatnonzero(lengths != expected)
-        if bad.size:
-            s = bad[0]
-            source = ("@seriesLength" if "serieslength" in header.values
-                      else "the first case")
-            raise header.error(data_lines[s], (
-                f"the series has {lengths[s]} values but @equalLength true and "
-                f"{source} say {expected}."))
+    declared = "serieslength" in header.values
+    equal = header.get("equallength")
+    if not (equal or (declared and equal is None)):
+        return
+    expected = header.get("serieslength", lengths[0])
+    bad = np.flatnonzero(lengths != expected)
+    if bad.size:
+        s = bad[0]
+        source = "@seriesLength" if declared else "the first case"
+        if equal:
+            source = f"@equalLength true and {source}"
+        raise header.error(data_lines[s], (
+            f"the series has {lengths[s]} values but {source} "
+            f"{'say' if equal else 'says'} {expected}."))
 
 
 def load_ts(path, *, missing="raise", numeric_labels=False):
