@@ -1,5 +1,6 @@
 """IOHMMRegressor against independent references."""
 
+import pickle
 import warnings
 
 import numpy as np
@@ -218,6 +219,26 @@ def test_a_variance_floor_that_dominates_y_is_named():
             warnings.filterwarnings("error", message=".*min_covar")
             reg.set_params(min_covar=1e-24).fit(X, y)
             reg.set_params(min_covar=1e-6).fit(X, [1e9 * v for v in y])
+
+
+@pytest.mark.parametrize("y_new", [
+    lambda y: [np.column_stack([v, 3 * v, -v]) for v in y],  # one output more
+    lambda y: [np.column_stack([v, np.ones_like(v)]) for v in y],  # a constant one
+])
+def test_warm_start_refuses_changed_outputs_and_keeps_the_model(y_new):
+    """The output networks' parameters are shaped by the modelled outputs: a
+    warm start on other outputs is refused, the fitted model left as it was."""
+    rng = np.random.default_rng(3)
+    X = [rng.normal(size=(8, 1)) for _ in range(6)]
+    y = [np.column_stack([x[:, 0], rng.normal(size=8)]) for x in X]
+    reg = IOHMMRegressor(n_init=1, max_iter=3, random_state=0, warm_start=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        reg.fit(X, y)
+        before = pickle.dumps(reg)
+        with pytest.raises(ValueError, match="warm_start=True .* outputs"):
+            reg.fit(X, y_new([v[:, 0] for v in y]))
+    assert pickle.dumps(reg) == before
 
 
 def test_nan_step_targets_are_skipped():
