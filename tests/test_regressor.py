@@ -241,6 +241,12 @@ def test_warm_start_refuses_changed_outputs_and_keeps_the_model(y_new):
     assert pickle.dumps(reg) == before
 
 
+def test_targets_without_outputs_are_refused_by_name():
+    X = [np.ones((8, 1))] * 6
+    with pytest.raises(ValueError, match="y has 0 outputs"):
+        IOHMMRegressor(n_init=1).fit(X, np.zeros((6, 0)))
+
+
 def test_nan_step_targets_are_skipped():
     """Only the last step labelled == sequence-level target at the last step."""
     rng = np.random.default_rng(4)

@@ -306,6 +306,11 @@ class RealOutputs(Outputs):
             squeeze = all(np.ndim(item) == 1 for item in y)
         else:
             squeeze = values.ndim == 1
+        if values.ndim > 1 and values.shape[1] == 0:
+            form = "per step" if targets.step_level else "per sequence"
+            raise ValueError(
+                f"y has 0 outputs (0 columns {form}): {self.owner} needs at "
+                "least one output to fit and predict.")
         return targets, values.reshape(values.shape[0], -1), squeeze
 
     def _encoded(self, targets, values):
