@@ -168,6 +168,8 @@ HEADER = "@problemName P\n@univariate true\n@classLabel true a b\n@data\n"
      "1 dimensions, but the first case (line 3) has 2"),
     (HEADER + "1,x,3:a\n", 5, "dimension 0, value 1 is 'x', not a finite number"),
     (HEADER + "1,inf:a\n", 5, "dimension 0, value 1 is 'inf', not a finite number"),
+    (HEADER + "1,NaN,2:a\n", 5, "dimension 0, value 1 is 'NaN', not a finite number "
+     "('?' marks a missing value)"),
     (HEADER + "1,,3:a\n", 5, "dimension 0, value 1 is empty"),
     (HEADER + "?,?:a\n", 5, "dimension 0 has no values (all missing)"),
     (HEADER + "1,2\n", 5, "no ':' before the label"),

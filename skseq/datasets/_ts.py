@@ -144,14 +144,18 @@ def _parse_values(text, header, line, dim):
         values = np.array(["nan" if t == "?" else t for t in tokens], dtype=np.float64)
     except ValueError:
         values = None
-    if values is None or np.isinf(values).any():
+    # only '?' marks a missing value: a literal NaN or inf is refused by name
+    if values is None or np.count_nonzero(np.isnan(values)) > tokens.count("?") \
+            or np.isinf(values).any():
         for i, token in enumerate(tokens):
             try:
                 value = float("nan" if token == "?" else token)
             except ValueError:
                 value = None
-            if value is None or np.isinf(value):
+            if value is None or (not np.isfinite(value) and token != "?"):
                 what = "empty" if not token else f"{quote(token)}, not a finite number"
+                if value is not None and np.isnan(value):
+                    what += " ('?' marks a missing value)"
                 raise header.error(line, f"dimension {dim}, value {i} is {what}.")
     return values
 
