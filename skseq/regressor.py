@@ -1,9 +1,11 @@
 """IOHMMRegressor: sequence regression with an input/output HMM."""
 
 import numbers
+import warnings
 
 import numpy as np
 from sklearn.base import RegressorMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval
 
 from ._base import FlatIOHMM
@@ -359,6 +361,12 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         cov : ndarray of shape (n_params, n_params)
             Only with ``return_cov=True``.
 
+        Warns
+        -----
+        ConvergenceWarning
+            When the fit did not converge (its parameters may not be at a
+            maximum of the likelihood).
+
         Raises
         ------
         ValueError
@@ -379,6 +387,13 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         [0.12, 0.12]
         """
         problem, model = self._likelihood_problem(X, y)
+        if not self.converged_:
+            warnings.warn(
+                f"{type(self).__name__}.standard_errors: the fit did not converge "
+                f"(n_iter_={self.n_iter_}), so the parameters may not be at a "
+                "maximum of the likelihood, where the observed information gives "
+                "standard errors; refit with a larger max_iter.",
+                ConvergenceWarning, stacklevel=2)
         se, cov, _ = observed_standard_errors(self, problem, model)
         return (se, cov) if return_cov else se
 
