@@ -79,6 +79,16 @@ def _refuse_warm_change(what, before, now):
 
 
 
+def _modelled_outputs(outputs):
+    """Which outputs the fitted output family models, as ``"modelled"`` or
+    ``"constant"`` per output (None without real outputs): they fix the shapes
+    of the output networks' parameters that a warm start continues."""
+    constant = getattr(outputs, "constant_", None)
+    if constant is None:
+        return None
+    return ["constant" if c else "modelled" for c in constant]
+
+
 def _looks_scaled(n_steps, mean, std):
     """Whether the features look standardized: every column's spread within
     [0.05, 20] and its mean within a few spreads of 0 (one-hot symbols pass)."""
@@ -315,6 +325,7 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
             sample_weight, seqs.n_sequences,
             alpha=MAX_ALPHA if self.alpha == "auto" else self.alpha)
         classes = getattr(self, "classes_", None)
+        before = _modelled_outputs(getattr(self, "outputs_", None))
         outputs = self._make_outputs()
         targets = outputs.fit_encode(y, seqs, sample_weight=weight)
         # the fitted output and the public attributes it determines (classes_,
@@ -323,6 +334,9 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
         self.__dict__.update(outputs.fitted_attributes())
         if self._warm() and classes is not None:
             _refuse_warm_change("classes", classes.tolist(), self.classes_.tolist())
+        if self._warm() and before is not None:
+            _refuse_warm_change("outputs (each modelled, or constant in y)", before,
+                                _modelled_outputs(outputs))
         return weight, targets
 
     def _choose_features(self, seqs, y, targets, weight, weighted):

@@ -1,9 +1,11 @@
 """IOHMMRegressor: sequence regression with an input/output HMM."""
 
 import numbers
+import warnings
 
 import numpy as np
 from sklearn.base import RegressorMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval
 
 from ._base import FlatIOHMM
@@ -61,7 +63,9 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         a switching-mean model, statsmodels' ``switching_variance=False``).
     min_covar : float, default=1e-6
         Floor added to the variances (in the units of y squared), so that no
-        density is infinite, even for a constant output.
+        density is infinite, even for a constant output. Being in the units of
+        y, it makes the fit depend on them where it is not small: ``fit`` warns
+        when it exceeds 1e-3 of an output's variance (rescale y, or lower it).
     topology : {"ergodic", "left-right"} or array-like of shape (n_states, n_states), \
             default="ergodic"
         Allowed transitions (``mask[j, i]``: j -> i allowed).
@@ -166,7 +170,8 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         Outputs that are constant in the training targets are predicted exactly
         (standard deviation 0) and left out of the likelihood: they carry no
         information about the states. The emission attributes then cover the
-        other outputs only.
+        other outputs only (all of them when every output is constant: the
+        model needs one, and still predicts the constants exactly).
     n_features_in_ : int
         Number of features per step.
     feature_names_in_ : ndarray of shape (n_features_in_,)
@@ -356,6 +361,12 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         cov : ndarray of shape (n_params, n_params)
             Only with ``return_cov=True``.
 
+        Warns
+        -----
+        ConvergenceWarning
+            When the fit did not converge (its parameters may not be at a
+            maximum of the likelihood).
+
         Raises
         ------
         ValueError
@@ -376,6 +387,13 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         [0.12, 0.12]
         """
         problem, model = self._likelihood_problem(X, y)
+        if not self.converged_:
+            warnings.warn(
+                f"{type(self).__name__}.standard_errors: the fit did not converge "
+                f"(n_iter_={self.n_iter_}), so the parameters may not be at a "
+                "maximum of the likelihood, where the observed information gives "
+                "standard errors; refit with a larger max_iter.",
+                ConvergenceWarning, stacklevel=2)
         se, cov, _ = observed_standard_errors(self, problem, model)
         return (se, cov) if return_cov else se
 

@@ -297,7 +297,8 @@ def _long_frame_features(pd, df, sequence_id, time, target, features):
     for col, what in ((sequence_id, "sequence id"), (time, "time")):
         if col is not None and df[col].isna().any():
             row = df.index[np.argmax(df[col].isna().to_numpy())]
-            raise ValueError(f"Column {col!r} has a missing {what} at row {row!r}.")
+            raise ValueError(f"Column {col!r} has a missing {what} at row "
+                             f"{_plain(row)!r}.")
     bad = [
         f"{c!r} ({df[c].dtype})" for c in features
         if not pd.api.types.is_numeric_dtype(df[c])
@@ -339,11 +340,17 @@ def _long_frame_values(df, features, order, sequence_id):
         row, value = order[r], values[r, c]
         raise ValueError(
             f"Column {features[c]!r} has {'NaN' if np.isnan(value) else value} at "
-            f"row {df.index[row]!r} "
-            f"(sequence {df[sequence_id].iloc[row]!r}); impute or drop missing and "
-            "infinite values first."
+            f"row {_plain(df.index[row])!r} "
+            f"(sequence {_plain(df[sequence_id].iloc[row])!r}); impute or drop "
+            "missing and infinite values first."
         )
     return values
+
+
+def _plain(value):
+    """A NumPy scalar as the Python value it holds, for messages (``1``, not
+    ``np.int64(1)``)."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _long_frame_targets(pd, column, order, same_seq, bounds):

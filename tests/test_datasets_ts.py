@@ -168,6 +168,8 @@ HEADER = "@problemName P\n@univariate true\n@classLabel true a b\n@data\n"
      "1 dimensions, but the first case (line 3) has 2"),
     (HEADER + "1,x,3:a\n", 5, "dimension 0, value 1 is 'x', not a finite number"),
     (HEADER + "1,inf:a\n", 5, "dimension 0, value 1 is 'inf', not a finite number"),
+    (HEADER + "1,NaN,2:a\n", 5, "dimension 0, value 1 is 'NaN', not a finite number "
+     "('?' marks a missing value)"),
     (HEADER + "1,,3:a\n", 5, "dimension 0, value 1 is empty"),
     (HEADER + "?,?:a\n", 5, "dimension 0 has no values (all missing)"),
     (HEADER + "1,2\n", 5, "no ':' before the label"),
@@ -177,6 +179,8 @@ HEADER = "@problemName P\n@univariate true\n@classLabel true a b\n@data\n"
      "the series has 3 values but @equalLength true and the first case say 2"),
     ("@equalLength true\n@seriesLength 3\n@classLabel false\n@data\n1,2\n", 5,
      "the series has 2 values but @equalLength true and @seriesLength say 3"),
+    ("@seriesLength 3\n@classLabel false\n@data\n1,2,3\n1,2\n", 5,
+     "the series has 2 values but @seriesLength says 3"),
 ])
 def test_malformed_files_name_the_file_and_line(tmp_path, text, line, match):
     path = _write(tmp_path, text)

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from scipy.special import softmax
 from scipy.stats import multivariate_normal
+from sklearn.exceptions import ConvergenceWarning
 
 from skseq import HierarchicalIOHMM, IOHMMClassifier, IOHMMRegressor
 
@@ -281,6 +282,16 @@ def test_standard_errors_against_a_finite_difference_hessian():
                                P[:, 0] * P[:, 1] * np.sqrt(np.diag(ref))[:2], rtol=1e-3)
 
 
+def test_standard_errors_of_an_unconverged_fit_warn():
+    X, y, reg = _switching_mean_fit()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        reg.standard_errors(X, y)
+    reg.converged_ = False
+    with pytest.warns(ConvergenceWarning, match="did not converge"):
+        reg.standard_errors(X, y)
+
+
 def test_standard_errors_refuse_an_unidentified_model():
     X, y, reg = _switching_mean_fit()
     # a regime that is never entered: its mean has no effect on the likelihood
@@ -289,7 +300,8 @@ def test_standard_errors_refuse_an_unidentified_model():
         reg.standard_errors(X, y)
     mlp = _fit(IOHMMRegressor(2, emission="mlp", n_hidden=2, n_init=1, max_iter=5,
                               random_state=0), *_data()[:2])
-    with pytest.raises(ValueError, match="not identified"):
+    with pytest.raises(ValueError, match="not identified"), \
+            pytest.warns(ConvergenceWarning, match="did not converge"):
         mlp.standard_errors(*_data()[:2])
 
 

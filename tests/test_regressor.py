@@ -1,5 +1,6 @@
 """IOHMMRegressor against independent references."""
 
+import pickle
 import warnings
 
 import numpy as np
@@ -184,6 +185,66 @@ def test_constant_output_column_gives_no_nan():
         assert np.isfinite(np.concatenate(std)).all()
         assert np.isfinite(reg2.log_likelihood_)
         assert np.median(np.abs(np.concatenate(pred)[:, 1] - 5.0)) < 0.01
+
+
+@pytest.mark.parametrize("step_level", [False, True])
+def test_every_output_constant_is_predicted_exactly(step_level):
+    """With every output constant the model still needs one, but the constant
+    is predicted exactly, as a constant column beside others is."""
+    rng = np.random.default_rng(3)
+    X = [rng.normal(size=(8, 2)) for _ in range(6)]
+    y = [np.full(8, 3.0) for _ in X] if step_level else np.full(6, 3.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        reg = IOHMMRegressor(n_init=1, max_iter=20, random_state=0).fit(X, y)
+    pred, std = reg.predict(X, return_std=True)
+    assert_allclose(np.concatenate([np.ravel(p) for p in pred]), 3.0, rtol=0)
+    assert_allclose(np.concatenate([np.ravel(s) for s in std]), 0.0, atol=0)
+    drawn, _ = reg.sample(X, random_state=0)
+    assert_allclose(np.concatenate(drawn), 3.0, rtol=0)
+
+
+def test_a_variance_floor_that_dominates_y_is_named():
+    """min_covar is in the units of y squared: on y of variance ~1e-18 the floor
+    sets the noise model, and the fit is no longer scale-equivariant."""
+    rng = np.random.default_rng(3)
+    X = [rng.normal(size=(8, 1)) for _ in range(6)]
+    y = [1e-9 * x[:, 0] for x in X]
+    reg = IOHMMRegressor(n_init=1, max_iter=2, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        with pytest.warns(UserWarning, match="min_covar=1e-06 .* output 0"):
+            reg.fit(X, y)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("error", message=".*min_covar")
+            reg.set_params(min_covar=1e-24).fit(X, y)
+            reg.set_params(min_covar=1e-6).fit(X, [1e9 * v for v in y])
+
+
+@pytest.mark.parametrize("y_new", [
+    lambda y: [np.column_stack([v, 3 * v, -v]) for v in y],  # one output more
+    lambda y: [np.column_stack([v, np.ones_like(v)]) for v in y],  # a constant one
+])
+def test_warm_start_refuses_changed_outputs_and_keeps_the_model(y_new):
+    """The output networks' parameters are shaped by the modelled outputs: a
+    warm start on other outputs is refused, the fitted model left as it was."""
+    rng = np.random.default_rng(3)
+    X = [rng.normal(size=(8, 1)) for _ in range(6)]
+    y = [np.column_stack([x[:, 0], rng.normal(size=8)]) for x in X]
+    reg = IOHMMRegressor(n_init=1, max_iter=3, random_state=0, warm_start=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        reg.fit(X, y)
+        before = pickle.dumps(reg)
+        with pytest.raises(ValueError, match="warm_start=True .* outputs"):
+            reg.fit(X, y_new([v[:, 0] for v in y]))
+    assert pickle.dumps(reg) == before
+
+
+def test_targets_without_outputs_are_refused_by_name():
+    X = [np.ones((8, 1))] * 6
+    with pytest.raises(ValueError, match="y has 0 outputs"):
+        IOHMMRegressor(n_init=1).fit(X, np.zeros((6, 0)))
 
 
 def test_nan_step_targets_are_skipped():

@@ -218,6 +218,10 @@ def test_from_long_frame_accepts_multiindex_columns_without_warnings():
      ValueError, r"Column 'x' has NaN at row 2 \(sequence 'b'\)"),
     (_frame().assign(z=[0, 1, 0, np.inf, 0, 1]), {"target": "label"},
      ValueError, r"Column 'z' has inf at row 3 \(sequence 'a'\)"),
+    (_frame().assign(sid=[2, 1, 2, 1, 3, 2], x=[1.0, nan, 3, 4, 5, 6])
+     .set_index(pd.Index([10, 11, 12, 13, 14, 15], dtype="int64")),
+     {"target": "label"}, ValueError,
+     r"Column 'x' has NaN at row 11 \(sequence 1\)"),
     (_frame().assign(sid=["b", None, "b", "a", "c", "b"]), {}, ValueError,
      r"Column 'sid' has a missing sequence id at row 1"),
     (_frame().assign(t=[2, 1, nan, 0, 5, 1]), {"time": "t", "features": ["x"]},

@@ -16,6 +16,7 @@ zeta_t = P(x_t | u_1..t): P(y_t | u_1..t) = sum_i zeta_t,i P(y_t | x_t = i, u_t)
 """
 
 import numbers
+import warnings
 from dataclasses import replace
 from typing import NamedTuple
 
@@ -305,6 +306,11 @@ class RealOutputs(Outputs):
             squeeze = all(np.ndim(item) == 1 for item in y)
         else:
             squeeze = values.ndim == 1
+        if values.ndim > 1 and values.shape[1] == 0:
+            form = "per step" if targets.step_level else "per sequence"
+            raise ValueError(
+                f"y has 0 outputs (0 columns {form}): {self.owner} needs at "
+                "least one output to fit and predict.")
         return targets, values.reshape(values.shape[0], -1), squeeze
 
     def _encoded(self, targets, values):
@@ -383,7 +389,9 @@ class GaussianOutputs(RealOutputs):
     (:attr:`constraints`). Fitted attributes beside :class:`RealOutputs`': the
     targets' ``mean_`` and ``scale_`` (of the modelled outputs: the output
     family works on standardized targets) and which outputs are ``constant_``
-    (predicted exactly, left out of the likelihood).
+    (predicted exactly, left out of the likelihood), and ``exact_``, the
+    outputs predicted exactly (``constant_``, or every output when all are
+    constant: those stay modelled, as the family needs one).
     """
 
     summary = ("real values: a linear-Gaussian output network per state "
@@ -416,8 +424,12 @@ class GaussianOutputs(RealOutputs):
         # floor variance on it would gain ~log(1/min_covar) per step: such
         # outputs are predicted exactly and left out of the likelihood.
         constant = scale <= 1e-12 * np.maximum(np.abs(mean), 1.0)
+        # The output family needs one output: when all are constant they stay
+        # modelled, but are still predicted exactly (``exact_``).
+        self.exact_ = constant.copy()
         if constant.all():
             constant[:] = False
+        self._check_floor(scale, self.exact_)
         scale[scale == 0] = 1.0
         scale = scale[~constant]
         if self.params["covariance_type"] == "spherical" and scale.size:
@@ -427,6 +439,21 @@ class GaussianOutputs(RealOutputs):
         self.mean_, self.scale_ = mean, scale
         self.squeeze_ = squeeze
         return self._encoded(targets, values)
+
+    def _check_floor(self, scale, constant):
+        """Warn where ``min_covar``, a floor in the units of y squared, is not
+        small against a modelled output's variance: the floor then sets the noise
+        model, and the fit is not that of the data rescaled."""
+        floor = self.params["min_covar"]
+        large = np.flatnonzero(~constant & (floor > 1e-3 * scale ** 2))
+        if large.size:
+            k = large[0]
+            warnings.warn(
+                f"{self.owner}: min_covar={floor:.3g} is not small against the "
+                f"variance of y's output {k} ({scale[k] ** 2:.3g}); the variance "
+                "floor dominates the noise model, so the fit depends on the units "
+                "of y. Rescale y (e.g. standardize it) or lower min_covar.",
+                UserWarning, stacklevel=2)
 
     def choose_alpha(self, U_rows, targets, weight):
         """``alpha="auto"``: the prior precision of a linear-Gaussian read-out
@@ -454,6 +481,8 @@ class GaussianOutputs(RealOutputs):
         modelled = ~self.constant_
         mean = np.tile(self.mean_, (weights.shape[0], 1))
         mean[:, modelled] = np.einsum("ti,tik->tk", weights, means)
+        exact = self._exact()
+        mean[:, exact] = self.mean_[exact]
         if not return_std:
             return [mean]
         # The law of total variance, sum_i w_i (Sigma_i + (m_i - mean)^2), not
@@ -469,7 +498,13 @@ class GaussianOutputs(RealOutputs):
                              var / scale[:, None] / scale[:, None]))
         std = np.zeros_like(mean)
         std[:, modelled] = scale * np.sqrt(total)
+        std[:, exact] = 0.0
         return [mean, std]
+
+    def _exact(self):
+        """The outputs predicted exactly: those constant in the training
+        targets (a model pickled before ``exact_`` existed: ``constant_``)."""
+        return getattr(self, "exact_", self.constant_)
 
     def sample(self, seqs, U, model, states, rng):
         """Outputs drawn at every step (output networks' inputs U), in the form
@@ -477,6 +512,7 @@ class GaussianOutputs(RealOutputs):
         values = np.tile(self.mean_, (seqs.data.shape[0], 1))
         values[:, ~self.constant_] = model.emission.sample(
             model.theta_e, U, states, rng)
+        values[:, self._exact()] = self.mean_[self._exact()]
         if self.squeeze_:
             values = values[:, 0]
         return seqs.unpack(values)

@@ -144,14 +144,18 @@ def _parse_values(text, header, line, dim):
         values = np.array(["nan" if t == "?" else t for t in tokens], dtype=np.float64)
     except ValueError:
         values = None
-    if values is None or np.isinf(values).any():
+    # only '?' marks a missing value: a literal NaN or inf is refused by name
+    if values is None or np.count_nonzero(np.isnan(values)) > tokens.count("?") \
+            or np.isinf(values).any():
         for i, token in enumerate(tokens):
             try:
                 value = float("nan" if token == "?" else token)
             except ValueError:
                 value = None
-            if value is None or np.isinf(value):
+            if value is None or (not np.isfinite(value) and token != "?"):
                 what = "empty" if not token else f"{quote(token)}, not a finite number"
+                if value is not None and np.isnan(value):
+                    what += " ('?' marks a missing value)"
                 raise header.error(line, f"dimension {dim}, value {i} is {what}.")
     return values
 
@@ -220,17 +224,23 @@ def _parse_label(text, header, line):
 
 
 def _check_lengths(X, data_lines, header):
+    """Lengths against ``@equalLength true`` and ``@seriesLength`` (which an
+    ``@equalLength false`` file may give as a bound: not checked then)."""
     lengths = np.array([x.shape[0] for x in X])
-    if header.get("equallength"):
-        expected = header.get("serieslength", lengths[0])
-        bad = np.flatnonzero(lengths != expected)
-        if bad.size:
-            s = bad[0]
-            source = ("@seriesLength" if "serieslength" in header.values
-                      else "the first case")
-            raise header.error(data_lines[s], (
-                f"the series has {lengths[s]} values but @equalLength true and "
-                f"{source} say {expected}."))
+    declared = "serieslength" in header.values
+    equal = header.get("equallength")
+    if not (equal or (declared and equal is None)):
+        return
+    expected = header.get("serieslength", lengths[0])
+    bad = np.flatnonzero(lengths != expected)
+    if bad.size:
+        s = bad[0]
+        source = "@seriesLength" if declared else "the first case"
+        if equal:
+            source = f"@equalLength true and {source}"
+        raise header.error(data_lines[s], (
+            f"the series has {lengths[s]} values but {source} "
+            f"{'say' if equal else 'says'} {expected}."))
 
 
 def load_ts(path, *, missing="raise", numeric_labels=False):
