@@ -5,7 +5,11 @@ import numbers
 import numpy as np
 from scipy.special import softmax
 from sklearn.base import ClassifierMixin
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import (
+    Interval,
+    StrOptions,
+    validate_parameter_constraints,
+)
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted
 
@@ -381,6 +385,12 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
                             weight[parent] * share, groups=(parent, weight))
 
     def _readout(self):
+        # documented as switchable with set_params after fit: checked where
+        # it is read, not only by fit's validation
+        validate_parameter_constraints(
+            {k: self._parameter_constraints[k] for k in ("readout", "readout_start")},
+            {"readout": self.readout, "readout_start": self.readout_start},
+            caller_name=type(self).__name__)
         return self.readout, self.readout_start
 
     def _target_weights(self, seqs, targets, weight):

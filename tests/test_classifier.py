@@ -501,6 +501,25 @@ def test_readout_options_need_sequence_level_labels():
             IOHMMClassifier(**params).fit(X, y)
 
 
+def test_readout_switched_after_fit_is_checked_at_predict():
+    """readout and readout_start may be set after fit (they only change the
+    prediction): a bad value is refused by name at predict, not read as "last"
+    or failing inside numpy."""
+    X, y = _signal_data()
+    clf = _fit_quiet(IOHMMClassifier(n_states=2, n_init=1, max_iter=10,
+                                     random_state=0), X, y)
+    for params, match in (({"readout": "bogus"}, "'readout' parameter"),
+                          ({"readout": "mean", "readout_start": 2.0},
+                           "'readout_start' parameter"),
+                          ({"readout": "mean", "readout_start": None},
+                           "'readout_start' parameter")):
+        clf.set_params(**params)
+        for method in (clf.predict, clf.predict_proba):
+            with pytest.raises(ValueError, match=match):
+                method(X)
+        clf.set_params(readout="last", readout_start=0.5)
+
+
 def test_soft_voting_classifier_over_restarts():
     """The documented recipe: sklearn's VotingClassifier takes sequences as they
     are, and its soft vote is the mean of the members' probabilities."""
