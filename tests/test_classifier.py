@@ -565,6 +565,28 @@ def test_bad_class_weights_are_named(class_weight, match):
         clf.fit(X, y)
 
 
+@pytest.mark.parametrize("n_prefixes", [1, 3])
+def test_class_weight_fits_as_the_same_sample_weight(n_prefixes):
+    """With one label per sequence a class weight acts exactly as the same
+    sample_weight (the User Guide's claim), also where the shape
+    representation, its penalty alpha="auto" and the prefixes' groups read
+    the weights."""
+    rng = np.random.default_rng(3)
+    X = [np.cumsum(rng.normal(size=(rng.integers(8, 16), 2)), axis=0)
+         * (1 + k % 3) for k in range(30)]
+    y = np.array(["a", "b", "c"] * 10)
+    params = dict(n_states=2, n_init=1, max_iter=20, n_prefixes=n_prefixes,
+                  random_state=0)
+    by_class = _fit_quiet(IOHMMClassifier(
+        class_weight={"a": 2.0, "b": 1.0, "c": 1.0}, **params), X, y)
+    by_sample = _fit_quiet(IOHMMClassifier(**params), X, y,
+                           sample_weight=np.where(y == "a", 2.0, 1.0))
+    assert by_class.features_ == "shape"
+    assert by_class.alpha_ == by_sample.alpha_
+    assert_allclose(by_class.predict_proba(X), by_sample.predict_proba(X),
+                    rtol=0, atol=1e-12)
+
+
 def test_balanced_class_weight_refuses_a_class_with_zero_total_weight():
     X, y = make_tomita(4, 12, random_state=0)
     y = np.asarray(y)
