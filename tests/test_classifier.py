@@ -6,6 +6,7 @@ monotonicity guarantee, and the acceptance checks of the foundation issue.
 
 import itertools
 import pickle
+import re
 import tracemalloc
 import warnings
 
@@ -585,6 +586,17 @@ def test_class_weight_fits_as_the_same_sample_weight(n_prefixes):
     assert by_class.alpha_ == by_sample.alpha_
     assert_allclose(by_class.predict_proba(X), by_sample.predict_proba(X),
                     rtol=0, atol=1e-12)
+
+
+def test_unseen_labels_are_named_once_with_where_and_the_classes():
+    X, y = _signal_data()
+    clf = _fit_quiet(IOHMMClassifier(n_states=2, n_init=1, max_iter=5,
+                                     random_state=0), X, y)
+    y_new = np.r_[y[:3], [7] * (len(y) - 3)]
+    msg = "not seen in fit: [7] (the first at sequence 3); the classes are [0, 1]."
+    for method in (clf.score_samples, clf.decode):
+        with pytest.raises(ValueError, match=re.escape(msg)):
+            method(X, y_new)
 
 
 def test_balanced_class_weight_refuses_a_class_with_zero_total_weight():
