@@ -17,6 +17,7 @@ from ._base import FlatIOHMM
 from ._base_dask import dask_aware
 from ._data import check_class_weights, check_sample_weight, check_targets
 from ._data.prefixes import check_prefixes, prefix_lengths, prefix_sequences
+from ._data.targets import dict_class_weights
 from ._families.outputs import CategoricalOutputs
 from ._families.registry import document_options, option_constraints
 from ._fit.resources import check_allocation
@@ -402,9 +403,11 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         labels = self.classes_[targets.values]
         seq_of = seqs.sequence_of(targets.steps)
         with np.errstate(divide="ignore", invalid="ignore"):
-            per_class = compute_class_weight(
-                self.class_weight, classes=self.classes_, y=labels,
-                sample_weight=weight[seq_of])
+            per_class = (dict_class_weights(self.class_weight, self.classes_)
+                         if isinstance(self.class_weight, dict) else
+                         compute_class_weight(self.class_weight,
+                                              classes=self.classes_, y=labels,
+                                              sample_weight=weight[seq_of]))
             weighted = weight[seq_of] * per_class[targets.values]
         check_class_weights(self.class_weight, self.classes_, per_class, weighted)
         if targets.step_level:
