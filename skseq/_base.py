@@ -345,7 +345,7 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
         return resolve(self.features, seqs, targets.step_level)
 
     def _represent(self, seqs, targets, sample_weight, weight, rng, features,
-                   groups=None):
+                   groups=None, class_free=True):
         """The input representation ``features`` gives (a name or an object,
         fitted anew as its name or clone) and its name, or the fitted one for
         a warm start (``features`` None), and what the networks see through it
@@ -356,7 +356,8 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
             inputs = representation.inputs(seqs, targets.steps, self.n_jobs)
         else:
             representation = self._make_representation(features)
-            weighed = None if sample_weight is None else weight
+            # ``weight`` is the fit's (with class weights): None if all 1
+            weighed = None if sample_weight is None and class_free else weight
             with refuse_out_of_memory(self, features, seqs.data.shape[0]):
                 if getattr(representation, "supervised", False):
                     # the supervised axes read the indicators only: beside the
@@ -365,7 +366,7 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
                         representation, seqs, rng, self.n_jobs, weighed,
                         targets.steps, partial(
                             self._read_axes, seqs, targets,
-                            self._target_weights(seqs, targets, weight)[0], groups))
+                            weight, groups))
                 else:
                     representation.fit(seqs, rng, self.n_jobs, sample_weight=weighed)
                     inputs = representation.inputs(seqs, targets.steps, self.n_jobs)
@@ -424,14 +425,18 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
                                           sample_weight is not None)
                     if do_init else None)
         rng = check_random_state(self.random_state)
+        # class weights of sequence-level labels act as sample weights in all
+        fit_weight, target_weight = self._target_weights(seqs, targets, weight)
+        groups = _class_weighted_groups(groups, weight, fit_weight)
         features, representation, inputs = self._represent(
-            seqs, targets, sample_weight, weight, rng, features, groups)
+            seqs, targets, sample_weight, fit_weight, rng, features, groups,
+            fit_weight is weight)
+        weight = fit_weight
         transition = self._make_transition(representation.n_state_features)
         emission = self.outputs_.make_emission(n, representation.n_output_features)
         check_memory(self, seqs.data.shape[0], n,
                      transition.n_params + emission.n_params,
                      transition.fit_entries_per_step(self.solver, self.det_penalty))
-        weight, target_weight = self._target_weights(seqs, targets, weight)
         alpha = self._alpha(features, inputs[1], seqs, targets, weight, groups)
         self._check_solver_options(fixed_start)
         problem = Problem(seqs, targets, weight, transition, emission, mask,
@@ -583,3 +588,16 @@ class FlatIOHMM(BaseIOHMM):
 
     def _make_transition(self, n_features):
         return TRANSITIONS[self.transition](self.n_states, n_features, self.n_hidden)
+
+
+def _class_weighted_groups(groups, weight, fit_weight):
+    """``groups`` (the training sequences the prefixes were cut from and
+    their weights, or None) with the class weights ``fit_weight`` applied
+    to ``weight``, the prefixes' sample weights, carried to the sequences'."""
+    if groups is None or fit_weight is weight:
+        return groups
+    parent, group_weight = groups
+    factor = np.ones_like(group_weight)
+    kept = weight > 0
+    factor[parent[kept]] = fit_weight[kept] / weight[kept]
+    return parent, group_weight * factor

@@ -5,7 +5,11 @@ import numbers
 import numpy as np
 from scipy.special import softmax
 from sklearn.base import ClassifierMixin
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import (
+    Interval,
+    StrOptions,
+    validate_parameter_constraints,
+)
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted
 
@@ -13,6 +17,7 @@ from ._base import FlatIOHMM
 from ._base_dask import dask_aware
 from ._data import check_class_weights, check_sample_weight, check_targets
 from ._data.prefixes import check_prefixes, prefix_lengths, prefix_sequences
+from ._data.targets import dict_class_weights
 from ._families.outputs import CategoricalOutputs
 from ._families.registry import document_options, option_constraints
 from ._fit.resources import check_allocation
@@ -381,6 +386,12 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
                             weight[parent] * share, groups=(parent, weight))
 
     def _readout(self):
+        # documented as switchable with set_params after fit: checked where
+        # it is read, not only by fit's validation
+        validate_parameter_constraints(
+            {k: self._parameter_constraints[k] for k in ("readout", "readout_start")},
+            {"readout": self.readout, "readout_start": self.readout_start},
+            caller_name=type(self).__name__)
         return self.readout, self.readout_start
 
     def _target_weights(self, seqs, targets, weight):
@@ -392,9 +403,11 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         labels = self.classes_[targets.values]
         seq_of = seqs.sequence_of(targets.steps)
         with np.errstate(divide="ignore", invalid="ignore"):
-            per_class = compute_class_weight(
-                self.class_weight, classes=self.classes_, y=labels,
-                sample_weight=weight[seq_of])
+            per_class = (dict_class_weights(self.class_weight, self.classes_)
+                         if isinstance(self.class_weight, dict) else
+                         compute_class_weight(self.class_weight,
+                                              classes=self.classes_, y=labels,
+                                              sample_weight=weight[seq_of]))
             weighted = weight[seq_of] * per_class[targets.values]
         check_class_weights(self.class_weight, self.classes_, per_class, weighted)
         if targets.step_level:

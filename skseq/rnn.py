@@ -220,13 +220,15 @@ class DiscretizedRNNClassifier(ClassifierMixin, BaseEstimator):
         if classes.shape[0] < 2:
             raise ValueError(
                 f"{type(self).__name__} needs samples of at least 2 classes in the "
-                f"data, but the data contains only one class: {classes[0]!r}."
+                "data, but the data contains only one class: "
+                f"{classes[:1].tolist()[0]!r}."
             )
         weighted = np.unique(encoded[weight > 0])
         if weighted.shape[0] < 2:
             raise ValueError(
                 f"{type(self).__name__} needs samples of at least 2 classes with a "
-                f"positive sample_weight, but only class {classes[weighted[0]]!r} "
+                f"positive sample_weight, but only class "
+                f"{classes[weighted[:1]].tolist()[0]!r} "
                 "has any."
             )
         n_outputs = _n_indicators(classes.shape[0])

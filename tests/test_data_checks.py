@@ -814,6 +814,19 @@ def test_channels_first_array_warns_at_fit():
         IOHMMClassifier(2, n_init=1, max_iter=3).fit(X, np.arange(10) % 2)
 
 
+@pytest.mark.parametrize("n_channels", [1, 3])
+def test_channels_first_array_at_predict_says_how_to_pass_it(n_channels):
+    """A model fitted on series refuses their channels-first array at predict
+    (its steps read as features) and says how to pass it."""
+    X = _walks((8, 12, n_channels))
+    clf = IOHMMClassifier(2, features="raw", n_init=1, max_iter=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf.fit(X, np.arange(8) % 2)
+    with pytest.raises(ValueError, match=re.escape("from_channels_first(X)")):
+        clf.predict(X.transpose(0, 2, 1))
+
+
 def test_unambiguous_layouts_fit_silently():
     """One-step rows said explicitly, tables of unrelated columns, narrow
     lists of lists and sequences with more steps than features."""

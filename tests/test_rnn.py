@@ -461,3 +461,11 @@ def test_net_parameters_changed_after_fit_are_refused(param, value):
     # Parameters of training alone may change freely.
     clf.set_params(learning_rate=1.0, max_iter=3, n_init=2, tol=0.1)
     assert_array_equal(clf.predict_proba(X), before)
+
+
+def test_one_class_is_named_as_the_user_gave_it():
+    X = [np.eye(2)[[0, 1]], np.eye(2)[[1]]]
+    with pytest.raises(ValueError, match=r"only one class: 0\.0\.$"):
+        DiscretizedRNNClassifier().fit(X, np.zeros(2))
+    with pytest.raises(ValueError, match=r"only class 1 has any"):
+        DiscretizedRNNClassifier().fit(X, [0, 1], sample_weight=[0.0, 1.0])

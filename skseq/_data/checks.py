@@ -160,6 +160,20 @@ def _rows_hint(seqs, estimator):
     )
 
 
+def _channels_hint(X, seqs, estimator):
+    """At predict: a 3-D array of the wrong number of features whose second
+    axis has the model's, probably channels first (else "")."""
+    if seqs.form != "padded":
+        return ""
+    shape = np.shape(X)
+    if shape[1] != estimator.n_features_in_ or shape[2] == estimator.n_features_in_:
+        return ""
+    return (f"X is a 3-D array of shape {shape}, read as (n_sequences, max_len, "
+            f"n_features); if it is (n_sequences, n_channels, n_steps), channels "
+            "first, pass skseq.utils.from_channels_first(X) (or "
+            "X.transpose(0, 2, 1)).")
+
+
 # A 2-D table (or 3-D array) is suspected to hold series in another layout only
 # from this many columns (time steps) on.
 _SERIES_MIN_STEPS = 8
@@ -226,7 +240,7 @@ def validate_sequences(estimator, X, *, reset):
         estimator._max_fit_length = int(seqs.lengths.max())
         estimator._median_fit_length = float(np.median(seqs.lengths))
         return seqs
-    hint = _rows_hint(seqs, estimator)
+    hint = _rows_hint(seqs, estimator) or _channels_hint(X, seqs, estimator)
     if seqs.n_features != estimator.n_features_in_:
         raise ValueError(
             f"X has {seqs.n_features} features, but {type(estimator).__name__} is "

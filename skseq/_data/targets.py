@@ -478,6 +478,33 @@ def finite_sum(values, message):
 _MAX_CLASS_WEIGHT_TOTAL = 1e150
 
 
+def dict_class_weights(class_weight, classes):
+    """The weight a ``{label: weight}`` dict gives every class (1 for those it
+    does not name), looking each label up as given, then as scikit-learn's
+    ``compute_class_weight`` does (by its ``int``, else its ``str``), which
+    alone refuses string labels that read as integers. Keys that are not
+    classes are ignored (a class may be absent from a cross-validation fold),
+    unless classes also go unnamed: then a key was likely mistyped."""
+    labels, found = classes.tolist(), []
+    for label in labels:
+        try:
+            alias = int(label)
+        except (TypeError, ValueError):
+            alias = str(label)
+        found.append(label if label in class_weight else
+                     alias if alias in class_weight else None)
+    unknown = [key for key in class_weight if key not in found]
+    missing = [label for label, key in zip(labels, found, strict=True)
+               if key is None]
+    if unknown and missing:
+        raise ValueError(
+            f"class_weight names {unknown!r}, which are not classes, and not "
+            f"the classes {missing!r}; the classes are {labels!r}."
+        )
+    return np.array([1.0 if key is None else class_weight[key] for key in found],
+                    dtype=float)
+
+
 def check_class_weights(class_weight, classes, per_class, weighted):
     """Refuse class weights that are negative, not finite, all zero, or so
     large that the weighted log-likelihood would overflow."""

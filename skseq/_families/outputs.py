@@ -161,9 +161,11 @@ class CategoricalOutputs(Outputs):
         encoded = np.minimum(encoded, len(self.classes_) - 1)
         unseen = self.classes_[encoded] != targets.values
         if np.any(unseen):
+            labels = list(dict.fromkeys(targets.values[unseen].tolist()))
+            first = int(seqs.sequence_of(targets.steps[unseen][:1])[0])
             raise ValueError(
-                f"y contains labels not seen in fit: "
-                f"{targets.values[unseen][:5].tolist()}."
+                f"y contains labels not seen in fit: {labels[:5]} (the first at "
+                f"sequence {first}); the classes are {self.classes_.tolist()}."
             )
         return Targets(steps=targets.steps, values=encoded.astype(np.intp),
                        step_level=targets.step_level)
