@@ -78,11 +78,9 @@ def _refuse_warm_change(what, before, now):
         )
 
 
-
 def _modelled_outputs(outputs):
-    """Which outputs the fitted output family models, as ``"modelled"`` or
-    ``"constant"`` per output (None without real outputs): they fix the shapes
-    of the output networks' parameters that a warm start continues."""
+    """``"modelled"`` or ``"constant"`` per output of the fitted output family
+    (None without real outputs): the shapes a warm start continues."""
     constant = getattr(outputs, "constant_", None)
     if constant is None:
         return None
@@ -591,9 +589,8 @@ class FlatIOHMM(BaseIOHMM):
 
 
 def _class_weighted_groups(groups, weight, fit_weight):
-    """``groups`` (the training sequences the prefixes were cut from and
-    their weights, or None) with the class weights ``fit_weight`` applied
-    to ``weight``, the prefixes' sample weights, carried to the sequences'."""
+    """``groups`` (the prefixes' source sequences and their weights, or None)
+    with the class weights that ``fit_weight`` applies to ``weight``."""
     if groups is None or fit_weight is weight:
         return groups
     parent, group_weight = groups
