@@ -362,6 +362,9 @@ def report(results, tuning):
     write("early_classification.md", "\n".join(lines) + "\n")
 
 
+DATASETS = ["ItalyPowerDemand", "ArrowHead", "BasicMotions", "PLAID"]
+
+
 def run(names, seeds, tuning, path):
     results = []
     with threadpool_limits(1):
@@ -372,15 +375,16 @@ def run(names, seeds, tuning, path):
     # keep the stored results of the data sets not run this time
     kept = ([r for r in json.loads(path.read_text(encoding="utf-8"))
              if r["dataset"] not in names] if path.exists() else [])
-    path.write_text(json.dumps(kept + results, indent=1), encoding="utf-8")
+    order = {name: i for i, name in enumerate(DATASETS)}
+    runs = sorted(kept + results, key=lambda r: order.get(r["dataset"], len(order)))
+    path.write_text(json.dumps(runs, indent=1), encoding="utf-8")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--datasets", nargs="+",
-                        default=["ItalyPowerDemand", "ArrowHead", "BasicMotions",
-                                 "PLAID"])
+                        default=DATASETS)
     parser.add_argument("--render", action="store_true")
     parser.add_argument("--tuning", action="store_true",
                         help="halves of the training series only")

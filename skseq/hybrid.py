@@ -123,8 +123,8 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         ``"lags"`` at a window of ``max(1, window // 4)`` (each of the last 8
         steps for 32) and the summaries of ``"summaries"`` at ``window``
         (less the current value, the first lag); quicker to fit than
-        ``"auto"``, but on sessions cut from BasicMotions' and PLAID's
-        training recordings it labelled fewer steps correctly (User Guide).
+        ``"auto"``, but on sessions cut from BasicMotions' training
+        recordings it labelled fewer steps correctly (User Guide).
     n_states_per_label : int, default=2
         Hidden states tied to each label, visited in turn within a segment;
         with ``durations="geometric"`` a segment then lasts at least that many
