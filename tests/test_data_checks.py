@@ -690,6 +690,15 @@ def test_a_univariate_table_gets_the_fix_in_the_feature_count_error():
         est.predict(table)
     assert "For 8 univariate series of 6 steps pass X[:, :, None]" in str(info.value)
     assert_array_equal(est.predict(table[:, :, None]), est.predict(X))
+    # the same table as a list of Python lists: the forms the hint names must
+    # be ones a list can take
+    rows = table.tolist()
+    with pytest.raises(ValueError) as info:
+        est.predict(rows)
+    hint = "pass np.asarray(X)[:, :, None] (or skseq.utils.from_channels_first(X))"
+    assert hint in str(info.value)
+    assert "pass np.asarray(X)[:, None, :]" in str(info.value)
+    assert_array_equal(est.predict(np.asarray(rows)[:, :, None]), est.predict(X))
 
 
 def test_a_list_of_python_lists_is_a_table_but_a_list_of_arrays_is_sequences():

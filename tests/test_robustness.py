@@ -8,7 +8,6 @@ test_forward_backward.py).
 """
 
 import gc
-import os
 import tracemalloc
 import warnings
 
@@ -29,12 +28,6 @@ from skseq import (
 from skseq.preprocessing import Stepwise
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-
-
-def _rss():
-    """Resident set size in bytes (Linux: /proc/self/statm)."""
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
 @pytest.mark.parametrize("make", [

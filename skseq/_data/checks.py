@@ -140,23 +140,24 @@ def _user_stacklevel():
     return level
 
 
-def _rows_hint(seqs, estimator):
-    """What a 2-D table at predict time probably meant, when the model was fitted
-    on longer sequences (else "")."""
+def _rows_hint(X, seqs, estimator):
+    """What a 2-D table (or a list of equal-length lists) at predict time
+    probably meant, when the model was fitted on longer sequences (else "")."""
     max_len = getattr(estimator, "_max_fit_length", 1)
     if seqs.form != "rows" or max_len <= 1:
         return ""
     n_rows, n_features = seqs.n_sequences, seqs.n_features
+    array = "np.asarray(X)" if isinstance(X, (list, tuple)) else "X"
     if estimator.n_features_in_ == 1 and n_features > 1:
         meant = (f"for {n_rows} univariate series of {n_features} steps pass "
-                 "X[:, :, None] (or skseq.utils.from_channels_first(X))")
+                 f"{array}[:, :, None] (or skseq.utils.from_channels_first(X))")
     else:
         meant = f"for one sequence of {n_rows} steps pass [X]"
     return (
         f"X is a 2-D table ({n_rows} rows of {n_features} features): each row is "
         f"read as a sequence of ONE step, but this {type(estimator).__name__} was "
         f"fitted on sequences of up to {max_len} steps. {meant[0].upper()}"
-        f"{meant[1:]}; if you do mean one-step sequences, pass X[:, None, :]."
+        f"{meant[1:]}; if you do mean one-step sequences, pass {array}[:, None, :]."
     )
 
 
@@ -240,7 +241,7 @@ def validate_sequences(estimator, X, *, reset):
         estimator._max_fit_length = int(seqs.lengths.max())
         estimator._median_fit_length = float(np.median(seqs.lengths))
         return seqs
-    hint = _rows_hint(seqs, estimator) or _channels_hint(X, seqs, estimator)
+    hint = _rows_hint(X, seqs, estimator) or _channels_hint(X, seqs, estimator)
     if seqs.n_features != estimator.n_features_in_:
         raise ValueError(
             f"X has {seqs.n_features} features, but {type(estimator).__name__} is "
