@@ -161,6 +161,13 @@ def _rows_hint(X, seqs, estimator):
     )
 
 
+# What to pass for a 3-D array of channels first (the fit's warning and the
+# predict's refusal alike).
+_CHANNELS_FIRST = ("If it is (n_sequences, n_channels, n_steps), channels first, "
+                   "pass skseq.utils.from_channels_first(X) (or "
+                   "X.transpose(0, 2, 1)).")
+
+
 def _channels_hint(X, seqs, estimator):
     """At predict: a 3-D array of the wrong number of features whose second
     axis has the model's, probably channels first (else "")."""
@@ -170,9 +177,7 @@ def _channels_hint(X, seqs, estimator):
     if shape[1] != estimator.n_features_in_ or shape[2] == estimator.n_features_in_:
         return ""
     return (f"X is a 3-D array of shape {shape}, read as (n_sequences, max_len, "
-            f"n_features); if it is (n_sequences, n_channels, n_steps), channels "
-            "first, pass skseq.utils.from_channels_first(X) (or "
-            "X.transpose(0, 2, 1)).")
+            f"n_features); i{_CHANNELS_FIRST[1:]}")
 
 
 # A 2-D table (or 3-D array) is suspected to hold series in another layout only
@@ -215,9 +220,7 @@ def _layout_hint(X, seqs):
         if 1 < shape[1] < shape[2] and shape[2] >= _SERIES_MIN_STEPS:
             return (f"X is a 3-D array of shape {shape}, read as (n_sequences, "
                     f"max_len, n_features): {shape[0]} sequences of {shape[1]} "
-                    f"steps with {shape[2]} features. If it is (n_sequences, "
-                    "n_channels, n_steps), channels first, pass "
-                    "skseq.utils.from_channels_first(X) (or X.transpose(0, 2, 1)).")
+                    f"steps with {shape[2]} features. {_CHANNELS_FIRST}")
     return ""
 
 
