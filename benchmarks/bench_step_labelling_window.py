@@ -39,6 +39,7 @@ from bench_step_labelling import RESULTS, make_sessions, scores, training_halves
 from threadpoolctl import threadpool_limits
 
 from skseq import HybridHMMClassifier
+from skseq._families.label_chain import viterbi_terms
 from skseq._kernels.forward_backward import forward_backward, viterbi
 from skseq.utils import sequence_lengths
 
@@ -76,9 +77,10 @@ def _labels(chain, log_lik, S, offline):
     offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.intp)
     emissions = np.repeat(log_lik, k, axis=1)
     if offline:
-        with np.errstate(divide="ignore"):
-            start, trans = np.log(chain.startprob_), np.log(chain.transmat_)
-        _, path = viterbi(start, np.ascontiguousarray(trans[None]), emissions, offsets)
+        # the estimator's own Viterbi terms (the state before the first step
+        # summed out, as its filter and smoother do)
+        _, path = viterbi(*viterbi_terms(chain.startprob_, chain.transmat_,
+                                         emissions, offsets))
         index = path // k
     else:
         gamma = forward_backward(chain.startprob_, chain.transmat_[None], emissions,
