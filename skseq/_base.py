@@ -375,13 +375,13 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
                   f"{time.perf_counter() - start:.2f}s", flush=True)
         return features, representation, inputs
 
-    def _read_axes(self, seqs, targets, weight, groups, representation):
-        """The supervised axes' read-out of a representation whose indicators
-        are fitted (``supervised.read_out``), or None if it gets none
-        (``groups`` as for :meth:`_alpha`)."""
+    def _read_axes(self, seqs, targets, weight, groups, representation, sampled):
+        """``supervised.read_out`` of a representation whose indicators are
+        fitted, or None if it gets none (``groups`` as for :meth:`_alpha`)."""
         if self._supervises(representation, targets):
             return read_out(representation, seqs, targets, weight,
-                            *(groups or (None, None)), n_jobs=self.n_jobs)
+                            *(groups or (None, None)), n_jobs=self.n_jobs,
+                            sampled=sampled)
         return None
 
     def _supervises(self, representation, targets):

@@ -135,14 +135,13 @@ def test_prefix_means_read_beside_the_fit_equal_the_unfused_pieces():
     rows = np.concatenate([seqs.last_steps, [3, 40, 41, 160, 183]])
     seen = []
 
-    def beside(rep):
-        assert rep._sampled[0] is seqs
-        held = np.isin(rows, rep._sampled[3])
+    def beside(rep, sampled):
+        assert sampled.seqs is seqs
+        held = np.isin(rows, sampled.steps)
         assert held.any() and not held.all()
-        seen.append(rep.indicator_means(seqs, rows))
+        seen.append(rep.indicator_means(seqs, rows, sampled=sampled))
 
     rep = ShapeFeatures(n_components=6, sample_steps=20).fit(seqs, 0, beside=beside)
-    assert not hasattr(rep, "_sampled")
     assert_allclose(seen[0], _unfused(rep, X)[rows], rtol=0, atol=1e-12)
     assert_array_equal(seen[0], rep.indicator_means(seqs, rows))
 

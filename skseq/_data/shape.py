@@ -32,6 +32,7 @@ every step and the output networks' inputs at given rows.
 
 import numbers
 from functools import partial
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.utils import check_random_state
@@ -47,6 +48,16 @@ from .dilated import (
     kernel_arguments,
 )
 from .representation_base import Representation, as_weighted
+
+
+class Sampled(NamedTuple):
+    """The projection's sample walk, as :meth:`ShapeFeatures.fit` hands it to
+    ``beside``: the prefix means of the indicators (``means``, one row per
+    packed step of ``steps``) of the training sequences ``seqs``."""
+
+    seqs: object
+    means: np.ndarray
+    steps: np.ndarray
 
 
 class ShapeFeatures(Representation):
@@ -246,10 +257,12 @@ class ShapeFeatures(Representation):
 
     def fit(self, seqs, rng, n_jobs=None, sample_weight=None, beside=None, then=None):
         """Fit on packed training sequences (the estimator's ``fit`` calls it
-        on a clone of its ``features``): ``beside(self)`` (not reading the
-        projection) runs once the indicators are fitted, ``then(self)`` once
-        the projection is; with ``n_jobs``, ``beside`` on a thread beside the
-        projection's fit and ``then``."""
+        on a clone of its ``features``): ``beside(self, sampled)`` (not
+        reading the projection) runs once the indicators are fitted,
+        ``then(self)`` once the projection is; with ``n_jobs``, ``beside`` on a
+        thread beside the projection's fit and ``then``, and ``sampled`` None.
+        On one thread ``sampled`` is the projection's sample walk
+        (:class:`Sampled`), which :meth:`indicator_means` can read from."""
         rng = check_random_state(rng)
         seqs = as_weighted(seqs, sample_weight)
         self.tabular_ = bool(seqs.lengths.max() == 1)
@@ -262,17 +275,13 @@ class ShapeFeatures(Representation):
             if beside is not None:
                 # its prefix means read from the sample where it holds them
                 # (the same values: a step's do not depend on the walk)
-                self._sampled = (seqs, *sample)
-                try:
-                    beside(self)
-                finally:
-                    del self._sampled
+                beside(self, Sampled(seqs, sample[0], sample[2]))
             then(self._fit_projection(seqs, sample, rng))
             return self
         # ``beside`` on a worker, with the threads (the longer part at scale)
         run([lambda: then(self._fit_projection(
                 seqs, self._sample(seqs, rows, None), rng)),
-             partial(beside, self)])
+             partial(beside, self, None)])
         return self
 
     def _fit_projection(self, seqs, sample, rng):
@@ -411,15 +420,15 @@ class ShapeFeatures(Representation):
         with one_blas_thread():
             return self._walk(seqs, rows, self.n_state_features, n_jobs, coming)
 
-    def indicator_means(self, seqs, rows, n_jobs=None):
+    def indicator_means(self, seqs, rows, n_jobs=None, sampled=None):
         """The prefix means of the fitted indicators (before any projection)
         at the packed steps ``rows``, walking only the sequences that hold
-        them (during fit, those the projection's sample holds are read from
-        it)."""
-        sampled = getattr(self, "_sampled", None)
-        if sampled is None or sampled[0] is not seqs:
+        them; those that ``sampled`` (the :class:`Sampled` walk of the same
+        ``seqs`` that :meth:`fit` hands to ``beside``) holds are read from
+        it."""
+        if sampled is None or sampled.seqs is not seqs:
             return self._walk(*seqs.holding(rows), None, n_jobs)[1]
-        _, means, _, steps = sampled
+        means, steps = sampled.means, sampled.steps
         place = np.full(seqs.data.shape[0], -1)
         place[steps] = np.arange(steps.size)
         at = place[rows]

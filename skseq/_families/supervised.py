@@ -114,10 +114,12 @@ def supervise(representation, seqs, targets, weight, groups=None,
 
 
 def fit_with_axes(representation, seqs, rng, n_jobs, sample_weight, rows, read):
-    """Fit a summary representation with the columns of ``read(representation)``
-    (:func:`read_out`'s result, or None for no columns) appended to its
-    projection, and return its inputs at every step and at ``rows``, those of
-    the ridge's rows with their cross-fitted values.
+    """Fit a summary representation with the columns of ``read(representation,
+    sampled)`` (:func:`read_out`'s result, or None for no columns; ``sampled``
+    the projection's sample walk, or None, as the representation's ``fit``
+    hands it to ``beside``) appended to its projection, and return its inputs
+    at every step and at ``rows``, those of the ridge's rows with their
+    cross-fitted values.
 
     With ``n_jobs``, the read-out runs on a thread beside the projection's fit
     and the walk of the inputs: the walk (the state networks' components, which
@@ -131,9 +133,9 @@ def fit_with_axes(representation, seqs, rng, n_jobs, sample_weight, rows, read):
     """
     done, got, axes, walked = threading.Event(), [], [], []
 
-    def beside(rep):
+    def beside(rep, sampled):
         try:
-            got.append(read(rep))
+            got.append(read(rep, sampled))
         finally:
             done.set()
 
@@ -169,7 +171,7 @@ def append_axes(representation, axes):
 
 
 def read_out(representation, seqs, targets, weight, groups=None,
-             group_weight=None, n_jobs=None):
+             group_weight=None, n_jobs=None, sampled=None):
     """The ridge read-out's decision columns of a summary representation's
     indicators (it reads no projection: it may run while that is fitted):
     ``(rows, columns, offset, values)``, the rows (indices into
@@ -179,7 +181,9 @@ def read_out(representation, seqs, targets, weight, groups=None,
     ``targets.values`` are class indices; ``weight`` the per-sequence weights;
     ``groups`` the group of each sequence (default: each its own) and
     ``group_weight`` its weight as a number of copies (default: ``weight``);
-    ``n_jobs`` threads walk the rows (the same values bit for bit).
+    ``n_jobs`` threads walk the rows (the same values bit for bit);
+    ``sampled``: the projection's sample walk, read where it holds the rows
+    (the representation's ``indicator_means``).
     """
     seq_of = seqs.sequence_of(targets.steps)
     groups = np.arange(seqs.n_sequences) if groups is None else groups
@@ -197,7 +201,8 @@ def read_out(representation, seqs, targets, weight, groups=None,
     if g.size == 0 or g.max() < 2 or np.unique(classes).size < 2:
         # nothing to leave out, or to tell
         return rows[:0], None, None, np.zeros((0, 0))
-    X = representation.indicator_means(seqs, targets.steps[rows], n_jobs)
+    X = representation.indicator_means(seqs, targets.steps[rows], n_jobs,
+                                       sampled=sampled)
     row_weight = weight[seq_of[rows]]
     std = _weighted_std(X, row_weight)
     varying = np.flatnonzero(std > 1e-12)
