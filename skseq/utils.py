@@ -386,7 +386,7 @@ def _labels_1d(labels, name):
 
 def _changes(labels):
     """Whether each step's label differs from the previous step's; missing
-    labels (None, NaN: unlabelled steps) are one label, never a change among
+    labels (None, NaN, NaT: unlabelled steps) are one label, never a change among
     themselves."""
     missing = _is_missing(labels)
     change = missing[1:] != missing[:-1]
@@ -412,7 +412,7 @@ def segments(labels):
     stops : ndarray of shape (n_segments,)
         One past the last step of every segment.
     segment_labels : ndarray of shape (n_segments,)
-        The label of every segment. Missing labels (None or NaN, which mark
+        The label of every segment. Missing labels (None, NaN or NaT, which mark
         unlabelled steps in step-level targets) are one label: a run of them
         is one segment.
 
@@ -435,7 +435,7 @@ def boundary_f1_score(y_true, y_pred, *, tolerance=0):
     """F1 score of the segment boundaries of predicted step labels.
 
     A boundary is a step whose label differs from the previous step's (as
-    in :func:`segments`: a missing label, None or NaN, is one label). A
+    in :func:`segments`: a missing label, None, NaN or NaT, is one label). A
     predicted boundary matches a true one of the same sequence at most
     ``tolerance`` steps away; each boundary matches at most one other, in
     order of time (both are sorted, so matching greedily in time order finds
