@@ -173,7 +173,8 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         sequence's class: with an int k, the k prefixes of lengths
         ceil(j T / k) for j = 1..k (1: the sequences themselves, the paper's
         training); with fractions in (0, 1], the prefixes of lengths
-        ceil(f T), ``x[:int(np.ceil(f * len(x)))]``, for each fraction f. To
+        ceil(f T), ``x[:int(np.ceil(f * len(x)))]``, for each fraction f
+        (``[1.0]`` is the sequences themselves, as 1). To
         classify early, give the fractions of the sequence at which you will
         answer (e.g. ``[0.2, 0.3, 0.5, 1.0]``, with
         ``features="shape_centred"``, the more accurate on prefixes): the
@@ -186,7 +187,8 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         ``readout="mean"``: the model is then trained to give the class at
         the intermediate steps it is averaged over. Fitting costs the steps
         of all the prefixes (with k: about (k + 1) / 2 times the sequences'),
-        and ``n_init="auto"`` counts those steps. Sequence-level labels only.
+        and ``n_init="auto"`` counts those steps. Sequence-level labels only,
+        but for 1 (or ``[1.0]``), which trains on the sequences themselves.
 
     class_weight : dict, "balanced" or None, default=None
         Weights of the classes, as in scikit-learn's classifiers: a dict

@@ -161,7 +161,7 @@ def plot_step_labels(labelings, ax=None, *, classes=None, cmap="tab10"):
     labelings : dict of str to array-like of shape (n_steps,)
         Named labellings of the same sequence, drawn top to bottom, e.g.
         ``{"truth": y[0], "causal": model.predict(X)[0]}``. Steps without a
-        label (None or NaN) are left blank.
+        label (None, NaN or NaT) are left blank.
     ax : matplotlib.axes.Axes, default=None
         Axes to draw on; a new figure's axes if None.
     classes : array-like, default=None

@@ -213,9 +213,10 @@ def from_long_frame(df, sequence_id, time=None, target=None, features=None, *,
         times keep their row order); if None, the rows' order is kept.
     target : str, default=None
         Column with the target. If it is constant within every sequence, y has one
-        target per sequence; otherwise y is step-level (a list of per-step arrays,
-        missing values -- NaN for numbers, None otherwise -- marking steps without
-        target).
+        target per sequence (a sequence whose target is missing on every row is
+        refused, named by its id); otherwise y is step-level (a list of per-step
+        arrays, missing values -- NaN for numbers, None otherwise -- marking steps
+        without target).
     features : str or list of str, default=None
         Feature columns; default all columns but ``sequence_id``, ``time`` and
         ``target``. They must be numeric (bool counts as 0/1; encode categories
@@ -254,7 +255,7 @@ def from_long_frame(df, sequence_id, time=None, target=None, features=None, *,
     X = np.split(_long_frame_values(df, features, order, sequence_id), bounds)
     y = None
     if target is not None:
-        y = _long_frame_targets(pd, df[target], order, same_seq, bounds)
+        y = _long_frame_targets(pd, df[target], order, same_seq, bounds, ids)
     return (X, y, ids) if return_ids else (X, y)
 
 
@@ -353,9 +354,10 @@ def _plain(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
-def _long_frame_targets(pd, column, order, same_seq, bounds):
+def _long_frame_targets(pd, column, order, same_seq, bounds, ids):
     """The target column in step order: one per sequence where it is constant
-    within every sequence, else per step (missing values as NaN or None)."""
+    within every sequence, else per step (missing values as NaN or None). One
+    target per sequence is refused where a sequence has none, naming it."""
     if not column.isna().any():
         y = column.to_numpy()[order]
     elif (pd.api.types.is_numeric_dtype(column)
@@ -365,7 +367,20 @@ def _long_frame_targets(pd, column, order, same_seq, bounds):
         y = column.to_numpy(dtype=object, na_value=None)[order]
     na = pd.isna(y)
     unchanged = (y[1:] == y[:-1]) | (na[1:] & na[:-1])
-    return y[np.r_[0, bounds]] if unchanged[same_seq].all() else np.split(y, bounds)
+    if not unchanged[same_seq].all():
+        return np.split(y, bounds)
+    starts = np.r_[0, bounds]
+    if na[starts].any():
+        i = int(np.argmax(na[starts]))
+        rows = column.index[order[starts[i]:np.r_[bounds, len(y)][i]]]
+        raise ValueError(
+            f"Column {column.name!r} has no value on any row of sequence "
+            f"{_plain(ids[i])!r} (rows {[_plain(r) for r in rows[:5]]}"
+            f"{', ...' if len(rows) > 5 else ''}): it holds one target per "
+            "sequence (constant within each), and that sequence has none. Fill "
+            "it in, drop its rows, or convert the sequences without target on "
+            "their own with target=None.")
+    return y[starts]
 
 
 def _labels_1d(labels, name):
@@ -386,7 +401,7 @@ def _labels_1d(labels, name):
 
 def _changes(labels):
     """Whether each step's label differs from the previous step's; missing
-    labels (None, NaN: unlabelled steps) are one label, never a change among
+    labels (None, NaN, NaT: unlabelled steps) are one label, never a change among
     themselves."""
     missing = _is_missing(labels)
     change = missing[1:] != missing[:-1]
@@ -412,7 +427,7 @@ def segments(labels):
     stops : ndarray of shape (n_segments,)
         One past the last step of every segment.
     segment_labels : ndarray of shape (n_segments,)
-        The label of every segment. Missing labels (None or NaN, which mark
+        The label of every segment. Missing labels (None, NaN or NaT, which mark
         unlabelled steps in step-level targets) are one label: a run of them
         is one segment.
 
@@ -435,7 +450,7 @@ def boundary_f1_score(y_true, y_pred, *, tolerance=0):
     """F1 score of the segment boundaries of predicted step labels.
 
     A boundary is a step whose label differs from the previous step's (as
-    in :func:`segments`: a missing label, None or NaN, is one label). A
+    in :func:`segments`: a missing label, None, NaN or NaT, is one label). A
     predicted boundary matches a true one of the same sequence at most
     ``tolerance`` steps away; each boundary matches at most one other, in
     order of time (both are sorted, so matching greedily in time order finds

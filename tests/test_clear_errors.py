@@ -36,6 +36,40 @@ def test_n_jobs_zero_is_refused_at_validation(make):
         est.fit(X) if not hasattr(est, "predict") else est.fit(X, y)
 
 
+def _fitted_for_n_jobs(make):
+    """A fitted estimator, its call that reads ``n_jobs`` after fit, and X."""
+    X, y = make_tomita(4, 6, random_state=0)
+    est = make()
+    if isinstance(est, HybridHMMClassifier):
+        y = [np.where(np.cumsum(x[:, 0]) > 1, "a", "b") for x in X]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        if hasattr(est, "predict"):
+            return est.fit(X, y), getattr(est, "predict_proba", est.predict), X
+        return est.fit(X), est.transform, X
+
+
+@pytest.mark.parametrize("make", [
+    lambda: IOHMMClassifier(2, n_init=1, max_iter=2, random_state=0),
+    lambda: IOHMMRegressor(2, n_init=1, max_iter=2, random_state=0),
+    lambda: HierarchicalIOHMM((2, 2), n_init=1, max_iter=2, random_state=0),
+    lambda: HybridHMMClassifier(window=2, random_state=0),
+    lambda: RunningPooling(3),
+    lambda: DilatedConvolution(random_state=0),
+    lambda: SequenceUnion([("pool", RunningPooling(2))]),
+])
+@pytest.mark.parametrize("bad", ["two", 0, 1.5, True])
+def test_n_jobs_set_after_fit_is_refused_at_predict(make, bad):
+    est, call, X = _fitted_for_n_jobs(make)
+    before = call(X)
+    est.set_params(n_jobs=bad)
+    with pytest.raises(ValueError, match=f"'n_jobs' parameter of {type(est).__name__}"):
+        call(X)
+    est.set_params(n_jobs=None)
+    for got, expected in zip(call(X), before, strict=True):
+        np.testing.assert_array_equal(got, expected)
+
+
 TS_HEADER = "@problemName T\n@univariate true\n@classLabel true a b\n@data\n"
 
 

@@ -353,9 +353,9 @@ BAD_Y = {
         ["a", "b", "a", "b", "a"], ValueError, r"X has 6 sequences but y has 5"),
     "None": (None, ValueError, r"requires y to be passed"),
     "NaN label": ([0.0, 1.0, nan, 0.0, 1.0, 0.0], ValueError,
-                  r"contains NaN \(or None\) labels: at sequence 2"),
+                  r"contains missing \(NaN, None or NaT\) labels: at sequence 2"),
     "None label": (["a", "b", None, "a", "b", "a"], ValueError,
-                   r"contains NaN \(or None\) labels: at sequence 2"),
+                   r"contains missing \(NaN, None or NaT\) labels: at sequence 2"),
     "inf label": ([0.0, 1.0, 0.0, inf, 1.0, 0.0], ValueError,
                   r"contains infinity: at sequence 3"),
     "continuous": (np.linspace(0, 1, 6), ValueError, r"Unknown label type"),
@@ -423,6 +423,24 @@ def test_step_labels_with_none_as_missing():
     targets = check_targets(y, check_sequences(X), task="classification")
     # Step 2 of sequences 0, 2 and 4 (packed rows 2, 6, 12) is None: unsupervised.
     assert_array_equal(targets.steps, np.setdiff1d(np.arange(17), [2, 6, 12]))
+
+
+def test_nat_labels_are_missing_like_nan():
+    X, _ = _data()
+    seqs = check_sequences(X)
+    day = np.datetime64("2024-03-01", "D")
+    nat = np.datetime64("NaT", "D")
+    # step-level: step 1 of sequence 0 (packed row 1) has no label
+    y = [np.full(k, day) for k in LENGTHS]
+    y[0][1] = nat
+    targets = check_targets(y, seqs, task="classification")
+    assert_array_equal(targets.steps, np.setdiff1d(np.arange(17), [1]))
+    assert not np.isnat(targets.values).any()
+    # sequence-level: a NaT label is refused, naming the sequence
+    y = np.full(len(LENGTHS), day)
+    y[3] = nat
+    with pytest.raises(ValueError, match="missing .*NaT.* labels: at sequence 3"):
+        check_targets(y, seqs, task="classification")
 
 
 def test_rnn_rejects_step_level_labels():

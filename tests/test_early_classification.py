@@ -118,6 +118,23 @@ def test_step_level_targets_with_prefixes_name_what_needs_sequence_labels():
             IOHMMClassifier(n_states=2, features="raw", **params).fit(X, steps)
 
 
+@pytest.mark.parametrize("whole", [[1.0], [1.0, 1.0], np.array([1.0])])
+def test_fractions_of_one_are_the_whole_sequences_as_n_prefixes_1(whole):
+    # ceil(1.0 * T) = T for every T: the sequences themselves, so step-level
+    # labels are accepted as with n_prefixes=1, and every fit is the same
+    X, y = _series(2)
+    steps = [np.full(len(x), c) for x, c in zip(X, y, strict=True)]
+    for labels in (steps, y):
+        params = dict(n_states=2, features="raw", n_init=1, max_iter=5,
+                      random_state=0)
+        one = _fit_quiet(IOHMMClassifier(**params), X, labels)
+        fractions = _fit_quiet(IOHMMClassifier(n_prefixes=whole, **params), X,
+                               labels)
+        assert_array_equal(fractions.emission_coef_, one.emission_coef_)
+        for got, expected in zip(fractions.predict(X), one.predict(X), strict=True):
+            assert_array_equal(got, expected)
+
+
 def test_a_bool_is_not_a_count_of_prefixes():
     # n_prefixes=True fitted one prefix, silently
     X, y = _series(2)

@@ -5,6 +5,7 @@ import itertools
 import pickle
 
 import numpy as np
+import pandas as pd
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.linear_model import LogisticRegression
@@ -416,6 +417,27 @@ def test_segments_take_missing_labels_as_one_label():
     assert_array_equal(segments([1, "1", 1])[0], [0, 1, 2])
     with pytest.raises(ValueError, match=r"prediction\[0\]"):
         segments([np.array(["a", "b"]), np.array(["a"])])  # predict's output
+
+
+def test_segments_take_nat_as_a_missing_label():
+    # datetime and timedelta labels: NaT marks an unlabelled step, as NaN does
+    day = np.datetime64("2024-03-01", "D")
+    nat = np.datetime64("NaT", "D")
+    later = day + np.timedelta64(1, "D")
+    # hand-worked: [day] [NaT NaT] [day day] [later] [NaT]
+    expected = ([0, 1, 3, 5, 6], [1, 3, 5, 6, 7])
+    dates = np.array([day, nat, nat, day, day, later, nat])
+    durations = np.array([1, "NaT", "NaT", 1, 1, 2, "NaT"], dtype="m8[s]")
+    as_objects = [day, pd.NaT, nat, day, day, later, None]
+    for labels in (dates, durations, pd.Series(dates), as_objects):
+        starts, stops, seg_labels = segments(labels)
+        assert_array_equal(starts, expected[0])
+        assert_array_equal(stops, expected[1])
+        assert len(seg_labels) == 5
+    # boundaries of the truth at 1, 3, 5 and 6, predicted at 3: P = 1, R = 1/4
+    truth = [dates]
+    predicted = [np.array([day, day, day, later, later, later, later])]
+    assert boundary_f1_score(truth, predicted) == pytest.approx(2 * 0.25 / 1.25)
 
 
 def test_boundary_f1_refusals_say_what():

@@ -25,6 +25,37 @@ def test_verbose_line_of_a_stopped_restart_says_why(capsys):
     assert "best restart" in line and "max_iter" in line
 
 
+def test_best_so_far_of_a_verbose_fit_skips_restarts_stopped_as_hopeless(capsys):
+    """With lbfgs the restarts advance together and the solver stops those far
+    above the leader; the progress lines come in restart order, so a stopped
+    restart may be reported before the one that stopped it. Its own objective
+    is never the best so far: that is the lowest among the restarts reported
+    until then that ran to the end."""
+    from skseq.datasets import make_tomita
+
+    X, y = make_tomita(4, 20, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model = IOHMMClassifier(2, n_init=3, max_iter=30, random_state=0,
+                                verbose=1).fit(X, y)
+    lines = [line for line in capsys.readouterr().out.splitlines()
+             if line.startswith("Restart ")]
+    assert len(lines) == 3
+    stopped = ["stopped after" in line for line in lines]
+    assert stopped == [True, False, True]  # the first reported was stopped
+    counted = []
+    for line, objective, was_stopped in zip(lines, model.init_objectives_, stopped,
+                                            strict=True):
+        if not was_stopped:
+            counted.append(objective)
+        best = line.split("; best ")[1].split(";")[0]
+        if counted:
+            assert float(best) == pytest.approx(min(counted), rel=1e-5)
+        else:
+            assert best == "none yet"
+    assert model.init_objectives_[1] == min(model.init_objectives_)
+
+
 def test_em_tolerance_is_the_last_fall_of_the_objective():
     monitor = ConvergenceMonitor(tol=0.1, max_iter=10)
     assert not monitor.em_converged([5.0])

@@ -227,6 +227,14 @@ def test_from_long_frame_accepts_multiindex_columns_without_warnings():
     (_frame().assign(t=[2, 1, nan, 0, 5, 1]), {"time": "t", "features": ["x"]},
      ValueError,
      r"Column 't' has a missing time at row 2"),
+    # one target per sequence, and sequence "a" (rows 3 then 1 in time order)
+    # has none: named there, not at the fit by its position
+    (_frame().assign(label=["p", None, "p", None, "q", "p"]),
+     {"time": "t", "target": "label"}, ValueError,
+     r"Column 'label' has no value on any row of sequence 'a' \(rows \[3, 1\]\)"),
+    (_frame().assign(label=[0.5, 1.5, 0.5, 1.5, nan, 0.5], sid=[7, 8, 7, 8, 9, 7])
+     .set_index(pd.Index(list("uvwxyz"))), {"target": "label"}, ValueError,
+     r"Column 'label' has no value on any row of sequence 9 \(rows \['y'\]\)"),
     (_frame().iloc[:0], {"target": "label"}, ValueError, "no rows"),
     (_frame()[["sid", "t"]], {"time": "t"}, ValueError, "No feature columns"),
     (_frame().set_axis(["sid", "t", "x", "x", "label"], axis=1), {"target": "label"},

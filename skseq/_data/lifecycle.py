@@ -6,12 +6,17 @@ import numbers
 from contextlib import contextmanager
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, InvalidParameterError
+from sklearn.utils._param_validation import (
+    Interval,
+    InvalidParameterError,
+    validate_parameter_constraints,
+)
 
 __all__ = [
     "N_JOBS_CONSTRAINT",
     "check_flag",
     "check_fitted_params",
+    "check_n_jobs",
     "record_fitted_params",
     "refuse_bool_counts",
     "restore_on_failure",
@@ -30,12 +35,14 @@ def check_flag(value, name):
         raise TypeError(f"{name} must be True or False, got {value!r}.")
 
 
-def refuse_bool_counts(estimator):
+def refuse_bool_counts(estimator, names=None):
     """InvalidParameterError for a bool given as a count (a parameter whose
-    constraints hold an integer interval): scikit-learn's checks pass
-    ``True`` as the integer 1, and a count of ``True`` fails deep inside or
-    is kept as such in the fitted attributes."""
+    constraints hold an integer interval; among ``names`` if given):
+    scikit-learn's checks pass ``True`` as the integer 1, and a count of
+    ``True`` fails deep inside or is kept as such in the fitted attributes."""
     for name, constraints in estimator._parameter_constraints.items():
+        if names is not None and name not in names:
+            continue
         value = getattr(estimator, name)
         if (isinstance(value, (bool, np.bool_))
                 and any(isinstance(c, Interval) and c.type is numbers.Integral
@@ -43,6 +50,21 @@ def refuse_bool_counts(estimator):
             raise InvalidParameterError(
                 f"The {name!r} parameter of {type(estimator).__name__} must be "
                 f"an int, not a bool. Got {value!r} instead.")
+
+
+def check_n_jobs(estimator):
+    """InvalidParameterError (a ValueError and a TypeError) naming ``n_jobs``
+    if it holds a value fit would refuse, in fit's words.
+
+    scikit-learn checks parameters at fit only, but every prediction reads
+    ``n_jobs`` again: set by ``set_params`` after fit, a bad value would fail
+    deep inside joblib, or pass unnoticed when the work is too small for
+    threads. A prediction checks it first, so a refused call changes nothing.
+    """
+    validate_parameter_constraints(
+        {"n_jobs": estimator._parameter_constraints["n_jobs"]},
+        {"n_jobs": estimator.n_jobs}, caller_name=type(estimator).__name__)
+    refuse_bool_counts(estimator, ("n_jobs",))
 
 
 @contextmanager

@@ -25,7 +25,8 @@ def prefix_lengths(lengths, n_prefixes):
 
 def check_prefixes(n_prefixes):
     """``n_prefixes`` as given (an int >= 1, validated by the constraints), or
-    its fractions as a 1-D array, each in (0, 1]."""
+    its fractions as a 1-D array, each in (0, 1]; fractions that are all 1
+    (``[1.0]``: the whole sequences, whatever their lengths) as the int 1."""
     if isinstance(n_prefixes, numbers.Integral):
         return n_prefixes
     try:
@@ -37,7 +38,7 @@ def check_prefixes(n_prefixes):
         raise ValueError(
             "n_prefixes must be an int >= 1 or a non-empty 1-D list of "
             f"fractions of the sequence in (0, 1]; got {n_prefixes!r}.")
-    return fractions
+    return 1 if np.all(fractions == 1.0) else fractions
 
 
 def prefix_sequences(seqs, n_prefixes):

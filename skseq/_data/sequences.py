@@ -196,11 +196,13 @@ def _check_container(obj, label, expected="a collection of sequences"):
 
 
 def _is_na(value):
-    """Missing-value scalar: None, NaN, or pandas' NA / NaT."""
+    """Missing-value scalar: None, NaN, NumPy's NaT, or pandas' NA / NaT."""
     if value is None:
         return True
     if isinstance(value, (float, np.floating)):
         return bool(np.isnan(value))
+    if isinstance(value, (np.datetime64, np.timedelta64)):
+        return bool(np.isnat(value))
     return type(value).__name__ in ("NAType", "NaTType")
 
 

@@ -23,9 +23,12 @@ __all__ = ["check_sample_weight", "check_targets", "score_targets"]
 
 # -- y ------------------------------------------------------------------------
 def _is_missing(values):
-    """Element-wise "no target" marker: NaN, or None/NA in object arrays."""
+    """Element-wise "no target" marker: NaN, NaT (datetime or timedelta), or
+    None/NA/NaT in object arrays."""
     if values.dtype.kind == "f":
         return np.isnan(values)
+    if values.dtype.kind in "mM":
+        return np.isnat(values)
     if values.dtype == object:
         return np.array([_is_na(v) for v in values], dtype=bool)
     return np.zeros(values.shape, dtype=bool)
@@ -162,8 +165,8 @@ def _sequence_level(y, seqs, task, name):
         missing = _is_missing(values)
         if missing.any():
             raise ValueError(
-                f"Input {name} contains NaN (or None) labels: at sequence "
-                f"{np.flatnonzero(missing)[0]}."
+                f"Input {name} contains missing (NaN, None or NaT) labels: at "
+                f"sequence {np.flatnonzero(missing)[0]}."
             )
         _check_labels(values, name, lambda i: f"sequence {i}")
     else:
@@ -217,10 +220,10 @@ def check_targets(y, seqs, *, task, name="y"):
         Sequence-level: 1-D, one target per sequence (a column vector is ravelled
         for classification with a ``DataConversionWarning``; a 2-D array is
         multi-output for regression). Step-level: a list of per-sequence arrays with
-        the sequences' lengths, NaN (or None) marking steps without target; for
-        regression also a 3-D array padded like X. A 2-D array whose width equals
-        the common length (> 1) of all sequences is ambiguous and raises a
-        ValueError saying how to pass either meaning.
+        the sequences' lengths, NaN (or None, or NaT) marking steps without
+        target; for regression also a 3-D array padded like X. A 2-D array
+        whose width equals the common length (> 1) of all sequences is
+        ambiguous and raises a ValueError saying how to pass either meaning.
     seqs : Sequences
         The validated inputs.
     task : {"classification", "regression"}

@@ -47,14 +47,16 @@ def run_restarts(attempts, n_init, *, verbose=0, stop=None, monitor=None):
     Returns
     -------
     best : dict or None
-        The best result among those that did not diverge (None if all did).
+        The best result among those that did not diverge and were not
+        dropped; the best dropped one only if every other start diverged
+        (None if all did).
     objectives : ndarray of shape (n_run,)
         The objective of every start run, in order (NaN where it diverged; a
         tuple objective contributes its first entry).
     """
     if monitor is None:
         monitor = ConvergenceMonitor(verbose=verbose)
-    best = None
+    best = best_dropped = None
     objectives = []
     attempts = iter(attempts)
     for k in range(1, n_init + 1):
@@ -65,9 +67,18 @@ def run_restarts(attempts, n_init, *, verbose=0, stop=None, monitor=None):
         diverged = _diverged(result)
         objectives.append(np.nan if diverged
                           else float(np.ravel(result["objective"])[0]))
-        if not diverged and (best is None or result["objective"] < best["objective"]):
-            best = result
+        # A dropped start is not a candidate: the progress line's best so far
+        # is among the starts that count, whatever order they finish in.
+        if not diverged and result.get("dropped"):
+            best_dropped = _better(result, best_dropped)
+        elif not diverged:
+            best = _better(result, best)
         monitor.restart_done(k, n_init, result, diverged, best)
         if stop is not None and not diverged and stop(result):
             break
-    return best, np.asarray(objectives)
+    return (best if best is not None else best_dropped), np.asarray(objectives)
+
+
+def _better(result, best):
+    """``result`` if its objective is below ``best``'s (or there is no best)."""
+    return result if best is None or result["objective"] < best["objective"] else best

@@ -10,6 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._data import (
     Sequences,
+    check_n_jobs,
     restore_on_failure,
     validate_sequences,
 )
@@ -52,6 +53,8 @@ class _SequenceTransformer(TransformerMixin, BaseEstimator):
 
     def _validated(self, X):
         check_is_fitted(self)
+        if "n_jobs" in self._parameter_constraints:
+            check_n_jobs(self)
         return validate_sequences(self, X, reset=False)
 
     def __sklearn_tags__(self):

@@ -14,6 +14,7 @@ from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
 
 from .._data import (
     N_JOBS_CONSTRAINT,
+    check_n_jobs,
     check_sequences,
     restore_on_failure,
     validate_sequences,
@@ -224,6 +225,7 @@ class SequenceUnion(TransformerMixin, _BaseComposition):
             The transformers' features, side by side at every step.
         """
         check_is_fitted(self)
+        check_n_jobs(self)
         seqs = validate_sequences(self, X, reset=False)
         outputs = Parallel(n_jobs=self.n_jobs)(
             delayed(_transform_one)(trans, X) for _, trans in self.transformers_
