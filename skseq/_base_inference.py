@@ -16,7 +16,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ._base_dask import dask_aware, is_dask_collection, score_dask
-from ._data import check_fitted_params, check_flag, check_n_jobs, score_targets
+from ._data import check_fitted_params, check_flag, score_targets
 from ._families.outputs import Mixture, readout_rows
 from ._fit.objective import FittedModel
 from ._fit.resources import check_memory
@@ -56,7 +56,6 @@ class IOHMMInference:
         and ``n_jobs``, which every prediction reads."""
         check_is_fitted(self)
         check_fitted_params(self)
-        check_n_jobs(self)
         return self._validate_X(X, reset=False)
 
     def _fitted_model(self):

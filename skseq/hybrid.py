@@ -22,7 +22,6 @@ from ._data import (
     N_JOBS_CONSTRAINT,
     check_fitted_params,
     check_flag,
-    check_n_jobs,
     check_sample_weight,
     check_targets,
     record_fitted_params,
@@ -401,7 +400,6 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
     def _checked(self, X):
         check_is_fitted(self)
         check_fitted_params(self)
-        check_n_jobs(self)
         return validate_sequences(self, X, reset=False)
 
     def _log_emissions(self, seqs):

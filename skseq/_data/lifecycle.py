@@ -115,7 +115,10 @@ def record_fitted_params(estimator, names):
 
 def check_fitted_params(estimator, advice=None):
     """ValueError if a parameter recorded at fit has changed since
-    (``advice``: what to do, by default refit)."""
+    (``advice``: what to do, by default refit); and :func:`check_n_jobs` for
+    an estimator with ``n_jobs``, which a fitted model reads again."""
+    if "n_jobs" in getattr(estimator, "_parameter_constraints", {}):
+        check_n_jobs(estimator)
     fitted = getattr(estimator, "_fitted_params_", None)
     if fitted is None:  # fitted before the record existed
         return
