@@ -17,7 +17,12 @@ from skseq import (
 )
 from skseq._data import check_sequences
 from skseq.datasets import load_ts, make_tomita
-from skseq.preprocessing import DilatedConvolution, RunningPooling, SequenceUnion
+from skseq.preprocessing import (
+    DilatedConvolution,
+    RunningPooling,
+    SequenceFeatures,
+    SequenceUnion,
+)
 
 
 @pytest.mark.parametrize("make", [
@@ -67,6 +72,27 @@ def test_n_jobs_set_after_fit_is_refused_at_predict(make, bad):
         call(X)
     est.set_params(n_jobs=None)
     for got, expected in zip(call(X), before, strict=True):
+        np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("make, name, bad", [
+    (RunningPooling, "window", 2.5), (RunningPooling, "window", "x"),
+    (RunningPooling, "statistic", "median"), (RunningPooling, "statistic", None),
+    (lambda: SequenceFeatures(diff=True), "diff", "yes"),
+])
+def test_parameters_set_after_fit_are_checked_at_transform(make, name, bad):
+    """A transformer reads its parameters again at transform: one set to a bad
+    value after fit is refused by name (not a KeyError or a comparison of a
+    str with an int deep inside, nor a window of 2.5 steps taken as it is)."""
+    X = [np.arange(12.0).reshape(6, 2), np.ones((3, 2))]
+    est = make().fit(X)
+    before = est.transform(X)
+    good = est.get_params()[name]
+    est.set_params(**{name: bad})
+    with pytest.raises(ValueError, match=f"'{name}' parameter of {type(est).__name__}"):
+        est.transform(X)
+    est.set_params(**{name: good})
+    for got, expected in zip(est.transform(X), before, strict=True):
         np.testing.assert_array_equal(got, expected)
 
 

@@ -52,7 +52,13 @@ class _SequenceTransformer(TransformerMixin, BaseEstimator):
         """Checks across parameters (beyond ``_parameter_constraints``)."""
 
     def _validated(self, X):
+        """The sequences of a transform, once the transformer is fitted and
+        its parameters valid: transform reads them again, and ``set_params``
+        after fit is not checked by scikit-learn (a bad ``window`` or
+        ``statistic`` would fail deep inside, or pass)."""
         check_is_fitted(self)
+        self._validate_params()
+        self._check_params()
         if "n_jobs" in self._parameter_constraints:
             check_n_jobs(self)
         return validate_sequences(self, X, reset=False)

@@ -88,7 +88,6 @@ class SequenceFeatures(_SequenceTransformer):
             With the features listed by :meth:`get_feature_names_out`.
         """
         seqs = self._validated(X)
-        self._check_params()
         U = seqs.data
         cols = [U] if self.keep_input else []
         if self.diff:
