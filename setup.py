@@ -34,8 +34,8 @@ AVX512 = ["-mavx512f", "-mavx512cd", "-mavx512bw", "-mavx512dq", "-mavx512vl",
 
 # The compiled modules of skseq/_kernels, each beside its thin wrapper: the
 # forward-backward and Viterbi recursions, the row operations of the networks
-# (softmax and its gradients), the fused transition pass, and the convolutions of
-# the per-step representations. On x86-64 some are also built for wider vector
+# (softmax and its gradients), the fused transition pass, the convolutions of
+# the per-step representations and their running pooling. On x86-64 some are also built for wider vector
 # units; skseq/_kernels/_build.py picks at import time the widest build the CPU
 # runs, so a binary built here runs anywhere.
 extensions = [
@@ -44,6 +44,7 @@ extensions = [
     kernel_extension("_softmax"),
     # Bound by writing their output: an AVX2 build is no faster, so portable only.
     kernel_extension("_convolution"),
+    kernel_extension("_pooling"),
     # Order statistics of the convolutions' columns (the thresholds): portable.
     kernel_extension("_select"),
 ]

@@ -1,6 +1,6 @@
 """The convolution kernels called directly (``skseq._kernels.convolution``):
 the prefix means of the dilated-convolution and amplitude-level indicators,
-projected, and the running pooling in place.
+projected.
 
 References: every step's indicators from ``dilated_convolution`` (itself
 checked against a loop over the taps in test_representations.py) and the
@@ -164,13 +164,3 @@ def test_prefix_indicators_rejects_bad_arguments():
             **kwargs, "biases": np.empty((conv.biases_.shape[0], 0))})
     with pytest.raises(ValueError, match="offsets do not partition"):
         convolution.prefix_indicators(seqs.data, [0, 5, 5, 30], [0], **kwargs)
-
-
-def test_only_the_prefix_is_pooled_in_place():
-    x = np.arange(12.0).reshape(6, 2)
-    offsets = np.array([0, 4, 6])
-    expected = convolution.running_pool(x, offsets, None, "mean")
-    assert convolution.running_pool(x, offsets, None, "mean", out=x) is x
-    assert_array_equal(x, expected)
-    with pytest.raises(ValueError, match="cannot be pooled in place"):
-        convolution.running_pool(x, offsets, 2, "mean", out=x)

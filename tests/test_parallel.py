@@ -75,3 +75,19 @@ def test_map_blocks_maps_the_same_fixed_blocks_whatever_n_jobs(n_rows):
 
         assert _parallel.map_blocks(func, n_rows, 5, n_jobs) == expected
         assert (len(set(where.values())) > 1) == (n_jobs > 1 and len(expected) > 1)
+
+
+@pytest.mark.parametrize("first, end", [(0, 40), (3, 40), (7, 29), (12, 13)])
+@pytest.mark.parametrize("n_ranges", [1, 2, 3, 8])
+def test_split_at_sequences_cuts_only_at_sequence_starts(first, end, n_ranges):
+    offsets = np.array([0, 5, 7, 12, 20, 21, 33, 40])
+    ranges = _parallel.split_at_sequences(offsets, first, end, n_ranges)
+    assert ranges[0][0] == first and ranges[-1][1] == end
+    assert all(a < b for a, b in ranges)
+    assert all(b == c for (_, b), (c, _) in zip(ranges[:-1], ranges[1:], strict=True))
+    assert {b for _, b in ranges[:-1]} <= set(offsets.tolist())
+    assert len(ranges) <= n_ranges
+    # the cut of the pieces (parts of sequences) within first:end
+    pieces = [first, *[o for o in offsets if first < o < end], end]
+    expected = _ranges_by_loop(np.array(pieces) - first, n_ranges)
+    assert ranges == [(pieces[a], pieces[b]) for a, b in expected]

@@ -18,7 +18,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 
 from skseq._data import check_sequences
 from skseq._data.window import window_summaries
-from skseq._kernels import convolution
+from skseq._kernels import pooling
 
 OFFSETS = [0.0, 1e4, 1e8, 1e12, -1e12]
 
@@ -69,7 +69,7 @@ def test_summary_spreads_are_exact_far_from_zero(offset):
 def test_running_std_against_exact_slices(window, offset):
     X = _sequences(offset)
     seqs = check_sequences(X)
-    got = convolution.running_pool(seqs.data, seqs.offsets, window, "std")
+    got = pooling.running_pool(seqs.data, seqs.offsets, window, "std")
     expected = [[_exact_std(_trailing(x[:, c], t, window)) for c in range(2)]
                 for x in X for t in range(len(x))]
     assert_allclose(got, np.array(expected), rtol=1e-14, atol=0)
@@ -95,8 +95,8 @@ def test_long_sequence_far_from_zero_does_not_drift():
     x = 1e9 + rng.normal(size=100_000)
     offsets = np.array([0, x.size])
     window = 32
-    spread = convolution.running_pool(x[:, None], offsets, window, "std")[:, 0]
-    mean = convolution.running_pool(x[:, None], offsets, window, "mean")[:, 0]
+    spread = pooling.running_pool(x[:, None], offsets, window, "std")[:, 0]
+    mean = pooling.running_pool(x[:, None], offsets, window, "mean")[:, 0]
     full = sliding_window_view(x, window)
     # numpy's two-pass spread over every full window: within 1e-12 at 1e9
     assert_allclose(spread[window - 1:], full.std(axis=1), rtol=1e-12)
@@ -114,14 +114,14 @@ def test_spreads_of_huge_values_stay_finite_and_exact():
     noise = np.random.default_rng(4).normal(size=6)
     x = np.column_stack([big, noise])
     offsets = np.array([0, 6])
-    got = convolution.running_pool(x, offsets, 3, "std")
+    got = pooling.running_pool(x, offsets, 3, "std")
     assert np.isfinite(got).all()
     assert got[0, 0] == got[5, 0] == 0.0  # one step; a flat window at 1.7e308
     for t in range(6):  # exact on the values divided by 2**1000 (exactly)
         scaled = [v / 2.0**1000 for v in _trailing(big, t, 3)]
         assert_allclose(got[t, 0] / 2.0**1000, _exact_std(scaled), rtol=1e-14)
     # the other channel's spreads are those it has alone, bit for bit
-    alone = convolution.running_pool(noise[:, None], offsets, 3, "std")[:, 0]
+    alone = pooling.running_pool(noise[:, None], offsets, 3, "std")[:, 0]
     assert_array_equal(got[:, 1], alone)
     with pytest.raises(ValueError, match="needs a trailing window"):
-        convolution.running_pool(x, offsets, None, "std")
+        pooling.running_pool(x, offsets, None, "std")

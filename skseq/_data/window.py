@@ -8,7 +8,7 @@ import numbers
 import numpy as np
 from sklearn.utils._param_validation import Interval
 
-from .._kernels import convolution
+from .._kernels import pooling
 from .representation_base import Representation, as_weighted
 
 
@@ -36,10 +36,10 @@ def window_summaries(seqs, window):
     x = seqs.data
     blocks = [x]
     for w in (max(1, window // 4), window):
-        blocks += [convolution.running_pool(x, seqs.offsets, w, "mean"),
-                   convolution.running_pool(x, seqs.offsets, w, "max"),
-                   -convolution.running_pool(-x, seqs.offsets, w, "max"),
-                   convolution.running_pool(x, seqs.offsets, w, "std")]
+        blocks += [pooling.running_pool(x, seqs.offsets, w, "mean"),
+                   pooling.running_pool(x, seqs.offsets, w, "max"),
+                   -pooling.running_pool(-x, seqs.offsets, w, "max"),
+                   pooling.running_pool(x, seqs.offsets, w, "std")]
     return np.hstack(blocks)
 
 

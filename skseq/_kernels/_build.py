@@ -22,13 +22,14 @@ FEATURES = {
 # AVX2 + FMA where it pays (20% faster forward-backward at 32 states,
 # benchmarks/bench_speed.py), AVX-512 for the fused pass, whose exp is most of its
 # work (1.2-1.5x its AVX2 build, benchmarks/bench_fused.py); the convolutions are
-# bound by writing their output, so only portable. Other platforms get the
-# portable builds alone.
+# bound by writing their output, so only portable, as is their running pooling.
+# Other platforms get the portable builds alone.
 BUILDS = {
     "_forward_backward": ("avx2", "portable"),
     "_softmax": ("avx2", "portable"),
     "_fused": ("avx512", "avx2", "portable"),
     "_convolution": ("portable",),
+    "_pooling": ("portable",),
     "_select": ("portable",),
 }
 

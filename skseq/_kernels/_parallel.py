@@ -2,7 +2,8 @@
 
 The kernels release the GIL, so threads run them in parallel. Every wrapper
 decides how many threads its work pays for (:func:`n_threads`), cuts it into
-contiguous ranges (:func:`balanced_ranges` for ranges of similar size) and runs
+contiguous ranges (:func:`balanced_ranges` for ranges of similar size,
+:func:`split_at_sequences` for packed steps cut at sequence starts) and runs
 one call per range (:func:`run`), or maps fixed blocks of rows over them
 (:func:`map_blocks`); :func:`one_blas_thread` keeps BLAS threads from competing
 with them.
@@ -41,6 +42,17 @@ def balanced_ranges(offsets, n_ranges):
         [[0], np.searchsorted(offsets, targets, side="left"), [n_items]]
     ))
     return list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
+
+
+def split_at_sequences(offsets, first, end, n_ranges):
+    """Packed steps ``first:end`` cut at the sequence starts (``offsets``)
+    within them into at most ``n_ranges`` ranges ``(first, end)`` of about
+    equal numbers of steps."""
+    # the parts of sequences within first:end
+    pieces = np.concatenate(
+        [[first], offsets[(offsets > first) & (offsets < end)], [end]])
+    return [(int(pieces[a]), int(pieces[b]))
+            for a, b in balanced_ranges(pieces - first, n_ranges)]
 
 
 def run(tasks):

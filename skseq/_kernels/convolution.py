@@ -1,6 +1,8 @@
-"""Thin wrappers around the kernels of ``_convolution.pyx``: shape checks,
-allocation, and rows or sequences spread over threads (the kernels release the
-GIL, so threads run them in parallel)."""
+"""Thin wrappers around the kernels of ``_convolution.pyx``, the dilated
+convolutions (Dempster, Schmidt & Webb 2021) and the prefix means of their
+indicators: shape checks, allocation, and rows or sequences spread over threads
+(the kernels release the GIL, so threads run them in parallel). The running
+pooling is in ``pooling.py``."""
 
 import functools
 import itertools
@@ -9,6 +11,7 @@ import numpy as np
 
 from . import _parallel
 from ._build import build
+from ._packed import check_offsets, overflow_scale
 
 _convolution = build("_convolution")
 
@@ -31,8 +34,6 @@ _PENDING_BYTES = 6 * 1024 * 2704 * 8
 # enough to stay in the cache (13% faster on 2 biases, as fast on 3).
 _GROUP_SIZE = 2
 _GROUP_MAX_BIASES = 2
-# Sums of values scaled below 2 ** this stay far from float64 overflow (2 ** 1024).
-_SAFE_EXPONENT = 1000
 
 
 def kernel_weights(kernel):
@@ -65,7 +66,7 @@ def _checked_combinations(data, offsets, dilations, combination_ptr, positions,
     biases = np.ascontiguousarray(biases, dtype=np.float64)
     n_steps, n_channels = data.shape
     n_comb = positions.shape[0]
-    _check_offsets(offsets, n_steps)
+    check_offsets(offsets, n_steps)
     if dilations.size and dilations.max() > np.iinfo(np.intp).max // (4 * N_TAPS):
         raise ValueError(f"dilation {dilations.max()} is too large: the kernel's "
                          "step indices would overflow.")
@@ -86,12 +87,6 @@ def _checked_combinations(data, offsets, dilations, combination_ptr, positions,
         raise ValueError("biases must be (n_combinations, n_biases).")
     return (data, offsets, dilations, combination_ptr, positions, channel_ptr,
             channels, biases)
-
-
-def _check_offsets(offsets, n_steps):
-    if not (offsets.ndim == 1 and offsets.size and offsets[0] == 0
-            and offsets[-1] == n_steps and np.all(np.diff(offsets) > 0)):
-        raise ValueError("offsets do not partition the steps into sequences.")
 
 
 def _checked_rows(rows, n_steps):
@@ -193,16 +188,6 @@ def _group_table(cum_weights, combination_ptr, group_size):
         table.reshape(members.shape[0] * table.shape[1], width))
 
 
-def _split_at_sequences(offsets, c0, c1, values_per_step, n_jobs):
-    """Packed steps c0:c1 cut at sequence starts into ranges of about equal
-    numbers of steps, one per thread."""
-    n_chunks = _n_chunks(c1 - c0, (c1 - c0) * values_per_step, n_jobs)
-    # the parts of sequences within c0:c1
-    pieces = np.concatenate([[c0], offsets[(offsets > c0) & (offsets < c1)], [c1]])
-    return [(int(pieces[a]), int(pieces[b]))
-            for a, b in _parallel.balanced_ranges(pieces - c0, n_chunks)]
-
-
 def dilated_convolution(data, offsets, rows, *, dilations, combination_ptr,
                         positions, channel_ptr, channels, biases, causal,
                         zero_pad, n_jobs=None):
@@ -247,7 +232,7 @@ def dilated_convolution(data, offsets, rows, *, dilations, combination_ptr,
     bounds = np.linspace(0, n_rows, n_chunks + 1).astype(np.intp).tolist()
     func = _convolution.dilated_convolution_fill
     # A kernel sums 9 taps of weight -1 and 3 of weight 3 over each channel.
-    scale = _overflow_scale(data, 18 * data.shape[1]) if not biases.shape[1] else 1.0
+    scale = overflow_scale(data, 18 * data.shape[1]) if not biases.shape[1] else 1.0
     if scale != 1.0:
         data = data / scale
     _run([(func, (data, rows, first, last, dilations, combination_ptr, positions,
@@ -422,7 +407,9 @@ def _walk_chunk(fixed, rows, dest, base, steps, carry, causal, zero_pad, outputs
     and running sums); returns the state the last range leaves."""
     offsets = fixed[1]
     n_ind, k = carry[0].shape[0], carry[1].shape[1]
-    pieces = _split_at_sequences(offsets, *steps, n_ind, n_jobs)
+    c0, c1 = steps
+    pieces = _parallel.split_at_sequences(
+        offsets, c0, c1, _n_chunks(c1 - c0, (c1 - c0) * n_ind, n_jobs))
     states = [carry] + [(np.empty(n_ind, dtype=np.intp), np.empty((2, k)))
                         for _ in pieces[1:]]
     calls = []
@@ -445,84 +432,3 @@ def _project_rows(means, row_weights, row_offset, at_rows, dest, n_jobs):
     _run([(_convolution.project_rows_fill,
            (means, row_weights, row_offset, dest, a, b, at_rows))
           for a, b in zip(bounds[:-1], bounds[1:], strict=True)])
-
-
-def running_pool(data, offsets, window, statistic, n_jobs=None, out=None):
-    """Running mean, maximum or standard deviation of every feature along each
-    sequence.
-
-    Parameters
-    ----------
-    data : ndarray of shape (n_steps, n_features)
-        Packed sequences.
-    offsets : ndarray of shape (n_sequences + 1,)
-    window : int or None
-        Steps per trailing window; None: the whole prefix (not for "std").
-    statistic : {"mean", "max", "std"}
-        "std": the standard deviation over each window (divided by its number
-        of steps, as ``numpy.std``), from the deviations from the window's own
-        mean: exact to a few ulps of the spread whatever the features' offset.
-    n_jobs : int or None
-    out : ndarray of shape (n_steps, n_features) or None
-        Where to write; may be ``data`` itself for the whole prefix
-        (``window=None``), whose kernels read each value before writing it.
-
-    Returns
-    -------
-    out : ndarray of shape (n_steps, n_features)
-    """
-    data = np.ascontiguousarray(data, dtype=np.float64)
-    offsets = np.ascontiguousarray(offsets, dtype=np.intp)
-    n_steps = data.shape[0]
-    _check_offsets(offsets, n_steps)
-    if window is not None and window < 1:
-        raise ValueError(f"window must be at least 1, got {window}.")
-    if window is None and statistic == "std":
-        raise ValueError("a running standard deviation needs a trailing window.")
-    func = {"mean": _convolution.running_mean_fill,
-            "max": _convolution.running_max_fill,
-            "std": _convolution.running_std_fill}[statistic]
-    if out is None:
-        out = np.empty_like(data)
-    elif (out.shape != data.shape or out.dtype != np.float64
-          or not out.flags.c_contiguous):
-        raise ValueError("out must be a C-contiguous float64 array like data.")
-    elif window is not None and np.shares_memory(out, data):
-        raise ValueError("a trailing window cannot be pooled in place.")
-    chunks = np.searchsorted(offsets, _split_at_sequences(
-        offsets, 0, n_steps, data.shape[1], n_jobs)).tolist()
-    scale = 1.0  # values near 1e308 (2**500 for "std"): summed scaled down
-    if statistic != "max":
-        scale = (_overflow_scale(data, n_steps) if statistic == "mean"
-                 else _spread_scale(data, window))
-    if np.any(scale != 1.0):
-        data = np.divide(data, scale, out=data if out is data else None)
-    _run([(func, (data, offsets, window or 0, a, b, out)) for a, b in chunks])
-    if np.any(scale != 1.0):
-        out *= scale
-    return out
-
-
-def _spread_scale(data, window):
-    """Per feature, a power of two by which to divide ``data`` so that the
-    squared deviations of ``window`` values from their mean (each at most twice
-    the largest value) sum to less than 2 ** ``_SAFE_EXPONENT``; 1 where they
-    do already. Dividing by a power of two, and multiplying the spreads back,
-    rounds nothing (but values pushed below the normal range, whose squares
-    underflow anyway), and only the features holding such values change."""
-    largest = np.abs(data).max(axis=0) if data.shape[0] else np.zeros(data.shape[1])
-    room = (_SAFE_EXPONENT - int(window).bit_length()) // 2
-    exponent = np.frexp(largest)[1] + 1 - room
-    return np.ldexp(1.0, np.maximum(exponent, 0))
-
-
-def _overflow_scale(data, n_terms):
-    """A power of two by which to divide ``data`` so that sums of ``n_terms``
-    of its values (times weights of at most 1) stay finite; 1 when they do
-    already. Dividing by a power of two is exact, so a mean computed on the
-    scaled values and multiplied back is the same, only without overflow."""
-    if not data.size:
-        return 1.0
-    largest = float(np.abs(data).max())
-    exponent = np.frexp(largest)[1] + int(n_terms).bit_length() - _SAFE_EXPONENT
-    return 2.0 ** exponent if exponent > 0 else 1.0

@@ -20,7 +20,7 @@ from .._data import (
     validate_sequences,
 )
 from .._data.dilated import DilatedKernels, check_quantile_range, kernel_arguments
-from .._kernels import convolution
+from .._kernels import convolution, pooling
 from ._base import _output, _SequenceTransformer
 
 
@@ -261,11 +261,11 @@ class DilatedConvolution(_SequenceTransformer):
         check_fitted_params(self)
         out = self._convolve(seqs, np.arange(seqs.data.shape[0]), self.biases_)
         if self.pooling == "prefix":
-            convolution.running_pool(out, seqs.offsets, None, "mean", self.n_jobs,
-                                   out=out)
+            pooling.running_pool(out, seqs.offsets, None, "mean", self.n_jobs,
+                                 out=out)
         elif self.pooling is not None:
-            out = convolution.running_pool(out, seqs.offsets, self.pooling, "mean",
-                                         self.n_jobs)
+            out = pooling.running_pool(out, seqs.offsets, self.pooling, "mean",
+                                       self.n_jobs)
         return _output(seqs, out)
 
     def get_feature_names_out(self, input_features=None):
@@ -378,5 +378,5 @@ class RunningPooling(OneToOneFeatureMixin, _SequenceTransformer):
             With the features of X.
         """
         seqs = self._validated(X)
-        return _output(seqs, convolution.running_pool(
+        return _output(seqs, pooling.running_pool(
             seqs.data, seqs.offsets, self.window, self.statistic, self.n_jobs))

@@ -1,0 +1,68 @@
+"""The running pooling called directly (``skseq._kernels.pooling``): in place
+over the whole prefix, the refusal of bad arguments, and values that depend
+on a sequence alone, whatever the threads and the other sequences of the call.
+
+References: a plain loop over every step's window (``numpy.mean``, ``max`` and
+``std`` of its slice); the same sequence pooled on its own on one thread.
+"""
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+
+from skseq._kernels import pooling
+
+
+def _by_loop(x, offsets, window, statistic):
+    reduce = {"mean": np.mean, "max": np.max, "std": np.std}[statistic]
+    out = np.empty_like(x)
+    for a, z in zip(offsets[:-1], offsets[1:], strict=True):
+        for t in range(a, z):
+            lo = a if window is None else max(a, t - window + 1)
+            out[t] = reduce(x[lo : t + 1], axis=0)
+    return out
+
+
+def test_only_the_prefix_is_pooled_in_place():
+    x = np.arange(12.0).reshape(6, 2)
+    offsets = np.array([0, 4, 6])
+    expected = pooling.running_pool(x, offsets, None, "mean")
+    assert pooling.running_pool(x, offsets, None, "mean", out=x) is x
+    assert_array_equal(x, expected)
+    with pytest.raises(ValueError, match="cannot be pooled in place"):
+        pooling.running_pool(x, offsets, 2, "mean", out=x)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"offsets": [0, 3, 3, 6]}, "offsets do not partition"),
+    ({"offsets": [0, 5]}, "offsets do not partition"),
+    ({"window": 0}, "window must be at least 1, got 0"),
+    ({"window": None, "statistic": "std"}, "needs a trailing window"),
+    ({"out": np.empty((6, 3))}, "out must be a C-contiguous float64 array"),
+    ({"out": np.empty((6, 2), dtype=np.float32)}, "out must be a C-contiguous"),
+    ({"out": np.empty((2, 6)).T}, "out must be a C-contiguous"),
+])
+def test_bad_arguments_are_refused(kwargs, match):
+    args = {"data": np.ones((6, 2)), "offsets": [0, 2, 6], "window": 2,
+            "statistic": "mean", **kwargs}
+    with pytest.raises(ValueError, match=match):
+        pooling.running_pool(**args)
+
+
+@pytest.mark.parametrize("window, statistic", [
+    (w, s) for w in (None, 1, 4, 50) for s in ("mean", "max", "std")
+    if w is not None or s != "std"])
+def test_a_sequence_is_pooled_on_its_own(window, statistic):
+    # 2**21 values: enough for two threads (1 << 20 values per thread at least)
+    rng = np.random.default_rng(3)
+    lengths = rng.integers(1, 120, size=7000)
+    offsets = np.concatenate([[0], np.cumsum(lengths)])
+    x = rng.normal(size=(offsets[-1], 8))
+    together = pooling.running_pool(x, offsets, window, statistic, n_jobs=2)
+    for s in (0, 1, 3500, 6999):
+        a, z = offsets[s], offsets[s + 1]
+        alone = pooling.running_pool(x[a:z], [0, z - a], window, statistic, n_jobs=1)
+        assert_array_equal(together[a:z], alone)
+    head = offsets[40]  # the first 40 sequences against a loop
+    assert_allclose(together[:head], _by_loop(x[:head], offsets[:41], window,
+                                              statistic), rtol=1e-13, atol=1e-14)
