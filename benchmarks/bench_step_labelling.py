@@ -5,7 +5,7 @@ labelled with its recording's class: the official training recordings make the
 training sessions (two random passes over them), the official test recordings
 make the test sessions (one pass), so no recording is seen on both sides.
 BasicMotions (6-D accelerometer and gyroscope, 4 activities) and PLAID (1-D
-appliance current, 11 appliances); ``--seeds`` constructions of the sessions.
+appliance current, 11 appliances); ``--seeds`` constructions (``SEEDS``: 10, 3).
 
 Compared in one run, on the same sessions:
 
@@ -40,7 +40,7 @@ tolerance is 10% of the median recording length of the set (10 steps for
 BasicMotions, 30 for PLAID). Fit time is the whole fit of each model; the
 hybrids' causal prediction time is kept in the JSON.
 
-    python benchmarks/bench_step_labelling.py [--seeds 3] [--datasets ...] [--quick]
+    python benchmarks/bench_step_labelling.py [--seeds N] [--datasets ...] [--quick]
     python benchmarks/bench_step_labelling.py --render
     python benchmarks/bench_step_labelling.py --tuning
 
@@ -78,6 +78,7 @@ LAG_JSON = RESULTS / "step_labelling_lag.json"  # bench_step_labelling_lag.py
 WINDOW_JSON = RESULTS / "step_labelling_window.json"  # ..._window.py
 LAGS = 32
 AFTER = 10  # steps after a change counted as "at the change" (lag section)
+SEEDS = {"BasicMotions": 10, "PLAID": 3}  # 10 test sessions a construction vs ~160
 
 
 def make_sessions(X, y, rng, n_passes):
@@ -328,7 +329,7 @@ def report(results):
              "Viterbi), a linear-chain CRF, the same model without its chain, "
              "and `IOHMMClassifier()`.", "",
              "Regenerate with `python benchmarks/bench_step_labelling.py` "
-             "(about 30 minutes on a shared 2-core machine; `--render` rewrites "
+             "(about 45 minutes on a shared 2-core machine; `--render` rewrites "
              "this page and its figure from `step_labelling.json`).", "",
              "**Limits.** Two panel constructions only; sessions are "
              "concatenated recordings, so every change of label is abrupt and "
@@ -559,7 +560,7 @@ def figure(results):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--seeds", type=int, default=None)  # SEEDS; 3 with --tuning
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--datasets", nargs="+", default=["BasicMotions", "PLAID"])
     parser.add_argument("--no-crf", action="store_true")
@@ -575,7 +576,8 @@ def main():
         results = []
         with threadpool_limits(1):
             for name in args.datasets:
-                for seed in range(args.first_seed, args.first_seed + args.seeds):
+                n = args.seeds or (3 if args.tuning else SEEDS.get(name, 3))
+                for seed in range(args.first_seed, args.first_seed + n):
                     results.append(run_one(name, seed, not args.no_crf, args.tuning))
         path = TUNING_JSON if args.tuning else JSON
         # keep the stored results of the data sets not run this time

@@ -18,7 +18,7 @@ For every true change of label (from ``a`` to ``b``) in the test sessions of
 - the errors in the 10 steps after each change and elsewhere, of the chain
   and of the classifier alone.
 
-    python benchmarks/bench_step_labelling_lag.py [--seeds 3] [--datasets ...] [--quick]
+    python benchmarks/bench_step_labelling_lag.py [--seeds N] [--datasets ...] [--quick]
 
 (about 10 minutes on a shared 2-core machine; run it after
 ``bench_step_labelling.py``, whose stored results the page also shows)
@@ -31,7 +31,15 @@ import json
 
 import _ucr
 import numpy as np
-from bench_step_labelling import AFTER, JSON, LAG_JSON, figure, make_sessions, report
+from bench_step_labelling import (
+    AFTER,
+    JSON,
+    LAG_JSON,
+    SEEDS,
+    figure,
+    make_sessions,
+    report,
+)
 from threadpoolctl import threadpool_limits
 
 from skseq import HybridHMMClassifier
@@ -102,7 +110,7 @@ def run_one(name, seed):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--seeds", type=int, default=None)  # by default SEEDS
     parser.add_argument("--datasets", nargs="+", default=["BasicMotions", "PLAID"])
     parser.add_argument("--quick", action="store_true",
                         help="one seed of BasicMotions only (about a minute)")
@@ -111,7 +119,7 @@ def main():
         args.seeds, args.datasets = 1, ["BasicMotions"]
     with threadpool_limits(1):
         results = [run_one(name, seed) for name in args.datasets
-                   for seed in range(args.seeds)]
+                   for seed in range(args.seeds or SEEDS.get(name, 3))]
     # keep the stored results of the data sets not run this time
     kept = ([r for r in json.loads(LAG_JSON.read_text(encoding="utf-8"))
              if r["dataset"] not in args.datasets] if LAG_JSON.exists() else [])
