@@ -184,6 +184,37 @@ def test_window_mean_equals_hand_loop(max_length, window):
     assert_allclose(padded, to_padded(out), rtol=1e-13)
 
 
+def test_window_mean_of_steps_near_the_float64_limit_is_their_mean():
+    # Their sum overflows, their mean does not: 1e308 + 1e308 is inf, and a
+    # window of them came out inf (silently, besides numpy's RuntimeWarning).
+    big = np.finfo(np.float64).max
+    X = [np.array([[1e308, 1.0], [1e308, 3.0], [-1e308, 5.0]]),
+         np.array([[big, 0.0], [big, 2.0], [big, 4.0], [big / 2, 6.0]])]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = WindowMean(window=2).fit_transform(X)
+    assert_array_equal(out[0], [[1e308, 2.0], [-1e308, 5.0]])
+    assert_array_equal(out[1], [[big, 1.0], [0.75 * big, 5.0]])
+    # the windows of ordinary values in the same call are the plain means
+    X.append(np.array([[0.1], [0.2], [0.7]]) * np.ones((1, 2)))
+    assert_array_equal(WindowMean(window=3).fit_transform(X)[2],
+                       [[(0.1 + 0.2 + 0.7) / 3] * 2])
+
+
+def test_sequence_features_refuse_differences_past_the_float64_range():
+    X = [np.ones((2, 2)), np.array([[0.0, 1e308], [0.0, -1e308]])]
+    with pytest.raises(ValueError, match=r"difference at sequence 1, step 1 "
+                                         r"\(feature 1\) exceeds the float64"):
+        SequenceFeatures().fit_transform(X)
+    # the same steps without their differences are taken as they are
+    out = SequenceFeatures(diff=False, time=True).fit_transform(X)
+    assert_array_equal(out[1][:, :2], X[1])
+    # a jump between two sequences is no difference of either
+    X = [np.array([[1e308]]), np.array([[-1e308], [-1e308]])]
+    assert_array_equal(SequenceFeatures().fit_transform(X)[1],
+                       [[-1e308, 0.0], [-1e308, 0.0]])
+
+
 def test_window_mean_keeps_rows_and_feature_names():
     df = pd.DataFrame({"a": [1.0, 2.0], "b": [3.0, 4.0]})
     wm = WindowMean(window=3).fit(df)
