@@ -9,9 +9,11 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+import sklearn
 from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.base import clone
 from sklearn.decomposition import PCA
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import (
@@ -213,6 +215,50 @@ def test_sequence_features_refuse_differences_past_the_float64_range():
     X = [np.array([[1e308]]), np.array([[-1e308], [-1e308]])]
     assert_array_equal(SequenceFeatures().fit_transform(X)[1],
                        [[-1e308, 0.0], [-1e308, 0.0]])
+
+
+SEQUENCE_TRANSFORMERS = [
+    lambda: Stepwise(StandardScaler()), lambda: WindowMean(window=2),
+    lambda: SequenceFeatures(time=True), lambda: RunningPooling(window=2),
+    lambda: DilatedConvolution(n_dilations=1, random_state=0),
+    lambda: SequenceUnion([("a", SequenceFeatures()), ("b", "passthrough")]),
+]
+
+
+@pytest.mark.parametrize("make", SEQUENCE_TRANSFORMERS)
+def test_pandas_output_is_a_frame_for_rows_and_sequences_keep_their_form(make):
+    # scikit-learn's wrapping put every output into a DataFrame: sequences
+    # failed with pandas' "Must pass 2-d input" or numpy's "inhomogeneous shape".
+    X = _ragged()
+    expected = make().fit_transform(X)
+    for config in (lambda t: t.set_output(transform="pandas"),
+                   lambda t: t):
+        with sklearn.config_context(transform_output="pandas"):
+            out = config(make()).fit_transform(X)
+            padded = config(make()).fit(to_padded(X)).transform(to_padded(X))
+        assert isinstance(out, list) and isinstance(padded, np.ndarray)
+        for got, want in zip(out, expected, strict=True):
+            assert_array_equal(got, want)
+        assert_array_equal(padded, to_padded(expected))
+    rows = pd.DataFrame(X[0], columns=["u", "v"], index=np.arange(10, 10 + len(X[0])))
+    frame = make().set_output(transform="pandas").fit_transform(rows)
+    assert isinstance(frame, pd.DataFrame)
+    assert_array_equal(frame.index, rows.index)
+    transformer = make().fit(rows)
+    assert_array_equal(frame.columns, transformer.get_feature_names_out())
+    assert_array_equal(frame.to_numpy(), transformer.transform(rows))
+
+
+def test_pipeline_under_pandas_output_fits_on_sequences():
+    X = _ragged()
+    y = np.arange(len(X)) % 2
+    pipe = make_pipeline(SequenceFeatures(), IOHMMClassifier(
+        n_states=2, n_init=1, max_iter=5, random_state=0))
+    expected = clone(pipe).fit(X, y).predict_proba(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        got = pipe.set_output(transform="pandas").fit(X, y).predict_proba(X)
+    assert_array_equal(got, expected)
 
 
 def test_window_mean_keeps_rows_and_feature_names():

@@ -19,7 +19,7 @@ from .._data import (
     restore_on_failure,
     validate_sequences,
 )
-from ._base import _output
+from ._base import _output, _SequenceOutput
 
 
 def _fit_transform_one(transformer, X, y):
@@ -31,7 +31,7 @@ def _transform_one(transformer, X):
     return None if transformer == "passthrough" else transformer.transform(X)
 
 
-class SequenceUnion(TransformerMixin, _BaseComposition):
+class SequenceUnion(_SequenceOutput, TransformerMixin, _BaseComposition):
     """Concatenate, step by step, the features of several sequence transformers.
 
     scikit-learn's :class:`~sklearn.pipeline.FeatureUnion` for sequences: every
