@@ -261,6 +261,29 @@ def test_pipeline_under_pandas_output_fits_on_sequences():
     assert_array_equal(got, expected)
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("shape", [(12, 20, 1), (12, 1)])
+def test_transformer_outputs_are_not_taken_for_another_layout(shape):
+    # 84 kernels on 20 steps (or on one-step rows) are more features than
+    # steps: every estimator after the transformer warned at every fit that
+    # its input looked channels first (or like series in a table).
+    X = np.random.default_rng(0).normal(size=shape)
+    y = np.arange(12) % 2
+    conv = DilatedConvolution(n_dilations=1, random_state=0)
+    pipe = make_pipeline(conv, RunningPooling(), IOHMMClassifier(
+        n_states=2, n_init=1, max_iter=3, random_state=0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        warnings.simplefilter("ignore", ConvergenceWarning)  # a UserWarning
+        pipe.fit(X, y)
+    # the same array, not from a transformer, still gets the hint
+    with pytest.warns(UserWarning, match="channels first|look like the steps"):
+        RunningPooling().fit(conv.transform(X).copy())
+    # and the user's own channels-first array still does, at the first step
+    with pytest.warns(UserWarning, match="channels first"):
+        pipe.fit(np.zeros((12, 3, 20)), y)
+
+
 def test_window_mean_keeps_rows_and_feature_names():
     df = pd.DataFrame({"a": [1.0, 2.0], "b": [3.0, 4.0]})
     wm = WindowMean(window=3).fit(df)

@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._data import (
     Sequences,
     check_n_jobs,
+    mark_laid_out,
     restore_on_failure,
     validate_sequences,
 )
@@ -29,19 +30,20 @@ def _output(seqs, packed, offsets=None):
     return seqs.unpack(packed)
 
 
-def _in_container(method):
+def _as_output(method):
     """``transform`` or ``fit_transform`` whose 2-D output (of one-step rows)
-    goes into the container ``set_output`` asks for; sequences (a list, a
-    3-D array) keep their form, which no table holds."""
+    goes into the container ``set_output`` asks for (sequences, a list or a
+    3-D array, keep their form, which no table holds), and is marked as laid
+    out by skseq (:func:`~skseq._data.mark_laid_out`)."""
 
     @functools.wraps(method)
     def wrapped(self, X, *args, **kwargs):
         out = method(self, X, *args, **kwargs)
         dense = _get_output_config("transform", self)["dense"]
-        if dense == "default" or not (isinstance(out, np.ndarray) and out.ndim == 2):
-            return out
-        return ADAPTERS_MANAGER.adapters[dense].create_container(
-            out, X, columns=self.get_feature_names_out)
+        if dense != "default" and isinstance(out, np.ndarray) and out.ndim == 2:
+            out = ADAPTERS_MANAGER.adapters[dense].create_container(
+                out, X, columns=self.get_feature_names_out)
+        return mark_laid_out(out)
 
     return wrapped
 
@@ -56,7 +58,7 @@ class _SequenceOutput:
         super().__init_subclass__(**kwargs)
         for name in ("transform", "fit_transform"):
             if name in cls.__dict__:
-                setattr(cls, name, _in_container(cls.__dict__[name]))
+                setattr(cls, name, _as_output(cls.__dict__[name]))
 
     def set_output(self, *, transform=None):
         """Set the container of the outputs of one-step rows.
