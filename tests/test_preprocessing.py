@@ -830,6 +830,45 @@ def test_union_concatenates_per_step_in_every_form():
     assert union.transformer_list[0][1] is parts[0]  # the clones were fitted
 
 
+@pytest.mark.parametrize("kwargs, error, match", [
+    # a misspelt name left its transformer unweighted, silently
+    ({"transformer_weights": {"dif": 2.0}}, ValueError,
+     r"weight for 'dif', which is not a transformer of transformer_list"),
+    # NaN features, which a 3-D output would read as padding
+    ({"transformer_weights": {"diff": np.nan}}, ValueError, "finite number"),
+    ({"transformer_weights": {"diff": "2"}}, ValueError, "finite number"),
+    ({"transformer_weights": {"diff": True}}, ValueError, "finite number"),
+    # "'SequenceFeatures' object is not subscriptable"
+    ({"transformer_list": [SequenceFeatures()]}, TypeError,
+     r"holds SequenceFeatures\(\); expected \(name, transformer\) pairs"),
+    ({"n_jobs": True}, ValueError, "must be an int, not a bool"),
+])
+def test_union_refuses_bad_entries_and_weights_by_name(kwargs, error, match):
+    X = _ragged()
+    union = SequenceUnion([("diff", SequenceFeatures())]).fit(X)
+    expected = union.transform(X)
+    with pytest.raises(error, match=match):
+        clone(union).set_params(**kwargs).fit(X)
+    with pytest.raises(error, match=match):  # and at transform, after fit
+        union.set_params(**kwargs).transform(X)
+    union.set_params(transformer_list=[("diff", SequenceFeatures())], n_jobs=None,
+                     transformer_weights={"diff": 2.0})
+    for got, want in zip(union.transform(X), expected, strict=True):
+        assert_array_equal(got, 2.0 * want)
+
+
+@pytest.mark.parametrize("transformer, name", [
+    (WindowMean(window=True), "window"), (WindowMean(max_length=True), "max_length"),
+    (RunningPooling(window=True), "window"),
+    (DilatedConvolution(n_dilations=True), "n_dilations"),
+    (DilatedConvolution(n_biases=True), "n_biases"),
+])
+def test_a_count_of_true_is_refused(transformer, name):
+    # scikit-learn's checks take True for the integer 1
+    with pytest.raises(ValueError, match=f"'{name}' parameter .* not a bool"):
+        transformer.fit(_ragged())
+
+
 def test_union_rejects_length_changes_and_reaches_nested_parameters():
     X = [np.arange(8.0)[:, None], np.arange(5.0)[:, None]]
     union = SequenceUnion([("raw", "passthrough"), ("short", WindowMean(window=2))])

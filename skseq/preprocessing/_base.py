@@ -16,6 +16,7 @@ from .._data import (
     Sequences,
     check_n_jobs,
     mark_laid_out,
+    refuse_bool_counts,
     restore_on_failure,
     validate_sequences,
 )
@@ -104,6 +105,12 @@ class _SequenceTransformer(_SequenceOutput, TransformerMixin, BaseEstimator):
             self._check_params()
             validate_sequences(self, X, reset=True)
         return self
+
+    def _validate_params(self):
+        """scikit-learn's checks, and no bool for a count: ``window=True``
+        passes them as the integer 1."""
+        super()._validate_params()
+        refuse_bool_counts(self)
 
     def _check_params(self):
         """Checks across parameters (beyond ``_parameter_constraints``)."""
