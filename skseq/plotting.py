@@ -571,7 +571,7 @@ def plot_loss_curve(estimator_or_curves, ax=None, *, logy=False, **kwargs):
 
 
 def _is_curve(obj):
-    if isinstance(obj, np.ndarray):
+    if hasattr(obj, "__array__") and hasattr(obj, "ndim"):  # numpy, pandas
         return obj.ndim == 1
     return isinstance(obj, (list, tuple)) and all(
         isinstance(v, numbers.Real) for v in obj

@@ -4,6 +4,7 @@ import io
 
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 import pytest
 from matplotlib.collections import PolyCollection
 from matplotlib.image import AxesImage
@@ -334,3 +335,10 @@ def test_step_labels_of_numbers_beside_text_keep_their_types():
     # the number 0 and the string "0" are different labels: different colours
     np.testing.assert_raises(AssertionError, np.testing.assert_array_equal,
                              colors[0][0], colors[1][0])
+
+
+def test_loss_curve_of_a_pandas_series():
+    # refused as "Expected an estimator with loss_curve_ or a 1-D curve"
+    ax = plot_loss_curve({"a": pd.Series([3.0, 2.0]), "b": [4.0, 1.0, 0.5]})
+    np.testing.assert_array_equal(ax.lines[0].get_ydata(), [3.0, 2.0])
+    np.testing.assert_array_equal(ax.lines[1].get_ydata(), [4.0, 1.0, 0.5])
