@@ -188,7 +188,7 @@ def _on_collection(est, method, X, args, kwargs):
             "(no y, no return_std); pass NumPy data for those.")
     call = functools.partial(_per_block, method, est, args, kwargs)
     if isinstance(X, db.Bag):
-        return X.map_partitions(lambda part: list(call(list(part))))
+        return X.map_partitions(_on_partition, call)
     if not isinstance(X, da.Array):
         return [dask.delayed(call)(chunk) for chunk in X]
     X = X.rechunk({axis: -1 for axis in range(1, X.ndim)})
@@ -198,6 +198,13 @@ def _on_collection(est, method, X, args, kwargs):
               for block, size in zip(X.to_delayed().ravel(), X.chunks[0],
                                      strict=True)]
     return da.concatenate(blocks, axis=0)
+
+
+def _on_partition(part, call):
+    """The method on a bag's partition, as a list (an empty partition, which
+    filters and repartitions leave, gives an empty one)."""
+    part = list(part)
+    return list(call(part)) if part else []
 
 
 def _per_step(est, method):

@@ -41,7 +41,21 @@ def _axes(ax):
     plt = _pyplot()
     if ax is None:
         _, ax = plt.subplots()
+    elif not isinstance(ax, plt.Axes):
+        raise TypeError(f"ax must be a matplotlib Axes or None, got "
+                        f"{type(ax).__name__}" + (" (its axes: fig.gca())" if
+                                                  isinstance(ax, plt.Figure) else "")
+                        + ".")
     return ax
+
+
+def _as_float_array(values, message):
+    """``values`` as a float array; TypeError saying ``message`` and what was
+    given when they cannot be one (ragged lists, strings, objects)."""
+    try:
+        return np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{message}, got {type(values).__name__}: {exc}") from exc
 
 
 def plot_state_proba(proba, ax=None, *, kind="area", state_labels=None,
@@ -101,7 +115,9 @@ def plot_state_proba(proba, ax=None, *, kind="area", state_labels=None,
 def _one_sequence_proba(proba):
     """The state probabilities of one sequence, without trailing NaN padding,
     checked."""
-    proba = np.asarray(proba, dtype=np.float64)
+    proba = _as_float_array(
+        proba, "proba must be the state probabilities of ONE sequence, an array "
+        "(n_steps, n_states); pass predict_state_proba(X)[i]")
     if proba.ndim != 2:
         raise ValueError(
             "proba must be 2-D (n_steps, n_states), the state probabilities of ONE "
@@ -239,7 +255,10 @@ def _label_colors(plt, cmap, n):
 def _classes(rows):
     """The labels of the rows, missing ones left out: sorted, or in order of
     appearance where they cannot be sorted (mixed types)."""
-    values = np.concatenate([labels[~_is_missing(labels)] for labels in rows.values()])
+    arrays = [labels[~_is_missing(labels)] for labels in rows.values()]
+    if len({a.dtype.kind in "biuf" for a in arrays}) > 1:  # numbers beside text
+        arrays = [a.astype(object) for a in arrays]
+    values = np.concatenate(arrays)
     try:
         return list(np.unique(values))
     except TypeError:
@@ -267,7 +286,9 @@ def _matrix_edges(matrix, min_proba):
 
 
 def _check_matrix(matrix):
-    matrix = np.asarray(matrix, dtype=np.float64)
+    matrix = _as_float_array(
+        matrix, "Expected a skseq.automata.DFA or a transition matrix (n_states, "
+        "n_states)")
     if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1] or matrix.size == 0:
         raise ValueError(
             "A transition matrix must be a square (n_states, n_states) array "
@@ -365,6 +386,9 @@ def _diagram(dfa_or_transition_matrix, start, accepting, min_proba):
         return (dfa.n_states, dfa._edge_labels(), dfa.start,
                 np.asarray(dfa.accepting, dtype=bool))
     matrix = _check_matrix(dfa_or_transition_matrix)
+    if not (isinstance(min_proba, numbers.Real) and 0 <= min_proba <= 1):
+        raise ValueError(f"min_proba must be a probability in [0, 1], got "
+                         f"{min_proba!r}.")
     n_states = matrix.shape[0]
     edges = _matrix_edges(matrix, min_proba)
     accept_mask = np.zeros(n_states, dtype=bool)
@@ -547,7 +571,7 @@ def plot_loss_curve(estimator_or_curves, ax=None, *, logy=False, **kwargs):
 
 
 def _is_curve(obj):
-    if isinstance(obj, np.ndarray):
+    if hasattr(obj, "__array__") and hasattr(obj, "ndim"):  # numpy, pandas
         return obj.ndim == 1
     return isinstance(obj, (list, tuple)) and all(
         isinstance(v, numbers.Real) for v in obj

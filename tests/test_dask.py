@@ -169,6 +169,25 @@ def test_regressor_fit_on_a_bag_and_delayed_chunks(client):
                     atol=1e-10)
 
 
+def test_empty_partitions_are_left_out(client):
+    # A bag's filter or repartition leaves empty partitions, and a list of
+    # delayed chunks may hold an empty one: they hold no sequence, so the fit
+    # is that of the others (and predictions skip them), not "X is empty".
+    X, y = _padded(40, seed=3)
+    seqs = [x[~np.isnan(x).all(axis=1)] for x in X]
+    kw = dict(n_states=2, features="raw", n_init=1, max_iter=15, random_state=0)
+    local = IOHMMClassifier(**kw).fit(seqs, y)
+    bag = db.from_delayed([dask.delayed(seqs[:15]), dask.delayed([]),
+                           dask.delayed(seqs[15:])])
+    assert bag.npartitions == 3
+    _assert_same_fit(IOHMMClassifier(**kw).fit(bag, y), local)
+    assert_array_equal(np.array(local.predict(bag).compute()), local.predict(seqs))
+    chunks = [dask.delayed(seqs[:15]), dask.delayed([]), dask.delayed(seqs[15:])]
+    _assert_same_fit(IOHMMClassifier(**kw).fit(chunks, y), local)
+    with pytest.raises(ValueError, match="every shard of the collection has 0"):
+        IOHMMClassifier(**kw).fit(db.from_delayed([dask.delayed([])] * 2), [])
+
+
 def test_shape_representation_and_alpha_auto(client):
     # features="auto" picks "shape" for real-valued series; fitted on the
     # sequences gathered from the workers (all of them, at this size), with

@@ -4,6 +4,7 @@ import io
 
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 import pytest
 from matplotlib.collections import PolyCollection
 from matplotlib.image import AxesImage
@@ -16,6 +17,7 @@ from skseq.plotting import (
     plot_automaton,
     plot_loss_curve,
     plot_state_proba,
+    plot_step_labels,
 )
 
 
@@ -276,3 +278,67 @@ def test_automaton_edge_labels_with_commas_are_unambiguous():
     ax = plot_automaton(dfa)
     texts = sorted(t.get_text() for t in ax.texts)
     assert texts == sorted(["0", "1", "d", '"a,b",c', '"a,b",c,d'])
+
+
+# -- arguments of every function ----------------------------------------------
+
+PROBA = np.array([[0.9, 0.1], [0.2, 0.8]])
+
+
+@pytest.mark.parametrize("draw", [
+    lambda ax: plot_state_proba(PROBA, ax=ax),
+    lambda ax: plot_state_proba(PROBA, ax=ax, kind="heatmap"),
+    lambda ax: plot_step_labels({"a": [0, 1]}, ax=ax),
+    lambda ax: plot_automaton(PROBA, ax=ax),
+    lambda ax: plot_loss_curve([1.0, 0.5], ax=ax),
+])
+@pytest.mark.parametrize("ax, match", [
+    ("axes", "got str"), (3, "got int"), ("figure", r"got Figure \(its axes: fig.gca"),
+])
+def test_ax_that_is_not_an_axes_is_refused_by_name(draw, ax, match):
+    ax = plt.figure() if ax == "figure" else ax
+    with pytest.raises(TypeError,
+                       match=f"ax must be a matplotlib Axes or None, {match}"):
+        draw(ax)
+
+
+@pytest.mark.parametrize("proba", [
+    [PROBA, PROBA[:1]],  # the whole result of predict_state_proba on a list
+    [["a", "b"]],
+])
+def test_state_proba_that_is_no_array_says_what_to_pass(proba):
+    with pytest.raises(TypeError, match=r"ONE sequence.*predict_state_proba\(X\)\[i\]"):
+        plot_state_proba(proba)
+
+
+@pytest.mark.parametrize("matrix", [IOHMMClassifier(), "abc"])
+def test_automaton_of_neither_dfa_nor_matrix_names_both(matrix):
+    with pytest.raises(TypeError, match="Expected a skseq.automata.DFA or a "
+                                        "transition matrix"):
+        plot_automaton(matrix)
+
+
+@pytest.mark.parametrize("min_proba", ["x", np.nan, 2.0, -0.1, None])
+def test_automaton_min_proba_must_be_a_probability(min_proba):
+    # nan or 2 drew no arrow at all, silently; "x" failed inside numpy
+    with pytest.raises(ValueError, match="min_proba must be a probability"):
+        plot_automaton(PROBA, min_proba=min_proba)
+
+
+def test_step_labels_of_numbers_beside_text_keep_their_types():
+    # Concatenated, the rows' labels became strings ("0"), and the number 0 of
+    # the first row was then "not in classes" nobody gave.
+    ax = plot_step_labels({"truth": [0, 1, 1], "guess": ["0", "x", "x"]})
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["0", "1", "0", "x"]  # order of appearance: unsortable
+    colors = [c.get_facecolor() for c in ax.collections]
+    # the number 0 and the string "0" are different labels: different colours
+    np.testing.assert_raises(AssertionError, np.testing.assert_array_equal,
+                             colors[0][0], colors[1][0])
+
+
+def test_loss_curve_of_a_pandas_series():
+    # refused as "Expected an estimator with loss_curve_ or a 1-D curve"
+    ax = plot_loss_curve({"a": pd.Series([3.0, 2.0]), "b": [4.0, 1.0, 0.5]})
+    np.testing.assert_array_equal(ax.lines[0].get_ydata(), [3.0, 2.0])
+    np.testing.assert_array_equal(ax.lines[1].get_ydata(), [4.0, 1.0, 0.5])

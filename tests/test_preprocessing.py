@@ -9,9 +9,11 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+import sklearn
 from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.base import clone
 from sklearn.decomposition import PCA
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import (
@@ -182,6 +184,104 @@ def test_window_mean_equals_hand_loop(max_length, window):
     padded = WindowMean(max_length=max_length, window=window).fit_transform(
         to_padded(X))
     assert_allclose(padded, to_padded(out), rtol=1e-13)
+
+
+def test_window_mean_of_steps_near_the_float64_limit_is_their_mean():
+    # Their sum overflows, their mean does not: 1e308 + 1e308 is inf, and a
+    # window of them came out inf (silently, besides numpy's RuntimeWarning).
+    big = np.finfo(np.float64).max
+    X = [np.array([[1e308, 1.0], [1e308, 3.0], [-1e308, 5.0]]),
+         np.array([[big, 0.0], [big, 2.0], [big, 4.0], [big / 2, 6.0]])]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = WindowMean(window=2).fit_transform(X)
+    assert_array_equal(out[0], [[1e308, 2.0], [-1e308, 5.0]])
+    assert_array_equal(out[1], [[big, 1.0], [0.75 * big, 5.0]])
+    # the windows of ordinary values in the same call are the plain means
+    X.append(np.array([[0.1], [0.2], [0.7]]) * np.ones((1, 2)))
+    assert_array_equal(WindowMean(window=3).fit_transform(X)[2],
+                       [[(0.1 + 0.2 + 0.7) / 3] * 2])
+
+
+def test_sequence_features_refuse_differences_past_the_float64_range():
+    X = [np.ones((2, 2)), np.array([[0.0, 1e308], [0.0, -1e308]])]
+    with pytest.raises(ValueError, match=r"difference at sequence 1, step 1 "
+                                         r"\(feature 1\) exceeds the float64"):
+        SequenceFeatures().fit_transform(X)
+    # the same steps without their differences are taken as they are
+    out = SequenceFeatures(diff=False, time=True).fit_transform(X)
+    assert_array_equal(out[1][:, :2], X[1])
+    # a jump between two sequences is no difference of either
+    X = [np.array([[1e308]]), np.array([[-1e308], [-1e308]])]
+    assert_array_equal(SequenceFeatures().fit_transform(X)[1],
+                       [[-1e308, 0.0], [-1e308, 0.0]])
+
+
+SEQUENCE_TRANSFORMERS = [
+    lambda: Stepwise(StandardScaler()), lambda: WindowMean(window=2),
+    lambda: SequenceFeatures(time=True), lambda: RunningPooling(window=2),
+    lambda: DilatedConvolution(n_dilations=1, random_state=0),
+    lambda: SequenceUnion([("a", SequenceFeatures()), ("b", "passthrough")]),
+]
+
+
+@pytest.mark.parametrize("make", SEQUENCE_TRANSFORMERS)
+def test_pandas_output_is_a_frame_for_rows_and_sequences_keep_their_form(make):
+    # scikit-learn's wrapping put every output into a DataFrame: sequences
+    # failed with pandas' "Must pass 2-d input" or numpy's "inhomogeneous shape".
+    X = _ragged()
+    expected = make().fit_transform(X)
+    for config in (lambda t: t.set_output(transform="pandas"),
+                   lambda t: t):
+        with sklearn.config_context(transform_output="pandas"):
+            out = config(make()).fit_transform(X)
+            padded = config(make()).fit(to_padded(X)).transform(to_padded(X))
+        assert isinstance(out, list) and isinstance(padded, np.ndarray)
+        for got, want in zip(out, expected, strict=True):
+            assert_array_equal(got, want)
+        assert_array_equal(padded, to_padded(expected))
+    rows = pd.DataFrame(X[0], columns=["u", "v"], index=np.arange(10, 10 + len(X[0])))
+    frame = make().set_output(transform="pandas").fit_transform(rows)
+    assert isinstance(frame, pd.DataFrame)
+    assert_array_equal(frame.index, rows.index)
+    transformer = make().fit(rows)
+    assert_array_equal(frame.columns, transformer.get_feature_names_out())
+    assert_array_equal(frame.to_numpy(), transformer.transform(rows))
+
+
+def test_pipeline_under_pandas_output_fits_on_sequences():
+    X = _ragged()
+    y = np.arange(len(X)) % 2
+    pipe = make_pipeline(SequenceFeatures(), IOHMMClassifier(
+        n_states=2, n_init=1, max_iter=5, random_state=0))
+    expected = clone(pipe).fit(X, y).predict_proba(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        got = pipe.set_output(transform="pandas").fit(X, y).predict_proba(X)
+    assert_array_equal(got, expected)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("shape", [(12, 20, 1), (12, 1)])
+def test_transformer_outputs_are_not_taken_for_another_layout(shape):
+    # 84 kernels on 20 steps (or on one-step rows) are more features than
+    # steps: every estimator after the transformer warned at every fit that
+    # its input looked channels first (or like series in a table).
+    X = np.random.default_rng(0).normal(size=shape)
+    y = np.arange(12) % 2
+    conv = DilatedConvolution(n_dilations=1, random_state=0)
+    pipe = make_pipeline(conv, RunningPooling(), IOHMMClassifier(
+        n_states=2, n_init=1, max_iter=3, random_state=0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        warnings.simplefilter("ignore", ConvergenceWarning)  # a UserWarning
+        pipe.fit(X, y)
+    # the same array, not from a transformer, still gets the hint
+    with pytest.warns(UserWarning, match="channels first|look like the steps"):
+        RunningPooling().fit(conv.transform(X).copy())
+    # and the user's own channels-first array still does, at the first step
+    with pytest.warns(UserWarning, match="channels first"):
+        pipe.fit(np.zeros((12, 3, 20)), y)
 
 
 def test_window_mean_keeps_rows_and_feature_names():
@@ -728,6 +828,45 @@ def test_union_concatenates_per_step_in_every_form():
     assert list(names[-4:]) == ["raw__x0", "raw__x1", "change__diff_x0",
                                 "change__diff_x1"]
     assert union.transformer_list[0][1] is parts[0]  # the clones were fitted
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    # a misspelt name left its transformer unweighted, silently
+    ({"transformer_weights": {"dif": 2.0}}, ValueError,
+     r"weight for 'dif', which is not a transformer of transformer_list"),
+    # NaN features, which a 3-D output would read as padding
+    ({"transformer_weights": {"diff": np.nan}}, ValueError, "finite number"),
+    ({"transformer_weights": {"diff": "2"}}, ValueError, "finite number"),
+    ({"transformer_weights": {"diff": True}}, ValueError, "finite number"),
+    # "'SequenceFeatures' object is not subscriptable"
+    ({"transformer_list": [SequenceFeatures()]}, TypeError,
+     r"holds SequenceFeatures\(\); expected \(name, transformer\) pairs"),
+    ({"n_jobs": True}, ValueError, "must be an int, not a bool"),
+])
+def test_union_refuses_bad_entries_and_weights_by_name(kwargs, error, match):
+    X = _ragged()
+    union = SequenceUnion([("diff", SequenceFeatures())]).fit(X)
+    expected = union.transform(X)
+    with pytest.raises(error, match=match):
+        clone(union).set_params(**kwargs).fit(X)
+    with pytest.raises(error, match=match):  # and at transform, after fit
+        union.set_params(**kwargs).transform(X)
+    union.set_params(transformer_list=[("diff", SequenceFeatures())], n_jobs=None,
+                     transformer_weights={"diff": 2.0})
+    for got, want in zip(union.transform(X), expected, strict=True):
+        assert_array_equal(got, 2.0 * want)
+
+
+@pytest.mark.parametrize("transformer, name", [
+    (WindowMean(window=True), "window"), (WindowMean(max_length=True), "max_length"),
+    (RunningPooling(window=True), "window"),
+    (DilatedConvolution(n_dilations=True), "n_dilations"),
+    (DilatedConvolution(n_biases=True), "n_biases"),
+])
+def test_a_count_of_true_is_refused(transformer, name):
+    # scikit-learn's checks take True for the integer 1
+    with pytest.raises(ValueError, match=f"'{name}' parameter .* not a bool"):
+        transformer.fit(_ragged())
 
 
 def test_union_rejects_length_changes_and_reaches_nested_parameters():

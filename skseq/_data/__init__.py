@@ -12,7 +12,7 @@ the training sequences a choice from the data is scored on, and
 :class:`skseq.preprocessing.DilatedConvolution`).
 """
 
-from .checks import check_sequences, validate_sequences
+from .checks import check_sequences, mark_laid_out, validate_sequences
 from .lifecycle import (
     N_JOBS_CONSTRAINT,
     check_fitted_params,
@@ -41,6 +41,7 @@ __all__ = [
     "check_sample_weight",
     "check_sequences",
     "check_targets",
+    "mark_laid_out",
     "quote",
     "record_fitted_params",
     "refuse_bool_counts",

@@ -6,6 +6,7 @@ estimator's feature bookkeeping and the hints on a layout that looks mistaken.
 import os
 import sys
 import warnings
+import weakref
 
 import numpy as np
 from sklearn.utils.validation import validate_data
@@ -20,7 +21,7 @@ from .sequences import (
     _packed_from_plain_arrays,
 )
 
-__all__ = ["check_sequences", "validate_sequences"]
+__all__ = ["check_sequences", "mark_laid_out", "validate_sequences"]
 
 
 # Predicting on sequences whose median length is this many times shorter than
@@ -180,6 +181,24 @@ def _channels_hint(X, seqs, estimator):
             f"n_features); i{_CHANNELS_FIRST[1:]}")
 
 
+# The arrays (and frames) skseq's transformers returned, by id, while they
+# live: in skseq's layout by construction, so that the steps after a
+# transformer in a pipeline do not read hundreds of features on a few steps
+# as a channels-first array, and warn at every fit.
+_LAID_OUT = weakref.WeakValueDictionary()
+
+
+def mark_laid_out(X):
+    """Record that X, an output of a skseq transformer, is in skseq's layout:
+    fit gives no layout hint on it. Lists (which never get one) pass as
+    they are."""
+    try:
+        _LAID_OUT[id(X)] = X
+    except TypeError:  # a list cannot be weakly referenced
+        pass
+    return X
+
+
 # A 2-D table (or 3-D array) is suspected to hold series in another layout only
 # from this many columns (time steps) on.
 _SERIES_MIN_STEPS = 8
@@ -237,7 +256,7 @@ def validate_sequences(estimator, X, *, reset):
     seqs = check_sequences(X)
     validate_data(estimator, X, reset=reset, skip_check_array=True, ensure_2d=False)
     if reset:
-        hint = _layout_hint(X, seqs)
+        hint = "" if _LAID_OUT.get(id(X)) is X else _layout_hint(X, seqs)
         if hint:
             warnings.warn(hint, UserWarning, stacklevel=_user_stacklevel())
         estimator.n_features_in_ = seqs.n_features

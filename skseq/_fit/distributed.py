@@ -41,7 +41,18 @@ class _Summary(NamedTuple):
     two_valued: np.ndarray
 
 
+def _check_shard(chunk):
+    """A shard's sequences checked and packed; None for a shard without
+    sequences (a Dask bag's empty partition, an empty delayed list), which
+    the fit leaves out."""
+    if hasattr(chunk, "__len__") and len(chunk) == 0:
+        return None
+    return check_sequences(chunk)
+
+
 def _summarize(seqs):
+    if seqs is None:
+        return None
     U = seqs.data
     low, high = U.min(axis=0), U.max(axis=0)
     return _Summary(seqs.lengths, seqs.n_features, seqs.form, low, high,
@@ -85,21 +96,28 @@ class Shards:
         import dask
 
         _, chunks = shard_chunks(X, name)
-        packed = client.compute([dask.delayed(check_sequences)(chunk)
+        packed = client.compute([dask.delayed(_check_shard)(chunk)
                                  for chunk in chunks])
         summaries = [client.submit(_summarize, future) for future in packed]
         client.gather(summaries, errors="skip")
-        start, done = 0, []
+        start, done, kept = 0, [], []
         for future, summary in zip(packed, summaries, strict=True):
             if future.status == "error":
                 raise _located(future.exception(), start)
+            if summary.result() is None:  # no sequences: nothing to fit
+                continue
             done.append(summary.result())
+            kept.append(future)
             if done[-1].n_features != done[0].n_features:
                 raise ValueError(
                     f"{name}: sequence {start} has {done[-1].n_features} features, "
                     f"but sequence 0 has {done[0].n_features}.")
             start += len(done[-1].lengths)
-        return cls(client, packed, done)
+        if not done:
+            raise ValueError(
+                f"{name} is empty: every shard of the collection has 0 "
+                "sequences, while a minimum of 1 is required.")
+        return cls(client, kept, done)
 
     @property
     def n_sequences(self):

@@ -19,10 +19,11 @@ from .._data import (
     restore_on_failure,
     validate_sequences,
 )
+from ._base import _SequenceOutput
 from ._window import WindowMean
 
 
-class Stepwise(TransformerMixin, BaseEstimator):
+class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
     """Apply a 2-D transformer to every step, keeping the sequence structure.
 
     The transformer is fitted on all steps of all sequences pooled, and then

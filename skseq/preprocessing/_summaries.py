@@ -91,10 +91,7 @@ class SequenceFeatures(_SequenceTransformer):
         U = seqs.data
         cols = [U] if self.keep_input else []
         if self.diff:
-            d = np.zeros_like(U)
-            d[1:] = U[1:] - U[:-1]
-            d[seqs.offsets[:-1]] = 0.0  # first step of every sequence
-            cols.append(d)
+            cols.append(_differences(seqs))
         if self.time:
             lengths = seqs.lengths
             seq = np.repeat(np.arange(seqs.n_sequences), lengths)
@@ -124,3 +121,23 @@ class SequenceFeatures(_SequenceTransformer):
         if self.time:
             out = out + ["time"]
         return np.asarray(out, dtype=object)
+
+
+def _differences(seqs):
+    """First differences of the packed steps, 0 at every sequence's first
+    step; ValueError naming the first one past the float64 range."""
+    U = seqs.data
+    d = np.zeros_like(U)
+    with np.errstate(over="ignore"):
+        d[1:] = U[1:] - U[:-1]
+    d[seqs.offsets[:-1]] = 0.0  # first step of every sequence
+    if not np.isfinite(d).all():
+        row, col = np.argwhere(~np.isfinite(d))[0]
+        seq, step = seqs.locate(row)
+        raise ValueError(
+            f"SequenceFeatures: the difference at sequence {seq}, step {step} "
+            f"(feature {col}) exceeds the float64 range: the inputs reach "
+            f"{np.max(np.abs(U)):.3g} in magnitude. Scale the features first, "
+            "e.g. with skseq.preprocessing.Stepwise(StandardScaler())."
+        )
+    return d

@@ -3,6 +3,8 @@ by side.
 """
 
 
+import numbers
+
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import (
@@ -16,10 +18,11 @@ from .._data import (
     N_JOBS_CONSTRAINT,
     check_n_jobs,
     check_sequences,
+    refuse_bool_counts,
     restore_on_failure,
     validate_sequences,
 )
-from ._base import _output
+from ._base import _output, _SequenceOutput
 
 
 def _fit_transform_one(transformer, X, y):
@@ -31,7 +34,7 @@ def _transform_one(transformer, X):
     return None if transformer == "passthrough" else transformer.transform(X)
 
 
-class SequenceUnion(TransformerMixin, _BaseComposition):
+class SequenceUnion(_SequenceOutput, TransformerMixin, _BaseComposition):
     """Concatenate, step by step, the features of several sequence transformers.
 
     scikit-learn's :class:`~sklearn.pipeline.FeatureUnion` for sequences: every
@@ -136,9 +139,18 @@ class SequenceUnion(TransformerMixin, _BaseComposition):
         return self
 
     def _active(self):
-        """(name, transformer) of the entries not dropped, names checked."""
+        """(name, transformer) of the entries not dropped, names, entries and
+        weights checked."""
+        for entry in self.transformer_list:
+            if not (isinstance(entry, tuple | list) and len(entry) == 2
+                    and isinstance(entry[0], str)):
+                raise TypeError(
+                    f"SequenceUnion: transformer_list holds {entry!r}; expected "
+                    "(name, transformer) pairs, e.g. [('diff', SequenceFeatures())]."
+                )
         names = [entry[0] for entry in self.transformer_list]
         self._validate_names(names)
+        self._check_weights(names)
         active = []
         for name, trans in self.transformer_list:
             if isinstance(trans, str):
@@ -159,6 +171,22 @@ class SequenceUnion(TransformerMixin, _BaseComposition):
         if not active:
             raise ValueError("SequenceUnion: every transformer is 'drop'.")
         return active
+
+    def _check_weights(self, names):
+        """Every weight a finite number, of a transformer of the list (a
+        misspelt name would leave its transformer unweighted, silently)."""
+        for name, weight in (self.transformer_weights or {}).items():
+            if name not in names:
+                raise ValueError(
+                    f"SequenceUnion: transformer_weights has a weight for {name!r}, "
+                    f"which is not a transformer of transformer_list ({names})."
+                )
+            if not (isinstance(weight, numbers.Real) and not isinstance(weight, bool)
+                    and np.isfinite(weight)):
+                raise ValueError(
+                    f"SequenceUnion: the weight of {name!r} must be a finite "
+                    f"number, got {weight!r}."
+                )
 
     def fit(self, X, y=None):
         """Fit clones of the transformers on X.
@@ -196,6 +224,7 @@ class SequenceUnion(TransformerMixin, _BaseComposition):
         """
         with restore_on_failure(self):
             self._validate_params()
+            refuse_bool_counts(self)
             active = self._active()
             seqs = validate_sequences(self, X, reset=True)
             fitted = Parallel(n_jobs=self.n_jobs)(
@@ -226,6 +255,7 @@ class SequenceUnion(TransformerMixin, _BaseComposition):
         """
         check_is_fitted(self)
         check_n_jobs(self)
+        self._active()  # the weights are read again
         seqs = validate_sequences(self, X, reset=False)
         outputs = Parallel(n_jobs=self.n_jobs)(
             delayed(_transform_one)(trans, X) for _, trans in self.transformers_

@@ -84,10 +84,8 @@ class WindowMean(OneToOneFeatureMixin, _SequenceTransformer):
         """
         seqs = self._validated(X)
         offsets, window_of = self._windows(seqs)
-        sums = np.zeros((offsets[-1], seqs.n_features))
-        np.add.at(sums, window_of, seqs.data)
-        counts = np.bincount(window_of, minlength=offsets[-1])
-        return _output(seqs, sums / counts[:, None], offsets)
+        return _output(seqs, _window_means(seqs.data, window_of, offsets[-1]),
+                       offsets)
 
     def _windows(self, seqs):
         """Offsets of the windows in the packed output, and the packed window
@@ -150,6 +148,25 @@ class WindowMean(OneToOneFeatureMixin, _SequenceTransformer):
                 and values.ndim == 1):
             return _listed_on_raw_steps(values, seqs, offsets, window_of)
         return _padded_on_raw_steps(values, seqs, offsets, window_of)
+
+
+def _window_means(data, window_of, n_windows):
+    """The mean of the rows of ``data`` in each window (``window_of``: the
+    window of every row). A sum past the float64 range (steps near 1e308) is
+    summed again of the steps scaled by a power of two, exactly, so that the
+    mean, which is in range, is not inf."""
+    sums = np.zeros((n_windows, data.shape[1]))
+    with np.errstate(over="ignore"):
+        np.add.at(sums, window_of, data)
+    counts = np.bincount(window_of, minlength=n_windows)[:, None]
+    means = sums / counts
+    over = ~np.isfinite(sums)
+    if over.any():
+        scale = 2.0 ** -(np.ceil(np.log2(counts.max())) + 1)
+        scaled = np.zeros_like(sums)
+        np.add.at(scaled, window_of, data * scale)
+        means[over] = (scaled / counts / scale)[over]
+    return means
 
 
 def _listed_on_raw_steps(values, seqs, offsets, window_of):
