@@ -13,6 +13,7 @@ sequence (the smoother 8 bytes per expanded state and step, Viterbi 1).
 import numpy as np
 
 from ._build import build
+from ._packed import check_offsets
 
 _semi_markov = build("_semi_markov")
 
@@ -35,9 +36,7 @@ def _parts(stay, move, hazard, switch, start, log_emit, offsets):
             raise ValueError(f"{name} must have shape {shape}, got "
                              f"{np.shape(value)}.")
     offsets = np.ascontiguousarray(offsets, dtype=np.intp)
-    if offsets.ndim != 1 or offsets[0] != 0 or offsets[-1] != len(log_emit) or (
-            np.any(np.diff(offsets) < 0)):
-        raise ValueError("offsets must rise from 0 to the number of steps.")
+    check_offsets(offsets, len(log_emit))
     flat = [np.ascontiguousarray(a, dtype=np.float64).reshape(n_classes * k, cap)
             for a in (stay, move, hazard)]
     chain = _semi_markov.ChainArrays(
