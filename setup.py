@@ -35,7 +35,8 @@ AVX512 = ["-mavx512f", "-mavx512cd", "-mavx512bw", "-mavx512dq", "-mavx512vl",
 # The compiled modules of skseq/_kernels, each beside its thin wrapper: the
 # forward-backward and Viterbi recursions, the row operations of the networks
 # (softmax and its gradients), the fused transition pass, the convolutions of
-# the per-step representations and their running pooling. On x86-64 some are also built for wider vector
+# the per-step representations and their running pooling, and the passes of
+# the semi-Markov chain of labels. On x86-64 some are also built for wider vector
 # units; skseq/_kernels/_build.py picks at import time the widest build the CPU
 # runs, so a binary built here runs anywhere.
 extensions = [
@@ -47,6 +48,9 @@ extensions = [
     kernel_extension("_pooling"),
     # Order statistics of the convolutions' columns (the thresholds): portable.
     kernel_extension("_select"),
+    # The passes of the semi-Markov chain of labels: portable (without FMA,
+    # their products and sums round as NumPy's do).
+    kernel_extension("_semi_markov"),
 ]
 if X86_64:
     extensions += [kernel_extension("_forward_backward_avx2", AVX2),

@@ -47,16 +47,21 @@ def _path_probability(path, hazard, advance, switch, start, k):
     return p
 
 
-def _problem(k, seed=0):
+def _problem(k, n_classes, seed=0, lengths=(4, 1, 5, 2), scale=1.0, cap=3):
+    """A chain of ``cap`` durations and steps' log-likelihoods of standard
+    deviation ``scale``; by default sequences of one step and of more than
+    ``cap``."""
     rng = np.random.default_rng(seed)
-    n_classes, cap = 2, 3
     hazard = rng.uniform(0.1, 0.9, (n_classes, cap))
-    switch = np.array([[0.0, 1.0], [1.0, 0.0]])
+    # from three labels on, the switch is far from symmetric: which label a
+    # segment leaves and which it enters differ
+    switch = rng.dirichlet(np.full(n_classes, 0.5), size=n_classes)
+    np.fill_diagonal(switch, 0.0)
+    switch /= switch.sum(axis=1, keepdims=True)
     start = rng.dirichlet(np.ones(n_classes))
     advance = rng.uniform(0.2, 0.8, n_classes)
-    lengths = [4, 2, 5]
     offsets = np.r_[0, np.cumsum(lengths)]
-    log_em = rng.normal(size=(offsets[-1], n_classes * k))
+    log_em = rng.normal(scale=scale, size=(offsets[-1], n_classes * k))
     chain = expanded_chain(hazard, advance, switch, start, k)
     return chain, (hazard, advance, switch, start, k), log_em, offsets
 
@@ -70,9 +75,10 @@ def _enumerate(parts, log_em):
         yield path, joint
 
 
+@pytest.mark.parametrize("n_classes", [2, 3])
 @pytest.mark.parametrize("k", [1, 2])
-def test_filter_smoother_viterbi_against_enumerated_segment_paths(k):
-    chain, parts, log_em, offsets = _problem(k)
+def test_filter_smoother_viterbi_against_enumerated_segment_paths(k, n_classes):
+    chain, parts, log_em, offsets = _problem(k, n_classes)
     filtered = filter_states(chain, log_em, offsets)
     smoothed = smooth_states(chain, log_em, offsets)
     decoded = viterbi_path(chain, log_em, offsets)
@@ -90,6 +96,21 @@ def test_filter_smoother_viterbi_against_enumerated_segment_paths(k):
                 best, best_joint = path, joint
         assert_allclose(smoothed[offsets[s]:offsets[s + 1]],
                         marginal / marginal.sum(axis=1, keepdims=True))
+        assert_array_equal(decoded[offsets[s]:offsets[s + 1]], best)
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_viterbi_against_enumerated_segment_paths_of_many_chains(seed):
+    # weak steps' evidence, so that the chain (which label follows which, how
+    # long a segment lasts, when its phase steps on) weighs on the best path
+    # as much as the steps do; with 2 durations, a phase steps on mostly at
+    # the last duration
+    chain, parts, log_em, offsets = _problem(2, 3, seed, lengths=(5, 3, 1),
+                                             scale=0.5, cap=2 + seed % 2)
+    decoded = viterbi_path(chain, log_em, offsets)
+    for s in range(offsets.shape[0] - 1):
+        e = log_em[offsets[s]:offsets[s + 1]]
+        best, _ = max(_enumerate(parts, e), key=lambda pair: pair[1])
         assert_array_equal(decoded[offsets[s]:offsets[s + 1]], best)
 
 

@@ -4,9 +4,10 @@
 the networks), ``fused`` (the fused value-and-gradient pass of linear state
 networks), ``convolution`` (the dilated convolutions of the per-step
 representations), ``pooling`` (running means, maxima and standard deviations
-along each sequence) and ``select`` (the order statistics of the convolutions'
-columns) check shapes, allocate and spread the work over threads
-(``_parallel``); the compiled ``_<name>`` modules only fill the arrays they are
-given. ``_build`` picks, for every compiled module, the widest build this CPU
-runs. Nothing here imports the rest of skseq.
+along each sequence), ``select`` (the order statistics of the convolutions'
+columns) and ``semi_markov`` (the filter, smoother and Viterbi of the hybrid
+model's explicit-duration chain) check shapes, allocate and, where it pays,
+spread the work over threads (``_parallel``); the compiled ``_<name>`` modules
+only fill the arrays they are given. ``_build`` picks, for every compiled
+module, the widest build this CPU runs. Nothing here imports the rest of skseq.
 """

@@ -1,5 +1,5 @@
 # Inline loops shared by the compiled modules (_forward_backward.pyx,
-# _softmax.pyx, _fused.pyx).
+# _softmax.pyx, _fused.pyx, _semi_markov.pyx).
 #
 from libc.math cimport exp, log, INFINITY
 
