@@ -436,11 +436,14 @@ the fit time), 32 dilations 0.806 and 0.970, no amplitude indicators 0.824 and
 and 0.975: gains of one or two validation sequences that the test splits
 contradict or that cost twice the time; none adopted.
 
-**Speed.** In this run (a loaded machine, load average about 3) MiniRocket
-fitted the three small sets in 0.03-0.10 s and the default in 0.3-0.6 s, its
-fixed costs dominating; PLAID 1.9x; median over the panel 7.3x (5.7x in the
-previous run of this page: MiniRocket's own fit time varies up to 5x between
-runs on this machine, BasicMotions 0.06 s in one, 0.31 s in another). Profiled
+**Speed.** The fit and predict times of the default, its `n_states=1`
+variant and MiniRocket are from a refit of those rows alone (`--only`, the
+same accuracies bit for bit) on a quiet machine, after the bit-for-bit
+speed-ups below: MiniRocket fitted the three small sets in 0.03-0.06 s and
+the default in 0.19-0.33 s, its fixed costs dominating; PLAID 1.7x; median
+over the panel 6.0x (7.3x in the previous run, on a loaded machine, before
+those speed-ups; MiniRocket's own fit time varies up to 5x between runs on a
+shared machine, BasicMotions 0.06 s in one, 0.31 s in another). Profiled
 on the three small sets (cProfile and direct timings, one thread, a loaded
 machine): besides the thresholds (ArrowHead 0.11-0.23 s over the training
 steps, 0.016 s from one series per kernel), the randomized SVD is the largest
@@ -470,7 +473,7 @@ squared deviations of the sample written in place) fit the same model bit for
 bit, 1.05-1.07x (ItalyPowerDemand), 1.13-1.14x (ArrowHead), 1.22-1.24x
 (BasicMotions) and 1.14-1.15x (PLAID) faster (two runs, each the median of 15
 interleaved pairs of fits in one process, 7 on PLAID; one thread, a shared
-machine); the figures above predate them.
+machine); the profile above predates them, the table's times do not.
 One power iteration in the randomized SVD
 instead of two (seeds 0-2; results/representations.md, and
 for the kept-aside sets a run of the default with both): on the panel
@@ -484,12 +487,13 @@ and not adopted (seeds 0-2, projection on sampled steps): thresholds from 2,000
 or 4,000 sampled steps instead of up to 10,000, ArrowHead 0.836 and 0.846; the
 SVD in single precision without normalized power iterations (the trailing
 components fall below single precision's rounding), PLAID validation 0.869
-against 0.883. The machine was shared with other work throughout.
+against 0.883. The machine was shared with other work during the runs of
+the other rows.
 
 **Limits, plainly.** On these sets the default is not yet as accurate as
 MiniRocket on average (0.941 against 0.953; ArrowHead is 0.029 behind), nor as
-fast to fit on small sets (median 7.3x in the run above, 5.7x in the one
-before). On the sets kept
+fast to fit on small sets (median 6.0x in the run above, 7.3x and 5.7x in
+the two before). On the sets kept
 aside, never used to choose anything, the ridge's decisions kept or improved
 every set against the principal components only, in the same run (GunPoint
 0.993 both, OSULeaf 0.945 to 0.948, JapaneseVowels 0.977 both, ACSF1 0.937 to
