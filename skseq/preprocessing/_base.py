@@ -14,7 +14,6 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._data import (
     Sequences,
-    check_n_jobs,
     mark_laid_out,
     refuse_bool_counts,
     restore_on_failure,
@@ -123,8 +122,6 @@ class _SequenceTransformer(_SequenceOutput, TransformerMixin, BaseEstimator):
         check_is_fitted(self)
         self._validate_params()
         self._check_params()
-        if "n_jobs" in self._parameter_constraints:
-            check_n_jobs(self)
         return validate_sequences(self, X, reset=False)
 
     def __sklearn_tags__(self):
