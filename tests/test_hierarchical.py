@@ -32,7 +32,8 @@ from skseq.utils import to_padded
 
 @parametrize_with_checks(
     [
-        HierarchicalIOHMM(n_init=1, max_iter=30, random_state=0),
+        # The default classification configuration is checked in
+        # tests/test_common.py; these are the other paths.
         HierarchicalIOHMM((2, 1, 2), timescales=(4, 2, 1), learn_timescales=True,
                           min_timescales=(2, 1, 1), emission="state", solver="em",
                           n_init=2, max_iter=10, random_state=0),
