@@ -13,11 +13,16 @@ What is decided on the client, and from what:
   and the sequences' lengths, brought to the client (one value per sequence);
 * the input representation: fitted on whole sequences drawn at random, up to
   ``skseq._fit.distributed.SAMPLE_STEPS`` steps (all the sequences below it,
-  which gives exactly the local fit, without the shape representation's
-  supervised axes, ``skseq._families.supervised``); ``features="raw"`` fits
-  nothing; ``features="auto"`` resolves by the data's type alone (the
-  hierarchy's held-out comparison of representations is not run across a
-  cluster);
+  which gives exactly the local fit), weighted as a local fit weighs them;
+  ``features="raw"`` fits nothing; ``features="auto"`` resolves by the data's
+  type alone (the hierarchy's held-out comparison of representations is not
+  run across a cluster);
+* the shape representation's supervised axes (``skseq._families.supervised``):
+  the ridge read-out of a local fit, on the same rows (at most
+  ``MAX_ROWS``, one per sequence, chosen from the sequences' layout), whose
+  indicators' prefix means the workers holding them compute and the client
+  gathers (2,500 rows of 2,704 indicators for univariate series at the
+  defaults: 54 MB); each worker's inputs take the rows' cross-fitted values;
 * with a fitted representation (not ``"raw"``), the output networks' inputs at
   the supervised steps, one row per target, for ``alpha="auto"`` and the
   starting points.
@@ -37,6 +42,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._data import restore_on_failure
 from ._data.dask import block_shape, is_dask_collection
 from ._data.representation import refuse_out_of_memory, resolve_from
+from ._families.supervised import append_axes, read_out
 from ._fit.distributed import ShardedProblem, Shards
 from ._fit.objective import Setup, fixed_startprob
 from ._kernels._parallel import one_blas_thread
@@ -124,23 +130,23 @@ def _build_problem(est, client, shards, y, sample_weight):
     fixed_start = fixed_startprob(est.startprob, n)
     do_init = not est._warm()
     rng = check_random_state(est.random_state)
+    # class weights of sequence-level labels act as sample weights in all
+    fit_weight, target_weight = est._target_weights(skeleton, targets, weight)
+    axes = None
     if do_init:
-        features = resolve_from(est.features, shards.binary,
-                                est._max_fit_length, targets.step_level)
-        index, sample = shards.sample()
-        with refuse_out_of_memory(est, features, sample.data.shape[0]):
-            representation = est._make_representation(features).fit(
-                sample, rng, est.n_jobs,
-                sample_weight=None if sample_weight is None else weight[index])
-        features = representation.name
+        # weighed as a local fit weighs the representation's sequences
+        weighed = (None if sample_weight is None and fit_weight is weight
+                   else fit_weight)
+        features, representation, axes = _represent(est, shards, targets,
+                                                    fit_weight, weighed, rng)
     else:
         features, representation = est.features_, est.representation_
+    weight = fit_weight
     transition = est._make_transition(representation.n_state_features)
     emission = est.outputs_.make_emission(n, representation.n_output_features)
-    weight, target_weight = est._target_weights(skeleton, targets, weight)
     families = (transition, emission, mask, fixed_start)
     problems = shards.problems(targets, weight, target_weight, representation,
-                               families, est.n_jobs)
+                               families, est.n_jobs, axes)
     output_rows = None
     if features != "raw":
         output_rows = np.concatenate(client.gather(
@@ -152,6 +158,26 @@ def _build_problem(est, client, shards, y, sample_weight):
     n_init = est._n_init(shards.n_steps, features) if do_init else 1
     return problem, Setup(features, representation, (None, output_rows),
                            targets, weight, alpha, rng, do_init, n_init)
+
+
+def _represent(est, shards, targets, weight, weighed, rng):
+    """The representation fitted on the client (its name and itself) and its
+    supervised axes' ``(rows, values)`` (None without them): the sample of
+    whole sequences fits it; the read-out reads the indicators at its rows,
+    computed where the sequences are (``supervised.read_out``)."""
+    features = resolve_from(est.features, shards.binary, est._max_fit_length,
+                            targets.step_level)
+    index, sample = shards.sample()
+    representation = est._make_representation(features)
+    with refuse_out_of_memory(est, features, sample.data.shape[0]):
+        representation.fit(sample, rng, est.n_jobs, sample_weight=(
+            None if weighed is None else weighed[index]))
+    axes = None
+    if est._supervises(representation, targets):
+        axes = append_axes(representation, read_out(
+            representation, shards.skeleton(), targets, weight,
+            means=functools.partial(shards.indicator_means, representation)))
+    return representation.name, representation, axes
 
 
 # -- predictions on Dask collections ----------------------------------------
