@@ -40,6 +40,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ._data import restore_on_failure
+from ._data.checks import check_rows
 from ._data.dask import block_shape, is_dask_collection
 from ._data.representation import refuse_out_of_memory, resolve_from
 from ._families.supervised import append_axes, read_out
@@ -201,7 +202,8 @@ def _per_block(method, est, args, kwargs, block):
 def _on_collection(est, method, X, args, kwargs):
     """The method mapped over the shards of X: a Dask array for a Dask array
     (the first sequence is predicted on the client, to learn the output's
-    shape and type), a bag for a bag, a list of delayed for a list."""
+    shape and type; 2-D rows as the one-step sequences they are read as), a
+    bag for a bag, a list of delayed for a list."""
     import dask
     import dask.array as da
     import dask.bag as db
@@ -217,6 +219,9 @@ def _on_collection(est, method, X, args, kwargs):
         return X.map_partitions(_on_partition, call)
     if not isinstance(X, da.Array):
         return [dask.delayed(call)(chunk) for chunk in X]
+    if X.ndim == 2:  # one-step rows: checked (and warned of) once, not per chunk
+        check_rows(est, X.shape)
+        X = X[:, None, :]
     X = X.rechunk({axis: -1 for axis in range(1, X.ndim)})
     probe = np.asarray(call(X[:1].compute()))
     blocks = [da.from_delayed(dask.delayed(call)(block),

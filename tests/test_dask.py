@@ -143,6 +143,17 @@ def test_classifier_fit_and_predictions_on_a_dask_array(client):
     assert_allclose(proba.compute(), local.predict_proba(X), atol=1e-10)
     assert_allclose(states.compute(), local.predict_state_proba(X), atol=1e-10)
     assert float(score.compute()) == local.score(X, y)
+    # 2-D one-step rows: checked and warned of once for the whole array, in
+    # its words, not for each chunk (run here on the client's thread, where
+    # the chunks' warnings would be seen), the one-step sequences' predictions
+    rows = np.nan_to_num(X[:, 0])
+    with pytest.warns(UserWarning, match=r"2-D table \(90 rows of 2 features\)"
+                      ) as record:
+        got = dist.predict(da.from_array(rows, chunks=40)).compute(scheduler="sync")
+    assert sum("2-D table" in str(w.message) for w in record) == 1
+    assert_array_equal(got, local.predict(rows[:, None, :]))
+    with pytest.raises(ValueError, match=r"expecting 2 features.*\(90 rows of 1"):
+        dist.predict(da.from_array(rows[:, :1], chunks=40))
 
 
 def test_regressor_fit_on_a_bag_and_delayed_chunks(client):
