@@ -21,8 +21,9 @@ What is decided on the client, and from what:
   the ridge read-out of a local fit, on the same rows (at most
   ``MAX_ROWS``, one per sequence, chosen from the sequences' layout), whose
   indicators' prefix means the workers holding them compute and the client
-  gathers (2,500 rows of 2,704 indicators for univariate series at the
-  defaults: 54 MB); each worker's inputs take the rows' cross-fitted values;
+  gathers (at the defaults, 2,688 indicators and 16 levels per channel: for
+  univariate series 54 MB at 2,500 rows); each worker's inputs take the rows'
+  cross-fitted values;
 * with a fitted representation (not ``"raw"``), the output networks' inputs at
   the supervised steps, one row per target, for ``alpha="auto"`` and the
   starting points.
