@@ -13,11 +13,17 @@ What is decided on the client, and from what:
   and the sequences' lengths, brought to the client (one value per sequence);
 * the input representation: fitted on whole sequences drawn at random, up to
   ``skseq._fit.distributed.SAMPLE_STEPS`` steps (all the sequences below it,
-  which gives exactly the local fit, without the shape representation's
-  supervised axes, ``skseq._families.supervised``); ``features="raw"`` fits
-  nothing; ``features="auto"`` resolves by the data's type alone (the
-  hierarchy's held-out comparison of representations is not run across a
-  cluster);
+  which gives exactly the local fit), weighted as a local fit weighs them;
+  ``features="raw"`` fits nothing; ``features="auto"`` resolves by the data's
+  type alone (the hierarchy's held-out comparison of representations is not
+  run across a cluster);
+* the shape representation's supervised axes (``skseq._families.supervised``):
+  the ridge read-out of a local fit, on the same rows (at most
+  ``MAX_ROWS``, one per sequence, chosen from the sequences' layout), whose
+  indicators' prefix means the workers holding them compute and the client
+  gathers (at the defaults, 2,688 indicators and 16 levels per channel: for
+  univariate series 54 MB at 2,500 rows); each worker's inputs take the rows'
+  cross-fitted values;
 * with a fitted representation (not ``"raw"``), the output networks' inputs at
   the supervised steps, one row per target, for ``alpha="auto"`` and the
   starting points.
@@ -35,8 +41,10 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ._data import restore_on_failure
+from ._data.checks import check_rows
 from ._data.dask import block_shape, is_dask_collection
 from ._data.representation import refuse_out_of_memory, resolve_from
+from ._families.supervised import append_axes, read_out
 from ._fit.distributed import ShardedProblem, Shards
 from ._fit.objective import Setup, fixed_startprob
 from ._kernels._parallel import one_blas_thread
@@ -124,23 +132,23 @@ def _build_problem(est, client, shards, y, sample_weight):
     fixed_start = fixed_startprob(est.startprob, n)
     do_init = not est._warm()
     rng = check_random_state(est.random_state)
+    # class weights of sequence-level labels act as sample weights in all
+    fit_weight, target_weight = est._target_weights(skeleton, targets, weight)
+    axes = None
     if do_init:
-        features = resolve_from(est.features, shards.binary,
-                                est._max_fit_length, targets.step_level)
-        index, sample = shards.sample()
-        with refuse_out_of_memory(est, features, sample.data.shape[0]):
-            representation = est._make_representation(features).fit(
-                sample, rng, est.n_jobs,
-                sample_weight=None if sample_weight is None else weight[index])
-        features = representation.name
+        # weighed as a local fit weighs the representation's sequences
+        weighed = (None if sample_weight is None and fit_weight is weight
+                   else fit_weight)
+        features, representation, axes = _represent(est, shards, targets,
+                                                    fit_weight, weighed, rng)
     else:
         features, representation = est.features_, est.representation_
+    weight = fit_weight
     transition = est._make_transition(representation.n_state_features)
     emission = est.outputs_.make_emission(n, representation.n_output_features)
-    weight, target_weight = est._target_weights(skeleton, targets, weight)
     families = (transition, emission, mask, fixed_start)
     problems = shards.problems(targets, weight, target_weight, representation,
-                               families, est.n_jobs)
+                               families, est.n_jobs, axes)
     output_rows = None
     if features != "raw":
         output_rows = np.concatenate(client.gather(
@@ -152,6 +160,26 @@ def _build_problem(est, client, shards, y, sample_weight):
     n_init = est._n_init(shards.n_steps, features) if do_init else 1
     return problem, Setup(features, representation, (None, output_rows),
                            targets, weight, alpha, rng, do_init, n_init)
+
+
+def _represent(est, shards, targets, weight, weighed, rng):
+    """The representation fitted on the client (its name and itself) and its
+    supervised axes' ``(rows, values)`` (None without them): the sample of
+    whole sequences fits it; the read-out reads the indicators at its rows,
+    computed where the sequences are (``supervised.read_out``)."""
+    features = resolve_from(est.features, shards.binary, est._max_fit_length,
+                            targets.step_level)
+    index, sample = shards.sample()
+    representation = est._make_representation(features)
+    with refuse_out_of_memory(est, features, sample.data.shape[0]):
+        representation.fit(sample, rng, est.n_jobs, sample_weight=(
+            None if weighed is None else weighed[index]))
+    axes = None
+    if est._supervises(representation, targets):
+        axes = append_axes(representation, read_out(
+            representation, shards.skeleton(), targets, weight,
+            means=functools.partial(shards.indicator_means, representation)))
+    return representation.name, representation, axes
 
 
 # -- predictions on Dask collections ----------------------------------------
@@ -175,7 +203,8 @@ def _per_block(method, est, args, kwargs, block):
 def _on_collection(est, method, X, args, kwargs):
     """The method mapped over the shards of X: a Dask array for a Dask array
     (the first sequence is predicted on the client, to learn the output's
-    shape and type), a bag for a bag, a list of delayed for a list."""
+    shape and type; 2-D rows as the one-step sequences they are read as), a
+    bag for a bag, a list of delayed for a list."""
     import dask
     import dask.array as da
     import dask.bag as db
@@ -191,6 +220,9 @@ def _on_collection(est, method, X, args, kwargs):
         return X.map_partitions(_on_partition, call)
     if not isinstance(X, da.Array):
         return [dask.delayed(call)(chunk) for chunk in X]
+    if X.ndim == 2:  # one-step rows: checked (and warned of) once, not per chunk
+        check_rows(est, X.shape)
+        X = X[:, None, :]
     X = X.rechunk({axis: -1 for axis in range(1, X.ndim)})
     probe = np.asarray(call(X[:1].compute()))
     blocks = [da.from_delayed(dask.delayed(call)(block),

@@ -143,6 +143,17 @@ def test_classifier_fit_and_predictions_on_a_dask_array(client):
     assert_allclose(proba.compute(), local.predict_proba(X), atol=1e-10)
     assert_allclose(states.compute(), local.predict_state_proba(X), atol=1e-10)
     assert float(score.compute()) == local.score(X, y)
+    # 2-D one-step rows: checked and warned of once for the whole array, in
+    # its words, not for each chunk (run here on the client's thread, where
+    # the chunks' warnings would be seen), the one-step sequences' predictions
+    rows = np.nan_to_num(X[:, 0])
+    with pytest.warns(UserWarning, match=r"2-D table \(90 rows of 2 features\)"
+                      ) as record:
+        got = dist.predict(da.from_array(rows, chunks=40)).compute(scheduler="sync")
+    assert sum("2-D table" in str(w.message) for w in record) == 1
+    assert_array_equal(got, local.predict(rows[:, None, :]))
+    with pytest.raises(ValueError, match=r"expecting 2 features.*\(90 rows of 1"):
+        dist.predict(da.from_array(rows[:, :1], chunks=40))
 
 
 def test_regressor_fit_on_a_bag_and_delayed_chunks(client):
@@ -188,28 +199,51 @@ def test_empty_partitions_are_left_out(client):
         IOHMMClassifier(**kw).fit(db.from_delayed([dask.delayed([])] * 2), [])
 
 
+def _shape_data():
+    X = np.random.default_rng(5).normal(size=(40, 24, 1)).cumsum(axis=1)
+    return X, (X[:, -1, 0] > 0).astype(int)
+
+
 def test_shape_representation_and_alpha_auto(client):
     # features="auto" picks "shape" for real-valued series; fitted on the
-    # sequences gathered from the workers (all of them, at this size), with
-    # alpha="auto" chosen from the output rows gathered too. A Dask fit adds
-    # no supervised axes: it equals the local fit without them. A
-    # representation object given as features is fitted there the same way.
-    X = np.random.default_rng(5).normal(size=(40, 24, 1)).cumsum(axis=1)
-    y = (X[:, -1, 0] > 0).astype(int)
+    # sequences gathered from the workers (all of them, at this size), its
+    # supervised axes read from the indicators the workers compute at the
+    # read-out's rows, and alpha="auto" chosen from the output rows gathered
+    # too: the local fit, its representation bit for bit. A representation
+    # object given as features is fitted there the same way.
+    X, y = _shape_data()
     kw = dict(n_states=2, alpha="auto", max_iter=10, random_state=0)
-    supervised = IOHMMClassifier(**kw).fit(X, y)
+    local = IOHMMClassifier(**kw).fit(X, y)
     without = ShapeFeatures(supervised=False)
-    local = IOHMMClassifier(**kw, features=without).fit(X, y)
-    assert (supervised.representation_.n_output_features
-            == local.representation_.n_output_features + 1)
+    unsupervised = IOHMMClassifier(**kw, features=without).fit(X, y)
+    assert (local.representation_.n_output_features
+            == unsupervised.representation_.n_output_features + 1)
     dist = IOHMMClassifier(**kw).fit(da.from_array(X, chunks=15), y)
     assert dist.features_ == local.features_ == "shape"
     assert dist.alpha_ == local.alpha_
+    for name in ("projection_", "offset_"):
+        assert_array_equal(getattr(dist.representation_, name),
+                           getattr(local.representation_, name), err_msg=name)
     _assert_same_fit(dist, local)
     dist = IOHMMClassifier(**kw, features=without).fit(da.from_array(X, chunks=15), y)
-    assert dist.features_ == "shape" and dist.alpha_ == local.alpha_
+    assert dist.features_ == "shape" and dist.alpha_ == unsupervised.alpha_
     assert not hasattr(without, "projection_")
-    _assert_same_fit(dist, local)
+    _assert_same_fit(dist, unsupervised)
+
+
+def test_one_shard_gives_the_local_fit_bit_for_bit(client):
+    # The default classifier with class weights (which weigh the
+    # representation's sequences and its read-out) on one shard: the sums
+    # over shards are the local sums, so every fitted number is the local one.
+    X, y = _shape_data()
+    kw = dict(class_weight={0: 2, 1: 1}, max_iter=5, random_state=1)
+    local = IOHMMClassifier(**kw).fit(X, y)
+    dist = IOHMMClassifier(**kw).fit(da.from_array(X, chunks=40), y)
+    assert dist.alpha_ == local.alpha_
+    assert_array_equal(dist.representation_.projection_,
+                       local.representation_.projection_)
+    for name in ("init_objectives_", *PARAMS):
+        assert_array_equal(getattr(dist, name), getattr(local, name), err_msg=name)
 
 
 def test_step_level_labels_on_a_dask_array(client):

@@ -21,7 +21,7 @@ from .sequences import (
     _packed_from_plain_arrays,
 )
 
-__all__ = ["check_sequences", "mark_laid_out", "validate_sequences"]
+__all__ = ["check_rows", "check_sequences", "mark_laid_out", "validate_sequences"]
 
 
 # Predicting on sequences whose median length is this many times shorter than
@@ -141,14 +141,13 @@ def _user_stacklevel():
     return level
 
 
-def _rows_hint(X, seqs, estimator):
-    """What a 2-D table (or a list of equal-length lists) at predict time
-    probably meant, when the model was fitted on longer sequences (else "")."""
+def _rows_hint(estimator, n_rows, n_features, array="X"):
+    """What a 2-D table of ``n_rows`` rows (``array``: how to name it as an
+    array) at predict time probably meant, when the model was fitted on
+    longer sequences (else "")."""
     max_len = getattr(estimator, "_max_fit_length", 1)
-    if seqs.form != "rows" or max_len <= 1:
+    if max_len <= 1:
         return ""
-    n_rows, n_features = seqs.n_sequences, seqs.n_features
-    array = "np.asarray(X)" if isinstance(X, (list, tuple)) else "X"
     if estimator.n_features_in_ == 1 and n_features > 1:
         meant = (f"for {n_rows} univariate series of {n_features} steps pass "
                  f"{array}[:, :, None] (or skseq.utils.from_channels_first(X))")
@@ -263,18 +262,36 @@ def validate_sequences(estimator, X, *, reset):
         estimator._max_fit_length = int(seqs.lengths.max())
         estimator._median_fit_length = float(np.median(seqs.lengths))
         return seqs
-    hint = _rows_hint(X, seqs, estimator) or _channels_hint(X, seqs, estimator)
-    if seqs.n_features != estimator.n_features_in_:
-        raise ValueError(
-            f"X has {seqs.n_features} features, but {type(estimator).__name__} is "
-            f"expecting {estimator.n_features_in_} features as input."
-            + (f" {hint}" if hint else "")
-        )
+    if seqs.form == "rows":
+        check_rows(estimator, (seqs.n_sequences, seqs.n_features),
+                   "np.asarray(X)" if isinstance(X, (list, tuple)) else "X")
+        return seqs
+    hint = _channels_hint(X, seqs, estimator)
+    _check_n_features(estimator, seqs.n_features, hint)
     if not hint:
         hint = _short_hint(seqs, estimator)
     if hint:
         warnings.warn(hint, UserWarning, stacklevel=_user_stacklevel())
     return seqs
+
+
+def check_rows(estimator, shape, array="X"):
+    """At predict, the check and the warning of a 2-D table of one-step rows
+    of ``shape`` (:func:`validate_sequences`), from its shape alone: a Dask
+    array's, once for all its chunks."""
+    hint = _rows_hint(estimator, *shape, array)
+    _check_n_features(estimator, shape[1], hint)
+    if hint:
+        warnings.warn(hint, UserWarning, stacklevel=_user_stacklevel())
+
+
+def _check_n_features(estimator, n_features, hint):
+    if n_features != estimator.n_features_in_:
+        raise ValueError(
+            f"X has {n_features} features, but {type(estimator).__name__} is "
+            f"expecting {estimator.n_features_in_} features as input."
+            + (f" {hint}" if hint else "")
+        )
 
 
 def _short_hint(seqs, estimator):

@@ -171,7 +171,7 @@ def append_axes(representation, axes):
 
 
 def read_out(representation, seqs, targets, weight, groups=None,
-             group_weight=None, n_jobs=None, sampled=None):
+             group_weight=None, n_jobs=None, sampled=None, means=None):
     """The ridge read-out's decision columns of a summary representation's
     indicators (it reads no projection: it may run while that is fitted):
     ``(rows, columns, offset, values)``, the rows (indices into
@@ -183,7 +183,10 @@ def read_out(representation, seqs, targets, weight, groups=None,
     ``group_weight`` its weight as a number of copies (default: ``weight``);
     ``n_jobs`` threads walk the rows (the same values bit for bit);
     ``sampled``: the projection's sample walk, read where it holds the rows
-    (the representation's ``indicator_means``).
+    (the representation's ``indicator_means``); ``means(steps)``: the
+    indicators' prefix means at the sorted packed steps ``steps``, computed
+    elsewhere (a fit across a Dask cluster gathers them from its workers:
+    ``seqs`` is then the sequences' layout alone), instead of those.
     """
     seq_of = seqs.sequence_of(targets.steps)
     groups = np.arange(seqs.n_sequences) if groups is None else groups
@@ -201,8 +204,9 @@ def read_out(representation, seqs, targets, weight, groups=None,
     if g.size == 0 or g.max() < 2 or np.unique(classes).size < 2:
         # nothing to leave out, or to tell
         return rows[:0], None, None, np.zeros((0, 0))
-    X = representation.indicator_means(seqs, targets.steps[rows], n_jobs,
-                                       sampled=sampled)
+    X = (means(targets.steps[rows]) if means is not None else
+         representation.indicator_means(seqs, targets.steps[rows], n_jobs,
+                                        sampled=sampled))
     row_weight = weight[seq_of[rows]]
     std = _weighted_std(X, row_weight)
     varying = np.flatnonzero(std > 1e-12)

@@ -145,36 +145,56 @@ class Shards:
             keep = max(1, int(np.searchsorted(np.cumsum(lengths), max_steps,
                                               side="right")))
             index = np.sort(order[:keep])
-        parts = []
-        for k, future in enumerate(self.packed):
-            a, b = self.starts[k], self.starts[k + 1]
-            local = index[(index >= a) & (index < b)] - a
-            if local.size:
-                parts.append(self.client.submit(_take, future, local))
-        taken = self.client.gather(parts)
+        taken = self._gather(self.starts, index, _take)
         data = np.concatenate([t[0] for t in taken])
         lengths = np.concatenate([t[1] for t in taken])
         offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.intp)
         return index, Sequences(data=data, offsets=offsets, form=self.form)
 
+    def indicator_means(self, representation, steps):
+        """The prefix means of a fitted representation's indicators at the
+        sorted packed steps ``steps`` of the collection, each computed on the
+        worker that holds its sequence and gathered to the client (the
+        supervised read-out's rows: at most
+        ``skseq._families.supervised.MAX_ROWS``)."""
+        return np.concatenate(self._gather(
+            self.offsets[self.starts], steps, _indicator_means, representation))
+
+    def _gather(self, bounds, index, func, *args):
+        """``func(shard, local, *args)`` on each shard k that holds some of the
+        sorted ``index`` (``local``: those in ``[bounds[k], bounds[k + 1])``,
+        counted from ``bounds[k]``), gathered in shard order."""
+        parts = []
+        for k, future in enumerate(self.packed):
+            a, b = bounds[k], bounds[k + 1]
+            local = index[(index >= a) & (index < b)] - a
+            if local.size:
+                parts.append(self.client.submit(func, future, local, *args))
+        return self.client.gather(parts)
+
     def problems(self, targets, weight, target_weight, representation, families,
-                 n_jobs):
+                 n_jobs, axes=None):
         """A Problem of each shard's sequences on its worker (futures): the
-        global targets and weights cut at the shards' boundaries. The packed
+        global targets and weights cut at the shards' boundaries, and the
+        supervised axes' cross-fitted values (``axes``: their rows, indices
+        into ``targets.steps``, and values; or None) at its rows. The packed
         shards are then let go: each lives on in its Problem (on the worker
         that packed it, unless Dask moved the task, which would otherwise
         leave two copies), and Dask can still recompute it from the graph."""
+        rows, values = axes if axes is not None else (np.zeros(0, int), None)
         futures = []
         for k, future in enumerate(self.packed):
             a, b = self.starts[k], self.starts[k + 1]
             first, last = self.offsets[a], self.offsets[b]
             lo, hi = np.searchsorted(targets.steps, [first, last])
+            held = (rows >= lo) & (rows < hi)
             futures.append(self.client.submit(
                 _shard_problem, future,
                 Targets(targets.steps[lo:hi] - first, targets.values[lo:hi],
                         targets.step_level),
                 weight[a:b], None if target_weight is None else target_weight[lo:hi],
-                representation, families, n_jobs))
+                representation, families, n_jobs,
+                (rows[held] - lo, None if values is None else values[held])))
         self.packed = None
         return futures
 
@@ -186,10 +206,17 @@ def _take(seqs, index):
     return seqs.data[rows], seqs.lengths[index]
 
 
+def _indicator_means(seqs, steps, representation):
+    return representation.indicator_means(seqs, steps)
+
+
 def _shard_problem(seqs, targets, weight, target_weight, representation,
-                   families, n_jobs):
+                   families, n_jobs, axes):
     transition, emission, mask, fixed_start = families
     inputs = representation.inputs(seqs, targets.steps, n_jobs)
+    rows, values = axes  # the supervised axes' cross-fitted values
+    if rows.size:
+        inputs[1][rows, -values.shape[1]:] = values
     # The prior is the client's (ShardedProblem): a shard only gives data terms.
     return Problem(seqs, targets, weight, transition, emission, mask,
                    fixed_start, 0.0, n_jobs, target_weight=target_weight,
