@@ -139,8 +139,9 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         share its likelihoods and differ only in their place in time.
     transitions : {"learned", "none"}, default="learned"
         ``"learned"``: the sticky chain counted from the labelled sequences.
-        ``"none"``: every step's state drawn afresh from the label priors
-        (each step's label is then the per-step classifier's alone).
+        ``"none"``: every step's state drawn afresh from the label priors, its
+        labels' probabilities ``prior ** (1 - s) * posterior ** s`` normalised,
+        ``s = likelihood_scale`` (at 1 the per-step classifier's own).
     durations : {"geometric", "learned"}, default="geometric"
         How long segments last. ``"geometric"``: a segment ends at every
         step with the same probability, as in any Markov chain. ``"learned"``:
@@ -199,8 +200,8 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
     features_ : {"summaries", "lags", "multiscale"}
         The representation it reads (``features``, or the one ``"auto"`` chose).
     likelihood_scale_ : float
-        The scale of the likelihoods (``likelihood_scale``, or the one
-        ``"auto"`` chose).
+        The fit's (``likelihood_scale`` or ``"auto"``'s choice; a number set
+        after fit is used instead, and leaves this attribute).
     class_prior_ : ndarray of shape (n_classes,)
         Label frequencies among the labelled steps, weighted as in the
         per-step classifier's fit (``sample_weight``, ``onset_weight``).
@@ -220,8 +221,7 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
         ``transmat_[j, i] = P(x_t = i | x_{t-1} = j)``; state ``i`` stands for
         label ``classes_[i // n_states_per_label]``.
     step_level_ : bool
-        Whether the model was fitted on labels per step (else one per
-        sequence, at its last step).
+        Whether it was fitted on labels per step (else one per sequence).
     n_features_in_ : int
         Number of features per step.
     feature_names_in_ : ndarray of shape (``n_features_in_``,)

@@ -186,7 +186,8 @@ def plot_step_labels(labelings, ax=None, *, classes=None, cmap="tab10"):
     cmap : str or matplotlib.colors.Colormap, default="tab10"
         Colormap of the labels. With the default, more than 10 labels take
         the 20 colours of "tab20", more than 20 evenly spaced colours of
-        "turbo", so that no two labels share a colour.
+        "turbo", so that no two labels share a colour (up to 256 labels, the
+        colours "turbo" holds).
 
     Returns
     -------

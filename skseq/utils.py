@@ -486,7 +486,9 @@ def boundary_f1_score(y_true, y_pred, *, tolerance=0):
     if len(y_true) == 0 or len(y_pred) == 0:
         raise ValueError(f"y_true has {len(y_true)} sequences and y_pred "
                          f"{len(y_pred)}: give at least one.")
-    if np.ndim(y_true[0]) == 0:
+    # the first item by iteration, not y_true[0]: a pandas Series is indexed
+    # by its labels, which need not hold 0
+    if np.ndim(next(iter(y_true))) == 0:
         y_true, y_pred = [y_true], [y_pred]
     if len(y_true) != len(y_pred):
         raise ValueError(f"y_true has {len(y_true)} sequences but y_pred has "

@@ -366,6 +366,16 @@ def test_boundary_f1_hand_worked():
         boundary_f1_score(truth, [pred[0], pred[1][:-1]])
 
 
+def test_boundary_f1_takes_one_sequence_as_a_pandas_series():
+    # a Series indexed by timestamps or by a slice of a frame holds no label 0
+    truth = pd.Series([0, 0, 1, 1, 1, 2], index=np.arange(10, 16))
+    pred = pd.Series([0, 1, 1, 1, 2, 2], index=np.arange(10, 16))
+    # boundaries 2 and 5 against 1 and 4: none at tolerance 0, both at 1
+    assert boundary_f1_score(truth, pred) == 0.0
+    assert boundary_f1_score(truth, pred, tolerance=1) == 1.0
+    assert boundary_f1_score([truth], [pred], tolerance=1) == 1.0
+
+
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_iohmm_with_step_labels_reads_the_recent_past_causally():
     X, y = _sessions(n_seq=3)
