@@ -11,7 +11,8 @@ Compared in one run, on the same sessions:
 
 - ``HybridHMMClassifier()``, nothing set (causal ``predict``; offline with
   ``algorithm="viterbi"``), the same with one state per label and
-  ``transitions="none"`` (each step labelled by its per-step classifier alone),
+  ``transitions="none"`` (each step labelled by its per-step classifier's
+  posterior weighed by the label priors at the model's scale),
   the same with ``features="multiscale"`` (one classifier, fitted once, on the
   raw values of each of the last 8 steps and the summaries over the last 8
   and 32 steps, instead of a representation and a window chosen on held-out
