@@ -124,10 +124,8 @@ def filter_fill(
     double[::1] ends,                   # scratch (C,)
     double[:, ::1] proba,               # OUT (n_steps, C * k)
 ):
-    """Fill the filtered distributions P(x_t | u_1..t) of the hidden states.
-
-    Releases the GIL.
-    """
+    """Fill the filtered distributions P(x_t | u_1..t) of the hidden states,
+    the forward variables held as logarithms (releases the GIL)."""
     cdef Chain ch = chain.pointers()
     cdef Py_ssize_t s
     with nogil:
@@ -175,10 +173,9 @@ def smoother_fill(
     double[::1] ends,                   # scratch (C,)
     double[:, ::1] proba,               # OUT (n_steps, C * k)
 ):
-    """Fill the smoothed distributions P(x_t | u_1..T) of the hidden states.
-
-    Releases the GIL.
-    """
+    """Fill the smoothed distributions P(x_t | u_1..T) of the hidden states,
+    the forward and backward variables held as logarithms (releases the
+    GIL)."""
     cdef Chain ch = chain.pointers()
     cdef Py_ssize_t s, t, e, E = alpha.shape[1]
     cdef intp t0, t1
