@@ -49,8 +49,10 @@ extensions = [
     # Order statistics of the convolutions' columns (the thresholds): portable.
     kernel_extension("_select"),
     # The passes of the semi-Markov chain of labels: portable (without FMA,
-    # their products and sums round as NumPy's do).
+    # their products and sums round as NumPy's do), and in logarithms for the
+    # sequences whose likelihoods lie too far apart for their scaling.
     kernel_extension("_semi_markov"),
+    kernel_extension("_semi_markov_log"),
 ]
 if X86_64:
     extensions += [kernel_extension("_forward_backward_avx2", AVX2),

@@ -35,10 +35,10 @@ from ._base_dask import fit_sharded, is_dask_collection
 from ._base_inference import IOHMMInference
 from ._data import (
     N_JOBS_CONSTRAINT,
+    NumberParams,
     check_fitted_params,
     check_sample_weight,
     record_fitted_params,
-    refuse_bool_counts,
     restore_on_failure,
     validate_sequences,
 )
@@ -97,7 +97,7 @@ def _looks_scaled(n_steps, mean, std):
 
 
 
-class BaseIOHMM(IOHMMInference, BaseEstimator):
+class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
     """Base class of the IOHMM estimators. Not for direct use."""
 
     _parameter_constraints: dict = {
@@ -281,7 +281,6 @@ class BaseIOHMM(IOHMMInference, BaseEstimator):
         self : object
             The fitted estimator.
         """
-        refuse_bool_counts(self)  # n_prefixes=True would be one prefix
         if self._warm():
             # the fitted model is continued as it is: a structure changed
             # since would be silently ignored

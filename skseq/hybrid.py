@@ -20,12 +20,12 @@ from threadpoolctl import threadpool_limits
 
 from ._data import (
     N_JOBS_CONSTRAINT,
+    NumberParams,
     check_fitted_params,
     check_flag,
     check_sample_weight,
     check_targets,
     record_fitted_params,
-    refuse_bool_counts,
     restore_on_failure,
     score_targets,
     validate_sequences,
@@ -56,7 +56,7 @@ from ._kernels.forward_backward import forward_backward, viterbi
 ONSET_WEIGHT = 1.0
 
 
-class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
+class HybridHMMClassifier(ClassifierMixin, NumberParams, BaseEstimator):
     """Label every step with a hybrid HMM over a per-step classifier.
 
     A per-step classifier (the "network" of a hybrid HMM/ANN) reads a causal
@@ -314,7 +314,6 @@ class HybridHMMClassifier(ClassifierMixin, BaseEstimator):
             The fitted estimator.
         """
         with restore_on_failure(self):
-            refuse_bool_counts(self)
             seqs = validate_sequences(self, X, reset=True)
             targets = check_targets(y, seqs, task="classification")
             weight = check_sample_weight(sample_weight, seqs.n_sequences)

@@ -13,12 +13,14 @@ import numbers
 import numpy as np
 
 from ._data.targets import _is_missing, _label_array
+from ._plot_checks import (
+    check_matrix,
+    check_states,
+    one_sequence_proba,
+    state_labels_for,
+)
 
 __all__ = ["plot_automaton", "plot_loss_curve", "plot_state_proba", "plot_step_labels"]
-
-# Probabilities computed in floating point may leave [0, 1] by this much.
-_ROUNDING = 1e-9
-
 
 def _pyplot():
     try:
@@ -49,15 +51,6 @@ def _axes(ax):
     return ax
 
 
-def _as_float_array(values, message):
-    """``values`` as a float array; TypeError saying ``message`` and what was
-    given when they cannot be one (ragged lists, strings, objects)."""
-    try:
-        return np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{message}, got {type(values).__name__}: {exc}") from exc
-
-
 def plot_state_proba(proba, ax=None, *, kind="area", state_labels=None,
                      cmap="viridis"):
     """Plot the state distribution over the steps of one sequence.
@@ -65,8 +58,10 @@ def plot_state_proba(proba, ax=None, *, kind="area", state_labels=None,
     Parameters
     ----------
     proba : array-like of shape (n_steps, n_states)
-        One sequence's state probabilities, e.g. ``predict_state_proba(X)[i]``.
-        Trailing all-NaN rows (the padding of a 3-D result) are dropped.
+        One sequence's state probabilities, e.g. ``predict_state_proba(X)[i]``:
+        at every step a distribution over the states (summing to 1, up to
+        rounding of 1e-6). Trailing all-NaN rows (the padding of a 3-D result)
+        are dropped.
     ax : matplotlib.axes.Axes, default=None
         Axes to draw on; a new figure's axes if None.
     kind : {"area", "heatmap"}, default="area"
@@ -100,8 +95,8 @@ def plot_state_proba(proba, ax=None, *, kind="area", state_labels=None,
     """
     if kind not in ("area", "heatmap"):
         raise ValueError(f"kind must be 'area' or 'heatmap', got {kind!r}.")
-    proba = _one_sequence_proba(proba)
-    state_labels = _state_labels(state_labels, proba.shape[1], "state {}")
+    proba = one_sequence_proba(proba)
+    state_labels = state_labels_for(state_labels, proba.shape[1], "state {}")
     ax = _axes(ax)
     colormap = _pyplot().get_cmap(cmap)
     if kind == "area":
@@ -110,40 +105,6 @@ def plot_state_proba(proba, ax=None, *, kind="area", state_labels=None,
         _draw_heatmap(ax, proba, state_labels, colormap)
     ax.set_xlabel("step")
     return ax
-
-
-def _one_sequence_proba(proba):
-    """The state probabilities of one sequence, without trailing NaN padding,
-    checked."""
-    proba = _as_float_array(
-        proba, "proba must be the state probabilities of ONE sequence, an array "
-        "(n_steps, n_states); pass predict_state_proba(X)[i]")
-    if proba.ndim != 2:
-        raise ValueError(
-            "proba must be 2-D (n_steps, n_states), the state probabilities of ONE "
-            f"sequence, got shape {proba.shape}; pass predict_state_proba(X)[i]."
-        )
-    real = ~np.isnan(proba).all(axis=1)
-    n_steps = int(np.max(np.flatnonzero(real), initial=-1)) + 1
-    proba = proba[:n_steps]
-    if n_steps == 0 or proba.shape[1] == 0:
-        raise ValueError("proba has no steps or no states to plot.")
-    if np.isnan(proba).any():
-        raise ValueError("proba contains NaN inside the sequence.")
-    _check_probabilities(proba, "proba")
-    return proba
-
-
-def _state_labels(state_labels, n_states, default):
-    """The given labels, one per state, or ``default`` formatted with each
-    state's index."""
-    if state_labels is None:
-        return [default.format(i) for i in range(n_states)]
-    if len(state_labels) != n_states:
-        raise ValueError(
-            f"state_labels has {len(state_labels)} labels for {n_states} states."
-        )
-    return state_labels
 
 
 def _draw_area(ax, proba, state_labels, colormap):
@@ -286,30 +247,6 @@ def _matrix_edges(matrix, min_proba):
     }
 
 
-def _check_matrix(matrix):
-    matrix = _as_float_array(
-        matrix, "Expected a skseq.automata.DFA or a transition matrix (n_states, "
-        "n_states)")
-    if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1] or matrix.size == 0:
-        raise ValueError(
-            "A transition matrix must be a square (n_states, n_states) array "
-            f"indexed [from, to], got shape {matrix.shape}."
-        )
-    _check_probabilities(matrix, "A transition matrix")
-    return matrix
-
-
-def _check_probabilities(values, name):
-    """Refuse values that are not probabilities (rounding error of 1e-9 aside)."""
-    bad = ~(np.isfinite(values) & (values >= -_ROUNDING) & (values <= 1 + _ROUNDING))
-    if bad.any():
-        where = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise ValueError(
-            f"{name} must hold finite, non-negative probabilities of at most 1; "
-            f"entry {list(where)} is {values[where]!r}."
-        )
-
-
 def plot_automaton(dfa_or_transition_matrix, ax=None, *, min_proba=0.05,
                    state_labels=None, start=None, accepting=None):
     """Draw a state diagram with matplotlib alone (no Graphviz needed).
@@ -366,7 +303,7 @@ def plot_automaton(dfa_or_transition_matrix, ax=None, *, min_proba=0.05,
     """
     n_states, edges, start, accept_mask = _diagram(
         dfa_or_transition_matrix, start, accepting, min_proba)
-    state_labels = _state_labels(state_labels, n_states, "{}")
+    state_labels = state_labels_for(state_labels, n_states, "{}")
     ax = _axes(ax)
     _draw_diagram(ax, n_states, edges, start, accept_mask, state_labels)
     return ax
@@ -386,7 +323,7 @@ def _diagram(dfa_or_transition_matrix, start, accepting, min_proba):
             )
         return (dfa.n_states, dfa._edge_labels(), dfa.start,
                 np.asarray(dfa.accepting, dtype=bool))
-    matrix = _check_matrix(dfa_or_transition_matrix)
+    matrix = check_matrix(dfa_or_transition_matrix)
     if not (isinstance(min_proba, numbers.Real) and 0 <= min_proba <= 1):
         raise ValueError(f"min_proba must be a probability in [0, 1], got "
                          f"{min_proba!r}.")
@@ -403,26 +340,12 @@ def _diagram(dfa_or_transition_matrix, start, accepting, min_proba):
                 )
             accept_mask = accepting.copy()
         else:
-            accept_mask[_check_states(accepting.ravel(), n_states, "accepting")] = (
+            accept_mask[check_states(accepting.ravel(), n_states, "accepting")] = (
                 True
             )
     if start is not None:
-        start = int(_check_states([start], n_states, "start")[0])
+        start = int(check_states([start], n_states, "start")[0])
     return n_states, edges, start, accept_mask
-
-
-def _plain(value):
-    """numpy scalars as Python ones, for error messages."""
-    return value.item() if isinstance(value, np.generic) else value
-
-
-def _check_states(states, n_states, name):
-    for state in states:
-        if not isinstance(state, numbers.Integral) or not 0 <= state < n_states:
-            raise ValueError(
-                f"{name}: {_plain(state)!r} is not a state index in range({n_states})."
-            )
-    return np.asarray(states, dtype=np.intp)
 
 
 def _unit(v):

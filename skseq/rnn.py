@@ -20,6 +20,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from ._data import (
+    NumberParams,
     check_fitted_params,
     check_sample_weight,
     check_targets,
@@ -46,7 +47,7 @@ def _n_indicators(n_classes):
     return 1 if n_classes == 2 else n_classes
 
 
-class DiscretizedRNNClassifier(ClassifierMixin, BaseEstimator):
+class DiscretizedRNNClassifier(ClassifierMixin, NumberParams, BaseEstimator):
     """Self-clustering second-order recurrent net with discretized states.
 
     The net of Zeng, Goodman & Smyth (1993). Each step reads one input vector

@@ -1,13 +1,19 @@
 """Inputs that used to pass silently or fail far from their cause: each is
 refused up front with a message naming the parameter, file or value."""
 
+import importlib
+import inspect
 import io
+import pkgutil
 import warnings
 
 import numpy as np
 import pytest
+from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import Interval
 
+import skseq
 from skseq import (
     DiscretizedRNNClassifier,
     HierarchicalIOHMM,
@@ -317,3 +323,49 @@ def test_a_sequence_alone_and_in_a_batch():
         assert np.array_equal(clf.predict_state_proba([x])[0], batch_states[i])
         np.testing.assert_allclose(clf.predict_proba([x])[0], batch_proba[i],
                                    rtol=0, atol=1e-14)
+
+
+def _numeric_parameters():
+    """(class, parameter) for every parameter with an integer or real interval
+    among its constraints (and no boolean) of every estimator and transformer
+    the public modules of skseq export."""
+    modules = [skseq] + [importlib.import_module(f"skseq.{m.name}")
+                         for m in pkgutil.iter_modules(skseq.__path__)
+                         if not m.name.startswith("_")]
+    classes = {getattr(m, name) for m in modules for name in getattr(m, "__all__", ())}
+    return sorted(
+        ((cls, name) for cls in classes
+         if inspect.isclass(cls) and issubclass(cls, BaseEstimator)
+         for name, constraints in cls._parameter_constraints.items()
+         if "boolean" not in constraints
+         and any(isinstance(c, Interval) for c in constraints)),
+        key=lambda pair: (pair[0].__name__, pair[1]))
+
+
+# The arguments the public classes require, by name
+_REQUIRED = {"transformer_list": [("pool", RunningPooling())]}
+
+
+@pytest.mark.parametrize("cls, name", _numeric_parameters(),
+                         ids=lambda x: getattr(x, "__name__", x))
+def test_a_bool_is_not_a_number(cls, name):
+    # scikit-learn's Interval(numbers.Real, ...) admits True as 1.0, and
+    # Interval(numbers.Integral, ...) as 1; the validation every fit runs
+    # refuses it
+    required = {p.name: _REQUIRED[p.name]
+                for p in inspect.signature(cls).parameters.values()
+                if p.default is inspect.Parameter.empty}
+    est = cls(**required).set_params(**{name: True})
+    with pytest.raises(ValueError, match=f"'{name}' parameter of {cls.__name__} "
+                                         "must be .*Got True instead"):
+        est._validate_params()
+
+
+def test_a_bool_likelihood_scale_is_refused_at_fit():
+    rng = np.random.default_rng(0)
+    X = [rng.normal(size=(6, 1)) for _ in range(4)]
+    model = HybridHMMClassifier(likelihood_scale=True)
+    with pytest.raises(ValueError, match="'likelihood_scale' parameter of "
+                                         "HybridHMMClassifier must be a real"):
+        model.fit(X, [np.array([0, 0, 0, 1, 1, 1])] * 4)
+    assert not hasattr(model, "classes_")

@@ -75,6 +75,22 @@ def _enumerate(parts, log_em):
         yield path, joint
 
 
+def _enumerate_in_logs(parts, log_em):
+    """The marginals of every step (n_steps, n_states) and the most likely
+    path of a sequence, from all its state paths weighed in log space (exact
+    however far apart the steps' likelihoods are)."""
+    n_steps, n_states = log_em.shape
+    paths = list(itertools.product(range(n_states), repeat=n_steps))
+    with np.errstate(divide="ignore"):
+        logs = np.array([np.log(_path_probability(path, *parts))
+                         + log_em[np.arange(n_steps), path].sum() for path in paths])
+    weights = np.exp(logs - logs.max())
+    marginal = np.zeros(log_em.shape)
+    for path, w in zip(paths, weights / weights.sum(), strict=True):
+        marginal[np.arange(n_steps), path] += w
+    return marginal, paths[int(np.argmax(logs))]
+
+
 @pytest.mark.parametrize("n_classes", [2, 3])
 @pytest.mark.parametrize("k", [1, 2])
 def test_filter_smoother_viterbi_against_enumerated_segment_paths(k, n_classes):
@@ -127,17 +143,43 @@ def test_filter_and_smoother_with_likelihoods_far_apart():
     offsets = np.array([0, 5])
     filtered = filter_states(chain, log_em, offsets)
     smoothed = smooth_states(chain, log_em, offsets)
-    for t in range(1, 6):  # the paths of the first t steps, in log space
-        e, marginal = log_em[:t], np.zeros((t, 2))
-        with np.errstate(divide="ignore"):
-            paths = list(itertools.product(range(2), repeat=t))
-            logs = np.array([np.log(_path_probability(path, *parts))
-                             + e[np.arange(t), path].sum() for path in paths])
-        weights = np.exp(logs - logs.max())
-        for path, w in zip(paths, weights / weights.sum(), strict=True):
-            marginal[np.arange(t), path] += w
+    for t in range(1, 6):  # the paths of the first t steps
+        marginal, _ = _enumerate_in_logs(parts, log_em[:t])
         assert_allclose(filtered[t - 1], marginal[-1], atol=1e-12)
     assert_allclose(smoothed, marginal, atol=1e-12)
+
+
+def _far_apart(case):
+    """Tiny chains whose steps' log-likelihoods lie 800 nats and more apart:
+    the scaled passes' messages lose entries to underflow there (0 / 0 in the
+    smoothed distribution of (2, 3, 18); a wrong one of (2, 2, 35); a
+    phase that must go back to 0 in the hand-made one), and sequences of
+    narrow steps beside them."""
+    if case == "hand":  # label 0's phase 1, then its phase 0: a new segment
+        chain, parts, _, _ = _problem(2, 2, lengths=(3,))
+        log_em = np.full((3, 4), -900.0)
+        log_em[[0, 1, 2], [0, 1, 0]] = 0.0
+        return chain, parts, log_em, np.array([0, 3])
+    k, n_classes, seed = case
+    chain, parts, log_em, offsets = _problem(k, n_classes, seed, lengths=(4, 2, 3),
+                                             scale=400.0)
+    log_em[4:6] /= 100.0  # the second sequence's steps are narrow
+    return chain, parts, log_em, offsets
+
+
+@pytest.mark.parametrize("case", [(2, 3, 18), (2, 2, 35), "hand"])
+def test_filter_smoother_viterbi_with_likelihoods_hundreds_of_nats_apart(case):
+    chain, parts, log_em, offsets = _far_apart(case)
+    filtered = filter_states(chain, log_em, offsets)
+    smoothed = smooth_states(chain, log_em, offsets)
+    decoded = viterbi_path(chain, log_em, offsets)
+    for s in range(offsets.shape[0] - 1):
+        e, rows = log_em[offsets[s]:offsets[s + 1]], slice(offsets[s], offsets[s + 1])
+        for t in range(1, e.shape[0] + 1):  # the paths of the first t steps
+            marginal, best = _enumerate_in_logs(parts, e[:t])
+            assert_allclose(filtered[offsets[s] + t - 1], marginal[-1], atol=1e-12)
+        assert_allclose(smoothed[rows], marginal, atol=1e-12)
+        assert_array_equal(decoded[rows], best)
 
 
 def test_hazard_censored_hand_worked():

@@ -92,6 +92,16 @@ def test_state_proba_errors(proba, kwargs, match):
         plot_state_proba(proba, **kwargs)
 
 
+@pytest.mark.parametrize("kind", ["area", "heatmap"])
+def test_state_proba_rows_must_sum_to_one(kind):
+    # steps 1 and 2 sum to 3/4; the NaN padding after them is dropped
+    proba = np.array([[0.5, 0.5], [0.5, 0.25], [0.25, 0.5], [np.nan, np.nan]])
+    with pytest.raises(ValueError, match=r"step 1 sums to 0\.75\."):
+        plot_state_proba(proba, kind=kind)
+    proba[1:3] = [[0.5, 0.5 + 1e-9], [0.25, 0.75]]  # rounding is tolerated
+    assert plot_state_proba(proba, kind=kind) is not None
+
+
 # -- plot_automaton --------------------------------------------------------------
 
 TOMITA4 = DFA(4, "01", [[1, 0], [2, 0], [3, 0], [3, 3]], start=0,

@@ -12,6 +12,7 @@ import pytest
 import sklearn
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
+from sklearn.compose import ColumnTransformer
 from sklearn.decomposition import PCA
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
@@ -133,6 +134,28 @@ def test_transformer_output_is_checked(func, match):
     step = Stepwise(FunctionTransformer(func)).fit(_list())
     with pytest.raises(ValueError, match=match):
         step.transform(_list())
+
+
+@pytest.mark.parametrize("transformer", [
+    FunctionTransformer(lambda X: X[:, :0]),
+    ColumnTransformer([("u", "drop", [0]), ("v", "drop", [1])]),
+])
+def test_a_transformer_of_no_columns_is_refused(transformer):
+    # (n_steps, 0) sequences used to be passed on
+    name = type(transformer).__name__
+    match = rf"{name} returned no columns \(output shape \(1, 0\)\)"
+    with pytest.raises(ValueError, match=match):
+        Stepwise(transformer).fit(_list())
+    # and at transform: a fitted transformer changed to return none
+    step = Stepwise(FunctionTransformer()).fit(_list())
+    step.transformer_.set_params(func=lambda X: X[:, :0])
+    with pytest.raises(ValueError, match=r"FunctionTransformer returned no columns "
+                                         r"\(output shape \(10, 0\)\)"):
+        step.transform(_list())
+    fitted = step.transformer_  # a refused fit leaves the fitted one
+    with pytest.raises(ValueError, match=match):
+        step.set_params(transformer=transformer).fit(_list())
+    assert step.transformer_ is fitted
 
 
 def _state(step):

@@ -15,11 +15,11 @@ the training sequences a choice from the data is scored on, and
 from .checks import check_sequences, mark_laid_out, validate_sequences
 from .lifecycle import (
     N_JOBS_CONSTRAINT,
+    NumberParams,
     check_fitted_params,
     check_flag,
     check_n_jobs,
     record_fitted_params,
-    refuse_bool_counts,
     restore_on_failure,
 )
 from .sequences import Sequences, Targets, quote
@@ -44,7 +44,7 @@ __all__ = [
     "mark_laid_out",
     "quote",
     "record_fitted_params",
-    "refuse_bool_counts",
+    "NumberParams",
     "restore_on_failure",
     "score_targets",
     "validate_sequences",

@@ -1,6 +1,6 @@
 """The estimator lifecycle: a failed call leaves the estimator as it was, and a
 fitted model refuses parameters changed since fit; the shared ``n_jobs``
-constraint."""
+constraint, and no bool for a number."""
 
 import numbers
 from contextlib import contextmanager
@@ -14,11 +14,12 @@ from sklearn.utils._param_validation import (
 
 __all__ = [
     "N_JOBS_CONSTRAINT",
+    "NumberParams",
     "check_flag",
     "check_fitted_params",
     "check_n_jobs",
     "record_fitted_params",
-    "refuse_bool_counts",
+    "refuse_bool_numbers",
     "restore_on_failure",
 ]
 
@@ -35,21 +36,35 @@ def check_flag(value, name):
         raise TypeError(f"{name} must be True or False, got {value!r}.")
 
 
-def refuse_bool_counts(estimator, names=None):
-    """InvalidParameterError for a bool given as a count (a parameter whose
-    constraints hold an integer interval; among ``names`` if given):
-    scikit-learn's checks pass ``True`` as the integer 1, and a count of
-    ``True`` fails deep inside or is kept as such in the fitted attributes."""
+def refuse_bool_numbers(estimator, names=None):
+    """InvalidParameterError for a bool given as a number (a parameter whose
+    constraints hold an integer or real interval and do not admit booleans;
+    among ``names`` if given): scikit-learn's checks pass ``True`` as the
+    number 1, and a count or scale of ``True`` fails deep inside or is kept
+    as such in the fitted attributes."""
     for name, constraints in estimator._parameter_constraints.items():
         if names is not None and name not in names:
             continue
         value = getattr(estimator, name)
-        if (isinstance(value, (bool, np.bool_))
-                and any(isinstance(c, Interval) and c.type is numbers.Integral
-                        for c in constraints)):
-            raise InvalidParameterError(
-                f"The {name!r} parameter of {type(estimator).__name__} must be "
-                f"an int, not a bool. Got {value!r} instead.")
+        kinds = {c.type for c in constraints if isinstance(c, Interval)}
+        if (not isinstance(value, (bool, np.bool_)) or not kinds
+                or any(c == "boolean" or c is bool for c in constraints)):
+            continue
+        kind = "an int" if kinds == {numbers.Integral} else "a real number"
+        raise InvalidParameterError(
+            f"The {name!r} parameter of {type(estimator).__name__} must be "
+            f"{kind}, not a bool. Got {value!r} instead.")
+
+
+class NumberParams:
+    """Mixin of every public estimator and transformer, before
+    ``BaseEstimator``: the validation of the parameters (scikit-learn's, which
+    ``fit`` runs) also refuses a bool given as a number
+    (:func:`refuse_bool_numbers`)."""
+
+    def _validate_params(self):
+        super()._validate_params()
+        refuse_bool_numbers(self)
 
 
 def check_n_jobs(estimator):
@@ -64,7 +79,7 @@ def check_n_jobs(estimator):
     validate_parameter_constraints(
         {"n_jobs": estimator._parameter_constraints["n_jobs"]},
         {"n_jobs": estimator.n_jobs}, caller_name=type(estimator).__name__)
-    refuse_bool_counts(estimator, ("n_jobs",))
+    refuse_bool_numbers(estimator, ("n_jobs",))
 
 
 @contextmanager

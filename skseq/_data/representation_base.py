@@ -14,10 +14,10 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import InvalidParameterError
 
-from .lifecycle import refuse_bool_counts
+from .lifecycle import NumberParams
 
 
-class Representation(BaseEstimator):
+class Representation(NumberParams, BaseEstimator):
     """Base class of the input representations. Not for direct use.
 
     A subclass sets ``name`` (the value of ``features`` it answers to),
@@ -31,12 +31,6 @@ class Representation(BaseEstimator):
     summary = None
     causal = True
     _parameter_constraints: dict = {}
-
-    def _validate_params(self):
-        """scikit-learn's checks, and no bool for a count: ``True`` passes
-        as the integer 1 (and a shape of ``True`` fails deep inside)."""
-        super()._validate_params()
-        refuse_bool_counts(self)
 
     def _validate_for(self, owner):
         """Check the parameters, as ``owner`` (the estimator's name) fits

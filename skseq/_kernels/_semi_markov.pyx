@@ -43,6 +43,9 @@
 # backward one); alpha_t is normalised to sum 1, beta_t to a largest entry of 1
 # (dividing by the forward's normalisers overflows where they are subnormal),
 # Viterbi's log-scores shifted to a largest of 0.
+# This scaling loses entries to underflow once a step's log-likelihoods lie
+# hundreds of nats apart: the wrapper then runs the filter and smoother written
+# on logarithms (_semi_markov_log.pyx) instead.
 
 from libc.math cimport exp, INFINITY
 
@@ -55,25 +58,11 @@ cnp.import_array()
 ctypedef cnp.intp_t intp
 
 
-cdef struct Chain:
-    Py_ssize_t n_classes        # labels C
-    Py_ssize_t k                # phases per label
-    Py_ssize_t n_durations      # D (the last stands for every longer one)
-    const double* stay          # (C * k, D) (or their logarithms for Viterbi)
-    const double* move          # (C * k, D)
-    const double* hazard        # (C * k, D)
-    const double* switch_       # (C, C): switch[c, c'] next label c' after c
-    const double* start         # (C,)
-
-
 cdef class ChainArrays:
     """The chain's arrays, held for the kernels: ``stay``, ``move`` and
     ``hazard`` of shape (C * k, D), ``switch`` (C, C) and ``start`` (C,), or
     for Viterbi their logarithms (C-contiguous float64; the wrapper checks
-    their shapes)."""
-
-    cdef const double[:, ::1] stay, move, hazard, switch
-    cdef const double[::1] start
+    their shapes; their fields are declared in _semi_markov.pxd)."""
 
     def __init__(self, const double[:, ::1] stay, const double[:, ::1] move,
                  const double[:, ::1] hazard, const double[:, ::1] switch,

@@ -8,14 +8,28 @@ k, D)``, ``switch`` ``(n_classes, n_classes)`` and ``start`` ``(n_classes,)``.
 Here shapes are checked and the outputs and the kernels' scratch allocated;
 the kernels run one sequence after another, keeping every step of one
 sequence (the smoother 8 bytes per expanded state and step, Viterbi 1).
+
+The filter and smoother scale their messages per step, which loses entries
+to underflow once a step's log-likelihoods lie hundreds of nats apart; the
+sequences that have such a step (more than ``WIDEST_SCALED`` between the
+largest and smallest finite log-likelihood of a step) run through the same
+passes written on logarithms (``_semi_markov_log.pyx``), slower but exact at
+any spread. Viterbi works on logarithms throughout.
 """
 
 import numpy as np
 
+from . import _semi_markov_log
 from ._build import build
 from ._packed import check_offsets
 
 _semi_markov = build("_semi_markov")
+
+# Nats between a step's largest and smallest finite log-likelihood beyond which
+# its sequence is filtered and smoothed on logarithms: far below the ~708 at
+# which e^-x underflows, and far above the spreads of the hybrid's likelihoods
+# at its default scale (at most log(1 / 1e-6), about 14 nats).
+WIDEST_SCALED = 200.0
 
 
 def _parts(stay, move, hazard, switch, start, log_emit, offsets):
@@ -45,6 +59,77 @@ def _parts(stay, move, hazard, switch, start, log_emit, offsets):
     return chain, np.ascontiguousarray(log_emit, dtype=np.float64), offsets
 
 
+def _wide(log_emit, offsets):
+    """Whether each sequence has a step whose finite log-likelihoods spread
+    more than ``WIDEST_SCALED``."""
+    finite = np.isfinite(log_emit)
+    top = np.where(finite, log_emit, -np.inf).max(axis=1, initial=-np.inf)
+    bottom = np.where(finite, log_emit, np.inf).min(axis=1, initial=np.inf)
+    steps = np.flatnonzero(top - bottom > WIDEST_SCALED)
+    wide = np.zeros(len(offsets) - 1, dtype=bool)
+    wide[np.searchsorted(offsets, steps, side="right") - 1] = True
+    return wide
+
+
+def _by_spread(scaled, logs, arrays, log_emit, offsets):
+    """The distributions of the hidden states from ``scaled(chain, log_emit,
+    offsets, sizes, proba)``, which fills ``proba``, and for the sequences
+    that ``_wide`` picks from ``logs`` (same arguments, the chain's arrays
+    their logarithms); ``arrays`` the chain's (stay, move, hazard, switch,
+    start), ``sizes`` (n_classes, n_expanded)."""
+    chain, log_emit, offsets = _parts(*arrays, log_emit, offsets)
+    sizes = (len(arrays[3]), np.size(arrays[0]))
+    proba = np.empty(log_emit.shape)
+    wide = _wide(log_emit, offsets)
+    if not wide.any():
+        scaled(chain, log_emit, offsets, sizes, proba)
+        return proba
+    with np.errstate(divide="ignore"):
+        log_chain = _parts(*[np.log(a) for a in arrays], log_emit, offsets)[0]
+    lengths = np.diff(offsets)
+    for run, arrays_in, keep in ((scaled, chain, ~wide), (logs, log_chain, wide)):
+        rows = np.repeat(keep, lengths)
+        part = np.empty((np.count_nonzero(rows), log_emit.shape[1]))
+        run(arrays_in, np.ascontiguousarray(log_emit[rows]),
+            np.r_[0, np.cumsum(lengths[keep])].astype(np.intp), sizes, part)
+        proba[rows] = part
+    return proba
+
+
+def _longest(offsets):
+    """The length of the longest sequence (at least 1: the scratch's rows)."""
+    return max(int(np.diff(offsets).max(initial=0)), 1)
+
+
+# The passes as _by_spread runs them, their scratch allocated.
+def _filter_scaled(chain, log_emit, offsets, sizes, proba):
+    n_classes, n_expanded = sizes
+    _semi_markov.filter_fill(chain, log_emit, offsets, np.empty((2, n_expanded)),
+                             np.empty(log_emit.shape[1]), np.empty(n_classes), proba)
+
+
+def _filter_logs(chain, log_emit, offsets, sizes, proba):
+    n_classes, n_expanded = sizes
+    _semi_markov_log.filter_fill(chain, log_emit, offsets,
+                                 np.empty((2, n_expanded)), np.empty(n_classes), proba)
+
+
+def _smoother_scaled(chain, log_emit, offsets, sizes, proba):
+    n_classes, n_expanded = sizes
+    rows = _longest(offsets)
+    _semi_markov.smoother_fill(
+        chain, log_emit, offsets, np.empty((rows, n_expanded)),
+        np.empty((rows, log_emit.shape[1])), np.empty((2, n_expanded)),
+        np.empty(n_classes), proba)
+
+
+def _smoother_logs(chain, log_emit, offsets, sizes, proba):
+    n_classes, n_expanded = sizes
+    _semi_markov_log.smoother_fill(
+        chain, log_emit, offsets, np.empty((_longest(offsets), n_expanded)),
+        np.empty((3, n_expanded)), np.empty(n_classes), proba)
+
+
 def filter_states(stay, move, hazard, switch, start, log_emit, offsets):
     """Filtered distributions P(x_t | u_1..t) of the hidden states.
 
@@ -61,28 +146,15 @@ def filter_states(stay, move, hazard, switch, start, log_emit, offsets):
     -------
     proba : ndarray of shape (n_steps, n_classes * k)
     """
-    chain, log_emit, offsets = _parts(stay, move, hazard, switch, start, log_emit,
-                                      offsets)
-    n_classes, n_states = len(switch), log_emit.shape[1]
-    proba = np.empty(log_emit.shape)
-    _semi_markov.filter_fill(chain, log_emit, offsets, np.empty((2, np.size(stay))),
-                             np.empty(n_states), np.empty(n_classes), proba)
-    return proba
+    return _by_spread(_filter_scaled, _filter_logs,
+                      (stay, move, hazard, switch, start), log_emit, offsets)
 
 
 def smooth_states(stay, move, hazard, switch, start, log_emit, offsets):
     """Smoothed distributions P(x_t | u_1..T) of the hidden states; arguments
     and result as for :func:`filter_states`."""
-    chain, log_emit, offsets = _parts(stay, move, hazard, switch, start, log_emit,
-                                      offsets)
-    n_classes, n_states = len(switch), log_emit.shape[1]
-    rows = max(int(np.diff(offsets).max(initial=0)), 1)  # the longest sequence
-    proba = np.empty(log_emit.shape)
-    _semi_markov.smoother_fill(
-        chain, log_emit, offsets, np.empty((rows, np.size(stay))),
-        np.empty((rows, n_states)), np.empty((2, np.size(stay))), np.empty(n_classes),
-        proba)
-    return proba
+    return _by_spread(_smoother_scaled, _smoother_logs,
+                      (stay, move, hazard, switch, start), log_emit, offsets)
 
 
 def viterbi_path(log_stay, log_move, log_hazard, log_switch, log_start, log_emit,
@@ -98,7 +170,7 @@ def viterbi_path(log_stay, log_move, log_hazard, log_switch, log_start, log_emit
     chain, log_emit, offsets = _parts(log_stay, log_move, log_hazard, log_switch,
                                       log_start, log_emit, offsets)
     n_classes, n_expanded = len(log_switch), np.size(log_stay)
-    rows = max(int(np.diff(offsets).max(initial=0)), 1)  # the longest sequence
+    rows = _longest(offsets)
     path = np.empty(log_emit.shape[0], dtype=np.intp)
     _semi_markov.viterbi_fill(
         chain, log_emit, offsets, np.empty((2, n_expanded)),

@@ -13,9 +13,9 @@ from sklearn.utils._set_output import ADAPTERS_MANAGER, _get_output_config
 from sklearn.utils.validation import check_is_fitted
 
 from .._data import (
+    NumberParams,
     Sequences,
     mark_laid_out,
-    refuse_bool_counts,
     restore_on_failure,
     validate_sequences,
 )
@@ -82,7 +82,8 @@ class _SequenceOutput:
         return self
 
 
-class _SequenceTransformer(_SequenceOutput, TransformerMixin, BaseEstimator):
+class _SequenceTransformer(_SequenceOutput, TransformerMixin, NumberParams,
+                           BaseEstimator):
     """Fit records the number (and names) of features; transform validates."""
 
     def fit(self, X, y=None):
@@ -104,12 +105,6 @@ class _SequenceTransformer(_SequenceOutput, TransformerMixin, BaseEstimator):
             self._check_params()
             validate_sequences(self, X, reset=True)
         return self
-
-    def _validate_params(self):
-        """scikit-learn's checks, and no bool for a count: ``window=True``
-        passes them as the integer 1."""
-        super()._validate_params()
-        refuse_bool_counts(self)
 
     def _check_params(self):
         """Checks across parameters (beyond ``_parameter_constraints``)."""

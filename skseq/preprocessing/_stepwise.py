@@ -29,7 +29,8 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
     The transformer is fitted on all steps of all sequences pooled, and then
     transforms each step; the output has the form of the input (list in, list out;
     3-D padded in, 3-D padded out; 2-D in, 2-D out). The transformer must return
-    finite values, one row per step: a NaN step could not be told from padding.
+    finite values, one row per step (a NaN step could not be told from padding),
+    and at least one column.
 
     Parameters
     ----------
@@ -82,7 +83,18 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
             self._validate_params()
             seqs = validate_sequences(self, X, reset=True)
             self.transformer_ = clone(self.transformer).fit(seqs.data)
+            # the number of output columns, read from the first step's
+            self._check_columns(self.transformer_.transform(seqs.data[:1]))
         return self
+
+    def _check_columns(self, out):
+        """Refuse a transformer's output of no columns (sequences of 0
+        features, which no estimator can read)."""
+        if np.ndim(out) == 2 and np.shape(out)[1] == 0:
+            raise ValueError(
+                f"{type(self.transformer_).__name__} returned no columns (output "
+                f"shape {np.shape(out)}); Stepwise needs at least one output "
+                "feature per step.")
 
     def transform(self, X):
         """Transform every step.
@@ -108,6 +120,7 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
                 f"{type(self.transformer_).__name__} returned shape {out.shape} for "
                 f"{seqs.data.shape[0]} steps; Stepwise needs one output row per step."
             )
+        self._check_columns(out)
         if not np.isfinite(out).all():
             # In a 3-D output an all-NaN step would silently read as padding.
             seq, step = seqs.locate(np.argwhere(~np.isfinite(out))[0, 0])

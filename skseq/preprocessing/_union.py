@@ -16,9 +16,9 @@ from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
 
 from .._data import (
     N_JOBS_CONSTRAINT,
+    NumberParams,
     check_n_jobs,
     check_sequences,
-    refuse_bool_counts,
     restore_on_failure,
     validate_sequences,
 )
@@ -34,7 +34,7 @@ def _transform_one(transformer, X):
     return None if transformer == "passthrough" else transformer.transform(X)
 
 
-class SequenceUnion(_SequenceOutput, TransformerMixin, _BaseComposition):
+class SequenceUnion(_SequenceOutput, TransformerMixin, NumberParams, _BaseComposition):
     """Concatenate, step by step, the features of several sequence transformers.
 
     scikit-learn's :class:`~sklearn.pipeline.FeatureUnion` for sequences: every
@@ -224,7 +224,6 @@ class SequenceUnion(_SequenceOutput, TransformerMixin, _BaseComposition):
         """
         with restore_on_failure(self):
             self._validate_params()
-            refuse_bool_counts(self)
             active = self._active()
             seqs = validate_sequences(self, X, reset=True)
             fitted = Parallel(n_jobs=self.n_jobs)(

@@ -1,0 +1,104 @@
+"""The checks of :mod:`skseq.plotting`'s arguments: state probabilities of one
+sequence, transition matrices, state labels and indices. Each refuses what it
+cannot draw with a ValueError (or TypeError) naming the argument and the entry
+at fault."""
+
+import numbers
+
+import numpy as np
+
+# Probabilities computed in floating point may leave [0, 1] by this much,
+PROBABILITY_ROUNDING = 1e-9
+# and a distribution's sum may leave 1 by this much (float32 probabilities of
+# a few dozen states round by ~1e-7).
+SUM_ROUNDING = 1e-6
+
+
+def as_float_array(values, message):
+    """``values`` as a float array; TypeError saying ``message`` and what was
+    given when they cannot be one (ragged lists, strings, objects)."""
+    try:
+        return np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{message}, got {type(values).__name__}: {exc}") from exc
+
+
+def one_sequence_proba(proba):
+    """The state probabilities of one sequence, without trailing NaN padding,
+    checked: probabilities that sum to 1 at every step."""
+    proba = as_float_array(
+        proba, "proba must be the state probabilities of ONE sequence, an array "
+        "(n_steps, n_states); pass predict_state_proba(X)[i]")
+    if proba.ndim != 2:
+        raise ValueError(
+            "proba must be 2-D (n_steps, n_states), the state probabilities of ONE "
+            f"sequence, got shape {proba.shape}; pass predict_state_proba(X)[i]."
+        )
+    real = ~np.isnan(proba).all(axis=1)
+    n_steps = int(np.max(np.flatnonzero(real), initial=-1)) + 1
+    proba = proba[:n_steps]
+    if n_steps == 0 or proba.shape[1] == 0:
+        raise ValueError("proba has no steps or no states to plot.")
+    if np.isnan(proba).any():
+        raise ValueError("proba contains NaN inside the sequence.")
+    check_probabilities(proba, "proba")
+    sums = proba.sum(axis=1)
+    off = np.flatnonzero(np.abs(sums - 1.0) > SUM_ROUNDING)
+    if off.size:
+        raise ValueError(
+            "proba must hold a distribution over the states at every step (a "
+            f"row that sums to 1); step {off[0]} sums to {float(sums[off[0]])!r}.")
+    return proba
+
+
+def state_labels_for(state_labels, n_states, default):
+    """The given labels, one per state, or ``default`` formatted with each
+    state's index."""
+    if state_labels is None:
+        return [default.format(i) for i in range(n_states)]
+    if len(state_labels) != n_states:
+        raise ValueError(
+            f"state_labels has {len(state_labels)} labels for {n_states} states."
+        )
+    return state_labels
+
+
+def check_matrix(matrix):
+    """A transition matrix (n_states, n_states) of probabilities, as floats."""
+    matrix = as_float_array(
+        matrix, "Expected a skseq.automata.DFA or a transition matrix (n_states, "
+        "n_states)")
+    if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1] or matrix.size == 0:
+        raise ValueError(
+            "A transition matrix must be a square (n_states, n_states) array "
+            f"indexed [from, to], got shape {matrix.shape}."
+        )
+    check_probabilities(matrix, "A transition matrix")
+    return matrix
+
+
+def check_probabilities(values, name):
+    """Refuse values that are not probabilities (rounding error of 1e-9 aside)."""
+    bad = ~(np.isfinite(values) & (values >= -PROBABILITY_ROUNDING)
+            & (values <= 1 + PROBABILITY_ROUNDING))
+    if bad.any():
+        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(
+            f"{name} must hold finite, non-negative probabilities of at most 1; "
+            f"entry {list(where)} is {values[where]!r}."
+        )
+
+
+def _plain(value):
+    """numpy scalars as Python ones, for error messages."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def check_states(states, n_states, name):
+    """``states`` as state indices (intp), each an integer in range(n_states)."""
+    for state in states:
+        if not isinstance(state, numbers.Integral) or not 0 <= state < n_states:
+            raise ValueError(
+                f"{name}: {_plain(state)!r} is not a state index in range({n_states})."
+            )
+    return np.asarray(states, dtype=np.intp)
