@@ -9,7 +9,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from skseq import IOHMMClassifier
-from skseq.preprocessing import Stepwise
+from skseq.preprocessing import SequenceFeatures, SequenceUnion, Stepwise
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore::sklearn.exceptions.ConvergenceWarning")
@@ -59,3 +59,25 @@ def test_weights_are_checked_and_other_parameters_refused():
         Stepwise(StandardScaler()).fit(X, sample_weight=sw[:3])
     with pytest.raises(TypeError, match="cannot pass.*'groups'"):
         Stepwise(StandardScaler()).fit(X, groups=sw)
+
+
+def test_a_union_passes_the_weights_its_transformers_request():
+    X, y, sw = _data()
+    with sklearn.config_context(enable_metadata_routing=True):
+        union = SequenceUnion([
+            ("scaled", Stepwise(StandardScaler().set_fit_request(sample_weight=True))),
+            ("plain", Stepwise(StandardScaler().set_fit_request(sample_weight=False))),
+            ("diff", SequenceFeatures(keep_input=False)),
+            ("raw", "passthrough")])
+        pipe = make_pipeline(union, _clf().set_fit_request(sample_weight=True))
+        pipe.fit(X, y, sample_weight=sw)
+    fitted = dict(pipe[0].transformers_)
+    np.testing.assert_allclose(fitted["scaled"].transformer_.mean_,
+                               _weighted_mean(X, sw))
+    np.testing.assert_allclose(fitted["plain"].transformer_.mean_,
+                               np.concatenate(X).mean(axis=0))
+    # without routing, as in FeatureUnion, every transformer gets them
+    plain = SequenceUnion([("scaled", Stepwise(StandardScaler()))])
+    plain.fit(X, sample_weight=sw)
+    np.testing.assert_allclose(plain.transformers_[0][1].transformer_.mean_,
+                               _weighted_mean(X, sw))
