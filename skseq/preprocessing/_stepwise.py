@@ -5,13 +5,13 @@ per-step output back onto the raw steps.
 
 
 import numpy as np
+from sklearn import get_config
 from sklearn.base import (
     BaseEstimator,
     TransformerMixin,
     clone,
 )
 from sklearn.pipeline import Pipeline
-from sklearn.utils._metadata_requests import _routing_enabled
 from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.metadata_routing import (
     MetadataRouter,
@@ -172,7 +172,7 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
 def _step_fit_params(stepwise, seqs, fit_params):
     """The transformer's fit parameters: the routed ones under metadata
     routing, and sequence weights repeated over the sequences' steps."""
-    if _routing_enabled():
+    if get_config()["enable_metadata_routing"]:
         fit_params = process_routing(stepwise, "fit", **fit_params).transformer.fit
     other = sorted(set(fit_params) - {"sample_weight"})
     if other:

@@ -7,11 +7,11 @@ import numbers
 
 import numpy as np
 from joblib import Parallel, delayed
+from sklearn import get_config
 from sklearn.base import (
     TransformerMixin,
     clone,
 )
-from sklearn.utils._metadata_requests import _routing_enabled
 from sklearn.utils.metadata_routing import (
     MetadataRouter,
     MethodMapping,
@@ -237,7 +237,7 @@ class SequenceUnion(_SequenceOutput, TransformerMixin, _BaseComposition):
     def _routed_params(self, active, fit_params):
         """Each active transformer's fit parameters: under metadata routing
         those it requests, else all of them (as FeatureUnion does)."""
-        if not _routing_enabled():
+        if not get_config()["enable_metadata_routing"]:
             return {name: fit_params for name, _ in active}
         routed = process_routing(self, "fit_transform", **fit_params)
         return {name: routed[name].fit_transform
