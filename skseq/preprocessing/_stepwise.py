@@ -5,6 +5,7 @@ per-step output back onto the raw steps.
 
 
 import numpy as np
+from sklearn import get_config
 from sklearn.base import (
     BaseEstimator,
     TransformerMixin,
@@ -12,9 +13,15 @@ from sklearn.base import (
 )
 from sklearn.pipeline import Pipeline
 from sklearn.utils._param_validation import HasMethods
+from sklearn.utils.metadata_routing import (
+    MetadataRouter,
+    MethodMapping,
+    process_routing,
+)
 from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
 
 from .._data import (
+    check_sample_weight,
     check_sequences,
     restore_on_failure,
     validate_sequences,
@@ -63,7 +70,7 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
     def __init__(self, transformer):
         self.transformer = transformer
 
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, **fit_params):
         """Fit the transformer on all steps pooled.
 
         A failed fit leaves a fitted Stepwise exactly as it was.
@@ -74,6 +81,12 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
             Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
         y : ignored
             Not used, present for API consistency.
+        **fit_params : dict
+            ``sample_weight``, array-like of shape (n_sequences,): the
+            transformer's fit weighs every step with its sequence's weight. In
+            a Pipeline, ``stepwise__sample_weight``; under metadata routing,
+            passed when the transformer requests it
+            (``StandardScaler().set_fit_request(sample_weight=True)``).
 
         Returns
         -------
@@ -82,7 +95,8 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
         with restore_on_failure(self):
             self._validate_params()
             seqs = validate_sequences(self, X, reset=True)
-            self.transformer_ = clone(self.transformer).fit(seqs.data)
+            params = _step_fit_params(self, seqs, fit_params)
+            self.transformer_ = clone(self.transformer).fit(seqs.data, **params)
             # the number of output columns, read from the first step's
             self._check_columns(self.transformer_.transform(seqs.data[:1]))
         return self
@@ -95,6 +109,19 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
                 f"{type(self.transformer_).__name__} returned no columns (output "
                 f"shape {np.shape(out)}); Stepwise needs at least one output "
                 "feature per step.")
+
+    def get_metadata_routing(self):
+        """Metadata routing: ``fit`` (and ``fit_transform``) pass what the
+        transformer's ``fit`` requests.
+
+        Returns
+        -------
+        routing : MetadataRouter
+        """
+        mapping = (MethodMapping().add(caller="fit", callee="fit")
+                   .add(caller="fit_transform", callee="fit"))
+        return MetadataRouter(owner=type(self).__name__).add(
+            transformer=self.transformer, method_mapping=mapping)
 
     def transform(self, X):
         """Transform every step.
@@ -153,6 +180,23 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False
         return tags
+
+
+def _step_fit_params(stepwise, seqs, fit_params):
+    """The transformer's fit parameters: the routed ones under metadata
+    routing, and sequence weights repeated over the sequences' steps."""
+    if get_config()["enable_metadata_routing"]:
+        fit_params = process_routing(stepwise, "fit", **fit_params).transformer.fit
+    other = sorted(set(fit_params) - {"sample_weight"})
+    if other:
+        raise TypeError(
+            f"Stepwise cannot pass {other} to its transformer: it passes only "
+            "sample_weight, one weight per sequence, repeated over its steps."
+        )
+    if fit_params.get("sample_weight") is None:
+        return {}
+    weight = check_sample_weight(fit_params["sample_weight"], seqs.n_sequences)
+    return {"sample_weight": np.repeat(weight, seqs.lengths)}
 
 
 def _steps(estimator):

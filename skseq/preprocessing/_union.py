@@ -7,9 +7,15 @@ import numbers
 
 import numpy as np
 from joblib import Parallel, delayed
+from sklearn import get_config
 from sklearn.base import (
     TransformerMixin,
     clone,
+)
+from sklearn.utils.metadata_routing import (
+    MetadataRouter,
+    MethodMapping,
+    process_routing,
 )
 from sklearn.utils.metaestimators import _BaseComposition
 from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
@@ -25,8 +31,8 @@ from .._data import (
 from ._base import _output, _SequenceOutput
 
 
-def _fit_transform_one(transformer, X, y):
-    return transformer, transformer.fit_transform(X, y)
+def _fit_transform_one(transformer, X, y, params):
+    return transformer, transformer.fit_transform(X, y, **params)
 
 
 def _transform_one(transformer, X):
@@ -188,7 +194,7 @@ class SequenceUnion(_SequenceOutput, TransformerMixin, NumberParams, _BaseCompos
                     f"number, got {weight!r}."
                 )
 
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, **fit_params):
         """Fit clones of the transformers on X.
 
         A failed fit leaves a fitted union exactly as it was.
@@ -199,15 +205,45 @@ class SequenceUnion(_SequenceOutput, TransformerMixin, NumberParams, _BaseCompos
             Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
         y : array-like or None, default=None
             Passed to every transformer's ``fit``.
+        **fit_params : dict
+            Passed to every transformer's ``fit_transform`` (e.g.
+            ``sample_weight`` to a :class:`Stepwise`); under metadata routing,
+            to the transformers that request them.
 
         Returns
         -------
         self : object
         """
-        self.fit_transform(X, y)
+        self.fit_transform(X, y, **fit_params)
         return self
 
-    def fit_transform(self, X, y=None):
+    def get_metadata_routing(self):
+        """Metadata routing: ``fit`` and ``fit_transform`` pass what each
+        transformer's ``fit_transform`` requests.
+
+        Returns
+        -------
+        routing : MetadataRouter
+        """
+        router = MetadataRouter(owner=type(self).__name__)
+        for name, trans in self.transformer_list:
+            if isinstance(trans, str):  # "passthrough", "drop"
+                continue
+            mapping = (MethodMapping().add(caller="fit", callee="fit_transform")
+                       .add(caller="fit_transform", callee="fit_transform"))
+            router.add(**{name: trans}, method_mapping=mapping)
+        return router
+
+    def _routed_params(self, active, fit_params):
+        """Each active transformer's fit parameters: under metadata routing
+        those it requests, else all of them (as FeatureUnion does)."""
+        if not get_config()["enable_metadata_routing"]:
+            return {name: fit_params for name, _ in active}
+        routed = process_routing(self, "fit_transform", **fit_params)
+        return {name: routed[name].fit_transform
+                for name, trans in active if trans != "passthrough"}
+
+    def fit_transform(self, X, y=None, **fit_params):
         """Fit clones of the transformers on X and concatenate their outputs.
 
         Parameters
@@ -216,6 +252,8 @@ class SequenceUnion(_SequenceOutput, TransformerMixin, NumberParams, _BaseCompos
             Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
         y : array-like or None, default=None
             Passed to every transformer's ``fit_transform``.
+        **fit_params : dict
+            As in :meth:`fit`.
 
         Returns
         -------
@@ -226,9 +264,10 @@ class SequenceUnion(_SequenceOutput, TransformerMixin, NumberParams, _BaseCompos
             self._validate_params()
             active = self._active()
             seqs = validate_sequences(self, X, reset=True)
+            params = self._routed_params(active, fit_params)
             fitted = Parallel(n_jobs=self.n_jobs)(
-                delayed(_fit_transform_one)(clone(trans), X, y)
-                for _, trans in active if trans != "passthrough"
+                delayed(_fit_transform_one)(clone(trans), X, y, params[name])
+                for name, trans in active if trans != "passthrough"
             )
             fitted = iter(fitted)
             self.transformers_, outputs = [], []
