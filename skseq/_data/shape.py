@@ -296,8 +296,9 @@ class ShapeFeatures(Representation):
         order = np.argsort(key, kind="stable")
         walked, pooled, weight = pooled, pooled[order], weight[order]
         mean = weight @ pooled / weight.sum()
-        # The squared deviations in the walked means' memory (read no more):
-        # fresh memory of the sample's size costs more than their arithmetic.
+        # The squared deviations, then the standardized sample, in the walked
+        # means' memory (read no more): fresh memory of the sample's size
+        # costs more than their arithmetic.
         std = np.sqrt(weight @ standardize.squared_deviations(
             pooled, mean, out=walked) / weight.sum())
         # Indicators constant on the sample say nothing: left out (a constant
