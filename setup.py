@@ -48,6 +48,9 @@ extensions = [
     kernel_extension("_pooling"),
     # Order statistics of the convolutions' columns (the thresholds): portable.
     kernel_extension("_select"),
+    # The standardization of the shape representation's sample: portable
+    # (without FMA, its values round as NumPy's do).
+    kernel_extension("_standardize"),
     # The passes of the semi-Markov chain of labels: portable (without FMA,
     # their products and sums round as NumPy's do), and in logarithms for the
     # sequences whose likelihoods lie too far apart for their scaling.

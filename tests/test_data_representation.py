@@ -280,7 +280,8 @@ def test_weighted_standardization_and_axes_equal_repeated_rows():
     mean, std = repeated.mean(axis=0), repeated.std(axis=0)
     varying = np.flatnonzero(std > 1e-12)
     direct = (repeated[:, varying] - mean[varying]) / std[varying]
-    Z = _standardized(pooled, varying, mean, std, weight)
+    Z = _standardized(pooled, varying, mean, std, weight, "float64",
+                      np.empty_like(pooled))
     assert_allclose(Z.T @ Z, direct.T @ direct, rtol=1e-10, atol=1e-10)
     axes, variances = _principal_axes(Z, 4, 0, weight.sum())
     _, s, vt = np.linalg.svd(direct, full_matrices=False)

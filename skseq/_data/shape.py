@@ -39,7 +39,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, InvalidParameterError, StrOptions
 from sklearn.utils.extmath import randomized_svd, svd_flip
 
-from .._kernels import convolution
+from .._kernels import convolution, standardize
 from .._kernels._parallel import n_threads, one_blas_thread, run
 from .dilated import (
     DilatedKernels,
@@ -296,10 +296,11 @@ class ShapeFeatures(Representation):
         order = np.argsort(key, kind="stable")
         walked, pooled, weight = pooled, pooled[order], weight[order]
         mean = weight @ pooled / weight.sum()
-        # The squared deviations in the walked means' memory (read no more):
-        # fresh memory of the sample's size costs more than their arithmetic.
-        deviation = np.subtract(pooled, mean, out=walked)
-        std = np.sqrt(weight @ np.square(deviation, out=deviation) / weight.sum())
+        # The squared deviations, then the standardized sample, in the walked
+        # means' memory (read no more): fresh memory of the sample's size
+        # costs more than their arithmetic.
+        std = np.sqrt(weight @ standardize.squared_deviations(
+            pooled, mean, out=walked) / weight.sum())
         # Indicators constant on the sample say nothing: left out (a constant
         # series leaves none, and the networks then see a single zero feature).
         varying = np.flatnonzero(std > 1e-12)
@@ -312,7 +313,7 @@ class ShapeFeatures(Representation):
         n_indicators = pooled.shape[1]
         axes, var = _principal_axes(
             _standardized(pooled, varying, mean, std, weight,
-                          self.projection_dtype), n_comp,
+                          self.projection_dtype, walked), n_comp,
             rng.randint(2**31), weight.sum())
         # Whitening divides by each component's spread: keep the components
         # the sample really spans (variance >= 1e-4 of the first), not the
@@ -511,25 +512,20 @@ class CentredShapeFeatures(ShapeFeatures):
 
 
 
-def _standardized(pooled, varying, mean, std, weight, dtype="float64"):
+def _standardized(pooled, varying, mean, std, weight, dtype, memory):
     """``(pooled[:, varying] - mean[varying]) / std[varying]``, every row
     scaled by the square root of its ``weight`` (so that its products are
     the weighted sums), in Fortran order (the order that column selection
-    gives, in which the randomized SVD has always read it), in one array: on
-    this machine an array of the sample's size (2,000 x 2,600 indicators,
-    beyond what the allocator reuses) is fresh memory from the system each
-    time, ~25 ms before it is written. Computed in float64, then stored as
-    ``dtype``, a block of columns at a time (no float64 copy of the whole)."""
-    Z = np.empty((pooled.shape[0], varying.size), dtype=dtype, order="F")
-    root = np.sqrt(weight)[:, None]
-    for a in range(0, varying.size, _COLUMNS_AT_ONCE):
-        cols = varying[a : a + _COLUMNS_AT_ONCE]
-        Z[:, a : a + cols.size] = (pooled[:, cols] - mean[cols]) / std[cols] * root
-    return Z
-
-
-# Columns standardized at once before they are stored in single precision.
-_COLUMNS_AT_ONCE = 256
+    gives, in which the randomized SVD has always read it), computed in
+    float64 and stored as ``dtype``, in one compiled pass
+    (``skseq._kernels.standardize``), in the bytes of the C-contiguous float64
+    array ``memory`` (read no more; at least as large): on this machine an
+    array of the sample's size (2,000 x 2,600 indicators, beyond what the
+    allocator reuses) is fresh memory from the system each time, costing
+    more than the pass that writes it."""
+    shape = (varying.size, pooled.shape[0])
+    Z = memory.reshape(-1).view(dtype)[: shape[0] * shape[1]].reshape(shape).T
+    return standardize.standardized(pooled, varying, mean, std, np.sqrt(weight), Z)
 
 
 def _principal_axes(Z, n_components, seed, total):

@@ -31,6 +31,7 @@ BUILDS = {
     "_convolution": ("portable",),
     "_pooling": ("portable",),
     "_select": ("portable",),
+    "_standardize": ("portable",),
     "_semi_markov": ("portable",),
 }
 
