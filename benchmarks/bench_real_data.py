@@ -322,12 +322,25 @@ def _cell(runs, key, fmt="{:.3f}"):
     return f"{fmt.format(s[0])} ({fmt.format(s[1])}-{fmt.format(s[2])})"
 
 
-def set_table(res):
+def last_run(saved, name):
+    """The models fitted on set ``name`` in the same run as MiniRocket's row:
+    those of the last refit that fitted MiniRocket there (all, without refits)."""
+    for refit in reversed(saved.get("refits", [])):
+        if MINIROCKET in refit["models"] and name in refit["datasets"]:
+            return set(refit["models"])
+    return set(saved["results"][name])
+
+
+def set_table(res, same_run=None):
+    """The set's rows; the fit-time ratio only for the models of MiniRocket's
+    run (``same_run``, default all): other runs' times are not comparable."""
     mr = _stats(res[MINIROCKET], "fit")[0] if MINIROCKET in res else None
     rows = []
     for label, runs in res.items():
         fit = _stats(runs, "fit")
-        ratio = "" if mr is None or fit is None else f"{fit[0] / mr:.1f}x"
+        ratio = ("" if mr is None or fit is None
+                 else "(earlier run)" if same_run is not None and label not in same_run
+                 else f"{fit[0] / mr:.1f}x")
         rows.append([label, _cell(runs, "acc"), _cell(runs, "train"),
                      _cell(runs, "fit", "{:.2f}"), ratio])
     return table(["model", "test accuracy", "training accuracy", "fit (s)",
@@ -439,11 +452,14 @@ contradict or that cost twice the time; none adopted.
 **Speed.** The fit and predict times of the default, its `n_states=1`
 variant and MiniRocket are from a refit of those rows alone (`--only`, the
 same accuracies bit for bit) on a quiet machine, after the bit-for-bit
-speed-ups below: MiniRocket fitted the three small sets in 0.03-0.06 s and
-the default in 0.19-0.33 s, its fixed costs dominating; PLAID 1.7x; median
-over the panel 6.0x (7.3x in the previous run, on a loaded machine, before
-those speed-ups; MiniRocket's own fit time varies up to 5x between runs on a
-shared machine, BasicMotions 0.06 s in one, 0.31 s in another). Profiled
+speed-ups below: MiniRocket fitted the three small sets in 0.05-0.09 s and
+the default in 0.21-0.44 s, its fixed costs dominating; PLAID 1.5x; median
+over the panel 4.7x. The last speed-up (the projection's sample standardized
+in one compiled pass, `skseq._kernels.standardize`) was measured against the
+code before it on the same machine, the two refits alternating: median 4.8x
+and 4.7x after it, 5.6x and 6.0x before (6.0x on the previous machine;
+MiniRocket's own fit time varies up to 5x between runs on a shared machine,
+BasicMotions 0.06 s in one, 0.31 s in another). Profiled
 on the three small sets (cProfile and direct timings, one thread, a loaded
 machine): besides the thresholds (ArrowHead 0.11-0.23 s over the training
 steps, 0.016 s from one series per kernel), the randomized SVD is the largest
@@ -492,8 +508,8 @@ the other rows.
 
 **Limits, plainly.** On these sets the default is not yet as accurate as
 MiniRocket on average (0.941 against 0.953; ArrowHead is 0.029 behind), nor as
-fast to fit on small sets (median 6.0x in the run above, 7.3x and 5.7x in
-the two before). On the sets kept
+fast to fit on small sets (median 4.7x in the run above, 6.0x and 7.3x in
+the two before, on other machines). On the sets kept
 aside, never used to choose anything, the ridge's decisions kept or improved
 every set against the principal components only, in the same run (GunPoint
 0.993 both, OSULeaf 0.945 to 0.948, JapaneseVowels 0.977 both, ACSF1 0.937 to
@@ -607,8 +623,10 @@ def _threads_text(th):
 
 def markdown(saved, carry, abl=None, sc=None):
     names = list(saved["results"])
-    sections = "\n\n".join(f"### {n}\n\n{set_table(saved['results'][n])}"
-                           for n in names)
+    sections = "\n\n".join(
+        f"### {n}\n\n{set_table(saved['results'][n], last_run(saved, n))}"
+        for n in names)
+    run = [m for m in saved["results"][names[0]] if m in last_run(saved, names[0])]
     carry_text = ""
     if carry:
         carry_sections = "\n\n".join(
@@ -703,11 +721,10 @@ the default is more accurate. Hollow points are the sets kept aside.*
 {scaling_text(sc)}
 ## Per data set
 
-The rows of the default, the thresholds from one series per kernel and
-MiniRocket come from one run; those of the default's `n_states=1` variant and
-the former default (principal components only) from the run before (the
-default's accuracies are the same in both, seed by seed); the others from
-earlier runs of the same script. Of those, the default representation into a
+The rows {", ".join(f"`{m}`" for m in run)} come from one run (the last
+refit); the others from earlier runs of the same script, on a machine whose
+speed varied between runs: their fit times are not compared with this run's
+MiniRocket ("earlier run"). Of those, the default representation into a
 LogisticRegression reads the principal components only (it fits the
 representation without the classes), and the grid search read an older
 projection (fitted on sampled steps only); the other models have not changed
