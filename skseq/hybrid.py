@@ -200,8 +200,8 @@ class HybridHMMClassifier(ClassifierMixin, NumberParams, BaseEstimator):
     features_ : {"summaries", "lags", "multiscale"}
         The representation it reads (``features``, or the one ``"auto"`` chose).
     likelihood_scale_ : float
-        The fit's (``likelihood_scale`` or ``"auto"``'s choice; a number set
-        after fit is used instead, and leaves this attribute).
+        The fit's scale (``likelihood_scale`` or ``"auto"``'s choice); a
+        number set after fit is used by predictions but leaves this attribute.
     class_prior_ : ndarray of shape (n_classes,)
         Label frequencies among the labelled steps, weighted as in the
         per-step classifier's fit (``sample_weight``, ``onset_weight``).
