@@ -42,12 +42,7 @@ def one_sequence_proba(proba):
     if np.isnan(proba).any():
         raise ValueError("proba contains NaN inside the sequence.")
     check_probabilities(proba, "proba")
-    sums = proba.sum(axis=1)
-    off = np.flatnonzero(np.abs(sums - 1.0) > SUM_ROUNDING)
-    if off.size:
-        raise ValueError(
-            "proba must hold a distribution over the states at every step (a "
-            f"row that sums to 1); step {off[0]} sums to {float(sums[off[0]])!r}.")
+    check_sums(proba, "proba", "at every step", "step")
     return proba
 
 
@@ -74,7 +69,20 @@ def check_matrix(matrix):
             f"indexed [from, to], got shape {matrix.shape}."
         )
     check_probabilities(matrix, "A transition matrix")
+    check_sums(matrix, "A transition matrix", "from every state", "row")
     return matrix
+
+
+def check_sums(values, name, where, unit):
+    """Refuse rows of ``values`` that are no distribution over the states (a
+    sum off 1 by more than rounding); the message names the first such row as
+    the ``unit`` it is (a step, a row) and its sum."""
+    sums = values.sum(axis=1)
+    off = np.flatnonzero(np.abs(sums - 1.0) > SUM_ROUNDING)
+    if off.size:
+        raise ValueError(
+            f"{name} must hold a distribution over the states {where} (a row "
+            f"that sums to 1); {unit} {off[0]} sums to {float(sums[off[0]])!r}.")
 
 
 def check_probabilities(values, name):

@@ -261,8 +261,8 @@ def plot_automaton(dfa_or_transition_matrix, ax=None, *, min_proba=0.05,
     dfa_or_transition_matrix : skseq.automata.DFA or array-like of shape \
             (n_states, n_states)
         An automaton (e.g. ``clf.to_automaton().minimize()``), or a matrix of
-        transition probabilities indexed ``[from, to]`` (e.g. one step of
-        ``transition_proba``).
+        transition probabilities indexed ``[from, to]``, each row summing to 1
+        (e.g. one step of ``transition_proba``).
     ax : matplotlib.axes.Axes, default=None
         Axes to draw on; a new figure's axes if None.
     min_proba : float, default=0.05

@@ -166,6 +166,9 @@ def test_automaton_of_a_fitted_model():
         (np.zeros((0, 0)), {}, "square"),
         (np.array([[1.0, -0.1], [0.5, 0.5]]), {}, "non-negative"),
         (np.array([[np.nan, 1.0], [0.5, 0.5]]), {}, "finite"),
+        # rows that are no distribution were drawn as if they were one
+        (np.array([[0.5, 0.5], [0.3, 0.3]]), {},
+         r"from every state.*row 1 sums to 0\.6"),
         (np.eye(2), {"start": 2}, "start: 2 is not a state"),
         (np.eye(2), {"accepting": [0, 5]}, "accepting: 5 is not a state"),
         (np.eye(2), {"accepting": np.array([True])}, "mask has shape"),
