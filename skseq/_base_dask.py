@@ -41,7 +41,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ._data import restore_on_failure
-from ._data.checks import check_rows
+from ._data.checks import check_rows, quiet_rows
 from ._data.dask import block_shape, is_dask_collection
 from ._data.representation import refuse_out_of_memory, resolve_from
 from ._families.supervised import append_axes, read_out
@@ -183,10 +183,12 @@ def _represent(est, shards, targets, weight, weighed, rng):
 
 
 # -- predictions on Dask collections ----------------------------------------
-def _per_block(method, est, args, kwargs, block):
+def _per_block(method, est, args, kwargs, block, quiet=False):
     """A prediction method on one block; a per-step output of a padded block
-    padded to the block's steps, so that the blocks line up."""
-    out = method(est, block, *args, **kwargs)
+    padded to the block's steps, so that the blocks line up. ``quiet``: a
+    block of one-step rows is not warned of (the first block was)."""
+    with quiet_rows(quiet):
+        out = method(est, block, *args, **kwargs)
     if not isinstance(block, np.ndarray):
         return out
     if isinstance(out, list):
@@ -216,10 +218,16 @@ def _on_collection(est, method, X, args, kwargs):
             f"{method.__name__} on a Dask collection takes the sequences alone "
             "(no y, no return_std); pass NumPy data for those.")
     call = functools.partial(_per_block, method, est, args, kwargs)
+    # one-step rows in a bag's partitions or a list's chunks: warned of by the
+    # first alone (their shape is known only where they are computed)
+    quiet = functools.partial(call, quiet=True)
     if isinstance(X, db.Bag):
-        return X.map_partitions(_on_partition, call)
+        return db.from_delayed([
+            dask.delayed(_on_partition)(part, quiet if i else call)
+            for i, part in enumerate(X.to_delayed(optimize_graph=False))])
     if not isinstance(X, da.Array):
-        return [dask.delayed(call)(chunk) for chunk in X]
+        return [dask.delayed(quiet if i else call)(chunk)
+                for i, chunk in enumerate(X)]
     if X.ndim == 2:  # one-step rows: checked (and warned of) once, not per chunk
         check_rows(est, X.shape)
         X = X[:, None, :]

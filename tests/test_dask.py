@@ -204,6 +204,23 @@ def _shape_data():
     return X, (X[:, -1, 0] > 0).astype(int)
 
 
+def test_one_step_rows_in_a_bag_or_delayed_chunks_warn_once():
+    # Each chunk of one-step rows warned for itself; now the first alone does
+    # (run on this thread, where every chunk's warning would be seen), and
+    # the predictions are those of the rows passed at once.
+    X, y = _padded(20, max_len=4, seed=4)
+    kw = dict(n_states=2, features="raw", n_init=1, max_iter=3, random_state=0)
+    model = IOHMMClassifier(**kw).fit(np.nan_to_num(X), y)
+    rows = np.nan_to_num(X[:, 0])
+    expected = model.predict(rows[:, None, :])
+    for collection in ([dask.delayed(rows[a:a + 7]) for a in range(0, 20, 7)],
+                       db.from_sequence(rows.tolist(), npartitions=3)):
+        with pytest.warns(UserWarning, match=r"2-D table \(7 rows") as record:
+            got = dask.compute(model.predict(collection), scheduler="sync")[0]
+        assert sum("2-D table" in str(w.message) for w in record) == 1
+        assert_array_equal(np.concatenate([np.ravel(g) for g in got]), expected)
+
+
 def test_shape_representation_and_alpha_auto(client):
     # features="auto" picks "shape" for real-valued series; fitted on the
     # sequences gathered from the workers (all of them, at this size), its

@@ -3,10 +3,12 @@
 estimator's feature bookkeeping and the hints on a layout that looks mistaken.
 """
 
+import contextvars
 import os
 import sys
 import warnings
 import weakref
+from contextlib import contextmanager
 
 import numpy as np
 from sklearn.utils.validation import validate_data
@@ -21,7 +23,8 @@ from .sequences import (
     _packed_from_plain_arrays,
 )
 
-__all__ = ["check_rows", "check_sequences", "mark_laid_out", "validate_sequences"]
+__all__ = ["check_rows", "check_sequences", "mark_laid_out", "quiet_rows",
+           "validate_sequences"]
 
 
 # Predicting on sequences whose median length is this many times shorter than
@@ -278,11 +281,27 @@ def validate_sequences(estimator, X, *, reset):
 def check_rows(estimator, shape, array="X"):
     """At predict, the check and the warning of a 2-D table of one-step rows
     of ``shape`` (:func:`validate_sequences`), from its shape alone: a Dask
-    array's, once for all its chunks."""
+    array's, once for all its chunks. No warning inside :func:`quiet_rows`."""
     hint = _rows_hint(estimator, *shape, array)
     _check_n_features(estimator, shape[1], hint)
-    if hint:
+    if hint and not _QUIET_ROWS.get():
         warnings.warn(hint, UserWarning, stacklevel=_user_stacklevel())
+
+
+# Set (per thread, unlike a warnings filter) while a chunk of a Dask collection
+# other than its first is predicted on: the first chunk's warning of one-step
+# rows stands for all of them.
+_QUIET_ROWS = contextvars.ContextVar("skseq_quiet_rows", default=False)
+
+
+@contextmanager
+def quiet_rows(quiet=True):
+    """Within it, a table of one-step rows is checked but not warned of."""
+    token = _QUIET_ROWS.set(quiet)
+    try:
+        yield
+    finally:
+        _QUIET_ROWS.reset(token)
 
 
 def _check_n_features(estimator, n_features, hint):
