@@ -242,9 +242,9 @@ class HybridHMMClassifier(ClassifierMixin, NumberParams, BaseEstimator):
     >>> model = HybridHMMClassifier(window=8, random_state=0).fit(X, y)
     >>> model.features_  # chosen on held-out training sequences
     'lags'
-    >>> list(model.predict(X[:1])[0][22:28])  # causal
+    >>> model.predict(X[:1])[0][22:28].tolist()  # causal
     ['low', 'low', 'low', 'high', 'high', 'high']
-    >>> list(model.predict(X[:1], algorithm="viterbi")[0][22:28])  # offline
+    >>> model.predict(X[:1], algorithm="viterbi")[0][22:28].tolist()  # offline
     ['low', 'low', 'low', 'high', 'high', 'high']
     """
 

@@ -181,7 +181,8 @@ def _sequence_level(y, seqs, task, name):
 
 
 def _concatenate_labels(arrays, name):
-    """Concatenate per-sequence label arrays without coercing numbers to strings."""
+    """Concatenate per-sequence label arrays without coercing numbers to strings
+    (nor bytes to str): str arrays stay str, any other mix becomes object."""
     kinds = ["str" if a.dtype.kind in "SU" else "num" if a.dtype.kind in "biuf"
              else "obj" for a in arrays]
     if "str" in kinds and "num" in kinds:
@@ -190,6 +191,9 @@ def _concatenate_labels(arrays, name):
             f"has {arrays[kinds.index('str')].dtype} labels, sequence "
             f"{kinds.index('num')} {arrays[kinds.index('num')].dtype}."
         )
+    if kinds[0] == "str" and len({a.dtype.kind for a in arrays}) == 1:
+        # string labels keep their NumPy dtype, as scikit-learn's classes_ do
+        return np.concatenate(arrays)
     if len(set(kinds)) > 1 or kinds[0] == "str":
         return np.concatenate([a.astype(object) for a in arrays])
     return np.concatenate(arrays)
