@@ -41,7 +41,6 @@ from ._families.label_chain import (
 )
 from ._fit.resources import check_allocation
 from ._hybrid_select import (
-    MIN_PROBA,
     check_reading,
     choose,
     log_likelihood_ratio,
@@ -416,8 +415,7 @@ class HybridHMMClassifier(ClassifierMixin, NumberParams, BaseEstimator):
             # a (label, part) pair never seen in training (segments shorter
             # than the parts) has its label's likelihood
             label = proba.reshape(n_steps, n_classes, -1).sum(axis=2)
-            log_label = (np.log(np.maximum(label, MIN_PROBA))
-                         - np.log(self.class_prior_))
+            log_label = log_likelihood_ratio(label, self.class_prior_)
             unseen = self.target_prior_ == 0
             log_lik[:, unseen] = np.repeat(log_label, n_targets // n_classes,
                                            axis=1)[:, unseen]

@@ -1,11 +1,14 @@
 """HybridHMMClassifier and the step-level classifiers on edge inputs: the dtype
-of the labels they return, against scikit-learn's."""
+of the labels they return, against scikit-learn's; a label of prior 0."""
 
 import numpy as np
 import pytest
+from numpy.testing import assert_allclose
 from sklearn.linear_model import LogisticRegression
 
 from skseq import HierarchicalIOHMM, HybridHMMClassifier, IOHMMClassifier
+from skseq._data import check_sequences
+from skseq._data.window import window_lags
 
 
 def _levels(labels, n_seq=4, seed=0):
@@ -42,3 +45,26 @@ def test_step_level_string_labels_keep_their_dtype(make):
     model = make().fit(X, y)
     assert model.classes_.dtype == np.dtype("<U4")
     assert model.predict(X)[0].dtype == np.dtype("<U4")
+
+
+def test_phase_targets_of_a_label_of_prior_zero_have_finite_likelihoods():
+    # the only sequence of label "z" weighs the smallest subnormal: the
+    # label's prior underflows to 0 and its (label, part) targets count as
+    # never seen, so its states take the label's likelihood, whose prior is
+    # floored at 1e-6 as every target's is (its logarithm was -inf: NaN)
+    X, y = _levels(["lo", "high", "lo"])
+    y[0] = np.full(12, "z")
+    model = HybridHMMClassifier(LogisticRegression(), window=2, features="lags",
+                                n_states_per_label=2, phase_targets=True).fit(
+        X, y, sample_weight=[5e-324, 1, 1, 1])
+    assert list(model.classes_) == ["high", "lo", "z"]
+    assert model.class_prior_[2] == 0
+    features = window_lags(check_sequences(X[:2]), 2)
+    posterior = np.zeros((features.shape[0], 6))
+    posterior[:, model.estimator_.classes_] = model.estimator_.predict_proba(features)
+    floored = np.maximum(posterior, 1e-6)
+    expected = np.log(floored) - np.log(np.maximum(model.target_prior_, 1e-6))
+    label_z = np.maximum(posterior[:, 4:].sum(axis=1), 1e-6)
+    expected[:, 4:] = (np.log(label_z) - np.log(1e-6))[:, None]
+    assert_allclose(model._log_emissions(check_sequences(X[:2])), 0.5 * expected)
+    assert all(np.isfinite(p).all() for p in model.predict_proba(X, smoothed=True))
