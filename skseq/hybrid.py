@@ -140,7 +140,9 @@ class HybridHMMClassifier(ClassifierMixin, NumberParams, BaseEstimator):
         ``"learned"``: the sticky chain counted from the labelled sequences.
         ``"none"``: every step's state drawn afresh from the label priors, its
         labels' probabilities ``prior ** (1 - s) * posterior ** s`` normalised,
-        ``s = likelihood_scale`` (at 1 the per-step classifier's own).
+        ``s = likelihood_scale`` (at 1 the per-step classifier's own; with
+        ``phase_targets``, those of the (label, part) targets, summed over
+        each label's parts).
     durations : {"geometric", "learned"}, default="geometric"
         How long segments last. ``"geometric"``: a segment ends at every
         step with the same probability, as in any Markov chain. ``"learned"``:

@@ -5,6 +5,8 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 from sklearn.linear_model import LogisticRegression
+from sklearn.naive_bayes import GaussianNB
+from sklearn.tree import DecisionTreeClassifier
 
 from skseq import HierarchicalIOHMM, HybridHMMClassifier, IOHMMClassifier
 from skseq._data import check_sequences
@@ -26,7 +28,7 @@ def test_hybrid_returns_labels_of_the_dtype_scikit_learn_gives(labels):
     X, y = _levels(labels)
     # the reference: a scikit-learn classifier on the same step labels
     expected = LogisticRegression().fit(np.vstack(X), np.concatenate(y))
-    model = HybridHMMClassifier(LogisticRegression(), window=2, features="lags",
+    model = HybridHMMClassifier(GaussianNB(), window=2, features="lags",
                                 n_states_per_label=1).fit(X, y)
     assert model.classes_.dtype == expected.classes_.dtype
     for algorithm in ("filter", "smooth", "viterbi"):
@@ -54,8 +56,9 @@ def test_phase_targets_of_a_label_of_prior_zero_have_finite_likelihoods():
     # floored at 1e-6 as every target's is (its logarithm was -inf: NaN)
     X, y = _levels(["lo", "high", "lo"])
     y[0] = np.full(12, "z")
-    model = HybridHMMClassifier(LogisticRegression(), window=2, features="lags",
-                                n_states_per_label=2, phase_targets=True).fit(
+    model = HybridHMMClassifier(DecisionTreeClassifier(max_depth=3), window=2,
+                                features="lags", n_states_per_label=2,
+                                phase_targets=True).fit(
         X, y, sample_weight=[5e-324, 1, 1, 1])
     assert list(model.classes_) == ["high", "lo", "z"]
     assert model.class_prior_[2] == 0
@@ -68,3 +71,20 @@ def test_phase_targets_of_a_label_of_prior_zero_have_finite_likelihoods():
     expected[:, 4:] = (np.log(label_z) - np.log(1e-6))[:, None]
     assert_allclose(model._log_emissions(check_sequences(X[:2])), 0.5 * expected)
     assert all(np.isfinite(p).all() for p in model.predict_proba(X, smoothed=True))
+
+
+@pytest.mark.parametrize("phase_targets", [False, True])
+def test_no_transitions_weighs_each_targets_posterior_against_its_prior(
+        phase_targets):
+    # at a scale s below 1 every target's probability is prior ** (1 - s) *
+    # posterior ** s (the posterior floored at 1e-6), normalised; a label's
+    # is the sum over its targets
+    X, y = _levels(["lo", "high", "lo"])
+    model = HybridHMMClassifier(GaussianNB(), window=2, features="lags",
+                                n_states_per_label=2, phase_targets=phase_targets,
+                                transitions="none", likelihood_scale=0.5).fit(X, y)
+    posterior = model.estimator_.predict_proba(window_lags(check_sequences(X), 2))
+    weighed = np.sqrt(model.target_prior_ * np.maximum(posterior, 1e-6))
+    weighed /= weighed.sum(axis=1, keepdims=True)
+    expected = weighed.reshape(weighed.shape[0], 2, -1).sum(axis=2)
+    assert_allclose(np.vstack(model.predict_proba(X)), expected, rtol=1e-9)
