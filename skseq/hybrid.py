@@ -13,6 +13,7 @@ import numpy as np
 from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.ensemble import HistGradientBoostingClassifier
+from sklearn.metrics import accuracy_score
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
@@ -596,4 +597,4 @@ class HybridHMMClassifier(ClassifierMixin, NumberParams, BaseEstimator):
                                         step_level=self.step_level_)
         proba = self._label_proba(self._state_proba(seqs, False))
         predicted = self.classes_[proba[targets.steps].argmax(axis=1)]
-        return float(np.average(predicted == targets.values, weights=weight))
+        return float(accuracy_score(targets.values, predicted, sample_weight=weight))

@@ -88,3 +88,23 @@ def test_no_transitions_weighs_each_targets_posterior_against_its_prior(
     weighed /= weighed.sum(axis=1, keepdims=True)
     expected = weighed.reshape(weighed.shape[0], 2, -1).sum(axis=2)
     assert_allclose(np.vstack(model.predict_proba(X)), expected, rtol=1e-9)
+
+
+def test_score_refuses_labels_of_another_type_as_scikit_learn_does():
+    # string labels scored against numbers: every step counted wrong before
+    X, y = _levels(["lo", "high", "lo"])
+    numbers = [np.repeat([0, 1, 0], 4) for _ in X]
+    reference = LogisticRegression().fit(np.vstack(X), np.concatenate(y))
+    with pytest.raises(ValueError, match="Mix of label input types"):
+        reference.score(np.vstack(X), np.concatenate(numbers))
+    model = HybridHMMClassifier(GaussianNB(), window=2, features="lags").fit(X, y)
+    with pytest.raises(ValueError, match="Mix of label input types"):
+        model.score(X, numbers)
+    by_sequence = HybridHMMClassifier(GaussianNB(), window=2, features="lags")
+    with pytest.raises(ValueError, match="Mix of label input types"):
+        by_sequence.fit(X, ["lo", "high"] * 2).score(X, [0, 1] * 2)
+    weight = np.array([1.0, 2.0, 0.5, 3.0])
+    steps = np.repeat(weight, 12)
+    expected = np.average(np.concatenate(model.predict(X)) == np.concatenate(y),
+                          weights=steps)
+    assert model.score(X, y, sample_weight=weight) == pytest.approx(expected)
