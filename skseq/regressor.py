@@ -10,6 +10,7 @@ from sklearn.utils._param_validation import Interval
 
 from ._base import FlatIOHMM
 from ._base_dask import dask_aware
+from ._data import check_flag
 from ._families.outputs import constraints_of
 from ._families.registry import document_options, option_constraints
 from ._fit.information import standard_errors as observed_standard_errors
@@ -313,6 +314,7 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         y_std : same form as y_mean
             Only with ``return_std=True``.
         """
+        check_flag(return_std, "return_std")
         mix = self._mixture(self._checked(X), y)
         return self.outputs_.predict(mix, return_std=return_std)
 

@@ -378,3 +378,21 @@ def test_transition_l1_em_never_increases_the_objective():
     objectives = [_fit(reg, X, y).objective_ for _ in range(8)]
     assert np.all(np.diff(objectives) <= 1e-10)
     assert objectives[-1] < objectives[0]
+
+
+def test_return_std_must_be_a_bool_and_is_not_the_observed_outputs():
+    """The hierarchical model forecasts from the inputs only: outputs passed
+    as IOHMMRegressor.predict's y were taken as return_std=True, a truthy
+    list, and returned (means, stds) silently."""
+    X, y = _data(n_seq=2, length=4)
+    hier = _fit(HierarchicalIOHMM((2, 1), task="regression", features="raw",
+                                  n_init=1, max_iter=3, random_state=0), X, y)
+    with pytest.raises(TypeError):
+        hier.predict(X, y)
+    with pytest.raises(TypeError, match="return_std must be True or False"):
+        hier.predict(X, return_std="no")
+    reg = _regressor()[2]
+    with pytest.raises(TypeError, match="return_std must be True or False"):
+        reg.predict(X, return_std="no")
+    mean, std = reg.predict(X, return_std=True)
+    assert len(mean) == len(std) == 2
