@@ -73,8 +73,9 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
     startprob : {"learn", "uniform", "stationary"} or array-like of shape \
             (n_states,), default="learn"
         Distribution of the state before the first input. ``"stationary"``
-        (``transition="homogeneous"``, ``solver="lbfgs"``): the chain's
-        stationary distribution, a function of the transition probabilities, as
+        (``transition="homogeneous"``, ``solver="lbfgs"``, a ``topology`` in
+        which every state can reach every other): the chain's stationary
+        distribution, a function of the transition probabilities, as
         in Hamilton (1989) and statsmodels' and Stata's Markov-switching
         models.
     solver : {"lbfgs", "em"}, default="lbfgs"

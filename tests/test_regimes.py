@@ -396,3 +396,23 @@ def test_return_std_must_be_a_bool_and_is_not_the_observed_outputs():
         reg.predict(X, return_std="no")
     mean, std = reg.predict(X, return_std=True)
     assert len(mean) == len(std) == 2
+
+
+def test_stationary_start_needs_every_state_to_reach_every_other():
+    """A left-right or block topology has no stationary distribution that
+    weighs every state: the fit failed as 'diverged ... scale the features',
+    or (left-right) started every sequence in the absorbing last state."""
+    X, y = _switching_mean_series()
+    kw = dict(transition="homogeneous", emission="state", startprob="stationary",
+              n_init=1, max_iter=50, random_state=0)
+    reg = _fit(IOHMMRegressor(3, **kw), X, y)
+    before = reg.startprob_.copy()
+    for topology in ["left-right", np.eye(3), [[1, 1, 0], [1, 1, 0], [0, 0, 1]]]:
+        with pytest.raises(ValueError, match="every state can reach every other"):
+            reg.set_params(topology=topology).fit(X, y)
+    np.testing.assert_array_equal(reg.startprob_, before)
+    # a cycle 0 -> 1 -> 2 -> 0 (no state keeps itself) is irreducible
+    cycle = _fit(reg.set_params(topology=np.roll(np.eye(3), 1, axis=1)), X, y)
+    P = cycle.transition_proba(X)[0][0]
+    np.testing.assert_allclose(P, np.roll(np.eye(3), 1, axis=1), atol=1e-12)
+    np.testing.assert_allclose(cycle.startprob_, np.full(3, 1 / 3), rtol=1e-12)

@@ -95,6 +95,20 @@ def fixed_startprob(startprob, n_states):
     return p / p.sum()
 
 
+def irreducible(mask):
+    """Whether every state can reach every other through the allowed
+    transitions of ``mask`` (None: all allowed), as a chain needs for a
+    unique stationary distribution that gives every state weight."""
+    if mask is None:
+        return True
+    reach = np.eye(mask.shape[0], dtype=bool) | mask
+    while True:
+        wider = reach | ((reach.astype(np.int64) @ reach.astype(np.int64)) > 0)
+        if (wider == reach).all():
+            return bool(reach.all())
+        reach = wider
+
+
 def row_dots(a, b):
     """a_r . b_r for every row of ``a`` (``b`` broadcast to it), a scalar for a
     vector, each sum correctly rounded (``math.fsum``): the value of one
@@ -174,6 +188,13 @@ class Problem:
             raise ValueError(
                 "startprob='stationary' needs transition='homogeneous': a chain "
                 "whose transitions change with the inputs has no stationary "
+                "distribution.")
+        if self.stationary and not irreducible(mask):
+            raise ValueError(
+                "startprob='stationary' needs a topology in which every state "
+                "can reach every other: with this one (e.g. 'left-right') the "
+                "chain has no unique stationary distribution, or one that never "
+                "leaves a closed set of states. Use startprob='learn' or a fixed "
                 "distribution.")
         self.fixed_start = fixed_start
         self.alpha = alpha
