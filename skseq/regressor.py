@@ -336,7 +336,10 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
 
         * ``"startprob_logit"`` (learned ``startprob``), ``"transition_intercept"``,
           ``"transition_coef"``: log P(i) - log P(n-1), NaN at that reference (per
-          previous state for the transitions; statsmodels' ``exog_tvtp``);
+          previous state for the transitions; statsmodels' ``exog_tvtp``). A
+          learned start distribution at the boundary (a probability below
+          1e-6; with one sequence, always: its likelihood is linear in the
+          start distribution) is held at its estimate, its logits NaN;
         * ``"transition_proba"`` (homogeneous chains): the transition probabilities
           ``[from, to]``, by the delta method;
         * ``"emission_coef"``, ``"emission_intercept"``, ``"emission_covariance"``:
@@ -369,6 +372,8 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         ConvergenceWarning
             When the fit did not converge (its parameters may not be at a
             maximum of the likelihood).
+        UserWarning
+            When the learned start distribution is held at the boundary.
 
         Raises
         ------
@@ -385,7 +390,8 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         >>> noise = np.random.default_rng(0).normal(size=120)
         >>> X, Y = [np.zeros((120, 1))], [np.repeat([0.0, 4.0], 60) + noise]
         >>> reg = IOHMMRegressor(2, transition="homogeneous", emission="state",
-        ...     covariance_type="tied", alpha=0, n_init=10, random_state=0).fit(X, Y)
+        ...     covariance_type="tied", startprob="stationary", alpha=0, n_init=10,
+        ...     random_state=0).fit(X, Y)
         >>> reg.standard_errors(X, Y)["emission_intercept"].round(2).ravel().tolist()
         [0.12, 0.12]
         """

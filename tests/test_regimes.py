@@ -189,11 +189,12 @@ def _switching_mean_series(seed=3, size=60):
     return [np.zeros((y.size, 1))], [y]
 
 
-def _hamilton_loglik(P, mu, var, y):
-    """Hamilton's (1989) filter of the switching-mean model started at the
-    stationary distribution of P (from its eigenvector of eigenvalue 1)."""
+def _hamilton_loglik(P, mu, var, y, start=None):
+    """Hamilton's (1989) filter of the switching-mean model started at
+    ``start`` (the state before the first step), by default the stationary
+    distribution of P (from its eigenvector of eigenvalue 1)."""
     w, V = np.linalg.eig(P.T)
-    p = np.real(V[:, np.argmin(np.abs(w - 1))])
+    p = np.real(V[:, np.argmin(np.abs(w - 1))]) if start is None else start
     p, loglik = p / p.sum(), 0.0
     for v in y:
         joint = (p @ P) * np.exp(-0.5 * (v - mu) ** 2 / var) / np.sqrt(2 * np.pi * var)
@@ -247,6 +248,20 @@ def test_stationary_start_gradient_matches_finite_differences():
     _assert_gradient_is_the_differences(problem, theta)
 
 
+def _second_differences(loglik, psi):
+    """The Hessian of ``loglik`` at ``psi`` by central second differences."""
+    h = 1e-4 * np.maximum(np.abs(psi), 1.0)
+    eye = np.eye(psi.size)
+    H = np.empty((psi.size, psi.size))
+    for a in range(psi.size):
+        for b in range(psi.size):
+            ea, eb = eye[a] * h[a], eye[b] * h[b]
+            H[a, b] = (loglik(psi + ea + eb) - loglik(psi + ea - eb)
+                       - loglik(psi - ea + eb)
+                       + loglik(psi - ea - eb)) / (4 * h[a] * h[b])
+    return H
+
+
 def test_standard_errors_against_a_finite_difference_hessian():
     """The observed information by second differences of the log-likelihood
     (Hamilton's filter written out), in the documented parametrisation:
@@ -261,15 +276,7 @@ def test_standard_errors_against_a_finite_difference_hessian():
         P = softmax(np.c_[q[:2], np.zeros(2)], axis=1)
         return _hamilton_loglik(P, q[2:4], q[4], y[0])
 
-    h = 1e-4 * np.maximum(np.abs(psi), 1.0)
-    H = np.empty((5, 5))
-    for a in range(5):
-        for b in range(5):
-            ea, eb = np.eye(5)[a] * h[a], np.eye(5)[b] * h[b]
-            H[a, b] = (loglik(psi + ea + eb) - loglik(psi + ea - eb)
-                       - loglik(psi - ea + eb)
-                       + loglik(psi - ea - eb)) / (4 * h[a] * h[b])
-    ref = np.linalg.inv(-H)
+    ref = np.linalg.inv(-_second_differences(loglik, psi))
     np.testing.assert_allclose(cov, ref, rtol=2e-3, atol=1e-8)
     np.testing.assert_allclose(se["transition_intercept"][:, 0],
                                np.sqrt(np.diag(ref))[:2], rtol=1e-3)
@@ -416,3 +423,34 @@ def test_stationary_start_needs_every_state_to_reach_every_other():
     P = cycle.transition_proba(X)[0][0]
     np.testing.assert_allclose(P, np.roll(np.eye(3), 1, axis=1), atol=1e-12)
     np.testing.assert_allclose(cycle.startprob_, np.full(3, 1 / 3), rtol=1e-12)
+
+
+def test_standard_errors_hold_a_learned_start_at_the_boundary():
+    """One series: the likelihood is linear in the start distribution, whose
+    estimate is a vertex. Its logits were in the information matrix: at a tight
+    tol the call failed as 'not identified', at the default one it returned a
+    start-logit standard error of about 20, as meaningless as 7,000."""
+    X, y = _switching_mean_series()
+    reg = _fit(IOHMMRegressor(2, emission="state", transition="homogeneous",
+                              covariance_type="tied", alpha=0, n_init=2,
+                              tol=1e-10, random_state=1), X, y)
+    assert reg.startprob_.min() < 1e-6
+    with pytest.warns(UserWarning, match="start distribution is at the boundary"):
+        se, cov = reg.standard_errors(X, y, return_cov=True)
+    assert np.isnan(se["startprob_logit"]).all()
+    assert np.isnan(cov[0]).all() and np.isnan(cov[:, 0]).all()
+    logits = reg.transition_intercept_ - reg.transition_intercept_[:, -1:]
+    psi = np.r_[logits[:, 0], reg.emission_intercept_[:, 0],
+                reg.emission_covariance_[0, 0]]
+
+    def loglik(q):
+        P = softmax(np.c_[q[:2], np.zeros(2)], axis=1)
+        return _hamilton_loglik(P, q[2:4], q[4], y[0], start=reg.startprob_)
+
+    ref = np.linalg.inv(-_second_differences(loglik, psi))
+    np.testing.assert_allclose(cov[1:, 1:], ref, rtol=2e-3, atol=1e-8)
+    np.testing.assert_allclose(se["emission_intercept"][:, 0],
+                               np.sqrt(np.diag(ref))[2:4], rtol=1e-3)
+    P = reg.transition_proba(X)[0][0]
+    np.testing.assert_allclose(se["transition_proba"][:, 0],
+                               P[:, 0] * P[:, 1] * np.sqrt(np.diag(ref))[:2], rtol=1e-3)

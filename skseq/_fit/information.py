@@ -21,7 +21,14 @@ compare with statsmodels' ``MarkovRegression`` and Stata's ``mswitch``:
 
 For homogeneous transitions the transition probabilities' standard errors
 follow by the delta method.
+
+A learned start distribution at the boundary (a probability at 0) has logits at
+infinity, where the likelihood is flat: it is held at its estimate, its logits'
+standard errors are NaN. The likelihood of one sequence is linear in the start
+distribution, so its maximum is a vertex, always at the boundary.
 """
+
+import warnings
 
 import numpy as np
 from scipy.special import softmax
@@ -33,6 +40,9 @@ _STEP = 1e-5
 # The observed information must be positive definite: its smallest eigenvalue
 # above this fraction of its largest.
 _RCOND = 1e-10
+# A learned start probability below this is at the boundary (its logit beyond
+# 13.8 in magnitude, its information below 1e-6 per sequence).
+_BOUNDARY = 1e-6
 _IDENTIFIED_TRANSITIONS = ("input", "homogeneous", "additive")
 _IDENTIFIED_EMISSIONS = ("input", "state")
 
@@ -194,6 +204,8 @@ def standard_errors(est, problem, model):
             "transitions have no effect on the likelihood."
         )
     par, info, grad = observed_information(problem, model)
+    free = _free(par, model)
+    info = info[np.ix_(free, free)]
     eig = np.linalg.eigvalsh(info)
     if not np.isfinite(eig).all() or eig[0] <= _RCOND * max(eig[-1], 0.0):
         raise ValueError(
@@ -203,17 +215,44 @@ def standard_errors(est, problem, model):
             "visited, an input that never varies, or a fit that is not at a "
             "maximum of the likelihood (alpha > 0, or not converged)."
         )
-    cov = np.linalg.inv(info)
-    cov = 0.5 * (cov + cov.T)
+    cov = np.full((free.size, free.size), np.nan)
+    inv = np.linalg.inv(info)
+    cov[np.ix_(free, free)] = 0.5 * (inv + inv.T)
     se = par.unflatten(np.sqrt(np.diag(cov)))
     if family == "homogeneous":
-        se["transition_proba"] = _proba_standard_errors(par, model, cov)
+        se["transition_proba"] = _proba_standard_errors(par, model, cov, free)
     return se, cov, grad
 
 
-def _proba_standard_errors(par, model, cov):
+def _free(par, model):
+    """Mask of the coordinates of psi that get standard errors: all but the
+    logits of a learned start distribution at the boundary (see the module
+    docstring), which warns."""
+    free = np.ones(par.psi.size, dtype=bool)
+    if not par.problem.n_start:
+        return free
+    n_sequences = par.problem.seqs.n_sequences
+    smallest = float(model.startprob.min())
+    if n_sequences == 1 or smallest < _BOUNDARY:
+        free[:par.n - 1] = False
+        why = ("the likelihood of one sequence is linear in the start "
+               "distribution, maximal at a vertex" if n_sequences == 1 else
+               f"its smallest probability is {smallest:.3g}")
+        warnings.warn(
+            "standard errors: the learned start distribution is at the "
+            f"boundary ({why}), where its logits have no standard error: "
+            "'startprob_logit' is NaN, and the other standard errors hold the "
+            "start distribution at its estimate. Fit with "
+            "startprob='stationary' (homogeneous transitions) or 'uniform' to "
+            "leave it out of the model's parameters.",
+            UserWarning, stacklevel=4)
+    return free
+
+
+def _proba_standard_errors(par, model, cov, free):
     """Delta method: standard errors of the transition probabilities of a
-    homogeneous chain from those of the relative logits."""
+    homogeneous chain from those of the relative logits (of the ``free``
+    coordinates of psi: the probabilities do not depend on the others)."""
     n = par.n
     start = sum(size for name, _, size in par.blocks if name == "startprob_logit")
     P = softmax(model.transition.unpack(model.theta_t)["intercept"], axis=1)
@@ -222,4 +261,5 @@ def _proba_standard_errors(par, model, cov):
         for i in range(n):
             for q in range(n - 1):
                 G[j * n + i, start + j * (n - 1) + q] = P[j, i] * ((i == q) - P[j, q])
+    G, cov = G[:, free], cov[np.ix_(free, free)]
     return np.sqrt(np.diag(G @ cov @ G.T)).reshape(n, n)
