@@ -119,7 +119,9 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         Maximum L-BFGS or EM iterations.
     tol : float, default=1e-5
         Convergence threshold on the change of the objective (mean per-sequence
-        negative log-likelihood plus penalty).
+        negative log-likelihood plus penalty). The test reads the objective
+        without its constant in the units of y (the log-Jacobian of the
+        targets' standardization), so that y in other units is the same fit.
     init : {{init}} or list of them, default="auto"
         The starting points of the restarts, restart k from the k-th entry of
         the list (cycled):
