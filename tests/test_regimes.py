@@ -454,3 +454,25 @@ def test_standard_errors_hold_a_learned_start_at_the_boundary():
     P = reg.transition_proba(X)[0][0]
     np.testing.assert_allclose(se["transition_proba"][:, 0],
                                P[:, 0] * P[:, 1] * np.sqrt(np.diag(ref))[:2], rtol=1e-3)
+
+
+@pytest.mark.parametrize("scale, shift", [(1.0, 1e5), (1e-3, 1e6)])
+def test_standard_errors_follow_the_units_of_y(scale, shift):
+    """y * scale + shift: the same fit, its means' standard errors times scale,
+    the variance's times scale^2. The difference steps were relative to the
+    parameters in the units of y (a mean of 1e5 was stepped by 1, many noise
+    standard deviations: errors 14% off, silently) and the identification test
+    compared curvatures in different units (1e3 * y: 'not identified')."""
+    X, y, reg = _switching_mean_fit()
+    se = reg.standard_errors(X, y)
+    y2 = [v * scale + shift for v in y]
+    params = {**reg.get_params(), "min_covar": 1e-6 * scale**2, "n_init": 1}
+    reg2 = _fit(IOHMMRegressor(**params), X, y2)
+    assert reg2.log_likelihood_ == pytest.approx(
+        reg.log_likelihood_ - y[0].size * np.log(scale), rel=1e-9)
+    se2 = reg2.standard_errors(X, y2)
+    for name, power in [("emission_intercept", 1), ("emission_covariance", 2),
+                        ("transition_proba", 0)]:  # sorted: the regimes' order
+        np.testing.assert_allclose(np.sort(se2[name], axis=None),
+                                   np.sort(se[name], axis=None) * scale**power,
+                                   rtol=1e-4)
