@@ -476,3 +476,19 @@ def test_standard_errors_follow_the_units_of_y(scale, shift):
         np.testing.assert_allclose(np.sort(se2[name], axis=None),
                                    np.sort(se[name], axis=None) * scale**power,
                                    rtol=1e-4)
+
+
+def test_standard_errors_of_one_regime_are_those_of_the_gaussian():
+    """One regime has no start logits: nothing is held, nothing warned (the
+    boundary warning was given for a single series); the mean's and the
+    variance's errors are sigma / sqrt(T) and sigma^2 sqrt(2 / T)."""
+    X, y = _switching_mean_series()
+    one = _fit(IOHMMRegressor(1, emission="state", alpha=0, tol=1e-10,
+                              random_state=0), X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        se = one.standard_errors(X, y)
+    var, T = np.var(y[0]), y[0].size
+    assert se["emission_intercept"][0, 0] == pytest.approx(np.sqrt(var / T), rel=1e-6)
+    assert se["emission_covariance"][0, 0] == pytest.approx(var * np.sqrt(2 / T),
+                                                            rel=1e-6)

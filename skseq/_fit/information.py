@@ -283,7 +283,7 @@ def _free(par, model):
     logits of a learned start distribution at the boundary (see the module
     docstring), which warns."""
     free = np.ones(par.psi.size, dtype=bool)
-    if not par.problem.n_start:
+    if not par.problem.n_start or par.n == 1:  # no logits
         return free
     n_sequences = par.problem.seqs.n_sequences
     smallest = float(model.startprob.min())
