@@ -281,6 +281,8 @@ class HierarchicalIOHMM(BaseIOHMM):
         **BaseIOHMM._parameter_constraints,
         **GaussianOutputs.constraints,
         **option_constraints("features", "emission", "init"),
+        # no stationary start: the transitions change with the inputs
+        "startprob": [StrOptions({"learn", "uniform"}), "array-like"],
         "n_states": ["array-like"],
         "timescales": ["array-like"],
         "learn_timescales": ["boolean"],
