@@ -9,6 +9,7 @@ from sklearn.utils._param_validation import StrOptions
 
 from ._base import BaseIOHMM
 from ._base_features import rule_or_raw
+from ._data import check_flag
 from ._families.hierarchy import HierarchicalTransitions
 from ._families.outputs import GaussianOutputs
 from ._families.registry import document_options, option_constraints
@@ -280,6 +281,8 @@ class HierarchicalIOHMM(BaseIOHMM):
         **BaseIOHMM._parameter_constraints,
         **GaussianOutputs.constraints,
         **option_constraints("features", "emission", "init"),
+        # no stationary start: the transitions change with the inputs
+        "startprob": [StrOptions({"learn", "uniform"}), "array-like"],
         "n_states": ["array-like"],
         "timescales": ["array-like"],
         "learn_timescales": ["boolean"],
@@ -521,7 +524,7 @@ class HierarchicalIOHMM(BaseIOHMM):
         return y, self._paths_per_level(paths)
 
     # -- outputs: those of IOHMMClassifier or IOHMMRegressor ------------------
-    def predict(self, X, return_std=False):
+    def predict(self, X, *, return_std=False):
         """Most probable class, or predicted mean (and standard deviation).
 
         Parameters
@@ -539,6 +542,7 @@ class HierarchicalIOHMM(BaseIOHMM):
         y_std : same form as y_pred
             Only with ``return_std=True``.
         """
+        check_flag(return_std, "return_std")
         if _classifying(self):
             if return_std:
                 raise ValueError("return_std=True needs task='regression'.")

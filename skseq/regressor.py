@@ -10,6 +10,7 @@ from sklearn.utils._param_validation import Interval
 
 from ._base import FlatIOHMM
 from ._base_dask import dask_aware
+from ._data import check_flag
 from ._families.outputs import constraints_of
 from ._families.registry import document_options, option_constraints
 from ._fit.information import standard_errors as observed_standard_errors
@@ -72,8 +73,9 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
     startprob : {"learn", "uniform", "stationary"} or array-like of shape \
             (n_states,), default="learn"
         Distribution of the state before the first input. ``"stationary"``
-        (``transition="homogeneous"``, ``solver="lbfgs"``): the chain's
-        stationary distribution, a function of the transition probabilities, as
+        (``transition="homogeneous"``, ``solver="lbfgs"``, a ``topology`` in
+        which every state can reach every other): the chain's stationary
+        distribution, a function of the transition probabilities, as
         in Hamilton (1989) and statsmodels' and Stata's Markov-switching
         models.
     solver : {"lbfgs", "em"}, default="lbfgs"
@@ -117,7 +119,9 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         Maximum L-BFGS or EM iterations.
     tol : float, default=1e-5
         Convergence threshold on the change of the objective (mean per-sequence
-        negative log-likelihood plus penalty).
+        negative log-likelihood plus penalty). The test reads the objective
+        without its constant in the units of y (the log-Jacobian of the
+        targets' standardization), so that y in other units is the same fit.
     init : {{init}} or list of them, default="auto"
         The starting points of the restarts, restart k from the k-th entry of
         the list (cycled):
@@ -313,6 +317,7 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         y_std : same form as y_mean
             Only with ``return_std=True``.
         """
+        check_flag(return_std, "return_std")
         mix = self._mixture(self._checked(X), y)
         return self.outputs_.predict(mix, return_std=return_std)
 
@@ -333,7 +338,10 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
 
         * ``"startprob_logit"`` (learned ``startprob``), ``"transition_intercept"``,
           ``"transition_coef"``: log P(i) - log P(n-1), NaN at that reference (per
-          previous state for the transitions; statsmodels' ``exog_tvtp``);
+          previous state for the transitions; statsmodels' ``exog_tvtp``). A
+          learned start distribution at the boundary (a probability below
+          1e-6; with one sequence, always: its likelihood is linear in the
+          start distribution) is held at its estimate, its logits NaN;
         * ``"transition_proba"`` (homogeneous chains): the transition probabilities
           ``[from, to]``, by the delta method;
         * ``"emission_coef"``, ``"emission_intercept"``, ``"emission_covariance"``:
@@ -366,6 +374,8 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         ConvergenceWarning
             When the fit did not converge (its parameters may not be at a
             maximum of the likelihood).
+        UserWarning
+            When the learned start distribution is held at the boundary.
 
         Raises
         ------
@@ -382,7 +392,8 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         >>> noise = np.random.default_rng(0).normal(size=120)
         >>> X, Y = [np.zeros((120, 1))], [np.repeat([0.0, 4.0], 60) + noise]
         >>> reg = IOHMMRegressor(2, transition="homogeneous", emission="state",
-        ...     covariance_type="tied", alpha=0, n_init=10, random_state=0).fit(X, Y)
+        ...     covariance_type="tied", startprob="stationary", alpha=0, n_init=10,
+        ...     random_state=0).fit(X, Y)
         >>> reg.standard_errors(X, Y)["emission_intercept"].round(2).ravel().tolist()
         [0.12, 0.12]
         """

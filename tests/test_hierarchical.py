@@ -346,3 +346,14 @@ def test_slow_level_learns_the_2_sequence_problem_where_the_flat_model_fails():
         flat.fit(X_train, y_train)
     assert slow.score(X_test, y_test) >= 0.95
     assert flat.score(X_test, y_test) < 0.7
+
+
+def test_a_stationary_start_is_refused_by_its_parameter_name():
+    """The hierarchy's transitions change with the inputs: startprob takes
+    'learn', 'uniform' or a distribution (its documented options); 'stationary'
+    failed in the fit, naming transition='homogeneous', a parameter the
+    hierarchical model does not have."""
+    X = [np.zeros((4, 1)), np.ones((3, 1))]
+    est = HierarchicalIOHMM((2, 1), task="regression", startprob="stationary")
+    with pytest.raises(ValueError, match="'startprob' parameter of HierarchicalIOHMM"):
+        est.fit(X, [np.arange(4.0), np.arange(3.0)])

@@ -189,11 +189,12 @@ def _switching_mean_series(seed=3, size=60):
     return [np.zeros((y.size, 1))], [y]
 
 
-def _hamilton_loglik(P, mu, var, y):
-    """Hamilton's (1989) filter of the switching-mean model started at the
-    stationary distribution of P (from its eigenvector of eigenvalue 1)."""
+def _hamilton_loglik(P, mu, var, y, start=None):
+    """Hamilton's (1989) filter of the switching-mean model started at
+    ``start`` (the state before the first step), by default the stationary
+    distribution of P (from its eigenvector of eigenvalue 1)."""
     w, V = np.linalg.eig(P.T)
-    p = np.real(V[:, np.argmin(np.abs(w - 1))])
+    p = np.real(V[:, np.argmin(np.abs(w - 1))]) if start is None else start
     p, loglik = p / p.sum(), 0.0
     for v in y:
         joint = (p @ P) * np.exp(-0.5 * (v - mu) ** 2 / var) / np.sqrt(2 * np.pi * var)
@@ -247,6 +248,20 @@ def test_stationary_start_gradient_matches_finite_differences():
     _assert_gradient_is_the_differences(problem, theta)
 
 
+def _second_differences(loglik, psi):
+    """The Hessian of ``loglik`` at ``psi`` by central second differences."""
+    h = 1e-4 * np.maximum(np.abs(psi), 1.0)
+    eye = np.eye(psi.size)
+    H = np.empty((psi.size, psi.size))
+    for a in range(psi.size):
+        for b in range(psi.size):
+            ea, eb = eye[a] * h[a], eye[b] * h[b]
+            H[a, b] = (loglik(psi + ea + eb) - loglik(psi + ea - eb)
+                       - loglik(psi - ea + eb)
+                       + loglik(psi - ea - eb)) / (4 * h[a] * h[b])
+    return H
+
+
 def test_standard_errors_against_a_finite_difference_hessian():
     """The observed information by second differences of the log-likelihood
     (Hamilton's filter written out), in the documented parametrisation:
@@ -261,15 +276,7 @@ def test_standard_errors_against_a_finite_difference_hessian():
         P = softmax(np.c_[q[:2], np.zeros(2)], axis=1)
         return _hamilton_loglik(P, q[2:4], q[4], y[0])
 
-    h = 1e-4 * np.maximum(np.abs(psi), 1.0)
-    H = np.empty((5, 5))
-    for a in range(5):
-        for b in range(5):
-            ea, eb = np.eye(5)[a] * h[a], np.eye(5)[b] * h[b]
-            H[a, b] = (loglik(psi + ea + eb) - loglik(psi + ea - eb)
-                       - loglik(psi - ea + eb)
-                       + loglik(psi - ea - eb)) / (4 * h[a] * h[b])
-    ref = np.linalg.inv(-H)
+    ref = np.linalg.inv(-_second_differences(loglik, psi))
     np.testing.assert_allclose(cov, ref, rtol=2e-3, atol=1e-8)
     np.testing.assert_allclose(se["transition_intercept"][:, 0],
                                np.sqrt(np.diag(ref))[:2], rtol=1e-3)
@@ -378,3 +385,110 @@ def test_transition_l1_em_never_increases_the_objective():
     objectives = [_fit(reg, X, y).objective_ for _ in range(8)]
     assert np.all(np.diff(objectives) <= 1e-10)
     assert objectives[-1] < objectives[0]
+
+
+def test_return_std_must_be_a_bool_and_is_not_the_observed_outputs():
+    """The hierarchical model forecasts from the inputs only: outputs passed
+    as IOHMMRegressor.predict's y were taken as return_std=True, a truthy
+    list, and returned (means, stds) silently."""
+    X, y = _data(n_seq=2, length=4)
+    hier = _fit(HierarchicalIOHMM((2, 1), task="regression", features="raw",
+                                  n_init=1, max_iter=3, random_state=0), X, y)
+    with pytest.raises(TypeError):
+        hier.predict(X, y)
+    with pytest.raises(TypeError, match="return_std must be True or False"):
+        hier.predict(X, return_std="no")
+    reg = _regressor()[2]
+    with pytest.raises(TypeError, match="return_std must be True or False"):
+        reg.predict(X, return_std="no")
+    mean, std = reg.predict(X, return_std=True)
+    assert len(mean) == len(std) == 2
+
+
+def test_stationary_start_needs_every_state_to_reach_every_other():
+    """A left-right or block topology has no stationary distribution that
+    weighs every state: the fit failed as 'diverged ... scale the features',
+    or (left-right) started every sequence in the absorbing last state."""
+    X, y = _switching_mean_series()
+    kw = dict(transition="homogeneous", emission="state", startprob="stationary",
+              n_init=1, max_iter=50, random_state=0)
+    reg = _fit(IOHMMRegressor(3, **kw), X, y)
+    before = reg.startprob_.copy()
+    for topology in ["left-right", np.eye(3), [[1, 1, 0], [1, 1, 0], [0, 0, 1]]]:
+        with pytest.raises(ValueError, match="every state can reach every other"):
+            reg.set_params(topology=topology).fit(X, y)
+    np.testing.assert_array_equal(reg.startprob_, before)
+    # a cycle 0 -> 1 -> 2 -> 0 (no state keeps itself) is irreducible
+    cycle = _fit(reg.set_params(topology=np.roll(np.eye(3), 1, axis=1)), X, y)
+    P = cycle.transition_proba(X)[0][0]
+    np.testing.assert_allclose(P, np.roll(np.eye(3), 1, axis=1), atol=1e-12)
+    np.testing.assert_allclose(cycle.startprob_, np.full(3, 1 / 3), rtol=1e-12)
+
+
+def test_standard_errors_hold_a_learned_start_at_the_boundary():
+    """One series: the likelihood is linear in the start distribution, whose
+    estimate is a vertex. Its logits were in the information matrix: at a tight
+    tol the call failed as 'not identified', at the default one it returned a
+    start-logit standard error of about 20, as meaningless as 7,000."""
+    X, y = _switching_mean_series()
+    reg = _fit(IOHMMRegressor(2, emission="state", transition="homogeneous",
+                              covariance_type="tied", alpha=0, n_init=2,
+                              tol=1e-10, random_state=1), X, y)
+    assert reg.startprob_.min() < 1e-6
+    with pytest.warns(UserWarning, match="start distribution is at the boundary"):
+        se, cov = reg.standard_errors(X, y, return_cov=True)
+    assert np.isnan(se["startprob_logit"]).all()
+    assert np.isnan(cov[0]).all() and np.isnan(cov[:, 0]).all()
+    logits = reg.transition_intercept_ - reg.transition_intercept_[:, -1:]
+    psi = np.r_[logits[:, 0], reg.emission_intercept_[:, 0],
+                reg.emission_covariance_[0, 0]]
+
+    def loglik(q):
+        P = softmax(np.c_[q[:2], np.zeros(2)], axis=1)
+        return _hamilton_loglik(P, q[2:4], q[4], y[0], start=reg.startprob_)
+
+    ref = np.linalg.inv(-_second_differences(loglik, psi))
+    np.testing.assert_allclose(cov[1:, 1:], ref, rtol=2e-3, atol=1e-8)
+    np.testing.assert_allclose(se["emission_intercept"][:, 0],
+                               np.sqrt(np.diag(ref))[2:4], rtol=1e-3)
+    P = reg.transition_proba(X)[0][0]
+    np.testing.assert_allclose(se["transition_proba"][:, 0],
+                               P[:, 0] * P[:, 1] * np.sqrt(np.diag(ref))[:2], rtol=1e-3)
+
+
+@pytest.mark.parametrize("scale, shift", [(1.0, 1e5), (1e-3, 1e6)])
+def test_standard_errors_follow_the_units_of_y(scale, shift):
+    """y * scale + shift: the same fit, its means' standard errors times scale,
+    the variance's times scale^2. The difference steps were relative to the
+    parameters in the units of y (a mean of 1e5 was stepped by 1, many noise
+    standard deviations: errors 14% off, silently) and the identification test
+    compared curvatures in different units (1e3 * y: 'not identified')."""
+    X, y, reg = _switching_mean_fit()
+    se = reg.standard_errors(X, y)
+    y2 = [v * scale + shift for v in y]
+    params = {**reg.get_params(), "min_covar": 1e-6 * scale**2, "n_init": 1}
+    reg2 = _fit(IOHMMRegressor(**params), X, y2)
+    assert reg2.log_likelihood_ == pytest.approx(
+        reg.log_likelihood_ - y[0].size * np.log(scale), rel=1e-9)
+    se2 = reg2.standard_errors(X, y2)
+    for name, power in [("emission_intercept", 1), ("emission_covariance", 2),
+                        ("transition_proba", 0)]:  # sorted: the regimes' order
+        np.testing.assert_allclose(np.sort(se2[name], axis=None),
+                                   np.sort(se[name], axis=None) * scale**power,
+                                   rtol=1e-4)
+
+
+def test_standard_errors_of_one_regime_are_those_of_the_gaussian():
+    """One regime has no start logits: nothing is held, nothing warned (the
+    boundary warning was given for a single series); the mean's and the
+    variance's errors are sigma / sqrt(T) and sigma^2 sqrt(2 / T)."""
+    X, y = _switching_mean_series()
+    one = _fit(IOHMMRegressor(1, emission="state", alpha=0, tol=1e-10,
+                              random_state=0), X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        se = one.standard_errors(X, y)
+    var, T = np.var(y[0]), y[0].size
+    assert se["emission_intercept"][0, 0] == pytest.approx(np.sqrt(var / T), rel=1e-6)
+    assert se["emission_covariance"][0, 0] == pytest.approx(var * np.sqrt(2 / T),
+                                                            rel=1e-6)

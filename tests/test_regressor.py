@@ -286,3 +286,27 @@ def test_padded_targets_and_outputs_follow_x():
     assert pred.shape == (6, 8, 1)
     assert np.isnan(pred[2, 6:]).all() and np.isfinite(pred[0]).all()
     assert np.isfinite(reg.score(X3, y3))
+
+
+def test_the_fit_does_not_depend_on_the_units_of_y():
+    """y in other units (and min_covar with them) is the same fit: the
+    objective holds the log-Jacobian of the targets' standardization, so L-BFGS's
+    convergence test, relative to its value, stopped at another iterate (the
+    predictions differed by 3% between y and y * 1e6)."""
+    rng = np.random.default_rng(0)
+    u = rng.normal(size=(60, 1))
+    y = np.r_[rng.normal(0, 1, 30), rng.normal(3, 1, 30)] + 0.5 * u[:, 0]
+    fits = []
+    for scale in (1.0, 1e6):
+        reg = IOHMMRegressor(2, n_init=2, min_covar=1e-6 * scale**2, random_state=0)
+        reg.fit([u], [y * scale])
+        fits.append((reg, reg.predict([u])[0] / scale,
+                     reg.predict([u], [y * scale])[0] / scale))
+    (reg1, p1, q1), (reg2, p2, q2) = fits
+    assert_allclose(p2, p1, rtol=1e-8)
+    assert_allclose(q2, q1, rtol=1e-8)
+    assert reg2.n_iter_ == reg1.n_iter_
+    # the objective stays in the units of y: -log(1e6) per target, per sequence
+    shift = pytest.approx(60 * np.log(1e6), rel=1e-9)
+    assert reg2.objective_ - reg1.objective_ == shift
+    assert reg2.loss_curve_[0] - reg1.loss_curve_[0] == shift

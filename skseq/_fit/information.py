@@ -21,18 +21,29 @@ compare with statsmodels' ``MarkovRegression`` and Stata's ``mswitch``:
 
 For homogeneous transitions the transition probabilities' standard errors
 follow by the delta method.
+
+A learned start distribution at the boundary (a probability at 0) has logits at
+infinity, where the likelihood is flat: it is held at its estimate, its logits'
+standard errors are NaN. The likelihood of one sequence is linear in the start
+distribution, so its maximum is a vertex, always at the boundary.
 """
+
+import warnings
 
 import numpy as np
 from scipy.special import softmax
 
-# Central-difference step of the gradient, relative to a parameter's magnitude
-# (at least 1): the gradient is exact to rounding, so the truncation error
-# (step^2) and the rounding error (eps / step) balance near 1e-5.
+# Central-difference step of the gradient, relative to a parameter's distance
+# from its centre in its natural unit (at least 1 unit, _Parametrisation._units):
+# the gradient is exact to rounding, so the truncation error (step^2) and the
+# rounding error (eps / step) balance near 1e-5.
 _STEP = 1e-5
-# The observed information must be positive definite: its smallest eigenvalue
-# above this fraction of its largest.
+# The observed information must be positive definite: in the natural units,
+# its smallest eigenvalue above this fraction of its largest.
 _RCOND = 1e-10
+# A learned start probability below this is at the boundary (its logit beyond
+# 13.8 in magnitude, its information below 1e-6 per sequence).
+_BOUNDARY = 1e-6
 _IDENTIFIED_TRANSITIONS = ("input", "homogeneous", "additive")
 _IDENTIFIED_EMISSIONS = ("input", "state")
 
@@ -75,6 +86,46 @@ class _Parametrisation:
                 parts.append(v.ravel())
                 self.blocks.append((f"emission_{name}", v.shape, v.size))
         self.psi = np.concatenate(parts)
+        self.center, self.unit = self._units(problem)
+
+    def _units(self, problem):
+        """The centre and natural unit of every coordinate of psi: the mean
+        and standard deviation of y for the intercepts, their squares'
+        products for the (co)variances, those of y over those of the inputs
+        for the coefficients (of 1 over the inputs' for the logits' weights).
+        The finite differences and the test of identification are taken in
+        these units, so that they do not depend on those of y and X."""
+        y_scale, y_mean = self.emission.y_scale, self.emission.y_mean
+        x_spread = {"transition": _spread(problem.U),
+                    "emission": _spread(problem.U_targets)}
+        centers, units = [], []
+        for name, shape, _ in self.blocks:
+            family, _, block = name.partition("_")
+            unit, center = np.ones(shape), np.zeros(shape)
+            if block == "coef":
+                unit = unit / x_spread[family].reshape(-1, *[1] * (len(shape) - 1))
+            if family == "emission" and block in ("coef", "intercept"):
+                unit = unit * y_scale
+                center = center + (y_mean if block == "intercept" else 0.0)
+            if block == "covariance":
+                unit = unit * (y_scale[0] ** 2 if self.cov_type == "spherical"
+                               else y_scale ** 2 if self.cov_type == "diag"
+                               else np.outer(y_scale, y_scale))
+            units.append(self._flat(name, unit))
+            centers.append(self._flat(name, center))
+        return np.concatenate(centers), np.concatenate(units)
+
+    def _flat(self, name, v):
+        """The coordinates of psi of an array ``v`` in the shape of the fitted
+        attribute ``name`` (without the reference logits, the upper triangles)."""
+        if name == "startprob_logit" or (name.startswith("transition_")
+                                         and v.shape[-1] == self.n):
+            v = v[..., :-1]
+        elif name == "emission_covariance" and self._factored():
+            full = v if self.cov_type == "full" else v[None]
+            il = _lower(full.shape[-1])
+            v = full[:, il[0], il[1]]
+        return v.ravel()
 
     def _factored(self):
         return self.cov_type in ("full", "tied")
@@ -120,7 +171,12 @@ class _Parametrisation:
         return np.concatenate(thetas)
 
     def steps(self):
-        return _STEP * np.maximum(np.abs(self.psi), 1.0)
+        """Central-difference steps, relative to each coordinate's distance
+        from its centre in its unit (at least one unit); exactly representable
+        at psi, so that the differences divide by the steps taken."""
+        h = _STEP * np.maximum(np.abs(self.psi - self.center) / self.unit,
+                               1.0) * self.unit
+        return (self.psi + h) - self.psi
 
     def jacobian(self, psi):
         """d theta / d psi at psi, by central differences (no data involved)."""
@@ -148,6 +204,12 @@ class _Parametrisation:
                 v = flat.reshape(shape)
             out[name] = v
         return out
+
+
+def _spread(U):
+    """The standard deviation of every column of U (1 where it is 0)."""
+    spread = U.std(axis=0) if U.shape[0] else np.ones(U.shape[1])
+    return np.where(spread > 0, spread, 1.0)
 
 
 def observed_information(problem, model):
@@ -194,6 +256,10 @@ def standard_errors(est, problem, model):
             "transitions have no effect on the likelihood."
         )
     par, info, grad = observed_information(problem, model)
+    free = _free(par, model)
+    unit = par.unit[free]
+    # in the natural units (see _Parametrisation._units)
+    info = info[np.ix_(free, free)] * np.outer(unit, unit)
     eig = np.linalg.eigvalsh(info)
     if not np.isfinite(eig).all() or eig[0] <= _RCOND * max(eig[-1], 0.0):
         raise ValueError(
@@ -203,17 +269,44 @@ def standard_errors(est, problem, model):
             "visited, an input that never varies, or a fit that is not at a "
             "maximum of the likelihood (alpha > 0, or not converged)."
         )
-    cov = np.linalg.inv(info)
-    cov = 0.5 * (cov + cov.T)
+    cov = np.full((free.size, free.size), np.nan)
+    inv = np.linalg.inv(info)
+    cov[np.ix_(free, free)] = 0.5 * (inv + inv.T) * np.outer(unit, unit)
     se = par.unflatten(np.sqrt(np.diag(cov)))
     if family == "homogeneous":
-        se["transition_proba"] = _proba_standard_errors(par, model, cov)
+        se["transition_proba"] = _proba_standard_errors(par, model, cov, free)
     return se, cov, grad
 
 
-def _proba_standard_errors(par, model, cov):
+def _free(par, model):
+    """Mask of the coordinates of psi that get standard errors: all but the
+    logits of a learned start distribution at the boundary (see the module
+    docstring), which warns."""
+    free = np.ones(par.psi.size, dtype=bool)
+    if not par.problem.n_start or par.n == 1:  # no logits
+        return free
+    n_sequences = par.problem.seqs.n_sequences
+    smallest = float(model.startprob.min())
+    if n_sequences == 1 or smallest < _BOUNDARY:
+        free[:par.n - 1] = False
+        why = ("the likelihood of one sequence is linear in the start "
+               "distribution, maximal at a vertex" if n_sequences == 1 else
+               f"its smallest probability is {smallest:.3g}")
+        warnings.warn(
+            "standard errors: the learned start distribution is at the "
+            f"boundary ({why}), where its logits have no standard error: "
+            "'startprob_logit' is NaN, and the other standard errors hold the "
+            "start distribution at its estimate. Fit with "
+            "startprob='stationary' (homogeneous transitions) or 'uniform' to "
+            "leave it out of the model's parameters.",
+            UserWarning, stacklevel=4)
+    return free
+
+
+def _proba_standard_errors(par, model, cov, free):
     """Delta method: standard errors of the transition probabilities of a
-    homogeneous chain from those of the relative logits."""
+    homogeneous chain from those of the relative logits (of the ``free``
+    coordinates of psi: the probabilities do not depend on the others)."""
     n = par.n
     start = sum(size for name, _, size in par.blocks if name == "startprob_logit")
     P = softmax(model.transition.unpack(model.theta_t)["intercept"], axis=1)
@@ -222,4 +315,5 @@ def _proba_standard_errors(par, model, cov):
         for i in range(n):
             for q in range(n - 1):
                 G[j * n + i, start + j * (n - 1) + q] = P[j, i] * ((i == q) - P[j, q])
+    G, cov = G[:, free], cov[np.ix_(free, free)]
     return np.sqrt(np.diag(G @ cov @ G.T)).reshape(n, n)

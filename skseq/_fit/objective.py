@@ -95,6 +95,37 @@ def fixed_startprob(startprob, n_states):
     return p / p.sum()
 
 
+def _check_stationary(transition, mask):
+    """ValueError unless the chain has a stationary distribution that
+    weighs every state, a function of its transition parameters."""
+    if not hasattr(transition, "stationary"):
+        raise ValueError(
+            "startprob='stationary' needs transition='homogeneous': a chain "
+            "whose transitions change with the inputs has no stationary "
+            "distribution.")
+    if not irreducible(mask):
+        raise ValueError(
+            "startprob='stationary' needs a topology in which every state "
+            "can reach every other: with this one (e.g. 'left-right') the "
+            "chain has no unique stationary distribution, or one that never "
+            "leaves a closed set of states. Use startprob='learn' or a fixed "
+            "distribution.")
+
+
+def irreducible(mask):
+    """Whether every state can reach every other through the allowed
+    transitions of ``mask`` (None: all allowed), as a chain needs for a
+    unique stationary distribution that gives every state weight."""
+    if mask is None:
+        return True
+    reach = np.eye(mask.shape[0], dtype=bool) | mask
+    while True:
+        wider = reach | ((reach.astype(np.int64) @ reach.astype(np.int64)) > 0)
+        if (wider == reach).all():
+            return bool(reach.all())
+        reach = wider
+
+
 def row_dots(a, b):
     """a_r . b_r for every row of ``a`` (``b`` broadcast to it), a scalar for a
     vector, each sum correctly rounded (``math.fsum``): the value of one
@@ -170,11 +201,8 @@ class Problem:
         # the stationary distribution of a homogeneous chain, a function of
         # the transition parameters
         self.stationary = isinstance(fixed_start, str)
-        if self.stationary and not hasattr(transition, "stationary"):
-            raise ValueError(
-                "startprob='stationary' needs transition='homogeneous': a chain "
-                "whose transitions change with the inputs has no stationary "
-                "distribution.")
+        if self.stationary:
+            _check_stationary(transition, mask)
         self.fixed_start = fixed_start
         self.alpha = alpha
         self.det_penalty = det_penalty
@@ -196,6 +224,7 @@ class Problem:
                 transition.penalty_mask())
             self.penalised &= ~self.l1
         self.log_emit = np.zeros((seqs.data.shape[0], n))
+        self.units_offset = self._units_offset(seqs, targets)
         # The determinant reward is a mean over the training steps, each step
         # weighted by its sequence's weight.
         lengths = np.diff(self.offsets)
@@ -203,6 +232,19 @@ class Problem:
                             if det_penalty else None)
         self._passes = None       # the lbfgs E-step, prepared at its first call
         self._emit_batch = None   # (R, n_steps, n) emissions of R parameter sets
+
+    def _units_offset(self, seqs, targets):
+        """The part of J that only the units of y set: the log-Jacobian of
+        the targets' standardization (``GaussianEmission.log_prob``) of every
+        weighted target, over W; 0 for labels. A constant, which the lbfgs
+        solver leaves out of its test, relative to J's value, of convergence."""
+        scale = getattr(self.emission, "y_scale", None)
+        if scale is None:
+            return 0.0
+        w = self.weight[seqs.sequence_of(targets.steps)]
+        if self.target_weight is not None:
+            w = w * self.target_weight
+        return float(np.sum(np.log(scale)) * w.sum() / self.total_weight)
 
     @property
     def n_params(self):

@@ -64,13 +64,24 @@ def solve_lbfgs(problem, thetas0, monitor):
     # ends above the final best by more than the margin, so it never wins;
     # its objective is still recorded (init_objectives_).
     drop_after = _DROP_AFTER if thetas0.shape[0] > 1 else None
-    res = minimize_batch(problem.values_and_grads, thetas0,
+    # The tests of convergence and of dropping are relative to the objective's
+    # value: they see it without the constant that only the units of y set, so
+    # that the fit of y in other units stops at the same point.
+    offset = problem.units_offset
+
+    def unit_free(thetas):
+        values, grads = problem.values_and_grads(thetas)
+        return values - offset, grads
+
+    res = minimize_batch(unit_free, thetas0,
                          max_iter=monitor.max_iter, ftol=monitor.tol,
-                         gtol=monitor.tol, callback=callback,
+                         gtol=monitor.tol,
+                         callback=lambda r, value: callback(r, value + offset),
                          drop_after=drop_after, drop_margin=_DROP_MARGIN)
     results = []
     for r in range(thetas0.shape[0]):
-        monitor.iterations(res.curves[r], times[r])
+        curve = [value + offset for value in res.curves[r]]
+        monitor.iterations(curve, times[r])
         # A failed line search happens at the optimum to machine precision
         # (as scipy's status 2): only hitting max_iter (or being dropped) is
         # a failure.
@@ -78,7 +89,7 @@ def solve_lbfgs(problem, thetas0, monitor):
                         "converged": bool(res.status[r] in (CONVERGED,
                                                             LINE_SEARCH_FAILED)),
                         "dropped": bool(res.status[r] == DROPPED),
-                        "objective": float(res.fun[r]), "curve": res.curves[r]})
+                        "objective": float(res.fun[r] + offset), "curve": curve})
     return results
 
 
