@@ -3,7 +3,6 @@ by side.
 """
 
 
-import numbers
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -24,6 +23,7 @@ from .._data import (
     N_JOBS_CONSTRAINT,
     NumberParams,
     check_n_jobs,
+    check_number,
     check_sequences,
     restore_on_failure,
     validate_sequences,
@@ -187,12 +187,7 @@ class SequenceUnion(_SequenceOutput, TransformerMixin, NumberParams, _BaseCompos
                     f"SequenceUnion: transformer_weights has a weight for {name!r}, "
                     f"which is not a transformer of transformer_list ({names})."
                 )
-            if not (isinstance(weight, numbers.Real) and not isinstance(weight, bool)
-                    and np.isfinite(weight)):
-                raise ValueError(
-                    f"SequenceUnion: the weight of {name!r} must be a finite "
-                    f"number, got {weight!r}."
-                )
+            check_number(weight, f"SequenceUnion: the weight of {name!r}")
 
     def fit(self, X, y=None, **fit_params):
         """Fit clones of the transformers on X.
@@ -327,7 +322,7 @@ class SequenceUnion(_SequenceOutput, TransformerMixin, NumberParams, _BaseCompos
                         "step."
                     )
                 data = packed.data
-            blocks.append(data * weights[name] if name in weights else data)
+            blocks.append(data * float(weights[name]) if name in weights else data)
         return _output(seqs, np.hstack(blocks))
 
     def get_feature_names_out(self, input_features=None):
