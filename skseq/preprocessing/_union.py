@@ -2,10 +2,7 @@
 by side.
 """
 
-
-
 import numpy as np
-from joblib import Parallel, delayed
 from sklearn import get_config
 from sklearn.base import (
     TransformerMixin,
@@ -17,6 +14,7 @@ from sklearn.utils.metadata_routing import (
     process_routing,
 )
 from sklearn.utils.metaestimators import _BaseComposition
+from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
 
 from .._data import (
@@ -28,6 +26,7 @@ from .._data import (
     restore_on_failure,
     validate_sequences,
 )
+from .._data.checks import quiet_repeats
 from ._base import _output, _SequenceOutput
 
 
@@ -260,10 +259,11 @@ class SequenceUnion(_SequenceOutput, TransformerMixin, NumberParams, _BaseCompos
             active = self._active()
             seqs = validate_sequences(self, X, reset=True)
             params = self._routed_params(active, fit_params)
-            fitted = Parallel(n_jobs=self.n_jobs)(
-                delayed(_fit_transform_one)(clone(trans), X, y, params[name])
-                for name, trans in active if trans != "passthrough"
-            )
+            with quiet_repeats():  # the union has warned of X once
+                fitted = Parallel(n_jobs=self.n_jobs)(
+                    delayed(_fit_transform_one)(clone(trans), X, y, params[name])
+                    for name, trans in active if trans != "passthrough"
+                )
             fitted = iter(fitted)
             self.transformers_, outputs = [], []
             for name, trans in active:
@@ -290,9 +290,10 @@ class SequenceUnion(_SequenceOutput, TransformerMixin, NumberParams, _BaseCompos
         check_n_jobs(self)
         self._active()  # the weights are read again
         seqs = validate_sequences(self, X, reset=False)
-        outputs = Parallel(n_jobs=self.n_jobs)(
-            delayed(_transform_one)(trans, X) for _, trans in self.transformers_
-        )
+        with quiet_repeats():  # the union has warned of X once
+            outputs = Parallel(n_jobs=self.n_jobs)(
+                delayed(_transform_one)(trans, X) for _, trans in self.transformers_
+            )
         return self._hstack(seqs, outputs)
 
     def _hstack(self, seqs, outputs):
