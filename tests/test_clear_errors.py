@@ -148,7 +148,8 @@ def test_automaton_alphabet_of_the_wrong_length_is_named(machines):
 
 @pytest.mark.parametrize("min_proba", [np.nan, -1.0, 1.0, 1.5])
 def test_to_automaton_min_proba_outside_0_1_is_refused(machines, min_proba):
-    with pytest.raises(ValueError, match=r"min_proba must be a number in \[0, 1\)"):
+    with pytest.raises(ValueError,
+                       match=r"min_proba must be a finite number in \[0, 1\)"):
         machines[0].to_automaton(min_proba=min_proba)
 
 

@@ -47,7 +47,7 @@ def test_check_number_returns_python_numbers_within_bounds():
      "k must be an integer >= 1, got a bool (True) in here."),
     (np.True_, dict(), "k must be a finite number, got a bool (np.True_) in here."),
     (2.0, dict(integral=True), "k must be an integer, got 2.0 in here."),
-    ("1", dict(low=0, high=1), "k must be a number in [0, 1], got '1' in here."),
+    ("1", dict(low=0, high=1), "k must be a finite number in [0, 1], got '1' in here."),
 ])
 def test_check_number_refuses_what_is_not_a_number(value, kwargs, message):
     with pytest.raises(TypeError, match=re.escape(message)) as info:
@@ -59,7 +59,7 @@ def test_check_number_refuses_what_is_not_a_number(value, kwargs, message):
     (0, dict(integral=True, low=1), "k must be an integer >= 1, got 0."),
     (8, dict(integral=True, low=1, high=7), "k must be an integer in [1, 7], got 8."),
     (1.0, dict(low=0, high=1, high_open=True),
-     "k must be a number in [0, 1), got 1.0."),
+     "k must be a finite number in [0, 1), got 1.0."),
     (np.nan, dict(finite=False), "k must be a number, got nan."),
     (-np.inf, dict(), "k must be a finite number, got -inf."),
     (10 ** 400, dict(), "k must be a finite number, got 1000"),  # beyond the floats

@@ -50,8 +50,8 @@ def is_number(value, integral=False):
 
 def _number_wanted(integral, low, high, high_open, finite):
     """What :func:`check_number` asks for, in words ("an integer >= 1")."""
-    what = "an integer" if integral else (
-        "a finite number" if finite and high is None else "a number")
+    what = ("an integer" if integral else "a finite number" if finite
+            else "a number")
     if low is not None and high is not None:
         return f"{what} in [{low}, {high}{')' if high_open else ']'}"
     if low is not None:
