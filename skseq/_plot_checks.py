@@ -3,9 +3,9 @@ sequence, transition matrices, state labels and indices. Each refuses what it
 cannot draw with a ValueError (or TypeError) naming the argument and the entry
 at fault."""
 
-import numbers
-
 import numpy as np
+
+from ._data import is_number
 
 # Probabilities computed in floating point may leave [0, 1] by this much,
 PROBABILITY_ROUNDING = 1e-9
@@ -105,7 +105,7 @@ def _plain(value):
 def check_states(states, n_states, name):
     """``states`` as state indices (intp), each an integer in range(n_states)."""
     for state in states:
-        if not isinstance(state, numbers.Integral) or not 0 <= state < n_states:
+        if not is_number(state, integral=True) or not 0 <= state < n_states:
             raise ValueError(
                 f"{name}: {_plain(state)!r} is not a state index in range({n_states})."
             )

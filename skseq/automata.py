@@ -7,10 +7,11 @@ language equivalence.
 """
 
 import json
-import numbers
 from collections import deque
 
 import numpy as np
+
+from ._data import check_number, is_number
 
 __all__ = ["DFA"]
 
@@ -36,21 +37,10 @@ def symbol_alphabet(estimator, alphabet):
 
 def check_threshold(value, name):
     """A probability threshold in [0, 1): NaN, negative or >= 1 is refused."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a number in [0, 1), got {value!r}.")
-    if not 0 <= value < 1:
-        raise ValueError(
-            f"{name}={value!r} must be in [0, 1): it is the least probability a "
-            "transition's most likely successor must have (computed "
-            "probabilities reach 1 only up to rounding)."
-        )
-
-
-def _is_int(value):
-    # bool is an Integral subclass, but True/False as a state index is a bug.
-    return isinstance(value, numbers.Integral) and not isinstance(
-        value, (bool, np.bool_)
-    )
+    check_number(value, name, low=0, high=1, high_open=True,
+                 where=" (the least probability a transition's most likely "
+                 "successor must have; computed probabilities reach 1 only up "
+                 "to rounding)")
 
 
 def _bfs_order(transitions, start):
@@ -151,14 +141,14 @@ accepting=[0])
     """
 
     def __init__(self, n_states, alphabet, transitions, start=0, accepting=()):
-        if not _is_int(n_states):
+        if not is_number(n_states, integral=True):
             raise TypeError(f"n_states must be an integer, got {n_states!r}")
         if n_states < 1:
             raise ValueError(f"n_states must be >= 1, got {n_states}")
         self.n_states = int(n_states)
         self.alphabet = self._check_alphabet(alphabet)
         self.transitions = self._check_transitions(transitions)
-        if not _is_int(start):
+        if not is_number(start, integral=True):
             raise TypeError(f"start must be an integer state, got {start!r}")
         if not 0 <= start < self.n_states:
             raise ValueError(
@@ -211,7 +201,7 @@ accepting=[0])
             )
         if table.dtype == object:
             for pos, value in np.ndenumerate(table):
-                if not _is_int(value):
+                if not is_number(value, integral=True):
                     raise TypeError(
                         f"transitions[{pos[0]}, {pos[1]}] = {value!r} is not an "
                         "integer state"
@@ -258,7 +248,7 @@ accepting=[0])
             )
         mask = np.zeros(self.n_states, dtype=bool)
         for i, state in enumerate(items):
-            if not _is_int(state):
+            if not is_number(state, integral=True):
                 raise TypeError(f"accepting[{i}] = {state!r} is not an integer")
             if not 0 <= state < self.n_states:
                 raise ValueError(
@@ -313,7 +303,7 @@ accepting=[0])
         n_symbols = len(self.alphabet)
         state = self.start
         for i, symbol in enumerate(symbols):
-            if not _is_int(symbol) or not 0 <= symbol < n_symbols:
+            if not is_number(symbol, integral=True) or not 0 <= symbol < n_symbols:
                 raise ValueError(
                     f"symbols[{i}] = {symbol!r} is not a symbol index in "
                     f"range({n_symbols})"

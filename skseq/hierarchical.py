@@ -1,7 +1,5 @@
 """HierarchicalIOHMM: a state with several time scales (El Hihi & Bengio, 1995)."""
 
-import numbers
-
 import numpy as np
 from sklearn.utils import ClassifierTags, RegressorTags
 from sklearn.utils._available_if import available_if
@@ -9,7 +7,7 @@ from sklearn.utils._param_validation import StrOptions
 
 from ._base import BaseIOHMM
 from ._base_features import rule_or_raw
-from ._data import check_flag
+from ._data import check_flag, check_number
 from ._families.hierarchy import HierarchicalTransitions
 from ._families.outputs import GaussianOutputs
 from ._families.registry import document_options, option_constraints
@@ -372,16 +370,12 @@ class HierarchicalIOHMM(BaseIOHMM):
                 f"{len(n_states)} levels {n_states} but timescales has "
                 f"{len(timescales)} entries {timescales}."
             )
-        for n in n_states:
-            if not isinstance(n, numbers.Integral) or isinstance(n, bool) or n < 1:
-                raise ValueError(f"n_states must hold integers >= 1, got {n!r} in "
-                                 f"{n_states}.")
-        for tau in timescales:
-            if (not isinstance(tau, numbers.Real) or isinstance(tau, bool)
-                    or not np.isfinite(tau) or tau < 1):
-                raise ValueError(f"timescales must hold finite numbers >= 1, got "
-                                 f"{tau!r} in {timescales}.")
-        return tuple(int(n) for n in n_states), tuple(float(t) for t in timescales)
+        return (tuple(check_number(n, "each entry of n_states", integral=True, low=1,
+                                   where=f" in n_states={n_states}")
+                      for n in n_states),
+                tuple(check_number(tau, "each entry of timescales", low=1,
+                                   where=f" in timescales={timescales}")
+                      for tau in timescales))
 
     def _floors(self, timescales):
         """Validated ``min_timescales`` (None: no floor, 1 per level)."""
@@ -393,13 +387,11 @@ class HierarchicalIOHMM(BaseIOHMM):
                 f"min_timescales must have one entry per level: timescales has "
                 f"{len(timescales)} entries {timescales} but min_timescales has "
                 f"{len(floors)} entries {floors}.")
-        for floor, tau in zip(floors, timescales, strict=True):
-            if (not isinstance(floor, numbers.Real) or isinstance(floor, bool)
-                    or not 1 <= floor <= tau):
-                raise ValueError(f"min_timescales must hold numbers between 1 and "
-                                 f"the level's time scale, got {floor!r} in {floors} "
-                                 f"for timescales {timescales}.")
-        return tuple(float(f) for f in floors)
+        return tuple(
+            check_number(floor, "each entry of min_timescales", low=1, high=tau,
+                         where=f" in min_timescales={floors}: between 1 and the "
+                         f"level's time scale in timescales={timescales}")
+            for floor, tau in zip(floors, timescales, strict=True))
 
     @property
     def _auto_starts(self):

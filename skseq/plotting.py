@@ -12,6 +12,7 @@ import numbers
 
 import numpy as np
 
+from ._data import is_number
 from ._data.targets import _is_missing, _label_array
 from ._plot_checks import (
     check_matrix,
@@ -324,7 +325,7 @@ def _diagram(dfa_or_transition_matrix, start, accepting, min_proba):
         return (dfa.n_states, dfa._edge_labels(), dfa.start,
                 np.asarray(dfa.accepting, dtype=bool))
     matrix = check_matrix(dfa_or_transition_matrix)
-    if not (isinstance(min_proba, numbers.Real) and 0 <= min_proba <= 1):
+    if not (is_number(min_proba) and 0 <= min_proba <= 1):
         raise ValueError(f"min_proba must be a probability in [0, 1], got "
                          f"{min_proba!r}.")
     n_states = matrix.shape[0]

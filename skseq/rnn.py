@@ -22,6 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._data import (
     NumberParams,
     check_fitted_params,
+    check_number,
     check_sample_weight,
     check_targets,
     record_fitted_params,
@@ -533,10 +534,7 @@ class DiscretizedRNNClassifier(ClassifierMixin, NumberParams, BaseEstimator):
             raise ValueError(
                 f"accept_empty must be None, True or False, got {accept_empty!r}."
             )
-        if (isinstance(max_states, bool) or not isinstance(max_states, numbers.Integral)
-                or max_states < 1):
-            raise ValueError(f"max_states must be a positive integer, got "
-                             f"{max_states!r}.")
+        check_number(max_states, "max_states", integral=True, low=1)
 
     @staticmethod
     def _with_start(alphabet, transitions, accepting, accept_empty):

@@ -1,13 +1,12 @@
 """Conversions between the accepted forms of a collection of sequences, and
 segments of per-step labels."""
 
-import numbers
 from collections.abc import Hashable
 from dataclasses import replace
 
 import numpy as np
 
-from ._data import check_sequences
+from ._data import check_number, check_sequences
 from ._data.targets import _is_missing, _label_array
 
 __all__ = [
@@ -480,9 +479,7 @@ def boundary_f1_score(y_true, y_pred, *, tolerance=0):
     >>> float(boundary_f1_score(truth, guess, tolerance=1))
     1.0
     """
-    if (not isinstance(tolerance, numbers.Real) or isinstance(tolerance, bool)
-            or not tolerance >= 0):
-        raise ValueError(f"tolerance must be a number >= 0, got {tolerance!r}.")
+    check_number(tolerance, "tolerance", low=0, finite=False)
     if len(y_true) == 0 or len(y_pred) == 0:
         raise ValueError(f"y_true has {len(y_true)} sequences and y_pred "
                          f"{len(y_pred)}: give at least one.")

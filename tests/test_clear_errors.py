@@ -148,15 +148,28 @@ def test_automaton_alphabet_of_the_wrong_length_is_named(machines):
 
 @pytest.mark.parametrize("min_proba", [np.nan, -1.0, 1.0, 1.5])
 def test_to_automaton_min_proba_outside_0_1_is_refused(machines, min_proba):
-    with pytest.raises(ValueError, match=r"min_proba=.* must be in \[0, 1\)"):
+    with pytest.raises(ValueError,
+                       match=r"min_proba must be a finite number in \[0, 1\)"):
         machines[0].to_automaton(min_proba=min_proba)
 
 
 @pytest.mark.parametrize("max_states", [0, -1, 2.5])
 def test_extract_automaton_max_states_must_be_a_positive_integer(machines,
                                                                 max_states):
-    with pytest.raises(ValueError, match="max_states must be a positive integer"):
+    with pytest.raises(ValueError, match="max_states must be an integer >= 1, got "):
         machines[1].extract_automaton(max_states=max_states)
+
+
+@pytest.mark.parametrize("machine, kwargs", [
+    (0, {"min_proba": True}), (1, {"max_states": np.True_})])
+def test_automaton_numbers_refuse_a_bool_as_type_and_value_errors(machines, machine,
+                                                                  kwargs):
+    # min_proba raised a TypeError only, max_states a ValueError only
+    with pytest.raises(TypeError, match=f"{next(iter(kwargs))} must be .*a bool"
+                       ) as info:
+        getattr(machines[machine], ("to_automaton", "extract_automaton")[machine])(
+            **kwargs)
+    assert isinstance(info.value, ValueError)
 
 
 @pytest.mark.parametrize("bad", [1.2, -0.1])

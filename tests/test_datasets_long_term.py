@@ -76,11 +76,14 @@ def test_two_sequence_deterministic():
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    ({"max_length": 2}, "max_length must be >= 3"),
-    ({"max_length": 10, "min_length": 2}, "min_length must be >= 3"),
+    ({"max_length": 2}, "max_length must be an integer >= 3"),
+    ({"max_length": 10, "min_length": 2}, "min_length must be an integer >= 3"),
     ({"max_length": 10, "min_length": 11}, "min_length"),
     ({"n_informative": 0}, "n_informative"),
     ({"noise": -0.1}, "noise"),
+    # NaN and inf reached numpy's uniform (an OverflowError there)
+    ({"noise": np.nan}, "noise must be a finite number >= 0, got nan"),
+    ({"noise": np.inf}, "noise must be a finite number >= 0, got inf"),
     ({"prototypes": np.zeros((2, 2))}, "prototypes"),
     ({"prototypes": [[0.0, np.nan, 0.0], [0.0, 0.0, 0.0]]}, "finite"),
 ])

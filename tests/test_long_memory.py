@@ -59,7 +59,7 @@ def test_toggled_regimes_deterministic_and_lengths():
     ({"event_rate": 1.5}, "event_rate must be a finite number in"),
     ({"noise": -1.0}, "noise must be a finite number >= 0"),
     ({"trigger_noise": float("nan")}, "trigger_noise"),
-    ({"n_features": 0}, "n_features must be >= 1"),
+    ({"n_features": 0}, "n_features must be an integer >= 1"),
     ({"max_length": 0}, "max_length"),
 ])
 def test_toggled_regimes_errors(kwargs, match):

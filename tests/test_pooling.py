@@ -66,3 +66,26 @@ def test_a_sequence_is_pooled_on_its_own(window, statistic):
     head = offsets[40]  # the first 40 sequences against a loop
     assert_allclose(together[:head], _by_loop(x[:head], offsets[:41], window,
                                               statistic), rtol=1e-13, atol=1e-14)
+
+
+# The maximum kept a NaN for a number of steps that depended on its place in
+# its block (at the first step of a window, none), the mean kept it until the
+# window was summed afresh, and the standard deviation gave 0 for it.
+@pytest.mark.parametrize("statistic, window", [
+    ("max", 1), ("max", 3), ("max", 4), ("max", None),
+    ("mean", 3), ("mean", 4), ("mean", None), ("std", 3), ("std", 4)])
+def test_a_window_holding_a_nan_gives_nan_as_numpy(statistic, window):
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(23, 2))
+    offsets = np.array([0, 9, 10, 23])
+    # NaN at a sequence's first and last steps, inside, twice in one window,
+    # alone in a sequence of one step, in one feature only
+    for t in (0, 4, 8, 9, 12, 13, 17, 22):
+        x[t, t % 2] = np.nan
+    expected = _by_loop(x, offsets, window, statistic)
+    got = pooling.running_pool(x, offsets, window, statistic)
+    assert_array_equal(np.isnan(got), np.isnan(expected))
+    assert_allclose(got, expected, rtol=1e-12, atol=1e-12)  # NaN equal NaN
+    if window is None:  # in place too
+        pooling.running_pool(x, offsets, None, statistic, out=x)
+        assert_array_equal(x, got)

@@ -23,8 +23,8 @@ from .sequences import (
     _packed_from_plain_arrays,
 )
 
-__all__ = ["check_rows", "check_sequences", "mark_laid_out", "quiet_rows",
-           "validate_sequences"]
+__all__ = ["check_rows", "check_sequences", "mark_laid_out", "quiet_repeats",
+           "quiet_rows", "validate_sequences"]
 
 
 # Predicting on sequences whose median length is this many times shorter than
@@ -302,6 +302,37 @@ def quiet_rows(quiet=True):
         yield
     finally:
         _QUIET_ROWS.reset(token)
+
+
+# The warnings about X that an estimator gives when checking it against its
+# fit: scikit-learn's on feature names, and the hints of a table of one-step
+# rows and of a layout that looks mistaken (_rows_hint, _layout_hint).
+_REPEATED = (
+    r"X has feature names, but \w+ was fitted without feature names",
+    r"X does not have valid feature names, but \w+ was fitted with feature names",
+    r"X is a 2-D table \(\d+ rows of \d+ features\): each row is read as a "
+    r"sequence of ONE step, but this \w+ was fitted",
+    r"X is a 2-D table of \d+ rows and \d+ columns, read as",
+    r"X is a list of \d+ equal-length lists of \d+ numbers, read as",
+    r"X is a 3-D array of shape \(\d+, \d+, \d+\), read as \(n_sequences, "
+    r"max_len, n_features\): ",
+)
+
+
+@contextmanager
+def quiet_repeats():
+    """Within it, the warnings about X of :data:`_REPEATED` are ignored.
+
+    For the estimators a composite estimator passes its own X to, once it has
+    checked X itself: they were fitted on the same X, so each of them would
+    repeat the composite's warning under its own name. A warnings filter, not
+    a context variable, as the only way to reach scikit-learn's warnings;
+    ``sklearn.utils.parallel.Parallel`` passes it on to its workers.
+    """
+    with warnings.catch_warnings():
+        for message in _REPEATED:
+            warnings.filterwarnings("ignore", message=message, category=UserWarning)
+        yield
 
 
 def _check_n_features(estimator, n_features, hint):

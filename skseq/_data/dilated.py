@@ -9,13 +9,13 @@ sequences are already packed and checked). The kernels themselves are compiled
 """
 
 import functools
-import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
 from .._kernels import _parallel, convolution, select
+from .lifecycle import is_number
 
 # The golden ratio: the bias quantiles are the fractional parts of j * phi, a
 # low-discrepancy sequence in (0, 1), as in MiniRocket (Dempster et al. 2021, §3.2).
@@ -40,7 +40,7 @@ def dilation_grid(n_dilations, max_dilation):
 
 def check_quantile_range(lo_hi):
     """ValueError unless ``lo_hi`` is ``(low, high)`` with 0 <= low < high <= 1."""
-    if (len(lo_hi) != 2 or not all(isinstance(v, numbers.Real) for v in lo_hi)
+    if (len(lo_hi) != 2 or not all(is_number(v) for v in lo_hi)
             or not 0.0 <= lo_hi[0] < lo_hi[1] <= 1.0):
         raise ValueError(
             f"quantile_range must be (low, high) with 0 <= low < high <= 1, "

@@ -1,7 +1,8 @@
 """The estimator lifecycle: a failed call leaves the estimator as it was, and a
 fitted model refuses parameters changed since fit; the shared ``n_jobs``
-constraint, and no bool for a number."""
+constraint, and no bool for a number (in a parameter or in a plain argument)."""
 
+import math
 import numbers
 from contextlib import contextmanager
 
@@ -18,6 +19,8 @@ __all__ = [
     "check_flag",
     "check_fitted_params",
     "check_n_jobs",
+    "check_number",
+    "is_number",
     "record_fitted_params",
     "refuse_bool_numbers",
     "restore_on_failure",
@@ -34,6 +37,84 @@ def check_flag(value, name):
     ``smoothed``, that any truthy string would otherwise turn on)."""
     if not isinstance(value, bool | np.bool_):
         raise TypeError(f"{name} must be True or False, got {value!r}.")
+
+
+def is_number(value, integral=False):
+    """Whether ``value`` is a real number (an integer if ``integral``) and not a
+    bool: ``True`` and ``np.True_`` pass ``numbers.Integral`` or compare as 1,
+    but as a count, an index or a scale they are a mistake. NumPy's integers and
+    floats count as numbers, 0-d arrays and strings do not."""
+    kind = numbers.Integral if integral else numbers.Real
+    return isinstance(value, kind) and not isinstance(value, bool | np.bool_)
+
+
+def _number_wanted(integral, low, high, high_open, finite):
+    """What :func:`check_number` asks for, in words ("an integer >= 1")."""
+    what = ("an integer" if integral else "a finite number" if finite
+            else "a number")
+    if low is not None and high is not None:
+        return f"{what} in [{low}, {high}{')' if high_open else ']'}"
+    if low is not None:
+        return f"{what} >= {low}"
+    if high is not None:
+        return f"{what} {'<' if high_open else '<='} {high}"
+    return what
+
+
+def check_number(value, name, *, integral=False, low=None, high=None,
+                 high_open=False, finite=True, where=""):
+    """A plain argument checked to be a number, not a bool, within bounds.
+
+    For an argument of a function or method (an estimator's parameters are
+    checked by :class:`NumberParams`).
+
+    Parameters
+    ----------
+    value : object
+        The value given.
+    name : str
+        The argument's name, first in the message.
+    integral : bool, default=False
+        Whether an integer is wanted (NumPy's integers included); else any real
+        number (``numbers.Real``: NumPy's floats, fractions).
+    low, high : number or None, default=None
+        Bounds, ``low <= value`` and ``value <= high`` (``< high`` if
+        ``high_open``); None for none.
+    high_open : bool, default=False
+        Whether ``high`` itself is refused.
+    finite : bool, default=True
+        Whether infinities are refused; NaN always is.
+    where : str, default=""
+        Appended to the message: where the value was found, or what the bound
+        means.
+
+    Returns
+    -------
+    value : int or float
+        The value as a Python int if ``integral``, else as a float.
+
+    Raises
+    ------
+    InvalidParameterError
+        (a TypeError and a ValueError) if ``value`` is not a number, or is a
+        bool.
+    ValueError
+        If it is NaN, infinite while ``finite``, or out of bounds.
+    """
+    wanted = _number_wanted(integral, low, high, high_open, finite)
+    if not is_number(value, integral):
+        given = f"a bool ({value!r})" if isinstance(value, bool | np.bool_) else (
+            repr(value))
+        raise InvalidParameterError(f"{name} must be {wanted}, got {given}{where}.")
+    try:
+        number = int(value) if integral else float(value)
+    except OverflowError:  # an int beyond the floats
+        number = math.inf if value > 0 else -math.inf
+    if (math.isnan(number) or (finite and math.isinf(number))
+            or (low is not None and value < low)
+            or (high is not None and (value >= high if high_open else value > high))):
+        raise ValueError(f"{name} must be {wanted}, got {value!r}{where}.")
+    return number
 
 
 def refuse_bool_numbers(estimator, names=None):

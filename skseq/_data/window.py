@@ -3,6 +3,7 @@ step, for labelling every step; and the two views of the recent past that it
 and :class:`~skseq.HybridHMMClassifier` read (:func:`window_summaries`,
 :func:`window_lags`, and both at two scales, :func:`window_multiscale`)."""
 
+import functools
 import numbers
 
 import numpy as np
@@ -35,11 +36,13 @@ def window_summaries(seqs, window):
     """
     x = seqs.data
     blocks = [x]
+    pool = functools.partial(pooling.running_pool, offsets=seqs.offsets,
+                             finite=True)  # checked sequences
     for w in (max(1, window // 4), window):
-        blocks += [pooling.running_pool(x, seqs.offsets, w, "mean"),
-                   pooling.running_pool(x, seqs.offsets, w, "max"),
-                   -pooling.running_pool(-x, seqs.offsets, w, "max"),
-                   pooling.running_pool(x, seqs.offsets, w, "std")]
+        blocks += [pool(x, window=w, statistic="mean"),
+                   pool(x, window=w, statistic="max"),
+                   -pool(-x, window=w, statistic="max"),
+                   pool(x, window=w, statistic="std")]
     return np.hstack(blocks)
 
 

@@ -7,7 +7,9 @@ threads (the kernels release the GIL, so threads run them in parallel). The
 kernels' numerics: a compensated prefix sum (Kahan 1965) for the mean, the
 corrected two-pass algorithm over every window (Chan, Golub & LeVeque 1983)
 for the standard deviation, and van Herk's (1992) and Gil & Werman's (1993)
-blocks for the maximum.
+blocks for the maximum. A window holding a NaN gives NaN, as NumPy's mean,
+maximum and standard deviation over it: the kernels run on the values with
+every NaN replaced, and the windows that held one are set to NaN after.
 """
 
 import functools
@@ -25,7 +27,8 @@ _pooling = build("_pooling")
 _MIN_VALUES_PER_THREAD = 1 << 20
 
 
-def running_pool(data, offsets, window, statistic, n_jobs=None, out=None):
+def running_pool(data, offsets, window, statistic, n_jobs=None, out=None, *,
+                 finite=False):
     """Running mean, maximum or standard deviation of every feature along each
     sequence.
 
@@ -40,10 +43,16 @@ def running_pool(data, offsets, window, statistic, n_jobs=None, out=None):
         "std": the standard deviation over each window (divided by its number
         of steps, as ``numpy.std``), from the deviations from the window's own
         mean: exact to a few ulps of the spread whatever the features' offset.
+        For every statistic, a window (or prefix) holding a NaN of a feature
+        gives NaN for that feature, as NumPy's functions over it do.
     n_jobs : int or None
     out : ndarray of shape (n_steps, n_features) or None
         Where to write; may be ``data`` itself for the whole prefix
         (``window=None``), whose kernels read each value before writing it.
+    finite : bool, default=False
+        True when the caller knows ``data`` holds no NaN (sequences checked on
+        input, and what is computed from them): the pass that looks for NaN,
+        as long as a running maximum itself, is skipped.
 
     Returns
     -------
@@ -57,6 +66,9 @@ def running_pool(data, offsets, window, statistic, n_jobs=None, out=None):
         raise ValueError(f"window must be at least 1, got {window}.")
     if window is None and statistic == "std":
         raise ValueError("a running standard deviation needs a trailing window.")
+    nan = None if finite else _nan_steps(data)
+    if nan is not None:  # pooled as any finite value, then set to NaN below
+        data = np.where(nan, 0.0, data)
     func = {"mean": _pooling.running_mean_fill,
             "max": _pooling.running_max_fill,
             "std": _pooling.running_std_fill}[statistic]
@@ -81,7 +93,19 @@ def running_pool(data, offsets, window, statistic, n_jobs=None, out=None):
                    for a, b in chunks])
     if np.any(scale != 1.0):
         out *= scale
+    if nan is not None:
+        out[running_pool(nan.astype(np.float64), offsets, window, "max", n_jobs,
+                         finite=True) > 0] = np.nan
     return out
+
+
+def _nan_steps(data):
+    """Where ``data`` is NaN, or None if nowhere: found in one pass (NumPy's
+    maximum is NaN if a value is), as the kernels' comparisons and running
+    sums would carry a NaN to windows it is not in, or drop it."""
+    if not data.size or not np.isnan(data.max()):
+        return None
+    return np.isnan(data)
 
 
 def _spread_scale(data, window):

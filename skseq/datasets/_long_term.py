@@ -7,11 +7,10 @@ to compare IOHMMs with recurrent networks. Lengths are drawn uniformly in
 least ``n_informative``), unless ``min_length`` is given.
 """
 
-import numbers
-
 import numpy as np
 from sklearn.utils import check_random_state
 
+from .._data import check_number, is_number
 from ._tomita import _check_int, _check_lengths
 
 __all__ = ["make_parity", "make_two_sequence"]
@@ -30,8 +29,7 @@ def _lengths(rng, n_samples, min_length, max_length, floor=1):
 
 def _check_prototypes(prototypes, n_informative):
     """None (draw from random_state), an int seed, or a (2, n_informative) array."""
-    if prototypes is None or (isinstance(prototypes, numbers.Integral)
-                              and not isinstance(prototypes, bool)):
+    if prototypes is None or is_number(prototypes, integral=True):
         return prototypes
     proto = np.asarray(prototypes, dtype=np.float64)
     if proto.shape != (2, n_informative):
@@ -110,8 +108,7 @@ def _check_two_sequence_params(n_informative, noise, prototypes, min_length):
     """The checked ``n_informative`` and ``prototypes`` of
     :func:`make_two_sequence`; ``noise`` and ``min_length`` are checked too."""
     n_informative = _check_int(n_informative, "n_informative", 1)
-    if isinstance(noise, bool) or not isinstance(noise, numbers.Real) or noise < 0:
-        raise ValueError(f"noise must be a non-negative number, got {noise!r}.")
+    check_number(noise, "noise", low=0)
     prototypes = _check_prototypes(prototypes, n_informative)
     if min_length is not None:
         _check_int(min_length, "min_length", n_informative)

@@ -7,11 +7,10 @@ it in its state for as long as no event comes. A model of the current input
 alone cannot do better than the pooled linear law, whose R^2 is about 0.
 """
 
-import numbers
-
 import numpy as np
 from sklearn.utils import check_random_state
 
+from .._data import check_number
 from ._long_term import _lengths
 from ._tomita import _check_int
 
@@ -20,12 +19,7 @@ __all__ = ["make_toggled_regimes"]
 
 def _check_real(value, name, low, high=None):
     """A finite real in [low, high], as a float; a ValueError naming it if not."""
-    if (isinstance(value, bool) or not isinstance(value, numbers.Real)
-            or not np.isfinite(value) or value < low
-            or (high is not None and value > high)):
-        bound = f"in [{low}, {high}]" if high is not None else f">= {low}"
-        raise ValueError(f"{name} must be a finite number {bound}, got {value!r}.")
-    return float(value)
+    return check_number(value, name, low=low, high=high)
 
 
 def make_toggled_regimes(n_samples=100, *, max_length=100, min_length=None,

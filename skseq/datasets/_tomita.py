@@ -9,13 +9,14 @@ arrays of shape ``(len_i, 2)`` and labels as a 1-D int array
 
 import itertools
 import json
-import numbers
 import operator
 import re
 from importlib.resources import files
 
 import numpy as np
 from sklearn.utils import check_random_state
+
+from .._data import check_number
 
 __all__ = [
     "all_strings",
@@ -59,21 +60,12 @@ _GRAMMARS = {
 
 
 def _check_grammar(grammar):
-    if (
-        isinstance(grammar, bool)
-        or not isinstance(grammar, numbers.Integral)
-        or grammar not in _GRAMMARS
-    ):
-        raise ValueError(f"grammar must be an integer in 1..7, got {grammar!r}.")
-    return int(grammar)
+    return check_number(grammar, "grammar", integral=True, low=min(_GRAMMARS),
+                        high=max(_GRAMMARS))
 
 
 def _check_int(value, name, min_value):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer, got {value!r}.")
-    if value < min_value:
-        raise ValueError(f"{name} must be >= {min_value}, got {value!r}.")
-    return int(value)
+    return check_number(value, name, integral=True, low=min_value)
 
 
 def _check_lengths(min_length, max_length):

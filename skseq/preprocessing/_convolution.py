@@ -262,10 +262,10 @@ class DilatedConvolution(_SequenceTransformer):
         out = self._convolve(seqs, np.arange(seqs.data.shape[0]), self.biases_)
         if self.pooling == "prefix":
             pooling.running_pool(out, seqs.offsets, None, "mean", self.n_jobs,
-                                 out=out)
+                                 out=out, finite=True)
         elif self.pooling is not None:
             out = pooling.running_pool(out, seqs.offsets, self.pooling, "mean",
-                                       self.n_jobs)
+                                       self.n_jobs, finite=True)
         return _output(seqs, out)
 
     def get_feature_names_out(self, input_features=None):
@@ -379,4 +379,5 @@ class RunningPooling(OneToOneFeatureMixin, _SequenceTransformer):
         """
         seqs = self._validated(X)
         return _output(seqs, pooling.running_pool(
-            seqs.data, seqs.offsets, self.window, self.statistic, self.n_jobs))
+            seqs.data, seqs.offsets, self.window, self.statistic, self.n_jobs,
+            finite=True))

@@ -2,11 +2,7 @@
 by side.
 """
 
-
-import numbers
-
 import numpy as np
-from joblib import Parallel, delayed
 from sklearn import get_config
 from sklearn.base import (
     TransformerMixin,
@@ -18,16 +14,19 @@ from sklearn.utils.metadata_routing import (
     process_routing,
 )
 from sklearn.utils.metaestimators import _BaseComposition
+from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
 
 from .._data import (
     N_JOBS_CONSTRAINT,
     NumberParams,
     check_n_jobs,
+    check_number,
     check_sequences,
     restore_on_failure,
     validate_sequences,
 )
+from .._data.checks import quiet_repeats
 from ._base import _output, _SequenceOutput
 
 
@@ -187,12 +186,7 @@ class SequenceUnion(_SequenceOutput, TransformerMixin, NumberParams, _BaseCompos
                     f"SequenceUnion: transformer_weights has a weight for {name!r}, "
                     f"which is not a transformer of transformer_list ({names})."
                 )
-            if not (isinstance(weight, numbers.Real) and not isinstance(weight, bool)
-                    and np.isfinite(weight)):
-                raise ValueError(
-                    f"SequenceUnion: the weight of {name!r} must be a finite "
-                    f"number, got {weight!r}."
-                )
+            check_number(weight, f"SequenceUnion: the weight of {name!r}")
 
     def fit(self, X, y=None, **fit_params):
         """Fit clones of the transformers on X.
@@ -265,10 +259,11 @@ class SequenceUnion(_SequenceOutput, TransformerMixin, NumberParams, _BaseCompos
             active = self._active()
             seqs = validate_sequences(self, X, reset=True)
             params = self._routed_params(active, fit_params)
-            fitted = Parallel(n_jobs=self.n_jobs)(
-                delayed(_fit_transform_one)(clone(trans), X, y, params[name])
-                for name, trans in active if trans != "passthrough"
-            )
+            with quiet_repeats():  # the union has warned of X once
+                fitted = Parallel(n_jobs=self.n_jobs)(
+                    delayed(_fit_transform_one)(clone(trans), X, y, params[name])
+                    for name, trans in active if trans != "passthrough"
+                )
             fitted = iter(fitted)
             self.transformers_, outputs = [], []
             for name, trans in active:
@@ -295,9 +290,10 @@ class SequenceUnion(_SequenceOutput, TransformerMixin, NumberParams, _BaseCompos
         check_n_jobs(self)
         self._active()  # the weights are read again
         seqs = validate_sequences(self, X, reset=False)
-        outputs = Parallel(n_jobs=self.n_jobs)(
-            delayed(_transform_one)(trans, X) for _, trans in self.transformers_
-        )
+        with quiet_repeats():  # the union has warned of X once
+            outputs = Parallel(n_jobs=self.n_jobs)(
+                delayed(_transform_one)(trans, X) for _, trans in self.transformers_
+            )
         return self._hstack(seqs, outputs)
 
     def _hstack(self, seqs, outputs):
@@ -327,7 +323,7 @@ class SequenceUnion(_SequenceOutput, TransformerMixin, NumberParams, _BaseCompos
                         "step."
                     )
                 data = packed.data
-            blocks.append(data * weights[name] if name in weights else data)
+            blocks.append(data * float(weights[name]) if name in weights else data)
         return _output(seqs, np.hstack(blocks))
 
     def get_feature_names_out(self, input_features=None):
