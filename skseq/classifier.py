@@ -480,6 +480,8 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         Sequence-level labels: the fraction of sequences classified correctly
         (weighted by ``sample_weight``). Step-level labels: the fraction of labelled
         steps predicted correctly (each step weighted by its sequence's weight).
+        As :func:`sklearn.metrics.accuracy_score`, labels of another type than
+        ``classes_`` (strings against numbers) raise a ``ValueError``.
 
         Parameters
         ----------

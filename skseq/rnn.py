@@ -15,6 +15,7 @@ import time
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.metrics import accuracy_score
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
@@ -432,7 +433,9 @@ class DiscretizedRNNClassifier(ClassifierMixin, NumberParams, BaseEstimator):
         """Mean accuracy on the given data (one label per sequence).
 
         y and sample_weight are validated like in ``fit``, so malformed labels
-        get the same clear errors.
+        get the same clear errors; as :func:`sklearn.metrics.accuracy_score`,
+        labels of another type than ``classes_`` (strings against numbers)
+        raise a ``ValueError``.
 
         Parameters
         ----------
@@ -457,11 +460,8 @@ class DiscretizedRNNClassifier(ClassifierMixin, NumberParams, BaseEstimator):
             )
         weight = (None if sample_weight is None
                   else check_sample_weight(sample_weight, seqs.n_sequences))
-        pred = self.predict(X)
-        truth = targets.values
-        if truth.dtype != pred.dtype:  # e.g. int labels against string classes
-            truth, pred = truth.astype(object), pred.astype(object)
-        return float(np.average(truth == pred, weights=weight))
+        return float(accuracy_score(targets.values, self.predict(X),
+                                    sample_weight=weight))
 
     def extract_automaton(self, alphabet=None, max_states=10_000, *,
                           accept_empty=None):

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 import numpy as np
 from sklearn.utils.validation import validate_data
 
+from .names import names_source
 from .sequences import (
     Sequences,
     _as_float,
@@ -249,14 +250,16 @@ def validate_sequences(estimator, X, *, reset):
     """:func:`check_sequences` plus the estimator's feature bookkeeping.
 
     ``reset=True`` (fit) records ``n_features_in_`` (and ``feature_names_in_`` for
-    a DataFrame) and, privately, the longest training sequence; ``reset=False``
-    (predict) checks X against them. A model fitted on sequences longer than one
+    a DataFrame, or a list of DataFrames sharing their column names) and,
+    privately, the longest training sequence; ``reset=False`` (predict) checks X
+    against them. A model fitted on sequences longer than one
     step that receives a 2-D table (one-step sequences) warns with a
     ``UserWarning`` saying how it reads it and how to pass one sequence: the
     table was most likely one sequence, or univariate series, in the wrong form.
     """
     seqs = check_sequences(X)
-    validate_data(estimator, X, reset=reset, skip_check_array=True, ensure_2d=False)
+    validate_data(estimator, names_source(estimator, X, reset=reset), reset=reset,
+                  skip_check_array=True, ensure_2d=False)
     if reset:
         hint = "" if _LAID_OUT.get(id(X)) is X else _layout_hint(X, seqs)
         if hint:

@@ -248,8 +248,7 @@ class CategoricalOutputs(Outputs):
         if not targets.step_level:
             return accuracy_score(y, self.predict(mix), sample_weight=weight)
         pred = np.concatenate(self.predict(mix))[targets.steps]
-        return accuracy_score(targets.values.astype(pred.dtype), pred,
-                              sample_weight=weight)
+        return accuracy_score(targets.values, pred, sample_weight=weight)
 
 
 def _weighted_mean_std(values, weights):
