@@ -15,6 +15,7 @@ import time
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.metrics import accuracy_score
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
@@ -324,6 +325,11 @@ class DiscretizedRNNClassifier(ClassifierMixin, NumberParams, BaseEstimator):
         self.loss_curve_ = best["curve"]
         self.n_init_ = len(objectives)
         self.init_objectives_ = objectives
+        # extract_automaton feeds one symbol (a unit vector) at a time: were the
+        # training inputs such symbols?
+        U = seqs.data
+        self._one_hot_inputs_ = bool(((U == 0) | (U == 1)).all()
+                                     and (U.sum(axis=1) == 1).all())
         record_fitted_params(self, _NET_PARAMS)
         return self
 
@@ -432,7 +438,8 @@ class DiscretizedRNNClassifier(ClassifierMixin, NumberParams, BaseEstimator):
         """Mean accuracy on the given data (one label per sequence).
 
         y and sample_weight are validated like in ``fit``, so malformed labels
-        get the same clear errors.
+        get the same clear errors; labels of another type than ``classes_``
+        (strings against numbers) are refused, as by scikit-learn's accuracy.
 
         Parameters
         ----------
@@ -457,11 +464,8 @@ class DiscretizedRNNClassifier(ClassifierMixin, NumberParams, BaseEstimator):
             )
         weight = (None if sample_weight is None
                   else check_sample_weight(sample_weight, seqs.n_sequences))
-        pred = self.predict(X)
-        truth = targets.values
-        if truth.dtype != pred.dtype:  # e.g. int labels against string classes
-            truth, pred = truth.astype(object), pred.astype(object)
-        return float(np.average(truth == pred, weights=weight))
+        return float(accuracy_score(targets.values, self.predict(X),
+                                    sample_weight=weight))
 
     def extract_automaton(self, alphabet=None, max_states=10_000, *,
                           accept_empty=None):
@@ -473,6 +477,9 @@ class DiscretizedRNNClassifier(ClassifierMixin, NumberParams, BaseEstimator):
         by a string accepts iff its indicator unit is on, i.e. the string is of class
         ``classes_[1]``. The result predicts exactly like the net on one-hot
         inputs; :meth:`~skseq.automata.DFA.minimize` gives the minimal machine.
+        The net must have been fitted on one-hot inputs (symbols): for other
+        features a unit vector is not an input it has learned to read, and a
+        ValueError says so.
 
         The empty string is the one input the net never classifies (every
         sequence has a step), so whether the start state accepts is not the
@@ -529,6 +536,13 @@ class DiscretizedRNNClassifier(ClassifierMixin, NumberParams, BaseEstimator):
             raise ValueError(
                 "extract_automaton needs a binary classifier (accept = "
                 f"classes_[1]); this one has {self.classes_.shape[0]} classes."
+            )
+        if not getattr(self, "_one_hot_inputs_", False):
+            raise ValueError(
+                "extract_automaton needs a net of symbols: its training inputs "
+                "were not one-hot. The machine is read off by feeding one symbol "
+                "(a one-hot row) at a time, which only a net fitted on one-hot "
+                "inputs (e.g. Stepwise(OneHotEncoder())) interprets as a symbol."
             )
         if accept_empty not in (None, True, False):
             raise ValueError(
