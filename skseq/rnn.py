@@ -325,6 +325,11 @@ class DiscretizedRNNClassifier(ClassifierMixin, NumberParams, BaseEstimator):
         self.loss_curve_ = best["curve"]
         self.n_init_ = len(objectives)
         self.init_objectives_ = objectives
+        # extract_automaton feeds one symbol (a unit vector) at a time: were the
+        # training inputs such symbols?
+        U = seqs.data
+        self._one_hot_inputs_ = bool(((U == 0) | (U == 1)).all()
+                                     and (U.sum(axis=1) == 1).all())
         record_fitted_params(self, _NET_PARAMS)
         return self
 
@@ -473,6 +478,9 @@ class DiscretizedRNNClassifier(ClassifierMixin, NumberParams, BaseEstimator):
         by a string accepts iff its indicator unit is on, i.e. the string is of class
         ``classes_[1]``. The result predicts exactly like the net on one-hot
         inputs; :meth:`~skseq.automata.DFA.minimize` gives the minimal machine.
+        The net must have been fitted on one-hot inputs (symbols): for other
+        features a unit vector is not an input it has learned to read, and a
+        ValueError says so.
 
         The empty string is the one input the net never classifies (every
         sequence has a step), so whether the start state accepts is not the
@@ -529,6 +537,13 @@ class DiscretizedRNNClassifier(ClassifierMixin, NumberParams, BaseEstimator):
             raise ValueError(
                 "extract_automaton needs a binary classifier (accept = "
                 f"classes_[1]); this one has {self.classes_.shape[0]} classes."
+            )
+        if not getattr(self, "_one_hot_inputs_", False):
+            raise ValueError(
+                "extract_automaton needs a net of symbols: its training inputs "
+                "were not one-hot. The machine is read off by feeding one symbol "
+                "(a one-hot row) at a time, which only a net fitted on one-hot "
+                "inputs (e.g. Stepwise(OneHotEncoder())) interprets as a symbol."
             )
         if accept_empty not in (None, True, False):
             raise ValueError(

@@ -284,3 +284,17 @@ def test_bad_lengths():
         all_strings(3, min_length=0)
     with pytest.raises(ValueError, match="min_length"):
         make_tomita_exhaustive(1, max_length=3, min_length=4)
+
+
+def test_to_strings_reads_padded_arrays_and_refuses_nan_inside():
+    # a padding row was read as the first symbol ("0"), NaN inside as well
+    strings = ["0110", "1", "10"]
+    X = np.full((3, 4, 2), np.nan)
+    for i, string in enumerate(strings):
+        X[i, : len(string)] = np.eye(2)[[int(c) for c in string]]
+    assert to_strings(X) == strings
+    assert to_strings(list(X)) == strings
+    with pytest.raises(ValueError, match="Sequence 1 has NaN at step 0"):
+        to_strings([np.eye(2), np.array([[np.nan, 1.0], [1.0, 0.0]])])
+    with pytest.raises(ValueError, match="Sequence 0 is empty"):
+        to_strings(np.full((1, 2, 2), np.nan))

@@ -469,3 +469,33 @@ def test_one_class_is_named_as_the_user_gave_it():
         DiscretizedRNNClassifier().fit(X, np.zeros(2))
     with pytest.raises(ValueError, match=r"only class 1 has any"):
         DiscretizedRNNClassifier().fit(X, [0, 1], sample_weight=[0.0, 1.0])
+
+
+def test_score_refuses_labels_of_another_type_as_scikit_learn_does():
+    # string classes scored against numbers: every sequence counted wrong before
+    X, y = make_tomita(1, 20, max_length=5, random_state=0)
+    names = np.where(y == 1, "in", "out")
+    clf = DiscretizedRNNClassifier(n_hidden=2, max_iter=3, n_init=1, random_state=0)
+    with pytest.warns(ConvergenceWarning):
+        clf.fit(X, names)
+    with pytest.raises(ValueError, match="Mix of label input types"):
+        clf.score(X, y)
+    weight = np.arange(1.0, 21.0)
+    expected = weight @ (clf.predict(X) == names) / weight.sum()
+    assert clf.score(X, names, sample_weight=weight) == pytest.approx(expected)
+
+
+def test_extract_automaton_refuses_a_net_of_inputs_that_are_not_symbols():
+    # +1/-1 steps (parity): the unit vector [1] is one of the two inputs, and
+    # the machine silently left the other out
+    X = [np.array([[1.0], [-1.0]]), np.array([[-1.0]]), np.array([[1.0]])]
+    clf = DiscretizedRNNClassifier(n_hidden=2, max_iter=2, n_init=1, random_state=0)
+    with pytest.warns(ConvergenceWarning):
+        clf.fit(X, [1, 0, 1])
+    with pytest.raises(ValueError, match="training inputs were not one-hot"):
+        clf.extract_automaton()
+    symbols = [np.eye(2)[[0, 1]], np.eye(2)[[1]], np.eye(2)[[0]]]
+    with pytest.warns(ConvergenceWarning):
+        dfa = clf.fit(symbols, [1, 0, 1]).extract_automaton(accept_empty=True)
+    assert [dfa.accepts([0, 1]), dfa.accepts([1]), dfa.accepts([0])] == [
+        bool(p) for p in clf.predict(symbols)]

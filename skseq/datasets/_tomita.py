@@ -218,8 +218,10 @@ def to_strings(X, alphabet="01"):
 
     Parameters
     ----------
-    X : list of array-like of shape (len_i, len(alphabet))
-        The encoded sequences.
+    X : list of array-like of shape (len_i, len(alphabet)), or ndarray of \
+shape (n_sequences, max_len, len(alphabet))
+        The encoded sequences; a 3-D array holds sequences of different
+        lengths padded at the end with all-NaN rows.
     alphabet : str, default="01"
         The symbols, in column order.
 
@@ -231,8 +233,8 @@ def to_strings(X, alphabet="01"):
     Raises
     ------
     ValueError
-        If a sequence is not 2-D, is empty, or does not have one column
-        per symbol of `alphabet`.
+        If a sequence is not 2-D, is empty, does not have one column
+        per symbol of `alphabet`, or has NaN other than trailing padding.
 
     Examples
     --------
@@ -249,10 +251,28 @@ def to_strings(X, alphabet="01"):
                 f"Sequence {i} must have shape (length, {len(alphabet)}), "
                 f"got {seq.shape}."
             )
+        seq = _without_padding(seq, i)
         if seq.shape[0] == 0:
             raise ValueError(f"Sequence {i} is empty.")
         strings.append("".join(alphabet[k] for k in seq.argmax(axis=1)))
     return strings
+
+
+def _without_padding(seq, i):
+    """Sequence ``i`` without its trailing all-NaN rows; NaN elsewhere is
+    refused."""
+    if seq.dtype.kind not in "fc":
+        return seq
+    nan = np.isnan(seq)
+    real = np.flatnonzero(~nan.all(axis=1))
+    length = real[-1] + 1 if real.size else 0
+    inside = np.flatnonzero(nan[:length].any(axis=1))
+    if inside.size:
+        raise ValueError(
+            f"Sequence {i} has NaN at step {inside[0]}; only all-NaN rows at "
+            "the end count as padding."
+        )
+    return seq[:length]
 
 
 def all_strings(max_length, min_length=1):
