@@ -349,7 +349,8 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
           Stata reports sigma).
 
         At a penalised fit (``alpha > 0``) this is the likelihood's curvature at the
-        penalised estimate: fit with ``alpha=0`` for maximum likelihood ones.
+        penalised estimate: fit with ``alpha=0`` for maximum likelihood ones. Every
+        sequence given counts once: a fit's ``sample_weight`` is not read here.
 
         Parameters
         ----------
