@@ -64,7 +64,10 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         a switching-mean model, statsmodels' ``switching_variance=False``).
     min_covar : float, default=1e-6
         Floor added to the variances (in the units of y squared), so that no
-        density is infinite, even for a constant output. Being in the units of
+        density is infinite, even for a constant output. With several outputs
+        it is one floor on the standardized outputs: ``min_covar`` for the
+        output of largest spread, and for each other output in proportion to
+        its variance (smaller where its spread is). Being in the units of
         y, it makes the fit depend on them where it is not small: ``fit`` warns
         when it exceeds 1e-3 of an output's variance (rescale y, or lower it).
     topology : {"ergodic", "left-right"} or array-like of shape (n_states, n_states), \
