@@ -12,7 +12,6 @@ import numbers
 import numpy as np
 from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
-from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
@@ -287,6 +286,9 @@ class HybridHMMClassifier(ClassifierMixin, NumberParams, BaseEstimator):
 
     def _make_estimator(self, seed):
         if self.estimator is None:
+            # Imported here: sklearn.ensemble takes a while to import.
+            from sklearn.ensemble import HistGradientBoostingClassifier
+
             return HistGradientBoostingClassifier(random_state=seed)
         estimator = clone(self.estimator)
         if "random_state" in estimator.get_params(deep=False):

@@ -1,7 +1,10 @@
 """What an installation from a source distribution or a wheel holds, read from
-the packaging rules (MANIFEST.in and pyproject.toml) against the source tree."""
+the packaging rules (MANIFEST.in and pyproject.toml) against the source tree,
+and what ``import skseq`` loads."""
 
 import fnmatch
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -67,3 +70,29 @@ def test_the_wheel_holds_every_data_file_and_no_kernel_source():
     for name in ("_fused.pyx", "_loops.pxd", "_fused.c"):
         assert any(fnmatch.fnmatch(name, g) for g in left_out), name
 
+
+# Modules that skseq needs only in the functions that use them.
+LAZY = ["matplotlib", "pandas", "dask", "distributed", "sklearn.ensemble",
+        "sklearn.linear_model", "sklearn.metrics", "skseq.plotting",
+        "skseq.datasets"]
+
+_IMPORT = """
+import sys
+import sklearn.base
+before = set(sys.modules)
+import skseq
+print(skseq.__file__)
+print(*sorted(set(sys.modules) - before))
+"""
+
+
+def test_import_skseq_loads_no_optional_or_slow_module():
+    import skseq
+
+    out = subprocess.run([sys.executable, "-c", _IMPORT], check=True, timeout=60,
+                         capture_output=True, text=True).stdout.splitlines()
+    assert out[0] == skseq.__file__
+    new = out[1].split()
+    assert "skseq.classifier" in new
+    loaded = [m for m in LAZY if any(n == m or n.startswith(m + ".") for n in new)]
+    assert loaded == []
