@@ -36,7 +36,6 @@ import functools
 import numbers
 
 import numpy as np
-from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
@@ -271,6 +270,7 @@ def score_dask(est, X, y, sample_weight=None):
     import dask
     import dask.array as da
     import dask.bag as db
+    from sklearn.metrics import accuracy_score, r2_score
 
     if est.step_level_:
         raise ValueError(

@@ -12,8 +12,6 @@ import numbers
 import numpy as np
 from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
-from sklearn.ensemble import HistGradientBoostingClassifier
-from sklearn.metrics import accuracy_score
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
@@ -51,8 +49,7 @@ from ._hybrid_select import (
 )
 from ._kernels.forward_backward import forward_backward, viterbi
 
-# The default ``onset_weight``: the weight, in the per-step classifier's fit, of
-# the steps just after a change of label.
+# The default weight, in the per-step classifier's fit, of the steps after a change.
 ONSET_WEIGHT = 1.0
 
 
@@ -289,6 +286,8 @@ class HybridHMMClassifier(ClassifierMixin, NumberParams, BaseEstimator):
 
     def _make_estimator(self, seed):
         if self.estimator is None:
+            from sklearn.ensemble import HistGradientBoostingClassifier  # slow
+
             return HistGradientBoostingClassifier(random_state=seed)
         estimator = clone(self.estimator)
         if "random_state" in estimator.get_params(deep=False):
@@ -592,9 +591,10 @@ class HybridHMMClassifier(ClassifierMixin, NumberParams, BaseEstimator):
         -------
         score : float
         """
+        from sklearn.metrics import accuracy_score  # slow to import
         seqs = self._checked(X)
         targets, weight = score_targets(y, seqs, sample_weight, task="classification",
                                         step_level=self.step_level_)
-        proba = self._label_proba(self._state_proba(seqs, False))
-        predicted = self.classes_[proba[targets.steps].argmax(axis=1)]
-        return float(accuracy_score(targets.values, predicted, sample_weight=weight))
+        proba = self._label_proba(self._state_proba(seqs, False))[targets.steps]
+        return float(accuracy_score(targets.values, self.classes_[proba.argmax(axis=1)],
+                                    sample_weight=weight))

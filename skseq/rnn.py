@@ -15,7 +15,6 @@ import time
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.metrics import accuracy_score
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
@@ -463,6 +462,8 @@ class DiscretizedRNNClassifier(ClassifierMixin, NumberParams, BaseEstimator):
                 f"{type(self).__name__} does not support step-level labels: give "
                 "one label per sequence."
             )
+        from sklearn.metrics import accuracy_score  # slow to import
+
         weight = (None if sample_weight is None
                   else check_sample_weight(sample_weight, seqs.n_sequences))
         return float(accuracy_score(targets.values, self.predict(X),

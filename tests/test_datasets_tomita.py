@@ -1,7 +1,7 @@
 import json
 import re
+from importlib.resources import files
 from math import comb
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,7 +16,8 @@ from skseq.datasets import (
     tomita_accepts,
 )
 
-DATA = Path(__file__).parent.parent / "skseq" / "datasets" / "data"
+# The shipped file, where the imported package is (a checkout or an installation).
+DATA = files("skseq.datasets") / "data"
 
 # Hand-checked membership: (accepted, rejected) strings per grammar.
 HAND_CASES = {

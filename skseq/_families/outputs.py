@@ -22,7 +22,6 @@ from typing import NamedTuple
 
 import numpy as np
 from scipy.special import logsumexp
-from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._data import Targets, check_targets
@@ -245,6 +244,8 @@ class CategoricalOutputs(Outputs):
     def score(self, mix, y, targets, weight):
         """Accuracy: of sequences, or of labelled steps (each weighted by its
         sequence's weight)."""
+        from sklearn.metrics import accuracy_score  # slow to import
+
         if not targets.step_level:
             return accuracy_score(y, self.predict(mix), sample_weight=weight)
         pred = np.concatenate(self.predict(mix))[targets.steps]
@@ -362,6 +363,8 @@ class RealOutputs(Outputs):
     def score(self, mix, y, targets, weight):
         """R^2 (averaged uniformly over outputs); step-level targets are scored
         on every step that has one, each weighted by its sequence's weight."""
+        from sklearn.metrics import r2_score  # slow to import
+
         mean = self._mean(mix)
         # predictions of extreme inputs may square to inf: R^2 is then -inf
         with np.errstate(over="ignore"):

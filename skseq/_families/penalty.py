@@ -36,7 +36,6 @@ import warnings
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.linear_model import LogisticRegression
 
 # The candidates (of the ridge penalty lam), strongest first.
 LAMBDAS = np.logspace(4, -3, 29)
@@ -175,6 +174,8 @@ def choose_alpha_classes(X, y, weight, groups=None, copies=None):
     ``X``, and the leave-one-out error of every candidate (with ``groups``,
     the index of each row's group, and ``copies``, how many copies each group
     stands for: the leave-group-out error, :func:`group_loo_errors`)."""
+    from sklearn.linear_model import LogisticRegression  # slow to import
+
     if groups is None:
         X, y, weight = _canonical(X, y, weight)
     else:
@@ -208,6 +209,8 @@ def softmax_readout(X, y, weight, alpha, n_classes):
     """The multinomial logistic regression of classes ``y`` on ``X`` at
     penalty ``alpha`` (against the summed log-likelihood): its weights
     (n_features, n_classes) and intercepts (n_classes,) as softmax logits."""
+    from sklearn.linear_model import LogisticRegression  # slow to import
+
     X, y, weight = _canonical(X, y, weight)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
