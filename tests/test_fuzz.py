@@ -227,13 +227,17 @@ def _strict_warnings(est):
     """RuntimeWarnings are failures - except those a wrapped scikit-learn
     transformer raises in its own code (StandardScaler's variance of values near
     1e308 overflows in scikit-learn itself; Stepwise then reports the non-finite
-    output with a clear ValueError)."""
+    output with a clear ValueError). NumPy names its own reductions as the
+    source of their overflows when called from compiled code or from a module
+    it does not count as the caller's (an installed scikit-learn's sums): those
+    are the transformer's too."""
     warnings.simplefilter("error", RuntimeWarning)
     warnings.filterwarnings("ignore", category=UserWarning)  # incl. sklearn's
     warnings.filterwarnings("ignore", category=FutureWarning)
     if isinstance(est, Stepwise):
-        warnings.filterwarnings("ignore", category=RuntimeWarning,
-                                module=r"sklearn\.")
+        for module in (r"sklearn\.", r"numpy\._core\."):
+            warnings.filterwarnings("ignore", category=RuntimeWarning,
+                                    module=module)
 
 
 def call(est, method, X, y=None, sample_weight=None):
