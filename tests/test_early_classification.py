@@ -96,8 +96,11 @@ def test_fraction_training_equals_fitting_the_loops_prefixes():
 
 
 @pytest.mark.parametrize("bad", [[0.0, 0.5], [0.5, 1.5], [], [[0.5]],
-                                 [np.nan], ["a"]])
+                                 [np.nan], ["a"], [True, 0.5], [np.True_],
+                                 ["0.5"], np.array([True, True])])
 def test_bad_fractions_are_refused_and_leave_the_model(bad):
+    # a bool (True read as 1.0, the whole sequence) and a string that reads as
+    # a number ("0.5") were fitted as fractions, silently
     X, y = _series(2)
     clf = _fit_quiet(IOHMMClassifier(n_states=2, features="raw", n_init=1,
                                      max_iter=5, random_state=0), X, y)
