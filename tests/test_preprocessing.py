@@ -193,8 +193,11 @@ def _window_means_by_hand(x, w):
     return np.array([x[a : a + w].mean(axis=0) for a in range(0, len(x), w)])
 
 
+# (a window or a limit beyond NumPy's integers failed with an IndexError or an
+# OverflowError: it is one window, or no limit)
 @pytest.mark.parametrize("max_length, window", [(None, None), (None, 3), (4, None),
-                                                (3, 2), (100, None)])
+                                                (3, 2), (100, None), (None, 2**70),
+                                                (2**70, None), (2**64, 2)])
 def test_window_mean_equals_hand_loop(max_length, window):
     X = _ragged()
     out = WindowMean(max_length=max_length, window=window).fit_transform(X)
