@@ -554,6 +554,28 @@ def test_dilations_are_exponentially_spaced(n_dilations, max_dilation, expected)
     assert conv.transform(X)[0].shape == (30, 84 * len(expected))
 
 
+def test_the_largest_dilation_is_the_kernels_and_larger_ones_are_refused():
+    # 2**70 failed in np.log2 with a TypeError naming no parameter; 2**62 was
+    # fitted with output="value" and refused by the kernel at transform; and
+    # from about 9e5 on, the largest dilation was max_dilation - 1 (2 ** log2
+    # rounded down)
+    x = np.arange(1.0, 6.0)[:, None]
+    top = np.iinfo(np.intp).max // 36  # 4 * 9 taps: the kernel's index range
+    conv = DilatedConvolution(2, max_dilation=top, output="value").fit([x])
+    assert_array_equal(conv.dilations_, [1, top])
+    # every tap but the last reads before the start: the first value (edge)
+    taps = np.full((84, 9), -1.0)
+    for k, chosen in enumerate(itertools.combinations(range(9), 3)):
+        taps[k, list(chosen)] = 2.0
+    expected = x * taps[:, 8] + x[0, 0] * taps[:, :8].sum(axis=1)
+    assert_allclose(conv.transform([x])[0][:, 84:], expected, atol=1e-13)
+    for m in (894831, 1023644713):
+        assert DilatedConvolution(3, max_dilation=m).fit([x]).dilations_[-1] == m
+    for big in (top + 1, 2**62, 2**70):
+        with pytest.raises(ValueError, match="'max_dilation' parameter"):
+            DilatedConvolution(2, max_dilation=big, output="value").fit([x])
+
+
 def test_feature_count_and_names():
     X = _integers((30, 20), n_channels=2)
     conv = DilatedConvolution(n_dilations=2, max_dilation=2, n_biases=3).fit(X)
