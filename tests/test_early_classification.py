@@ -12,6 +12,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.exceptions import ConvergenceWarning
 
 from skseq import IOHMMClassifier, IOHMMRegressor
+from skseq._base_dask import _refuse_options
 from skseq._data import check_sequences
 from skseq._data.prefixes import prefix_sequences
 from skseq.preprocessing import DilatedConvolution
@@ -266,3 +267,14 @@ def test_prefix_training_is_refused_on_a_dask_collection():
             clf.set_params(n_prefixes=n_prefixes).fit(
                 da.from_array(X, chunks=4), y)
         assert_array_equal(clf.emission_coef_, before)
+
+
+def test_fractions_of_one_pass_the_dask_fit_as_n_prefixes_1():
+    # [1.0] is the sequences themselves, which a fit across shards reads; it
+    # was refused as prefix training (the option check, before any client)
+    for whole in (1, [1.0], np.array([1.0, 1.0])):
+        _refuse_options(IOHMMClassifier(n_prefixes=whole))
+    for bad, match in (([0.5, 1.0], r"n_prefixes=\[0.5, 1.0\] is not supported"),
+                       ([True], "not bools")):
+        with pytest.raises(ValueError, match=match):
+            _refuse_options(IOHMMClassifier(n_prefixes=bad))
