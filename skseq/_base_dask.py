@@ -42,6 +42,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._data import restore_on_failure
 from ._data.checks import check_rows, quiet_rows
 from ._data.dask import block_shape, is_dask_collection
+from ._data.prefixes import check_prefixes
 from ._data.representation import refuse_out_of_memory, resolve_from
 from ._families.supervised import append_axes, read_out
 from ._fit.distributed import ShardedProblem, Shards
@@ -76,8 +77,10 @@ def _refuse_options(est):
         raise ValueError(
             f"det_penalty={est.det_penalty} is not supported on a Dask collection: "
             "pass det_penalty=0 or fit on NumPy data.")
+    # (fractions all 1, [1.0], are the sequences themselves, as 1)
     n_prefixes = getattr(est, "n_prefixes", 1)
-    if not (isinstance(n_prefixes, numbers.Integral) and n_prefixes == 1):
+    whole = check_prefixes(n_prefixes)
+    if not (isinstance(whole, numbers.Integral) and whole == 1):
         raise ValueError(
             f"n_prefixes={n_prefixes!r} is not supported on a Dask collection "
             "(the fit across shards reads the sequences themselves): pass "

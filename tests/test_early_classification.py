@@ -12,6 +12,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.exceptions import ConvergenceWarning
 
 from skseq import IOHMMClassifier, IOHMMRegressor
+from skseq._base_dask import _refuse_options
 from skseq._data import check_sequences
 from skseq._data.prefixes import prefix_sequences
 from skseq.preprocessing import DilatedConvolution
@@ -96,8 +97,11 @@ def test_fraction_training_equals_fitting_the_loops_prefixes():
 
 
 @pytest.mark.parametrize("bad", [[0.0, 0.5], [0.5, 1.5], [], [[0.5]],
-                                 [np.nan], ["a"]])
+                                 [np.nan], ["a"], [True, 0.5], [np.True_],
+                                 ["0.5"], np.array([True, True])])
 def test_bad_fractions_are_refused_and_leave_the_model(bad):
+    # a bool (True read as 1.0, the whole sequence) and a string that reads as
+    # a number ("0.5") were fitted as fractions, silently
     X, y = _series(2)
     clf = _fit_quiet(IOHMMClassifier(n_states=2, features="raw", n_init=1,
                                      max_iter=5, random_state=0), X, y)
@@ -263,3 +267,14 @@ def test_prefix_training_is_refused_on_a_dask_collection():
             clf.set_params(n_prefixes=n_prefixes).fit(
                 da.from_array(X, chunks=4), y)
         assert_array_equal(clf.emission_coef_, before)
+
+
+def test_fractions_of_one_pass_the_dask_fit_as_n_prefixes_1():
+    # [1.0] is the sequences themselves, which a fit across shards reads; it
+    # was refused as prefix training (the option check, before any client)
+    for whole in (1, [1.0], np.array([1.0, 1.0])):
+        _refuse_options(IOHMMClassifier(n_prefixes=whole))
+    for bad, match in (([0.5, 1.0], r"n_prefixes=\[0.5, 1.0\] is not supported"),
+                       ([True], "not bools")):
+        with pytest.raises(ValueError, match=match):
+            _refuse_options(IOHMMClassifier(n_prefixes=bad))

@@ -89,3 +89,18 @@ def test_a_window_holding_a_nan_gives_nan_as_numpy(statistic, window):
     if window is None:  # in place too
         pooling.running_pool(x, offsets, None, statistic, out=x)
         assert_array_equal(x, got)
+
+
+# A window near 2**63 overflowed the maximum's block arithmetic (wrong maxima,
+# silently, from a sequence's offset on), and one beyond a C long failed in
+# the conversion with an OverflowError.
+@pytest.mark.parametrize("window", [2**62 + 1, 2**63 - 1, 2**70])
+@pytest.mark.parametrize("statistic", ["mean", "max", "std"])
+def test_a_window_longer_than_any_sequence_reads_whole_prefixes(window,
+                                                                statistic):
+    rng = np.random.default_rng(6)
+    x = rng.normal(size=(14, 2))
+    offsets = np.array([0, 5, 6, 14])
+    assert_allclose(pooling.running_pool(x, offsets, window, statistic),
+                    _by_loop(x, offsets, window, statistic), rtol=1e-13,
+                    atol=1e-15)

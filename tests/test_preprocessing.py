@@ -193,8 +193,11 @@ def _window_means_by_hand(x, w):
     return np.array([x[a : a + w].mean(axis=0) for a in range(0, len(x), w)])
 
 
+# (a window or a limit beyond NumPy's integers failed with an IndexError or an
+# OverflowError: it is one window, or no limit)
 @pytest.mark.parametrize("max_length, window", [(None, None), (None, 3), (4, None),
-                                                (3, 2), (100, None)])
+                                                (3, 2), (100, None), (None, 2**70),
+                                                (2**70, None), (2**64, 2)])
 def test_window_mean_equals_hand_loop(max_length, window):
     X = _ragged()
     out = WindowMean(max_length=max_length, window=window).fit_transform(X)
@@ -551,6 +554,28 @@ def test_dilations_are_exponentially_spaced(n_dilations, max_dilation, expected)
     assert conv.transform(X)[0].shape == (30, 84 * len(expected))
 
 
+def test_the_largest_dilation_is_the_kernels_and_larger_ones_are_refused():
+    # 2**70 failed in np.log2 with a TypeError naming no parameter; 2**62 was
+    # fitted with output="value" and refused by the kernel at transform; and
+    # from about 9e5 on, the largest dilation was max_dilation - 1 (2 ** log2
+    # rounded down)
+    x = np.arange(1.0, 6.0)[:, None]
+    top = np.iinfo(np.intp).max // 36  # 4 * 9 taps: the kernel's index range
+    conv = DilatedConvolution(2, max_dilation=top, output="value").fit([x])
+    assert_array_equal(conv.dilations_, [1, top])
+    # every tap but the last reads before the start: the first value (edge)
+    taps = np.full((84, 9), -1.0)
+    for k, chosen in enumerate(itertools.combinations(range(9), 3)):
+        taps[k, list(chosen)] = 2.0
+    expected = x * taps[:, 8] + x[0, 0] * taps[:, :8].sum(axis=1)
+    assert_allclose(conv.transform([x])[0][:, 84:], expected, atol=1e-13)
+    for m in (894831, 1023644713):
+        assert DilatedConvolution(3, max_dilation=m).fit([x]).dilations_[-1] == m
+    for big in (top + 1, 2**62, 2**70):
+        with pytest.raises(ValueError, match="'max_dilation' parameter"):
+            DilatedConvolution(2, max_dilation=big, output="value").fit([x])
+
+
 def test_feature_count_and_names():
     X = _integers((30, 20), n_channels=2)
     conv = DilatedConvolution(n_dilations=2, max_dilation=2, n_biases=3).fit(X)
@@ -762,7 +787,7 @@ def test_convolution_rejects_bad_input():
         conv.transform([np.ones((0, 2))])
     with pytest.raises(ValueError, match="'n_dilations' parameter"):
         DilatedConvolution(n_dilations=0).fit(X)
-    with pytest.raises(ValueError, match="dilation 4611686018427387904 is too large"):
+    with pytest.raises(ValueError, match="'max_dilation' parameter"):
         DilatedConvolution(n_dilations=2, max_dilation=2**62).fit(X)
     with pytest.raises(ValueError, match="'padding' parameter"):
         DilatedConvolution(padding="reflect").fit(X)

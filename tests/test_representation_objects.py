@@ -177,6 +177,18 @@ def test_centred_object_refused_with_step_level_targets():
             est.fit(X, y)
 
 
+@pytest.mark.parametrize("obj", [ShapeFeatures(), CentredShapeFeatures(),
+                                 RawFeatures(), WindowFeatures()])
+def test_fitting_an_object_by_hand_names_how_to_use_it(obj):
+    # raw sequences passed to its fit failed with an AttributeError ('list'
+    # object has no attribute 'lengths')
+    X, _ = _walks(n=2)
+    for given in (X, list(X)):
+        with pytest.raises(TypeError, match=rf"features={type(obj).__name__}\(\)"):
+            obj.fit(given, np.random.RandomState(0))
+    assert not _fitted_attributes(obj)
+
+
 def test_pickled_model_fitted_with_an_object():
     X, y = _walks()
     clf = IOHMMClassifier(features=_small(), **FAST).fit(X, y)

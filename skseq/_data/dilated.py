@@ -21,6 +21,10 @@ from .lifecycle import is_number
 # low-discrepancy sequence in (0, 1), as in MiniRocket (Dempster et al. 2021, §3.2).
 _GOLDEN = (1.0 + np.sqrt(5.0)) / 2.0
 
+# The largest dilation whose taps the compiled kernels can index without
+# overflow (they refuse larger ones).
+MAX_DILATION = int(np.iinfo(np.intp).max // (4 * convolution.N_TAPS))
+
 
 def dilation_grid(n_dilations, max_dilation):
     """The distinct dilations of :class:`DilatedKernels`: ``n_dilations``
@@ -34,8 +38,11 @@ def dilation_grid(n_dilations, max_dilation):
         return np.arange(1, max_dilation + 1, dtype=np.intp)
     # + 1e-9: 2 ** log2(8) may land just below 8.
     exponents = np.linspace(0.0, np.log2(max_dilation), n_dilations)
-    return np.unique(np.minimum(np.floor(2.0 ** exponents + 1e-9),
-                                max_dilation)).astype(np.intp)
+    grid = np.floor(2.0 ** exponents + 1e-9).astype(np.intp)
+    # the last is max_dilation itself, which that rounding misses from about
+    # 9e5 on (2 ** log2(m) just below m)
+    grid[-1] = max_dilation if n_dilations > 1 else 1
+    return np.unique(np.minimum(grid, max_dilation))
 
 
 def check_quantile_range(lo_hi):

@@ -6,6 +6,7 @@ import numbers
 
 import numpy as np
 
+from .lifecycle import is_number
 from .sequences import Sequences
 
 
@@ -25,19 +26,23 @@ def prefix_lengths(lengths, n_prefixes):
 
 def check_prefixes(n_prefixes):
     """``n_prefixes`` as given (an int >= 1, validated by the constraints), or
-    its fractions as a 1-D array, each in (0, 1]; fractions that are all 1
-    (``[1.0]``: the whole sequences, whatever their lengths) as the int 1."""
+    its fractions as a 1-D array, each a number (not a bool, nor a string that
+    reads as one) in (0, 1]; fractions that are all 1 (``[1.0]``: the whole
+    sequences, whatever their lengths) as the int 1."""
     if isinstance(n_prefixes, numbers.Integral):
         return n_prefixes
     try:
+        given = np.asarray(n_prefixes, dtype=object)
         fractions = np.asarray(n_prefixes, dtype=np.float64)
     except (TypeError, ValueError):
-        fractions = np.empty(0)
+        given = fractions = np.empty(0)
     if (fractions.ndim != 1 or fractions.size == 0
+            or not all(is_number(f) for f in given)
             or not np.all((fractions > 0) & (fractions <= 1))):
         raise ValueError(
             "n_prefixes must be an int >= 1 or a non-empty 1-D list of "
-            f"fractions of the sequence in (0, 1]; got {n_prefixes!r}.")
+            "fractions of the sequence, numbers (not bools or strings) in "
+            f"(0, 1]; got {n_prefixes!r}.")
     return 1 if np.all(fractions == 1.0) else fractions
 
 

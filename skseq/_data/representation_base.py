@@ -10,11 +10,33 @@ sample_weight)``, and ``inputs(seqs, rows, n_jobs)``, the state networks'
 inputs at every step and the output networks' at the packed steps ``rows``.
 """
 
+import functools
+
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import InvalidParameterError
 
 from .lifecycle import NumberParams
+from .sequences import Sequences
+
+
+def _on_packed(fit):
+    """A representation's ``fit``, refusing what is not the packed sequences
+    an estimator hands it (raw sequences given by hand failed with an
+    AttributeError deep inside)."""
+
+    @functools.wraps(fit)
+    def checked(self, seqs, *args, **kwargs):
+        if not isinstance(seqs, Sequences):
+            name = type(self).__name__
+            raise TypeError(
+                f"{name}.fit takes the sequences an estimator has validated, not "
+                f"{type(seqs).__name__}: pass the object as an estimator's "
+                f"features, e.g. IOHMMClassifier(features={name}()), which fits "
+                "a clone of it.")
+        return fit(self, seqs, *args, **kwargs)
+
+    return checked
 
 
 class Representation(NumberParams, BaseEstimator):
@@ -31,6 +53,11 @@ class Representation(NumberParams, BaseEstimator):
     summary = None
     causal = True
     _parameter_constraints: dict = {}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "fit" in cls.__dict__:
+            cls.fit = _on_packed(cls.__dict__["fit"])
 
     def _validate_for(self, owner):
         """Check the parameters, as ``owner`` (the estimator's name) fits

@@ -89,7 +89,11 @@ def running_pool(data, offsets, window, statistic, n_jobs=None, out=None, *,
                  else _spread_scale(data, window))
     if np.any(scale != 1.0):
         data = np.divide(data, scale, out=data if out is data else None)
-    _parallel.run([functools.partial(func, data, offsets, window or 0, a, b, out)
+    # A window longer than every sequence reads whole prefixes: given to the
+    # kernels as the number of steps, the same windows, where a larger one
+    # overflows their index arithmetic (from 2**62 on) or a C integer.
+    steps = 0 if window is None else min(window, max(n_steps, 1))
+    _parallel.run([functools.partial(func, data, offsets, steps, a, b, out)
                    for a, b in chunks])
     if np.any(scale != 1.0):
         out *= scale

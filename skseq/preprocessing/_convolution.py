@@ -19,7 +19,12 @@ from .._data import (
     restore_on_failure,
     validate_sequences,
 )
-from .._data.dilated import DilatedKernels, check_quantile_range, kernel_arguments
+from .._data.dilated import (
+    MAX_DILATION,
+    DilatedKernels,
+    check_quantile_range,
+    kernel_arguments,
+)
 from .._kernels import convolution, pooling
 from ._base import _output, _SequenceTransformer
 
@@ -79,8 +84,9 @@ class DilatedConvolution(_SequenceTransformer):
         (``floor(2 ** linspace(0, log2(max_dilation), n_dilations))``, fewer
         where two of them round to the same integer).
     max_dilation : int or None, default=None
-        Largest dilation; None: the largest ``d`` whose window of ``8 d + 1``
-        steps fits in the median training sequence (at least 1).
+        Largest dilation (at most 256204778801521550, about 2.6e17, the
+        kernels' index range); None: the largest ``d`` whose window of
+        ``8 d + 1`` steps fits in the median training sequence (at least 1).
     n_biases : int, default=2
         Indicators per combination (``output="indicator"``).
     output : {"indicator", "value"}, default="indicator"
@@ -164,7 +170,8 @@ class DilatedConvolution(_SequenceTransformer):
 
     _parameter_constraints: dict = {
         "n_dilations": [Interval(numbers.Integral, 1, None, closed="left")],
-        "max_dilation": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "max_dilation": [Interval(numbers.Integral, 1, MAX_DILATION, closed="both"),
+                         None],
         "n_biases": [Interval(numbers.Integral, 1, None, closed="left")],
         "output": [StrOptions({"indicator", "value"})],
         "causal": ["boolean"],

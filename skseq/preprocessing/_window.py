@@ -91,9 +91,12 @@ class WindowMean(OneToOneFeatureMixin, _SequenceTransformer):
         """Offsets of the windows in the packed output, and the packed window
         index of every raw step."""
         lengths = seqs.lengths
-        w = np.full(lengths.shape, 1 if self.window is None else self.window)
+        # (a window or a limit beyond the longest sequence, which may exceed
+        # the integers of NumPy, counts as the longest sequence's length)
+        longest = int(lengths.max())
+        w = np.full(lengths.shape, min(self.window or 1, longest))
         if self.max_length is not None:
-            w = np.maximum(w, -(-lengths // self.max_length))
+            w = np.maximum(w, -(-lengths // min(self.max_length, longest)))
         n_win = -(-lengths // w)
         offsets = np.zeros(n_win.shape[0] + 1, dtype=np.intp)
         np.cumsum(n_win, out=offsets[1:])
