@@ -508,7 +508,8 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
             monitor.warn_not_converged(
                 self, f"the best initialization did not converge (solver="
                 f"{self.solver!r}, max_iter={self.max_iter})"
-                f"{monitor.still_falling(best.get('curve'))}; {advice}.")
+                f"{monitor.still_falling(best.get('curve'), problem.units_offset)}"
+                f"; {advice}.")
         return best, objectives
 
     def _solve(self, problem, thetas0, monitor):

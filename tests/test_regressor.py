@@ -310,3 +310,26 @@ def test_the_fit_does_not_depend_on_the_units_of_y():
     shift = pytest.approx(60 * np.log(1e6), rel=1e-9)
     assert reg2.objective_ - reg1.objective_ == shift
     assert reg2.loss_curve_[0] - reg1.loss_curve_[0] == shift
+
+
+def test_the_still_falling_rate_does_not_depend_on_the_units_of_y():
+    """The convergence warning's rate is relative to the objective without
+    the constant that only the units of y set, as the solver's test is: y
+    and y * 1e6 give the same figure (it differed by the log-Jacobian of
+    1e6 per target in the denominator)."""
+    rng = np.random.default_rng(0)
+    u = rng.normal(size=(40, 1))
+    y = np.r_[rng.normal(0, 1, 20), rng.normal(3, 1, 20)] + 0.5 * u[:, 0]
+    rates = []
+    for scale in (1.0, 1e6):
+        reg = IOHMMRegressor(2, n_init=1, max_iter=12, min_covar=1e-6 * scale**2,
+                             random_state=0)
+        with pytest.warns(ConvergenceWarning) as record:
+            reg.fit([u], [y * scale])
+        message = str(record[0].message)
+        rates.append(float(message.split("still falling by ")[1].split()[0]))
+        # the objective without the log-Jacobian of standardizing y, by hand
+        curve = np.asarray(reg.loss_curve_) - 40 * np.log(np.std(y * scale))
+        expected = (curve[-11] - curve[-1]) / 10 / max(abs(curve[-1]), 1.0)
+        assert rates[-1] == pytest.approx(expected, rel=0.06)
+    assert f"{rates[0]:.1e}" == f"{rates[1]:.1e}"

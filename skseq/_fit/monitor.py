@@ -135,14 +135,18 @@ class ConvergenceMonitor:
               f"{time.perf_counter() - self._start:.2f} s elapsed", flush=True)
 
     # -- the outcome -----------------------------------------------------------
-    def still_falling(self, curve, window=10):
+    def still_falling(self, curve, offset=0.0, window=10):
         """Why a restart that used up ``max_iter`` had not converged: how fast
         its objective (its history ``curve``) was still falling, per iteration
         and relative to its value as the tolerance is, over the last
-        ``window`` iterations ("" for a shorter history)."""
+        ``window`` iterations ("" for a shorter history). The value is taken
+        without ``offset``, the constant that only the units of y set (as the
+        solver's test of convergence takes it), so that y in other units
+        gives the same rate."""
         if curve is None or len(curve) <= window:
             return ""
-        rate = (curve[-1 - window] - curve[-1]) / window / max(abs(curve[-1]), 1.0)
+        value = abs(curve[-1] - offset)
+        rate = (curve[-1 - window] - curve[-1]) / window / max(value, 1.0)
         return (f"; its objective was still falling by {rate:.1e} of its value "
                 f"per iteration over the last {window} iterations, against "
                 f"tol={self.tol:g}")
