@@ -164,3 +164,26 @@ def test_prefix_indicators_rejects_bad_arguments():
             **kwargs, "biases": np.empty((conv.biases_.shape[0], 0))})
     with pytest.raises(ValueError, match="offsets do not partition"):
         convolution.prefix_indicators(seqs.data, [0, 5, 5, 30], [0], **kwargs)
+
+
+def test_a_quantile_table_or_feature_matrix_too_large_is_refused(monkeypatch):
+    # n_biases=10**12: 252 x 10**12 thresholds (84 kernels, 3 dilations),
+    # refused before numpy's MemoryError, naming the parameter; the fitted
+    # transformer is unchanged
+    rng = np.random.RandomState(0)
+    X = [rng.standard_normal((30, 2)) for _ in range(3)]
+    conv = DilatedConvolution(n_biases=2, random_state=0).fit(X)
+    biases = conv.biases_.copy()
+    with pytest.raises(ValueError, match=r"DilatedConvolution with n_biases=10+ "
+                       r"\(252,000,000,000,000 indicator thresholds.*lower n_biases"):
+        conv.set_params(n_biases=10**12).fit(X)
+    assert_array_equal(conv.set_params(n_biases=2).biases_, biases)
+    # transform: 90 steps x 504 indicators (twice: output and container)
+    # need 725,760 bytes; with 700,000 available it is refused
+    from skseq._fit import resources
+    monkeypatch.setattr(resources, "_available_memory", lambda: 700_000)
+    with pytest.raises(ValueError, match=r"n_biases=2 \(504 indicator thresholds, "
+                       r"180 float64 values each\).*fewer steps"):
+        conv.transform(X)
+    monkeypatch.setattr(resources, "_available_memory", lambda: 750_000)
+    assert conv.transform(X)[0].shape == (30, 504)

@@ -264,3 +264,15 @@ def test_a_huge_last_step_weight_is_the_limit_of_large_ones():
     limit = projection(1e30)
     for weight in (1e300, np.finfo(np.float64).max):
         assert_allclose(projection(weight), limit, rtol=1e-7, atol=1e-9)
+
+
+def test_shape_features_too_many_indicators_are_refused():
+    # the thresholds, the projection's sample and the projection of 10**12
+    # indicators: a ValueError naming n_indicators, before numpy's MemoryError
+    rng = np.random.RandomState(0)
+    X = [rng.standard_normal((20, 2)) for _ in range(4)]
+    clf = IOHMMClassifier(features=ShapeFeatures(n_indicators=10**12))
+    with pytest.raises(ValueError, match=r"IOHMMClassifier\(features=ShapeFeatures"
+                       r".*ShapeFeatures with n_indicators=10+ "
+                       r"\(.* indicator thresholds.*lower n_indicators\."):
+        clf.fit(X, [0, 1, 0, 1])

@@ -14,6 +14,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
+from .._fit.resources import check_allocation
 from .._kernels import _parallel, convolution, select
 from .lifecycle import is_number
 
@@ -43,6 +44,25 @@ def dilation_grid(n_dilations, max_dilation):
     # 9e5 on (2 ** log2(m) just below m)
     grid[-1] = max_dilation if n_dilations > 1 else 1
     return np.unique(np.minimum(grid, max_dilation))
+
+
+# float64 arrays of the thresholds' size that fitting them holds at once (the
+# levels and their golden-ratio multiples, the levels' positions and ranks,
+# the order statistics below and above them, the thresholds)
+TABLE_COPIES = 8
+
+
+def check_indicator_memory(owner, parameter, n_indicators, copies, rows=False):
+    """ValueError, before allocating, if ``copies`` float64 arrays of
+    ``n_indicators`` values (a quantile table, or the ``rows`` of a feature
+    matrix) cannot fit in memory, naming ``parameter`` (``"name=value"``),
+    which sets their number."""
+    name = parameter.split("=")[0]
+    check_allocation(
+        owner, 8 * n_indicators * copies,
+        f"{parameter} ({n_indicators:,} indicator thresholds, {copies:,} "
+        "float64 values each)", f"lower {name}"
+        + (" or transform fewer steps at a time." if rows else "."))
 
 
 def check_quantile_range(lo_hi):
@@ -93,9 +113,12 @@ class DilatedKernels(BaseEstimator):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def fit_packed(self, seqs):
+    def fit_packed(self, seqs, owner=None, parameter=None, copies=TABLE_COPIES):
         """Choose the dilations and channels, and fit the biases on packed
-        sequences ``seqs`` (already checked)."""
+        sequences ``seqs`` (already checked). ValueError, before the quantile
+        table is allocated, if ``copies`` float64 values per threshold cannot
+        fit in memory (:func:`check_indicator_memory`), naming ``owner`` and
+        ``parameter`` (by default this object and its ``n_biases``)."""
         rng = check_random_state(self.random_state)
         max_d = self.max_dilation
         if max_d is None:
@@ -105,6 +128,9 @@ class DilatedKernels(BaseEstimator):
             seqs.n_features, rng)
         self.biases_ = np.empty((len(self.channels_), 0))
         if self.output == "indicator":
+            check_indicator_memory(owner or self,
+                                   parameter or f"n_biases={self.n_biases}",
+                                   len(self.channels_) * self.n_biases, copies)
             self.biases_ = self._fit_biases(seqs, rng)
         return self
 

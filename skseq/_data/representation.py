@@ -20,6 +20,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils._param_validation import HasMethods
 
+from .._fit.resources import NotEnoughMemoryError
 from .representation_base import RawFeatures, Representation
 from .shape import CentredShapeFeatures, ShapeFeatures
 from .window import WindowFeatures
@@ -103,10 +104,11 @@ def refuse_options_of_name(owner, features, params):
 def refuse_out_of_memory(owner, features, n_steps):
     """A ValueError naming ``owner``'s ``features`` (and so its options)
     where fitting the representation on ``n_steps`` training steps runs out
-    of memory: NumPy's MemoryError names neither."""
+    of memory: NumPy's MemoryError names neither (nor does the
+    representation's own refusal, before allocating, name ``owner``)."""
     try:
         yield
-    except MemoryError as err:
+    except (MemoryError, NotEnoughMemoryError) as err:
         raise ValueError(
             f"{type(owner).__name__}(features={features!r}): the representation "
             f"needs more memory than is available on {n_steps} training steps "

@@ -42,6 +42,7 @@ from sklearn.utils.extmath import randomized_svd, svd_flip
 from .._kernels import convolution, standardize
 from .._kernels._parallel import n_threads, one_blas_thread, run
 from .dilated import (
+    TABLE_COPIES,
     DilatedKernels,
     check_quantile_range,
     dilation_grid,
@@ -361,15 +362,20 @@ class ShapeFeatures(Representation):
         # threshold_sample="steps", the thresholds are quantiles of up to
         # 10,000 steps: of 2,000 (the projection's sample) they cost a third as
         # much, but ArrowHead's mean test accuracy over 3 seeds fell from 0.855
-        # to 0.808.
+        # to 0.808. Refused before allocating if the quantile table, the
+        # projection's sample of prefix means (and last steps) and the
+        # projection cannot fit in memory.
+        n_steps = seqs.data.shape[0]
+        n_sample = min(n_steps, self.sample_steps + seqs.n_sequences)
         self.convolution_ = DilatedKernels(
             self.n_dilations, max_dilation=max_dilation, n_biases=n_biases,
             quantile_levels="random", quantile_range=self.quantile_range,
             causal=self.causal, padding="edge" if self.causal else "zero",
             threshold_sample=self.threshold_sample, random_state=rng.randint(2**31),
-            n_jobs=n_jobs).fit_packed(seqs).set_params(n_jobs=None)
+            n_jobs=n_jobs).fit_packed(
+                seqs, self, f"n_indicators={self.n_indicators}",
+                TABLE_COPIES + n_sample + self.n_components).set_params(n_jobs=None)
         # prefix means at steps drawn from all training sequences
-        n_steps = seqs.data.shape[0]
         rows = np.arange(n_steps)
         if n_steps > self.sample_steps:
             rows = np.sort(rng.choice(n_steps, self.sample_steps, replace=False))

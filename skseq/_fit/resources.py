@@ -6,6 +6,11 @@ The available memory is the kernel's MemAvailable, capped by a cgroup v2 limit
 and by an address-space limit (``ulimit -v``).
 """
 
+class NotEnoughMemoryError(ValueError):
+    """The ValueError of :func:`check_allocation`: an allocation refused
+    before it was tried."""
+
+
 def _available_memory():
     """Bytes of memory available to this process, or None if unknown (the
     kernel's MemAvailable, capped by a cgroup v2 limit)."""
@@ -43,7 +48,7 @@ def check_allocation(estimator, n_bytes, what, advice):
     a check in O(1), before allocating."""
     available = _available_memory()
     if available is not None and n_bytes > available:
-        raise ValueError(
+        raise NotEnoughMemoryError(
             f"{type(estimator).__name__} with {what} needs about "
             f"{n_bytes / 2**30:.3g} GiB, but only {max(available, 0) / 2**30:.3g} "
             f"GiB are available: {advice}"

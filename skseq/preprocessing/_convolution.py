@@ -22,6 +22,7 @@ from .._data import (
 from .._data.dilated import (
     MAX_DILATION,
     DilatedKernels,
+    check_indicator_memory,
     check_quantile_range,
     kernel_arguments,
 )
@@ -229,7 +230,7 @@ class DilatedConvolution(_SequenceTransformer):
             seqs = validate_sequences(self, X, reset=True)
             params = self.get_params(deep=False)
             del params["pooling"]
-            kernels = DilatedKernels(**params).fit_packed(seqs)
+            kernels = DilatedKernels(**params).fit_packed(seqs, owner=self)
             self.dilations_ = kernels.dilations_
             self.combinations_ = kernels.combinations_
             self.channels_ = kernels.channels_
@@ -266,6 +267,11 @@ class DilatedConvolution(_SequenceTransformer):
         """
         seqs = self._validated(X)
         check_fitted_params(self)
+        # the convolution's output and its container (and a window's pool)
+        check_indicator_memory(
+            self, f"n_biases={self.n_biases}", self.biases_.size,
+            seqs.data.shape[0] * (2 + (self.pooling not in (None, "prefix"))),
+            rows=True)
         out = self._convolve(seqs, np.arange(seqs.data.shape[0]), self.biases_)
         if self.pooling == "prefix":
             pooling.running_pool(out, seqs.offsets, None, "mean", self.n_jobs,
