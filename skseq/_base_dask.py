@@ -110,6 +110,8 @@ def fit_sharded(est, X, y, sample_weight=None):
                 f"features changed: {n_features} before, {shards.n_features} now. "
                 "Set warm_start=False to fit anew.")
         est.__dict__.pop("feature_names_in_", None)
+        if shards.feature_names is not None:  # as a local fit records them
+            est.feature_names_in_ = shards.feature_names
         est.n_features_in_ = shards.n_features
         lengths = np.diff(shards.offsets)
         est._max_fit_length = int(lengths.max())

@@ -328,3 +328,25 @@ def test_fit_survives_a_killed_worker(client, monkeypatch):
     assert len(calls) > 3
     assert killed and killed[0] not in client.run(os.getpid).values()
     _assert_same_fit(dist, local)
+
+
+def test_column_names_of_dataframes_are_recorded_and_checked(client):
+    # DataFrames in a bag or in delayed lists carry names: the fit records
+    # feature_names_in_ as a local fit does, predict checks them where the
+    # data live, and names that differ between shards are refused
+    pd = pytest.importorskip("pandas")
+    X, y = _padded(12, seed=4)
+    frames = [pd.DataFrame(x[~np.isnan(x).all(axis=1)], columns=["a", "b"])
+              for x in X]
+    kw = dict(n_states=2, features="raw", n_init=1, max_iter=2, random_state=0)
+    local = IOHMMClassifier(**kw).fit(frames, y)
+    assert_array_equal(local.feature_names_in_, ["a", "b"])
+    dist = IOHMMClassifier(**kw).fit(db.from_sequence(frames, npartitions=2), y)
+    assert_array_equal(dist.feature_names_in_, local.feature_names_in_)
+    renamed = [f.rename(columns={"b": "c"}) for f in frames]
+    with pytest.raises(ValueError, match="Feature names unseen at fit time"):
+        dask.compute(*dist.predict([dask.delayed(renamed[:5])]))
+    with pytest.raises(ValueError, match=r"sequence 5's column names differ from "
+                       r"sequence 0's \(\['a', 'b'\]\): \['c'\] in place of \['b'\]"):
+        IOHMMClassifier(**kw).fit([dask.delayed(frames[:5]),
+                                   dask.delayed(renamed[5:])], y)

@@ -10,7 +10,7 @@ DataFrames is recorded and checked as one DataFrame is.
 import numpy as np
 from sklearn.utils.validation import _check_feature_names, _get_feature_names
 
-__all__ = ["names_source"]
+__all__ = ["check_same_names", "names_source", "shared_names"]
 
 
 def _elements(X):
@@ -51,6 +51,50 @@ def _difference(names, reference):
     return f"{unseen} in place of {missing}"
 
 
+def check_same_names(names, reference, s, first):
+    """ValueError unless sequence ``s``'s column ``names`` are sequence
+    ``first``'s, ``reference``, in the same order."""
+    if len(names) != len(reference) or np.any(names != reference):
+        raise ValueError(
+            f"X: sequence {s}'s column names differ from sequence {first}'s "
+            f"({list(map(str, reference))}): {_difference(names, reference)}. "
+            "Every DataFrame of X needs the same column names in the same "
+            "order.")
+
+
+def shared_names(X):
+    """``(names, first, complete)`` of a collection of sequences X: the string
+    column names its sequences share (ValueError naming the first that
+    differs), the index of the first sequence that has them, and whether
+    every sequence has them; ``(None, None, False)`` if none has (X's own
+    names, at 0, for a single DataFrame of one-step rows).
+
+    Parameters
+    ----------
+    X : object
+        The input, already checked as a collection of sequences.
+
+    Returns
+    -------
+    names : ndarray of str objects or None
+    first : int or None
+    complete : bool
+    """
+    items = _elements(X)
+    if items is None:
+        names = _get_feature_names(X)
+        return (None, None, False) if names is None else (names, 0, True)
+    known = {}
+    names = [_names_of(item, known) for item in items]
+    named = [s for s, n in enumerate(names) if n is not None]
+    if not named:
+        return None, None, False
+    first = named[0]
+    for s in named[1:]:
+        check_same_names(names[s], names[first], s, first)
+    return names[first], first, len(named) == len(names)
+
+
 def names_source(estimator, X, *, reset):
     """What scikit-learn's feature-name checks read for X.
 
@@ -79,21 +123,10 @@ def names_source(estimator, X, *, reset):
     items = _elements(X)
     if items is None:
         return X
-    known = {}
-    names = [_names_of(item, known) for item in items]
-    named = [s for s, n in enumerate(names) if n is not None]
-    if not named:
+    _, first, complete = shared_names(items)
+    if first is None:
         return X
-    first = named[0]
-    reference = names[first]
-    for s in named[1:]:
-        if len(names[s]) != len(reference) or np.any(names[s] != reference):
-            raise ValueError(
-                f"X: sequence {s}'s column names differ from sequence {first}'s "
-                f"({list(map(str, reference))}): {_difference(names[s], reference)}. "
-                "Every DataFrame of X needs the same column names in the same "
-                "order.")
-    if len(named) == len(names):
+    if complete:
         return items[first]
     if not reset and hasattr(estimator, "feature_names_in_"):
         _check_feature_names(estimator, items[first], reset=False)

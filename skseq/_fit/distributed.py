@@ -19,6 +19,7 @@ import numpy as np
 
 from .._data import Sequences, Targets, check_sequences
 from .._data.dask import shard_chunks
+from .._data.names import check_same_names, shared_names
 from .objective import Problem, _fsum
 
 __all__ = ["ShardedProblem", "Shards"]
@@ -50,6 +51,29 @@ def _check_shard(chunk):
     return check_sequences(chunk)
 
 
+def _shard_names(chunk):
+    """:func:`~skseq._data.names.shared_names` of a shard's sequences (an
+    empty shard has none)."""
+    if hasattr(chunk, "__len__") and len(chunk) == 0:
+        return None, None, False
+    return shared_names(chunk)
+
+
+def _feature_names(found, starts):
+    """The column names every sequence of the collection shares, or None, from
+    the shards' :func:`_shard_names` (ValueError where two shards' differ, as a
+    local fit names it)."""
+    reference, at = None, None
+    for (names, first, _), start in zip(found, starts, strict=True):
+        if names is None:
+            continue
+        if reference is None:
+            reference, at = names, start + first
+        else:
+            check_same_names(names, reference, start + first, at)
+    return reference if all(complete for _, _, complete in found) else None
+
+
 def _summarize(seqs):
     if seqs is None:
         return None
@@ -71,10 +95,12 @@ def _located(exc, start):
 
 class Shards:
     """The packed shards of a Dask collection of sequences, held by the
-    workers (futures), and their lengths, gathered once."""
+    workers (futures), and their lengths, gathered once (and the column names
+    all their sequences share, ``feature_names``, or None)."""
 
-    def __init__(self, client, packed, summaries):
+    def __init__(self, client, packed, summaries, feature_names=None):
         self.client = client
+        self.feature_names = feature_names
         self.packed = packed
         self.lengths = [s.lengths for s in summaries]
         self.n_features = summaries[0].n_features
@@ -96,18 +122,24 @@ class Shards:
         import dask
 
         _, chunks = shard_chunks(X, name)
-        packed = client.compute([dask.delayed(_check_shard)(chunk)
-                                 for chunk in chunks])
+        # (in one computation with the checks: each chunk computed once)
+        futures = client.compute(
+            [dask.delayed(_check_shard)(chunk) for chunk in chunks]
+            + [dask.delayed(_shard_names)(chunk) for chunk in chunks])
+        packed, named = futures[:len(chunks)], futures[len(chunks):]
         summaries = [client.submit(_summarize, future) for future in packed]
-        client.gather(summaries, errors="skip")
-        start, done, kept = 0, [], []
-        for future, summary in zip(packed, summaries, strict=True):
-            if future.status == "error":
-                raise _located(future.exception(), start)
+        client.gather(summaries + named, errors="skip")
+        start, done, kept, found, starts = 0, [], [], [], []
+        for future, summary, names in zip(packed, summaries, named, strict=True):
+            for step in (future, names):
+                if step.status == "error":
+                    raise _located(step.exception(), start)
             if summary.result() is None:  # no sequences: nothing to fit
                 continue
             done.append(summary.result())
             kept.append(future)
+            found.append(names.result())
+            starts.append(start)
             if done[-1].n_features != done[0].n_features:
                 raise ValueError(
                     f"{name}: sequence {start} has {done[-1].n_features} features, "
@@ -117,7 +149,7 @@ class Shards:
             raise ValueError(
                 f"{name} is empty: every shard of the collection has 0 "
                 "sequences, while a minimum of 1 is required.")
-        return cls(client, kept, done)
+        return cls(client, kept, done, _feature_names(found, starts))
 
     @property
     def n_sequences(self):
