@@ -205,12 +205,15 @@ def test_restart_records_and_progress(capsys):
 def test_the_memory_a_fit_needs_is_checked_before_allocating(monkeypatch):
     monkeypatch.setattr(resources, "_available_memory", lambda: 2**20)  # 1 MiB
     X, y = _data(20)
-    clf = IOHMMClassifier(n_states=60, n_init=1)
+    # (features="raw": the shape representation's indicators alone need
+    # more than 1 MiB, and are refused first)
+    clf = IOHMMClassifier(n_states=60, n_init=1, features="raw")
     with pytest.raises(ValueError, match=r"60 states on \d+ steps .* needs about"):
         clf.fit(X, y)
     assert not hasattr(clf, "n_features_in_")
     monkeypatch.setattr(resources, "_available_memory", lambda: None)
-    small = IOHMMClassifier(n_states=60, n_init=1, max_iter=2).fit(X, y)
+    small = IOHMMClassifier(n_states=60, n_init=1, max_iter=2,
+                            features="raw").fit(X, y)
     monkeypatch.setattr(resources, "_available_memory", lambda: 2**20)
     with pytest.raises(ValueError, match="needs about"):
         small.predict_proba(X * 20)

@@ -374,7 +374,8 @@ class ShapeFeatures(Representation):
             threshold_sample=self.threshold_sample, random_state=rng.randint(2**31),
             n_jobs=n_jobs).fit_packed(
                 seqs, self, f"n_indicators={self.n_indicators}",
-                TABLE_COPIES + n_sample + self.n_components).set_params(n_jobs=None)
+                TABLE_COPIES + n_sample + min(self.n_components, n_sample),
+            ).set_params(n_jobs=None)
         # prefix means at steps drawn from all training sequences
         rows = np.arange(n_steps)
         if n_steps > self.sample_steps:
