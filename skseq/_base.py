@@ -312,7 +312,7 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
     def _monitor(self):
         """The convergence monitor of a fit (``tol``, ``max_iter``,
         ``verbose``)."""
-        return ConvergenceMonitor(self.tol, self.max_iter, self.verbose)
+        return ConvergenceMonitor(self.tol, self.max_iter, self.verbose, self.solver)
 
     # -- build the problem ---------------------------------------------------
     def _encode_targets(self, seqs, y, sample_weight):

@@ -53,3 +53,20 @@ def test_the_convergence_warning_says_how_fast_the_objective_still_falls():
     message = str(record[0].message)
     assert (f"still falling by {rate:.1e} of its value per iteration over the "
             "last 10 iterations, against tol=1e-05") in message
+
+
+def test_the_em_convergence_warning_gives_the_absolute_fall_its_test_reads():
+    # GEM stops when the objective falls by less than tol in one iteration (an
+    # absolute test): the warning gives the absolute fall, not one relative to
+    # the objective's value
+    rng = np.random.RandomState(0)
+    y = [np.repeat(rng.randint(0, 2, size=3), 8) for _ in range(10)]
+    X = [(2.0 * labels + rng.standard_normal(24))[:, None] for labels in y]
+    model = IOHMMClassifier(solver="em", max_iter=15, random_state=0)
+    with pytest.warns(ConvergenceWarning) as record:
+        model.fit(X, y)
+    curve = np.asarray(model.loss_curve_)
+    rate = (curve[-11] - curve[-1]) / 10
+    message = str(record[0].message)
+    assert (f"still falling by {rate:.1e} per iteration over the last 10 "
+            "iterations, against tol=1e-05") in message

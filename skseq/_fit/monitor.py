@@ -56,12 +56,15 @@ class ConvergenceMonitor:
     verbose : int, default=0
         >= 1: a line per restart; >= 2: a header before each restart and a
         line per iteration.
+    solver : {"lbfgs", "em"}, default="lbfgs"
+        The solver whose convergence the monitor reports.
     """
 
-    def __init__(self, tol=0.0, max_iter=None, verbose=0):
+    def __init__(self, tol=0.0, max_iter=None, verbose=0, solver="lbfgs"):
         self.tol = tol
         self.max_iter = max_iter
         self.verbose = verbose
+        self.solver = solver
         self._start = time.perf_counter()
         self._first = 1       # the restart a solver's first row is (its header's)
         self._n_init = 1
@@ -137,16 +140,20 @@ class ConvergenceMonitor:
     # -- the outcome -----------------------------------------------------------
     def still_falling(self, curve, offset=0.0, window=10):
         """Why a restart that used up ``max_iter`` had not converged: how fast
-        its objective (its history ``curve``) was still falling, per iteration
-        and relative to its value as the tolerance is, over the last
-        ``window`` iterations ("" for a shorter history). The value is taken
-        without ``offset``, the constant that only the units of y set (as the
-        solver's test of convergence takes it), so that y in other units
-        gives the same rate."""
+        its objective (its history ``curve``) was still falling per iteration
+        over the last ``window`` iterations ("" for a shorter history), as the
+        solver's test of convergence reads it: relative to its value for
+        L-BFGS (taken without ``offset``, the constant that only the units of
+        y set, so that y in other units gives the same rate), absolute for
+        GEM."""
         if curve is None or len(curve) <= window:
             return ""
-        value = abs(curve[-1] - offset)
-        rate = (curve[-1 - window] - curve[-1]) / window / max(value, 1.0)
+        rate = (curve[-1 - window] - curve[-1]) / window
+        if self.solver == "em":
+            return (f"; its objective was still falling by {rate:.1e} per "
+                    f"iteration over the last {window} iterations, against "
+                    f"tol={self.tol:g}")
+        rate /= max(abs(curve[-1] - offset), 1.0)
         return (f"; its objective was still falling by {rate:.1e} of its value "
                 f"per iteration over the last {window} iterations, against "
                 f"tol={self.tol:g}")
