@@ -24,8 +24,14 @@ from .sequences import (
     _packed_from_plain_arrays,
 )
 
-__all__ = ["check_rows", "check_sequences", "mark_laid_out", "quiet_repeats",
-           "quiet_rows", "validate_sequences"]
+__all__ = ["InputHintWarning", "check_rows", "check_sequences", "mark_laid_out",
+           "quiet_repeats", "quiet_rows", "validate_sequences"]
+
+
+class InputHintWarning(UserWarning):
+    """How X was read, where it looks given in a mistaken form (a table of
+    univariate series, channels first, sequences far shorter than the fit's):
+    the hints of :func:`validate_sequences`."""
 
 
 # Predicting on sequences whose median length is this many times shorter than
@@ -254,8 +260,9 @@ def validate_sequences(estimator, X, *, reset):
     privately, the longest training sequence; ``reset=False`` (predict) checks X
     against them. A model fitted on sequences longer than one
     step that receives a 2-D table (one-step sequences) warns with a
-    ``UserWarning`` saying how it reads it and how to pass one sequence: the
-    table was most likely one sequence, or univariate series, in the wrong form.
+    ``UserWarning`` (:class:`InputHintWarning`) saying how it reads it and how
+    to pass one sequence: the table was most likely one sequence, or
+    univariate series, in the wrong form.
     """
     seqs = check_sequences(X)
     validate_data(estimator, names_source(estimator, X, reset=reset), reset=reset,
@@ -263,7 +270,7 @@ def validate_sequences(estimator, X, *, reset):
     if reset:
         hint = "" if _LAID_OUT.get(id(X)) is X else _layout_hint(X, seqs)
         if hint:
-            warnings.warn(hint, UserWarning, stacklevel=_user_stacklevel())
+            warnings.warn(hint, InputHintWarning, stacklevel=_user_stacklevel())
         estimator.n_features_in_ = seqs.n_features
         estimator._max_fit_length = int(seqs.lengths.max())
         estimator._median_fit_length = float(np.median(seqs.lengths))
@@ -277,7 +284,7 @@ def validate_sequences(estimator, X, *, reset):
     if not hint:
         hint = _short_hint(seqs, estimator)
     if hint:
-        warnings.warn(hint, UserWarning, stacklevel=_user_stacklevel())
+        warnings.warn(hint, InputHintWarning, stacklevel=_user_stacklevel())
     return seqs
 
 
@@ -288,7 +295,7 @@ def check_rows(estimator, shape, array="X"):
     hint = _rows_hint(estimator, *shape, array)
     _check_n_features(estimator, shape[1], hint)
     if hint and not _QUIET_ROWS.get():
-        warnings.warn(hint, UserWarning, stacklevel=_user_stacklevel())
+        warnings.warn(hint, InputHintWarning, stacklevel=_user_stacklevel())
 
 
 # Set (per thread, unlike a warnings filter) while a chunk of a Dask collection
@@ -307,24 +314,18 @@ def quiet_rows(quiet=True):
         _QUIET_ROWS.reset(token)
 
 
-# The warnings about X that an estimator gives when checking it against its
-# fit: scikit-learn's on feature names, and the hints of a table of one-step
-# rows and of a layout that looks mistaken (_rows_hint, _layout_hint).
-_REPEATED = (
+# scikit-learn's warnings about the feature names of X against the fit's
+_NAMES_WARNINGS = (
     r"X has feature names, but \w+ was fitted without feature names",
     r"X does not have valid feature names, but \w+ was fitted with feature names",
-    r"X is a 2-D table \(\d+ rows of \d+ features\): each row is read as a "
-    r"sequence of ONE step, but this \w+ was fitted",
-    r"X is a 2-D table of \d+ rows and \d+ columns, read as",
-    r"X is a list of \d+ equal-length lists of \d+ numbers, read as",
-    r"X is a 3-D array of shape \(\d+, \d+, \d+\), read as \(n_sequences, "
-    r"max_len, n_features\): ",
 )
 
 
 @contextmanager
 def quiet_repeats():
-    """Within it, the warnings about X of :data:`_REPEATED` are ignored.
+    """Within it, the warnings about X are ignored: the hints of
+    :func:`validate_sequences` (:class:`InputHintWarning`) and scikit-learn's
+    on feature names.
 
     For the estimators a composite estimator passes its own X to, once it has
     checked X itself: they were fitted on the same X, so each of them would
@@ -333,7 +334,8 @@ def quiet_repeats():
     ``sklearn.utils.parallel.Parallel`` passes it on to its workers.
     """
     with warnings.catch_warnings():
-        for message in _REPEATED:
+        warnings.simplefilter("ignore", InputHintWarning)
+        for message in _NAMES_WARNINGS:
             warnings.filterwarnings("ignore", message=message, category=UserWarning)
         yield
 
