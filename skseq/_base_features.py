@@ -32,7 +32,7 @@ from sklearn.utils import _safe_indexing, check_random_state
 
 from ._data.held_out import held_out_folds, held_out_subsample, sequence_keys
 from ._data.representation import is_auto, resolve
-from ._thread_warnings import ignoring
+from ._data.thread_warnings import ignoring
 
 N_FOLDS = 5
 # At most this many distinct training sequences take part in the ranking

@@ -13,7 +13,6 @@ from contextlib import contextmanager
 import numpy as np
 from sklearn.utils.validation import validate_data
 
-from .._thread_warnings import ignoring
 from .names import names_source
 from .sequences import (
     Sequences,
@@ -24,6 +23,7 @@ from .sequences import (
     _packed_from_padded,
     _packed_from_plain_arrays,
 )
+from .thread_warnings import ignoring
 
 __all__ = ["InputHintWarning", "check_rows", "check_sequences", "mark_laid_out",
            "quiet_repeats", "quiet_rows", "validate_sequences"]

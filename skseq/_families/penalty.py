@@ -35,7 +35,7 @@ sequence.
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from .._thread_warnings import ignoring
+from .._data.thread_warnings import ignoring
 
 # The candidates (of the ridge penalty lam), strongest first.
 LAMBDAS = np.logspace(4, -3, 29)
