@@ -25,8 +25,6 @@ apart (on PLAID's 537 training series, 250 leave the choice and cut the
 default's fit time: ``doc/results/hierarchical_panel.md``).
 """
 
-import warnings
-
 import numpy as np
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
@@ -34,6 +32,7 @@ from sklearn.utils import _safe_indexing, check_random_state
 
 from ._data.held_out import held_out_folds, held_out_subsample, sequence_keys
 from ._data.representation import is_auto, resolve
+from ._data.thread_warnings import ignoring
 
 N_FOLDS = 5
 # At most this many distinct training sequences take part in the ranking
@@ -142,8 +141,7 @@ def _held_out_score(estimator, features, n_init, seed, fit_part, held_part):
         features=features, n_init=n_init, random_state=seed, verbose=0,
         warm_start=False)
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
+        with ignoring((ConvergenceWarning, "")):  # this thread's, not others'
             model.fit(*fit_part[:2], sample_weight=fit_part[2])
     except ValueError:  # e.g. every restart diverged on these inputs
         return -np.inf

@@ -11,36 +11,9 @@ from collections import deque
 
 import numpy as np
 
-from ._data import check_number, is_number
+from ._data import is_number
 
 __all__ = ["DFA"]
-
-
-def symbol_alphabet(estimator, alphabet):
-    """The labels of a fitted model's one-hot input columns: ``alphabet``
-    checked to have one per column, or the feature names, or "0", "1", ..."""
-    n_symbols = estimator.n_features_in_
-    if alphabet is None:
-        names = getattr(estimator, "feature_names_in_", range(n_symbols))
-        return [str(name) for name in names]
-    if isinstance(alphabet, str) or not hasattr(alphabet, "__len__"):
-        raise TypeError(f"alphabet must be a sequence of symbol labels, got "
-                        f"{type(alphabet).__name__}.")
-    if len(alphabet) != n_symbols:
-        raise ValueError(
-            f"alphabet has {len(alphabet)} symbols, but the model reads "
-            f"{n_symbols} input columns (one per symbol, one-hot): give one label "
-            "per column, in column order."
-        )
-    return alphabet
-
-
-def check_threshold(value, name):
-    """A probability threshold in [0, 1): NaN, negative or >= 1 is refused."""
-    check_number(value, name, low=0, high=1, high_open=True,
-                 where=" (the least probability a transition's most likely "
-                 "successor must have; computed probabilities reach 1 only up "
-                 "to rounding)")
 
 
 def _bfs_order(transitions, start):

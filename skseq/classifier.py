@@ -496,7 +496,7 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         """
         return self._score(X, y, sample_weight)
 
-    def to_automaton(self, alphabet=None, min_proba=0.9):
+    def to_automaton(self, alphabet=None, min_proba=0.9, *, accept_empty=None):
         """Read the learned machine off a near-deterministic model.
 
         For symbolic inputs (one-hot features: symbol k is the unit vector e_k)
@@ -504,6 +504,16 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         from the start state, breadth-first over the symbols, with each
         transition's most likely successor (Bengio & Frasconi 1996, §6: trained models
         whose transition probabilities converge to 0 or 1 behave like finite automata).
+
+        The empty string is the one input the model never classifies: the class
+        is emitted by the state reached after each symbol, so the start state's
+        own emission is not learned (unless some string returns to it). Whether
+        the machine accepts the empty string is therefore inferred as in
+        :meth:`DiscretizedRNNClassifier.extract_automaton`: of the two machines
+        that agree with the model on every non-empty string, the one whose
+        minimal machine is smaller (on a tie, the accepting one). When a string
+        leads back to the start state, the start state is split in two so that
+        the choice concerns the empty string alone.
 
         Parameters
         ----------
@@ -513,12 +523,17 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         min_proba : float, default=0.9
             Every transition and the start distribution used by the machine must
             give its most likely state at least this probability; in [0, 1).
+        accept_empty : bool or None, default=None
+            Whether the machine accepts the empty string; None infers it as
+            above.
 
         Returns
         -------
         dfa : skseq.automata.DFA
             Accepting states are those whose probability of ``classes_[1]`` is at
-            least 0.5. Call ``.minimize()`` for the minimal machine.
+            least 0.5 (the start state: see above). States numbered in
+            breadth-first order, start state 0. Call ``.minimize()`` for the
+            minimal machine.
 
         Raises
         ------
@@ -527,11 +542,18 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
             with ``features="raw"`` on one-hot inputs, or not
             near-deterministic on its reachable states.
         """
-        from .automata import DFA, check_threshold, symbol_alphabet
+        from ._read_machine import (
+            check_accept_empty,
+            check_threshold,
+            infer_empty_string,
+            reachable_machine,
+            symbol_alphabet,
+        )
 
         check_is_fitted(self)
         self._check_symbol_model()
         check_threshold(min_proba, "min_proba")
+        check_accept_empty(accept_empty)
         n_symbols = self.n_features_in_
         alphabet = symbol_alphabet(self, alphabet)
         # one one-step sequence per symbol: (symbol, from, to)
@@ -543,9 +565,9 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
                 f"state has probability {self.startprob_[start]:.3f} < "
                 f"min_proba={min_proba}."
             )
-        order, rows = _reachable_machine(trans, start, alphabet, min_proba)
+        order, rows = reachable_machine(trans, start, alphabet, min_proba)
         accept = softmax(self.emission_intercept_, axis=1)[order, 1] >= 0.5
-        return DFA(len(order), alphabet, rows, start=0, accepting=accept)
+        return infer_empty_string(alphabet, rows, accept, accept_empty)
 
     def _check_symbol_model(self):
         """Refuse a model :meth:`to_automaton` cannot read: not a binary Moore
@@ -566,30 +588,3 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
                 "Stepwise(OneHotEncoder())) interprets as a symbol."
             )
 
-
-def _reachable_machine(trans, start, alphabet, min_proba):
-    """The states reachable from ``start``, breadth-first over the symbols, and
-    each one's most likely successor on every symbol (``trans[symbol, from,
-    to]``), numbered in the order reached.
-
-    Returns the model's state of every machine state and the machine's
-    transition table; refuses a most likely successor below ``min_proba``.
-    """
-    ids, order, rows = {start: 0}, [start], []
-    for state in order:  # breadth-first: `order` grows while we walk it
-        row = []
-        for k in range(trans.shape[0]):
-            succ = int(np.argmax(trans[k, state]))
-            if trans[k, state, succ] < min_proba:
-                raise ValueError(
-                    f"The model is not near-deterministic: from state {state} on "
-                    f"symbol {alphabet[k]!r} its most likely successor has "
-                    f"probability {trans[k, state, succ]:.3f} < "
-                    f"min_proba={min_proba}."
-                )
-            if succ not in ids:
-                ids[succ] = len(order)
-                order.append(succ)
-            row.append(ids[succ])
-        rows.append(row)
-    return order, rows

@@ -32,8 +32,8 @@ from ._data import (
 from ._fit.monitor import warn_not_converged
 from ._fit.resources import check_allocation
 from ._fit.restarts import run_restarts
+from ._read_machine import check_accept_empty, infer_empty_string, symbol_alphabet
 from ._rnn_net import Lockstep, SecondOrderNet
-from .automata import DFA, symbol_alphabet
 
 __all__ = ["DiscretizedRNNClassifier"]
 
@@ -517,12 +517,7 @@ class DiscretizedRNNClassifier(ClassifierMixin, NumberParams, BaseEstimator):
         alphabet = symbol_alphabet(self, alphabet)
         transitions, accepting = self._net().reachable_states(
             self.coef_, self.intercept_, n_symbols, max_states)
-        if accept_empty is not None:
-            return self._with_start(alphabet, transitions, accepting, accept_empty)
-        machines = [self._with_start(alphabet, transitions, accepting, accept)
-                    for accept in (True, False)]
-        sizes = [dfa.minimize().n_states for dfa in machines]
-        return machines[int(sizes[1] < sizes[0])]
+        return infer_empty_string(alphabet, transitions, accepting, accept_empty)
 
     def _check_extractable(self, max_states, accept_empty):
         """Raise unless a fitted, discretized, binary net and valid arguments
@@ -546,26 +541,5 @@ class DiscretizedRNNClassifier(ClassifierMixin, NumberParams, BaseEstimator):
                 "(a one-hot row) at a time, which only a net fitted on one-hot "
                 "inputs (e.g. Stepwise(OneHotEncoder())) interprets as a symbol."
             )
-        if accept_empty not in (None, True, False):
-            raise ValueError(
-                f"accept_empty must be None, True or False, got {accept_empty!r}."
-            )
+        check_accept_empty(accept_empty)
         check_number(max_states, "max_states", integral=True, low=1)
-
-    @staticmethod
-    def _with_start(alphabet, transitions, accepting, accept_empty):
-        """The machine whose start state accepts iff ``accept_empty``.
-
-        S_0 is relabelled if no string returns to it; otherwise a new start
-        state, with S_0's transitions, goes in front (state 0).
-        """
-        if accepting[0] == accept_empty:
-            pass
-        elif not any(0 in row for row in transitions):
-            accepting = [accept_empty] + accepting[1:]
-        else:
-            shifted = [[target + 1 for target in row] for row in transitions]
-            transitions = [shifted[0]] + shifted
-            accepting = [accept_empty] + accepting
-        return DFA(len(transitions), alphabet, transitions, start=0,
-                   accepting=np.array(accepting, dtype=bool))

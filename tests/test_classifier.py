@@ -319,6 +319,33 @@ def test_to_automaton_recovers_the_minimal_machine_of_tomita_4():
     assert dfa.is_equivalent(minimal)
 
 
+def test_to_automaton_infers_whether_the_empty_string_is_accepted():
+    # Tomita 1 (the language 1*): the model's start state is left on the first
+    # symbol and never re-entered, so its emission was never trained.
+    X, y = make_tomita_exhaustive(1, max_length=4)
+    clf = IOHMMClassifier(n_states=3, emission="state", transition="additive",
+                          n_init=1, random_state=0).fit(X, y)
+
+    def ones(string):  # a recogniser of 1*, written by hand
+        return all(symbol == 1 for symbol in string)
+
+    short = [s for n in range(5) for s in itertools.product((0, 1), repeat=n)]
+    # Myhill-Nerode: prefixes told apart by some suffix (both of length <= 4).
+    n_classes = len({tuple(ones(p + s) for s in short) for p in short})
+    dfa = clf.to_automaton()
+    assert dfa.accepts([])
+    strings = [s for n in range(1, 10) for s in itertools.product((0, 1), repeat=n)]
+    assert [dfa.accepts(s) for s in strings] == [ones(s) for s in strings]
+    # ... as the model does on every non-empty string up to length 9.
+    assert_array_equal(clf.predict([np.eye(2)[list(s)] for s in strings]),
+                       [ones(s) for s in strings])
+    assert dfa.minimize().n_states == n_classes == 2
+    # Told otherwise, it rejects the empty string and needs a third state.
+    rejecting = clf.to_automaton(accept_empty=False)
+    assert not rejecting.accepts([]) and rejecting.minimize().n_states == 3
+    assert [rejecting.accepts(s) for s in strings] == [ones(s) for s in strings]
+
+
 def test_to_automaton_refuses_what_is_not_a_machine():
     X, y = make_tomita(4, 40, random_state=0)
     with warnings.catch_warnings():

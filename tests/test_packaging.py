@@ -3,6 +3,7 @@ the packaging rules (MANIFEST.in and pyproject.toml) against the source tree,
 and what ``import skseq`` loads."""
 
 import fnmatch
+import runpy
 import subprocess
 import sys
 from pathlib import Path
@@ -69,6 +70,34 @@ def test_the_wheel_holds_every_data_file_and_no_kernel_source():
     left_out = config.get("exclude-package-data", {}).get("skseq._kernels", [])
     for name in ("_fused.pyx", "_loops.pxd", "_fused.c"):
         assert any(fnmatch.fnmatch(name, g) for g in left_out), name
+
+
+def _kernel_extensions(monkeypatch):
+    """The extensions setup.py declares, read by running it with setuptools'
+    ``setup`` and Cython's ``cythonize`` replaced (nothing is generated or
+    built)."""
+    import Cython.Build
+    import setuptools
+
+    declared = {}
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr(Cython.Build, "cythonize", lambda ext, **kw: ext)
+    monkeypatch.setattr(setuptools, "setup", lambda **kw: declared.update(kw))
+    runpy.run_path(str(ROOT / "setup.py"))
+    return declared["ext_modules"]
+
+
+@needs_source
+def test_the_kernels_are_built_without_debug_information(monkeypatch):
+    extensions = _kernel_extensions(monkeypatch)
+    assert {ext.name for ext in extensions} >= {
+        f"skseq._kernels.{p.stem}" for p in KERNELS.glob("*.pyx")}
+    for ext in extensions:
+        # The compiler's last -g option wins; these follow the interpreter's
+        # own flags, which often hold -g.
+        debug = [arg for arg in ext.extra_compile_args if arg.startswith("-g")]
+        assert debug[-1:] == ["-g0"], (ext.name, ext.extra_compile_args)
+        assert "-O3" in ext.extra_compile_args, ext.name
 
 
 # Modules that skseq needs only in the functions that use them.

@@ -12,6 +12,7 @@ from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skseq._data import check_sequences
+from skseq._read_machine import with_start
 from skseq._rnn_net import Lockstep, SecondOrderNet
 from skseq.automata import DFA
 from skseq.datasets import (
@@ -417,15 +418,14 @@ def test_start_state_split_when_a_string_returns_to_it():
     # State 0 (the start, indicator on) is re-entered by "1": rejecting the
     # empty string must not change "1"'s acceptance, so the start is split.
     transitions, accepting = [[1, 0], [1, 1]], [True, False]
-    dfa = DiscretizedRNNClassifier._with_start("01", transitions, accepting, False)
+    dfa = with_start("01", transitions, accepting, False)
     assert dfa.n_states == 3 and not dfa.accepts([])
     same = DFA(2, "01", transitions, 0, np.array(accepting))
     for s in _all_strings("01", 6):
         symbols = [int(c) for c in s]
         assert dfa.accepts(symbols) == same.accepts(symbols)
     # Not re-entered: the start state is just relabelled.
-    relabelled = DiscretizedRNNClassifier._with_start("01", [[1, 1], [1, 1]],
-                                                      accepting, False)
+    relabelled = with_start("01", [[1, 1], [1, 1]], accepting, False)
     assert relabelled.n_states == 2 and not relabelled.accepting.any()
 
 

@@ -23,6 +23,7 @@ from .sequences import (
     _packed_from_padded,
     _packed_from_plain_arrays,
 )
+from .thread_warnings import ignoring
 
 __all__ = ["InputHintWarning", "check_rows", "check_sequences", "mark_laid_out",
            "quiet_repeats", "quiet_rows", "validate_sequences"]
@@ -323,20 +324,19 @@ _NAMES_WARNINGS = (
 
 @contextmanager
 def quiet_repeats():
-    """Within it, the warnings about X are ignored: the hints of
+    """Within it, this thread's warnings about X are ignored: the hints of
     :func:`validate_sequences` (:class:`InputHintWarning`) and scikit-learn's
     on feature names.
 
     For the estimators a composite estimator passes its own X to, once it has
     checked X itself: they were fitted on the same X, so each of them would
     repeat the composite's warning under its own name. A warnings filter, not
-    a context variable, as the only way to reach scikit-learn's warnings;
-    ``sklearn.utils.parallel.Parallel`` passes it on to its workers.
+    a context variable, as the only way to reach scikit-learn's warnings; one
+    that applies in the calling thread only (other threads' warnings pass), so
+    each worker of a parallel run enters it itself.
     """
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", InputHintWarning)
-        for message in _NAMES_WARNINGS:
-            warnings.filterwarnings("ignore", message=message, category=UserWarning)
+    with ignoring((InputHintWarning, ""),
+                  *((UserWarning, message) for message in _NAMES_WARNINGS)):
         yield
 
 

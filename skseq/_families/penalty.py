@@ -32,10 +32,10 @@ Rows are weighted by their sequence's weight, so a weight equals a repeated
 sequence.
 """
 
-import warnings
-
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
+
+from .._data.thread_warnings import ignoring
 
 # The candidates (of the ridge penalty lam), strongest first.
 LAMBDAS = np.logspace(4, -3, 29)
@@ -186,8 +186,10 @@ def choose_alpha_classes(X, y, weight, groups=None, copies=None):
     lam = float(LAMBDAS[_best(errors)])
     # The curvature of the log-loss where the read-out settles, from the
     # logistic regression at the penalty of p = 1/2's curvature (lam / 2).
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
+    # scikit-learn warns whenever its L-BFGS stops at max_iter, and no
+    # parameter turns that off without changing the fit: the warning is
+    # ignored, in this thread only (another thread's still reach the user).
+    with ignoring((ConvergenceWarning, "")):
         proba = LogisticRegression(C=2.0 / lam, max_iter=200).fit(
             X, y, sample_weight=weight).predict_proba(X)
     curvature = weight @ np.mean(proba * (1.0 - proba), axis=1) / weight.sum()
@@ -212,8 +214,7 @@ def softmax_readout(X, y, weight, alpha, n_classes):
     from sklearn.linear_model import LogisticRegression  # slow to import
 
     X, y, weight = _canonical(X, y, weight)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
+    with ignoring((ConvergenceWarning, "")):  # as in choose_alpha_classes
         model = LogisticRegression(C=1.0 / alpha, max_iter=300).fit(
             X, y, sample_weight=weight)
     coef = np.zeros((X.shape[1], n_classes))

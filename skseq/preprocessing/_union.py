@@ -30,13 +30,19 @@ from .._data.checks import quiet_repeats
 from ._base import _output, _SequenceOutput
 
 
+# Each runs in a worker of the union's Parallel; quiet_repeats applies to the
+# thread that enters it, so the worker enters it: the union has warned of X once.
 def _fit_transform_one(transformer, X, y, params):
-    return transformer, transformer.fit_transform(X, y, **params)
+    with quiet_repeats():
+        return transformer, transformer.fit_transform(X, y, **params)
 
 
 def _transform_one(transformer, X):
     """None stands for the input itself (``"passthrough"``)."""
-    return None if transformer == "passthrough" else transformer.transform(X)
+    if transformer == "passthrough":
+        return None
+    with quiet_repeats():
+        return transformer.transform(X)
 
 
 class SequenceUnion(_SequenceOutput, TransformerMixin, NumberParams, _BaseComposition):
@@ -259,11 +265,10 @@ class SequenceUnion(_SequenceOutput, TransformerMixin, NumberParams, _BaseCompos
             active = self._active()
             seqs = validate_sequences(self, X, reset=True)
             params = self._routed_params(active, fit_params)
-            with quiet_repeats():  # the union has warned of X once
-                fitted = Parallel(n_jobs=self.n_jobs)(
-                    delayed(_fit_transform_one)(clone(trans), X, y, params[name])
-                    for name, trans in active if trans != "passthrough"
-                )
+            fitted = Parallel(n_jobs=self.n_jobs)(
+                delayed(_fit_transform_one)(clone(trans), X, y, params[name])
+                for name, trans in active if trans != "passthrough"
+            )
             fitted = iter(fitted)
             self.transformers_, outputs = [], []
             for name, trans in active:
@@ -290,10 +295,9 @@ class SequenceUnion(_SequenceOutput, TransformerMixin, NumberParams, _BaseCompos
         check_n_jobs(self)
         self._active()  # the weights are read again
         seqs = validate_sequences(self, X, reset=False)
-        with quiet_repeats():  # the union has warned of X once
-            outputs = Parallel(n_jobs=self.n_jobs)(
-                delayed(_transform_one)(trans, X) for _, trans in self.transformers_
-            )
+        outputs = Parallel(n_jobs=self.n_jobs)(
+            delayed(_transform_one)(trans, X) for _, trans in self.transformers_
+        )
         return self._hstack(seqs, outputs)
 
     def _hstack(self, seqs, outputs):
