@@ -471,6 +471,30 @@ def _weights(sample_weight, n_sequences):
     return weight
 
 
+def weighted_only(seqs, targets, weight):
+    """The sequences of positive weight, their targets and their weights, and
+    which sequences those are (a boolean mask; the inputs themselves when
+    every weight is positive).
+
+    A sequence of weight 0 adds nothing to the weighted objective; left out
+    before anything reads the sequences, it changes nothing else either: not
+    the number of restarts, the representation, the random draws, nor the
+    rounding of a sum, so the fit is that of the data without it.
+    """
+    keep = weight > 0
+    if keep.all():
+        return seqs, targets, weight, keep
+    kept = seqs.repeated(keep.astype(np.intp))
+    seq_of = seqs.sequence_of(targets.steps)
+    held = keep[seq_of]
+    new_index = np.cumsum(keep) - 1
+    steps = (targets.steps[held] - seqs.offsets[seq_of[held]]
+             + kept.offsets[new_index[seq_of[held]]])
+    kept = type(seqs)(data=kept.data, offsets=kept.offsets, form=seqs.form)
+    return (kept, Targets(steps=steps, values=targets.values[held],
+                          step_level=targets.step_level), weight[keep], keep)
+
+
 def finite_sum(values, message):
     """The sum of ``values``, or a ValueError with ``message`` where it
     overflows float64 (weights that are each legal can still sum to inf)."""

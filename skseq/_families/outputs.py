@@ -417,7 +417,9 @@ class GaussianOutputs(RealOutputs):
         seq_of = seqs.sequence_of(targets.steps)
         w = (np.ones(seqs.n_sequences) if sample_weight is None
              else sample_weight)[seq_of]
-        mean, scale = _weighted_mean_std(values, w)
+        # the targets of weight 0 are left out, not added as zeros: the sums
+        # then round as those of the data without them
+        mean, scale = _weighted_mean_std(values[w > 0], w[w > 0])
         if np.any(scale > 1e150):
             raise ValueError(
                 f"y: the targets' standard deviation ({scale.max():.3g}) is too "
