@@ -28,7 +28,7 @@ from functools import partial
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.utils import check_random_state
+from sklearn.utils import _safe_indexing, check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._base_dask import fit_sharded, is_dask_collection
@@ -42,6 +42,7 @@ from ._data import (
     restore_on_failure,
     validate_sequences,
 )
+from ._data.prefixes import class_weighted_groups
 from ._data.representation import (
     FEATURES_OBJECT,
     REPRESENTATIONS,
@@ -51,6 +52,7 @@ from ._data.representation import (
     refuse_out_of_memory,
     resolve,
 )
+from ._data.targets import weighted_only
 from ._families.layers import LAYERS
 from ._families.outputs import OUTPUTS
 from ._families.penalty import MAX_ALPHA, RAW_ALPHA
@@ -94,7 +96,6 @@ def _looks_scaled(n_steps, mean, std):
         return True
     mean = np.abs(mean)
     return bool(np.all((std >= 0.05) & (std <= 20)) and np.all(mean <= 5 * std + 1))
-
 
 
 class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
@@ -274,7 +275,8 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
             One target per sequence (supervising its last step), or a list of
             per-step target arrays (NaN/None = no target at that step).
         sample_weight : array-like of shape (n_sequences,), default=None
-            Per-sequence weights.
+            Per-sequence weights. A sequence of weight 0 is left out (its
+            labels still count among ``classes_``).
 
         Returns
         -------
@@ -410,6 +412,11 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
         """The objective of this fit (``skseq._fit.objective.Problem``) and the
         decisions taken on the way (:class:`~skseq._fit.objective.Setup`)."""
         weight, targets = self._encode_targets(seqs, y, sample_weight)
+        # a sequence of weight 0 is read no further: the fit is that without it
+        seqs, targets, weight, keep = weighted_only(seqs, targets, weight)
+        if not keep.all():
+            y = _safe_indexing(y, np.flatnonzero(keep))
+            groups = None if groups is None else (groups[0][keep], groups[1])
         n = self._n_chain_states()
         # before the n x n mask: it and at least one n x n transition matrix
         check_allocation(self, 9 * n * n,
@@ -424,7 +431,7 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
         rng = check_random_state(self.random_state)
         # class weights of sequence-level labels act as sample weights in all
         fit_weight, target_weight = self._target_weights(seqs, targets, weight)
-        groups = _class_weighted_groups(groups, weight, fit_weight)
+        groups = class_weighted_groups(groups, weight, fit_weight)
         features, representation, inputs = self._represent(
             seqs, targets, sample_weight, fit_weight, rng, features, groups,
             fit_weight is weight)
@@ -587,14 +594,3 @@ class FlatIOHMM(BaseIOHMM):
     def _make_transition(self, n_features):
         return TRANSITIONS[self.transition](self.n_states, n_features, self.n_hidden)
 
-
-def _class_weighted_groups(groups, weight, fit_weight):
-    """``groups`` (the prefixes' source sequences and their weights, or None)
-    with the class weights that ``fit_weight`` applies to ``weight``."""
-    if groups is None or fit_weight is weight:
-        return groups
-    parent, group_weight = groups
-    factor = np.ones_like(group_weight)
-    kept = weight > 0
-    factor[parent[kept]] = fit_weight[kept] / weight[kept]
-    return parent, group_weight * factor

@@ -37,11 +37,16 @@ import numbers
 
 import numpy as np
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import (
+    _check_feature_names,
+    _check_n_features,
+    _get_feature_names,
+    check_is_fitted,
+)
 
 from ._data import restore_on_failure
 from ._data.checks import check_rows, quiet_rows
-from ._data.dask import block_shape, is_dask_collection
+from ._data.dask import block_shape, is_dask_collection, known_columns, unsupported
 from ._data.prefixes import check_prefixes
 from ._data.representation import refuse_out_of_memory, resolve_from
 from ._families.supervised import append_axes, read_out
@@ -221,6 +226,9 @@ def _on_collection(est, method, X, args, kwargs):
         raise ValueError(
             f"{method.__name__} on a Dask collection takes the sequences alone "
             "(no y, no return_std); pass NumPy data for those.")
+    if not isinstance(X, (da.Array, db.Bag, list, tuple)):
+        raise unsupported(X)
+    _check_known_names(est, X)
     call = functools.partial(_per_block, method, est, args, kwargs)
     # one-step rows in a bag's partitions or a list's chunks: warned of by the
     # first alone (their shape is known only where they are computed)
@@ -242,6 +250,26 @@ def _on_collection(est, method, X, args, kwargs):
               for block, size in zip(X.to_delayed().ravel(), X.chunks[0],
                                      strict=True)]
     return da.concatenate(blocks, axis=0)
+
+
+def _check_known_names(est, X):
+    """The columns of the shards that are known without computing them (a
+    Dask DataFrame's), checked at the call as a local prediction checks those
+    of a DataFrame: names or a number of features that do not match raise its
+    error here. Its warnings (names on one side only) are left to each shard,
+    which warns when it is computed."""
+    known = known_columns(X)
+    if not known:
+        return
+    import pandas as pd  # a Dask DataFrame implies pandas
+
+    for columns in known:
+        frame = pd.DataFrame(columns=columns)
+        # TypeError for names of mixed types, as locally
+        if (_get_feature_names(frame) is not None
+                and hasattr(est, "feature_names_in_")):
+            _check_feature_names(est, frame, reset=False)
+        _check_n_features(est, frame, reset=False)
 
 
 def _on_partition(part, call):

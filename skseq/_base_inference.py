@@ -84,10 +84,12 @@ class IOHMMInference:
         return model.forward(seqs.offsets, self._transitions(U, model), log_emit,
                              self.n_jobs).gamma
 
-    def _observed(self, seqs, y, model):
+    def _observed(self, seqs, y, model, unobserved=False):
         """The outputs ``y`` observed (in any form ``fit`` accepts): the state
-        networks' inputs and the emission log-likelihoods at every step."""
-        targets = self.outputs_.encode(y, seqs)
+        networks' inputs and the emission log-likelihoods at every step.
+        ``unobserved``: y may observe no step (then the inputs alone
+        condition the states)."""
+        targets = self.outputs_.encode(y, seqs, unobserved)
         U, U_targets = self._inputs(seqs, targets.steps)
         return U, model.log_emissions(U.shape[0], U_targets, targets), len(
             targets.steps)
@@ -96,7 +98,7 @@ class IOHMMInference:
         """State distributions at every step given the inputs and the observed
         outputs ``y`` (steps without a target are skipped; ``kind`` as
         ``FittedModel.given_outputs``)."""
-        U, log_emit, _ = self._observed(seqs, y, model)
+        U, log_emit, _ = self._observed(seqs, y, model, unobserved=True)
         return model.given_outputs(seqs.offsets, self._transitions(U, model),
                                    log_emit, kind, self.n_jobs)
 
@@ -168,7 +170,8 @@ class IOHMMInference:
             Observed outputs, in any form ``fit`` accepts: one target per
             sequence (observing its last step only), or per-step targets with
             NaN (None for labels) at steps whose output was not observed, which
-            the filter skips.
+            the filter skips (a sequence with none observed is conditioned on
+            its inputs alone, as without ``y``).
         smoothed : bool, default=False
             Condition every step on the whole sequence's outputs. Without ``y``
             nothing is observed after t that concerns x_t (the inputs do not
@@ -362,7 +365,7 @@ class IOHMMInference:
             U = self._inputs(seqs)[0]
             log_emit = np.zeros((U.shape[0], self._n_chain_states()))
         else:
-            U, log_emit, _ = self._observed(seqs, y, model)
+            U, log_emit, _ = self._observed(seqs, y, model, unobserved=True)
         path = model.viterbi(seqs.offsets, self._transitions(U, model), log_emit,
                              self.n_jobs)
         return seqs.unpack(path, fill=-1)

@@ -404,12 +404,16 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
             return weight, None
         labels = self.classes_[targets.values]
         seq_of = seqs.sequence_of(targets.steps)
+        # a class whose labels all have weight 0 (left out of the fit) is not
+        # in targets: 'balanced' cannot weigh it, as check_class_weights says
+        seen = np.isin(np.arange(self.classes_.size), targets.values)
         with np.errstate(divide="ignore", invalid="ignore"):
             per_class = (dict_class_weights(self.class_weight, self.classes_)
                          if isinstance(self.class_weight, dict) else
                          compute_class_weight(self.class_weight,
                                               classes=self.classes_, y=labels,
-                                              sample_weight=weight[seq_of]))
+                                              sample_weight=weight[seq_of])
+                         if seen.all() else np.where(seen, 1.0, np.inf))
             weighted = weight[seq_of] * per_class[targets.values]
         check_class_weights(self.class_weight, self.classes_, per_class, weighted)
         if targets.step_level:

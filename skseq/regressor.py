@@ -305,8 +305,10 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
             Sequences: a 3-D NaN-padded array, a list of arrays, or 2-D one-step rows.
         y : array-like or list of arrays, default=None
             Observed outputs, in any form ``fit`` accepts (NaN at steps whose
-            output was not observed: the filter skips them). A sequence-level y
-            observes only the last step, which no forecast uses.
+            output was not observed: the filter skips them; a sequence with
+            none observed is forecast from its inputs alone, as without ``y``).
+            A sequence-level y observes only the last step, which no forecast
+            uses.
         return_std : bool, default=False
             Also return the standard deviation of the predictive mixture.
 

@@ -26,6 +26,7 @@ distributed = pytest.importorskip("distributed")
 da = pytest.importorskip("dask.array")
 db = pytest.importorskip("dask.bag")
 import dask  # noqa: E402 (after the skip: dask comes with distributed)
+from dask.delayed import Delayed  # noqa: E402
 
 from skseq._fit import distributed as sharded  # noqa: E402
 from skseq.representations import ShapeFeatures  # noqa: E402
@@ -350,3 +351,41 @@ def test_column_names_of_dataframes_are_recorded_and_checked(client):
                        r"sequence 0's \(\['a', 'b'\]\): \['c'\] in place of \['b'\]"):
         IOHMMClassifier(**kw).fit([dask.delayed(frames[:5]),
                                    dask.delayed(renamed[5:])], y)
+
+
+class _Frame(Delayed):
+    """A Dask collection computing a DataFrame of one-step rows whose columns
+    are known without computing it, as a Dask DataFrame's ``columns`` are."""
+
+    __slots__ = ("columns",)
+
+    def __init__(self, frame):
+        lazy = dask.delayed(frame, traverse=False)
+        super().__init__(lazy.key, lazy.dask)
+        self.columns = frame.columns
+
+
+@pytest.mark.filterwarnings("ignore:X has feature names")
+def test_names_known_without_computing_are_checked_at_the_call():
+    # the local predict's errors, raised by predict itself (nothing computed);
+    # names the shards hold only when computed are checked there
+    import pandas as pd
+    rng = np.random.default_rng(5)
+    rows = pd.DataFrame(rng.normal(size=(30, 2)), columns=["a", "b"])
+    y = (rows["a"] > 0).to_numpy(int)
+    clf = IOHMMClassifier(2, n_init=1, max_iter=2, random_state=0).fit(rows, y)
+    plain = IOHMMClassifier(2, n_init=1, max_iter=2, random_state=0).fit(
+        rows.to_numpy(), y)
+    for model, frame in [(clf, rows.rename(columns={"b": "c"})),
+                         (clf, rows[["b", "a"]]),
+                         (plain, rows.assign(c=1.0))]:
+        with pytest.raises(ValueError) as local:
+            model.predict(frame)
+        with pytest.raises(ValueError) as at_call:
+            model.predict([_Frame(rows), _Frame(frame)])
+        assert str(at_call.value) == str(local.value)
+    got = dask.compute(*clf.predict([_Frame(rows[:10]), _Frame(rows[10:])]),
+                       scheduler="sync")
+    assert_array_equal(np.concatenate(got), clf.predict(rows))
+    with pytest.raises(TypeError, match="X is a _Frame; on a Dask cluster"):
+        clf.predict(_Frame(rows))

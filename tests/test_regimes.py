@@ -117,6 +117,33 @@ def test_one_step_forecasts_match_a_step_by_step_reference():
     assert reg.predict(X, y2)[1][4] != mean[1][4]
 
 
+def test_sequences_without_an_observed_output_are_forecast_from_the_inputs():
+    """Per sequence: one whose outputs are all unobserved (NaN) gets the
+    inputs-only forecast of predict(X), the others the step-by-step one given
+    their outputs; a y observing no step at all conditions on nothing."""
+    X, y, reg = _regressor()
+    y_mixed = [y[0], np.full(len(X[1]), np.nan), y[2]]
+    mean, std = reg.predict(X, y_mixed, return_std=True)
+    alone, alone_std = reg.predict(X, return_std=True)
+    np.testing.assert_allclose(mean[1], alone[1], rtol=1e-12)
+    np.testing.assert_allclose(std[1], alone_std[1], rtol=1e-12)
+    for s in (0, 2):
+        _, _, pred, _ = _brute_force(reg, X[s], y[s], _gaussian_density)
+        means = X[s] @ reg.emission_coef_[:, :, 0] + reg.emission_intercept_[:, 0]
+        np.testing.assert_allclose(mean[s], np.sum(pred * means, axis=1),
+                                   atol=1e-10)
+    nothing = [np.full(len(x), np.nan) for x in X]
+    for a, b in zip(reg.predict(X, nothing), alone, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+    for a, b in zip(reg.predict_state_proba(X, nothing, smoothed=True),
+                    reg.predict_state_proba(X), strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-12)
+    for a, b in zip(reg.decode(X, nothing), reg.decode(X), strict=True):
+        np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match="no step has a target"):
+        reg.score_samples(X, nothing)  # nothing to score
+
+
 def test_sequence_level_y_observes_the_last_step_only():
     X, y = _data()
     y_last = np.array([v[-1] for v in y])
@@ -145,6 +172,11 @@ def test_classifier_state_proba_given_y_matches_enumeration(smoothed):
             clf, x, labels,
             lambda est, x, _, t, i, s=s: _categorical_density(est, x, y[s][t], t, i))
         np.testing.assert_allclose(got[s], smooth if smoothed else filt, atol=1e-10)
+    # no label observed: the states given the inputs alone
+    unlabelled = [np.full(len(x), None, dtype=object) for x in X]
+    for a, b in zip(clf.predict_state_proba(X, unlabelled, smoothed=smoothed),
+                    clf.predict_state_proba(X), strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-12)
 
 
 def test_hierarchical_levels_are_marginals_of_the_enumeration():

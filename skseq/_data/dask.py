@@ -16,7 +16,8 @@ import sys
 
 import numpy as np
 
-__all__ = ["block_shape", "is_dask_collection", "shard_chunks"]
+__all__ = ["block_shape", "is_dask_collection", "known_columns", "shard_chunks",
+           "unsupported"]
 
 
 def _dask_is_collection(obj):
@@ -53,10 +54,28 @@ def shard_chunks(X, name="X"):
         return "bag", list(X.map_partitions(list).to_delayed())
     if isinstance(X, (list, tuple)) and is_dask_collection(X):
         return "delayed", list(X)
-    raise TypeError(
+    raise unsupported(X, name)
+
+
+def unsupported(X, name="X"):
+    """The TypeError for a Dask collection of a kind that does not hold
+    sequences (a Dask DataFrame given whole, say)."""
+    return TypeError(
         f"{name} is a {type(X).__name__}; on a Dask cluster the sequences come "
         "as a Dask array chunked along the sequences, a Dask bag of sequences, "
         "or a list of delayed collections of sequences.")
+
+
+def known_columns(X):
+    """The columns of each shard of X (a list of Dask collections) that are
+    known without computing it: a Dask DataFrame's ``columns``."""
+    known = []
+    for item in X if isinstance(X, (list, tuple)) else []:
+        # a Delayed answers any attribute with another Delayed: not names
+        columns = getattr(item, "columns", None)
+        if columns is not None and not _dask_is_collection(columns):
+            known.append(columns)
+    return known
 
 
 def block_shape(block, out):

@@ -72,3 +72,15 @@ def prefix_sequences(seqs, n_prefixes):
     prefixes = Sequences(data=np.ascontiguousarray(seqs.data[rows]),
                          offsets=offsets, form="list")
     return prefixes, parent, mult / n_cols
+
+
+def class_weighted_groups(groups, weight, fit_weight):
+    """``groups`` (the prefixes' source sequences and their weights, or None)
+    with the class weights that ``fit_weight`` applies to ``weight``."""
+    if groups is None or fit_weight is weight:
+        return groups
+    parent, group_weight = groups
+    factor = np.ones_like(group_weight)
+    kept = weight > 0
+    factor[parent[kept]] = fit_weight[kept] / weight[kept]
+    return parent, group_weight * factor

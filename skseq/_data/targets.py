@@ -215,7 +215,7 @@ def _plain_step_labels(y, lengths):
                    step_level=True)
 
 
-def check_targets(y, seqs, *, task, name="y"):
+def check_targets(y, seqs, *, task, name="y", unobserved=False):
     """Validate targets against packed sequences.
 
     Parameters
@@ -232,6 +232,10 @@ def check_targets(y, seqs, *, task, name="y"):
         The validated inputs.
     task : {"classification", "regression"}
     name : str, default="y"
+    unobserved : bool, default=False
+        Accept step-level targets that mark every step as without target
+        (outputs a prediction is conditioned on, none of them observed);
+        a fit needs one.
 
     Returns
     -------
@@ -260,7 +264,7 @@ def check_targets(y, seqs, *, task, name="y"):
     for s, item in enumerate(items):
         arrays.append(_step_array(item, s, seqs.lengths[s], task, name,
                                   arrays[0] if arrays else None))
-    return _packed_step_targets(arrays, seqs, task, name)
+    return _packed_step_targets(arrays, seqs, task, name, unobserved)
 
 
 def _step_items(y, seqs, task, name):
@@ -327,9 +331,10 @@ def _numbers_unboxed(values):
     return values
 
 
-def _packed_step_targets(arrays, seqs, task, name):
+def _packed_step_targets(arrays, seqs, task, name, unobserved=False):
     """The checked per-sequence step targets packed: the steps that have a
-    target and their values (labels checked, real values finite)."""
+    target and their values (labels checked, real values finite); none, if
+    ``unobserved``, where no step has one."""
     if task == "classification":
         values = _concatenate_labels(arrays, name)
         missing = _is_missing(values)
@@ -344,9 +349,11 @@ def _packed_step_targets(arrays, seqs, task, name):
                 f"step {step}; mark a step without target with NaN in every output."
             )
     steps = np.flatnonzero(~missing).astype(np.intp)
-    if steps.size == 0:
-        raise ValueError(f"{name}: no step has a target (all are NaN/None).")
     values = values[steps]
+    if steps.size == 0:
+        if unobserved:
+            return Targets(steps=steps, values=values, step_level=True)
+        raise ValueError(f"{name}: no step has a target (all are NaN/None).")
 
     def where(i):
         return "sequence {}, step {}".format(*seqs.locate(steps[i]))
@@ -469,6 +476,30 @@ def _weights(sample_weight, n_sequences):
             "the objective's 1 / sum(sample_weight) overflows; use larger weights."
         )
     return weight
+
+
+def weighted_only(seqs, targets, weight):
+    """The sequences of positive weight, their targets and their weights, and
+    which sequences those are (a boolean mask; the inputs themselves when
+    every weight is positive).
+
+    A sequence of weight 0 adds nothing to the weighted objective; left out
+    before anything reads the sequences, it changes nothing else either: not
+    the number of restarts, the representation, the random draws, nor the
+    rounding of a sum, so the fit is that of the data without it.
+    """
+    keep = weight > 0
+    if keep.all():
+        return seqs, targets, weight, keep
+    kept = seqs.repeated(keep.astype(np.intp))
+    seq_of = seqs.sequence_of(targets.steps)
+    held = keep[seq_of]
+    new_index = np.cumsum(keep) - 1
+    steps = (targets.steps[held] - seqs.offsets[seq_of[held]]
+             + kept.offsets[new_index[seq_of[held]]])
+    kept = type(seqs)(data=kept.data, offsets=kept.offsets, form=seqs.form)
+    return (kept, Targets(steps=steps, values=targets.values[held],
+                          step_level=targets.step_level), weight[keep], keep)
 
 
 def finite_sum(values, message):

@@ -112,10 +112,12 @@ class Outputs:
         """The input layer of the output networks, from ``emission``."""
         return LAYERS[self.emission](n_features, self.n_hidden)
 
-    def check(self, y, seqs):
+    def check(self, y, seqs, unobserved=False):
         """The targets checked for this kind of output (``Targets``, raw
-        values); a distribution with a narrower domain refuses more."""
-        return check_targets(y, seqs, task=self.task)
+        values); a distribution with a narrower domain refuses more.
+        ``unobserved``: step-level targets may observe no step (outputs a
+        prediction is conditioned on)."""
+        return check_targets(y, seqs, task=self.task, unobserved=unobserved)
 
     def fit(self, y, seqs, sample_weight=None):
         """Learn the encoding of the targets ``y``; returns self."""
@@ -153,9 +155,10 @@ class CategoricalOutputs(Outputs):
         return Targets(steps=targets.steps, values=encoded.astype(np.intp),
                        step_level=targets.step_level)
 
-    def encode(self, y, seqs):
-        """Packed targets as class indices (labels unseen in fit refused)."""
-        targets = self.check(y, seqs)
+    def encode(self, y, seqs, unobserved=False):
+        """Packed targets as class indices (labels unseen in fit refused;
+        ``unobserved`` as for :meth:`check`)."""
+        targets = self.check(y, seqs, unobserved)
         encoded = np.searchsorted(self.classes_, targets.values)
         encoded = np.minimum(encoded, len(self.classes_) - 1)
         unseen = self.classes_[encoded] != targets.values
@@ -295,10 +298,10 @@ class RealOutputs(Outputs):
 
     task = "regression"
 
-    def _values(self, y, seqs):
+    def _values(self, y, seqs, unobserved=False):
         """Checked targets as a float (n_targets, n_outputs) array, and
-        whether y had no output axis."""
-        targets = self.check(y, seqs)
+        whether y had no output axis (``unobserved`` as for :meth:`check`)."""
+        targets = self.check(y, seqs, unobserved)
         values = np.asarray(targets.values, dtype=np.float64)
         # Predictions drop the output axis when y had none: a 1-D y, or step-level
         # targets given as 1-D per-sequence arrays. (Not np.ndim(y): a list of
@@ -313,17 +316,19 @@ class RealOutputs(Outputs):
             raise ValueError(
                 f"y has 0 outputs (0 columns {form}): {self.owner} needs at "
                 "least one output to fit and predict.")
-        return targets, values.reshape(values.shape[0], -1), squeeze
+        # one row per target (none when no step is observed)
+        width = int(np.prod(values.shape[1:]))
+        return targets, values.reshape(values.shape[0], width), squeeze
 
     def _encoded(self, targets, values):
         """The targets as the output family reads them."""
         return Targets(steps=targets.steps, values=values,
                        step_level=targets.step_level)
 
-    def encode(self, y, seqs):
+    def encode(self, y, seqs, unobserved=False):
         """The targets as the output family reads them (as many outputs as in
-        fit)."""
-        targets, values, _ = self._values(y, seqs)
+        fit; ``unobserved`` as for :meth:`check`)."""
+        targets, values, _ = self._values(y, seqs, unobserved)
         if values.shape[1] != self.n_outputs_:
             raise ValueError(
                 f"y has {values.shape[1]} outputs, but this {self.owner} "
@@ -417,7 +422,9 @@ class GaussianOutputs(RealOutputs):
         seq_of = seqs.sequence_of(targets.steps)
         w = (np.ones(seqs.n_sequences) if sample_weight is None
              else sample_weight)[seq_of]
-        mean, scale = _weighted_mean_std(values, w)
+        # the targets of weight 0 are left out, not added as zeros: the sums
+        # then round as those of the data without them
+        mean, scale = _weighted_mean_std(values[w > 0], w[w > 0])
         if np.any(scale > 1e150):
             raise ValueError(
                 f"y: the targets' standard deviation ({scale.max():.3g}) is too "

@@ -1,0 +1,123 @@
+"""A sequence of sample_weight 0 changes nothing in a fit: the fitted model
+equals, to the last bit, the one fitted on the data without it (the same
+restarts, iterations, stopping and parameters), also where the fit is stopped
+by max_iter."""
+
+import numpy as np
+import pytest
+from numpy.testing import assert_array_equal
+
+from skseq import HierarchicalIOHMM, IOHMMClassifier, IOHMMRegressor
+
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::sklearn.exceptions.ConvergenceWarning")
+
+_FITTED = ("startprob_", "transition_coef_", "transition_intercept_",
+           "emission_coef_", "emission_intercept_", "emission_covariance_",
+           "n_iter_", "converged_", "objective_", "loss_curve_", "n_init_",
+           "init_objectives_", "features_", "log_likelihood_")
+
+
+def _series(rng, lengths, binary=False):
+    draw = ((lambda n: rng.choice([-1.0, 1.0], size=(n, 2))) if binary
+            else (lambda n: rng.normal(size=(n, 2))))
+    return [draw(int(n)) for n in lengths]
+
+
+def _flat(value):
+    """Arrays of a list (e.g. per level, per sequence) joined into one."""
+    if isinstance(value, list | tuple) and value and np.ndim(value[0]):
+        return np.concatenate([np.ravel(v) for v in value])
+    return np.asarray(value)
+
+
+def _assert_same_fit(with_zeros, without, X):
+    for name in _FITTED:
+        if hasattr(without, name):
+            assert_array_equal(_flat(getattr(with_zeros, name)),
+                               _flat(getattr(without, name)), err_msg=name)
+    method = "predict_proba" if hasattr(without, "predict_proba") else "predict"
+    assert_array_equal(_flat(getattr(with_zeros, method)(X)),
+                       _flat(getattr(without, method)(X)))
+
+
+def _fit_both(est, X, y, X0, y0, at=1):
+    """``est`` fitted on (X, y), and a clone fitted with (X0, y0) of weight 0
+    inserted before sequence ``at``."""
+    from sklearn.base import clone
+    Xz = X[:at] + X0 + X[at:]
+    yz = (y[:at] + y0 + y[at:] if isinstance(y, list)
+          else np.concatenate([y[:at], y0, y[at:]]))
+    w = np.ones(len(Xz))
+    w[at:at + len(X0)] = 0.0
+    return clone(est).fit(Xz, yz, sample_weight=w), clone(est).fit(X, y)
+
+
+@pytest.mark.parametrize("solver", ["lbfgs", "em"])
+def test_regressor_stopped_by_max_iter(solver):
+    """Step-level targets; the sequences of weight 0 are longer and on another
+    scale, so that their rounding, if read, shows (EM summed them as zeros)."""
+    rng = np.random.default_rng(0)
+    X = _series(rng, rng.integers(5, 12, size=8))
+    y = [np.where(x[:, 0] > 0, 2 * x[:, 0], -x[:, 1]) for x in X]
+    X0 = [5 * x for x in _series(rng, [15, 9, 20])]
+    y0 = [10 * rng.normal(size=len(x)) for x in X0]
+    est = IOHMMRegressor(2, n_init=2, max_iter=30, solver=solver, random_state=0)
+    with_zeros, without = _fit_both(est, X, y, X0, y0)
+    assert without.n_iter_ == 30
+    _assert_same_fit(with_zeros, without, X)
+
+
+def test_regressor_auto_restarts_count_weighted_steps():
+    """n_init="auto" sets the restarts by the number of steps: those of the
+    weighted sequences only (2,100 steps: 47 restarts; with the 1,500 of
+    weight 0 they were counted, 27)."""
+    rng = np.random.default_rng(1)
+    X = _series(rng, [700, 700, 700])
+    y = [x[:, 0] - x[:, 1] for x in X]
+    X0 = _series(rng, [1500])
+    est = IOHMMRegressor(2, max_iter=2, random_state=0)
+    with_zeros, without = _fit_both(est, X, y, X0, [X0[0][:, 0]])
+    assert without.n_init_ == 100_000 // 2100
+    _assert_same_fit(with_zeros, without, X)
+
+
+def test_auto_features_read_weighted_sequences_only():
+    """features="auto" reads symbols (+-1 codes) as raw steps; a real-valued
+    sequence of weight 0 made it choose the shape representation."""
+    rng = np.random.default_rng(2)
+    X = _series(rng, [6, 7, 5, 8, 6, 7], binary=True)
+    y = np.array([x[:, 0].sum() for x in X])
+    X0 = _series(rng, [6])
+    est = IOHMMRegressor(2, features="auto", n_init=1, max_iter=5,
+                         random_state=0)
+    with_zeros, without = _fit_both(est, X, y, X0, np.array([3.0]))
+    assert without.features_ == "raw"
+    _assert_same_fit(with_zeros, without, X)
+
+
+@pytest.mark.parametrize("solver", ["lbfgs", "em"])
+def test_classifier_stopped_by_max_iter(solver):
+    """Every class has weighted sequences (a class seen only in sequences of
+    weight 0 is still one of ``classes_``, as in scikit-learn, so that fit
+    has one more output than the fit without them)."""
+    rng = np.random.default_rng(3)
+    X = _series(rng, rng.integers(3, 7, size=12))
+    y = np.array([int(x[:, 0].sum() > 0) for x in X])
+    X0 = [3 * x for x in _series(rng, [9, 4, 11])]
+    est = IOHMMClassifier(2, n_init=2, max_iter=15, solver=solver,
+                          random_state=0)
+    with_zeros, without = _fit_both(est, X, y, X0, np.array([1, 0, 1]), at=5)
+    _assert_same_fit(with_zeros, without, X)
+
+
+def test_hierarchical_stopped_by_max_iter():
+    rng = np.random.default_rng(4)
+    X = _series(rng, rng.integers(4, 8, size=8))
+    y = [x[:, 0] + x[:, 1] for x in X]
+    X0 = [4 * x for x in _series(rng, [10, 13])]
+    y0 = [rng.normal(size=len(x)) for x in X0]
+    est = HierarchicalIOHMM((2, 2), features="raw", task="regression",
+                            n_init=1, max_iter=6, solver="em", random_state=0)
+    with_zeros, without = _fit_both(est, X, y, X0, y0, at=3)
+    _assert_same_fit(with_zeros, without, X)
