@@ -547,8 +547,6 @@ def main():
                                               "BasicMotions", "PLAID"]
     seeds = 1 if args.quick else 3
     run = _panel_rows(panel, repeat, seeds)
-    # As the page has been: the fit table shows the breakdown's rows.
-    fit_rows = run["breakdown_rows"]
     load_after = os.getloadavg()
     command = "python benchmarks/bench_representations.py" + (
         " --quick" if args.quick else "")
