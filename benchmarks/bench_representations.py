@@ -511,17 +511,17 @@ def _panel_rows(panel, repeat, seeds):
     for name in panel:
         shape_rows.append(bench_shape(name, repeat))
         print(table(SHAPE_HEADER, shape_rows[-1:]), flush=True)
-    fit_rows = []
+    breakdown_rows = []
     for name in panel:
-        fit_rows.append(fit_breakdown(name))
-        print(table(FIT_HEADER, fit_rows[-1:]), flush=True)
+        breakdown_rows.append(fit_breakdown(name))
+        print(table(FIT_HEADER, breakdown_rows[-1:]), flush=True)
     pca_rows, thread_rows, quantile_rows = [], [], []
     for name in panel:
         pca_rows += pca_variants(name, seeds)
         thread_rows.append(pca_threads(name, repeat))
         quantile_rows.append(quantiles_by_partition(name, repeat))
         print(table(PCA_HEADER, pca_rows[-len(PCA_VARIANTS):]), flush=True)
-    return {"shape_rows": shape_rows, "breakdown_rows": fit_rows,
+    return {"shape_rows": shape_rows, "breakdown_rows": breakdown_rows,
             "pca_rows": pca_rows, "thread_rows": thread_rows,
             "quantile_rows": quantile_rows}
 
