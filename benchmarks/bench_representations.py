@@ -1,4 +1,4 @@
-"""Speed of the per-step representations (issue 14) against sktime's MiniRocket.
+"""Speed of the per-step representations against sktime's MiniRocket.
 
 Everything is measured side by side in one run on this machine and written as
 Markdown to ``doc/results/representations.md``:
@@ -36,29 +36,27 @@ against sktime's MiniRocket transform; and where the time of the default
 
 Timings are wall-clock, the best of ``--repeat`` runs, interleaved (A, B, C, A,
 B, C, ...) so that load from other processes hits every case alike; the load
-average is recorded.
+average is recorded. The page (its tables' headers and prose) is rendered by
+``_representations_report.py``.
 
     python benchmarks/bench_representations.py [--repeat 5] [--quick]
 """
 
 import argparse
 import os
-import platform
 import time
 import warnings
 
-import _report
 import _ucr
 import numpy as np
+from _report import table, write
+from _representations_report import FIT_HEADER, HEADER, PCA_HEADER, SHAPE_HEADER, page
 
 from skseq import IOHMMClassifier
 from skseq._data import check_sequences
 from skseq._data.dilated import DilatedKernels, column_quantiles
 from skseq.preprocessing import DilatedConvolution, RunningPooling
 from skseq.representations import ShapeFeatures
-
-HEADER = ["set", "sequences", "steps", "transform", "features", "seconds",
-          "M steps x features / s", "speed / MiniRocket (9,996)", "cores obtained"]
 
 
 def best_times(cases, repeat):
@@ -147,7 +145,32 @@ def agreement_with_minirocket():
     return expected.shape[1], float(np.abs(ours - expected).max())
 
 
+def _quiet(run):
+    """``run`` with warnings silenced (sktime's deprecation notices)."""
+    def wrapped():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            run()
+    return wrapped
+
+
+def _fitted_rockets(X_train, X_all, widths):
+    """sktime's MiniRocket fitted on ``X_train`` at each of ``widths`` (its
+    ``num_kernels``) and compiled: (transformer, input conversion, features)."""
+    rockets = []
+    for num_kernels in widths:
+        rocket, convert = _minirocket(X_all, num_kernels)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # sktime deprecation notices
+            rocket.fit(convert(X_train))
+            n_features = rocket.transform(convert(X_all[:2])).shape[1]  # compile
+        rockets.append((rocket, convert, n_features))
+    return rockets
+
+
 def bench_set(name, repeat, plaid_steps):
+    """The transforms' speed on set ``name`` (train and test sequences), and
+    the fits' on its training split: the table's rows, and the fit's row."""
     X_train, _, X_test, _ = _ucr.load(name)
     X_all = X_train + X_test
     if name == "PLAID":
@@ -162,23 +185,8 @@ def bench_set(name, repeat, plaid_steps):
     indicators = conv.transform(X_all)
     pool.fit(indicators)
     n_ours = indicators[0].shape[1]
-    rockets = []
-    for num_kernels in (10_000, n_ours):
-        rocket, convert = _minirocket(X_all, num_kernels)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # sktime deprecation notices
-            rocket.fit(convert(X_train))
-            n_features = rocket.transform(convert(X_all[:2])).shape[1]  # compile
-        rockets.append((rocket, convert, n_features))
     del indicators
-
-    def quiet(run):
-        def wrapped():
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                run()
-        return wrapped
-
+    rockets = _fitted_rockets(X_train, X_all, (10_000, n_ours))
     cases = {
         "DilatedConvolution, 1 thread": (n_ours, lambda: conv.transform(X_all)),
         "DilatedConvolution, 2 threads": (n_ours, lambda: conv2.transform(X_all)),
@@ -189,7 +197,7 @@ def bench_set(name, repeat, plaid_steps):
     }
     for rocket, convert, n_features in rockets:
         label = f"sktime MiniRocket ({n_features} features), 1 thread"
-        cases[label] = (n_features, quiet(
+        cases[label] = (n_features, _quiet(
             lambda r=rocket, c=convert: r.transform(c(X_all))))
     times, cores = best_times([run for _, run in cases.values()], repeat)
 
@@ -200,7 +208,7 @@ def bench_set(name, repeat, plaid_steps):
     del indicators
     (fit_ours, fit_rocket), _ = best_times(
         [lambda: DilatedConvolution(random_state=0).fit(X_train),
-         quiet(lambda r=rockets[0][0], c=rockets[0][1]: r.fit(c(X_train)))], repeat)
+         _quiet(lambda r=rockets[0][0], c=rockets[0][1]: r.fit(c(X_train)))], repeat)
 
     # MiniRocket at its default width: the first MiniRocket case.
     reference = times[list(cases).index(next(k for k in cases if "MiniRocket" in k))]
@@ -259,11 +267,6 @@ def numpy_walk(rep, seqs, rows, k):
     return steps, at_rows
 
 
-SHAPE_HEADER = ["set", "sequences", "steps", "channels", "indicators / step",
-                "fused (s)", "NumPy walk (s)", "NumPy / fused",
-                "MiniRocket 9,996 (s)", "fused / MiniRocket", "largest difference"]
-
-
 def bench_shape(name, repeat):
     """The shape inputs of the training split (8 state components at every
     step, 128 output components at the last steps): fused kernel, NumPy walk,
@@ -300,13 +303,6 @@ def bench_shape(name, repeat):
 
 
 # -- where the default fit's time goes -------------------------------------------
-FIT_HEADER = ["set", "training sequences", "steps", "fit (s)",
-              "bias quantiles (s)", "prefix means for the PCA (s)", "PCA (s)",
-              "rest of the representation fit (s)", "inputs (s)",
-              "IOHMM optimisation (s)", "predict test (s)", "of which inputs (s)",
-              "test accuracy"]
-
-
 class _Timers:
     """Wall time spent in chosen methods, while active (wrapped in place)."""
 
@@ -368,8 +364,6 @@ def fit_breakdown(name):
 
 
 # -- what else would cut the fit: measured, not adopted -------------------------
-PCA_HEADER = ["set", "principal axes", "seeds", "test accuracy (mean, each seed)",
-              "fit (s, median)", "principal axes (s, median)"]
 # The randomized SVD of ShapeFeatures.fit (skseq._data.shape.
 # _principal_axes: single precision, 2 LU-normalized power iterations), the
 # former double precision, and cheaper ones.
@@ -434,10 +428,6 @@ def pca_variants(name, seeds):
     return rows
 
 
-THREADS_HEADER = ["set", "matrix", "principal axes, 1 BLAS thread (s)",
-                  "principal axes, 2 BLAS threads (s)"]
-
-
 def pca_threads(name, repeat):
     """The representation's randomized SVD, as it is, with one BLAS thread and
     with two, on the matrix ShapeFeatures.fit gives it (captured)."""
@@ -468,10 +458,6 @@ def pca_threads(name, repeat):
 
     (one, two), _ = best_times([run(1), run(2)], repeat)
     return [name, f"{Z.shape[0]:,} x {Z.shape[1]:,}", f"{one:.2f}", f"{two:.2f}"]
-
-
-QUANTILE_HEADER = ["set", "convolution values", "full sort (s)",
-                   "as the kernels compute them (s)", "same biases"]
 
 
 def quantiles_by_partition(name, repeat):
@@ -509,34 +495,39 @@ def quantiles_by_partition(name, repeat):
             f"{t_part:.3f}", str(same)]
 
 
-ABOUT = """**What is measured.** How fast skseq computes its per-step shape
-representations (`DilatedConvolution`, `RunningPooling`, and the fused kernel
-behind the default `features="shape"`) against sktime's MiniRocket, the
-fastest accurate transform for series classification, on the four real data
-sets of the panel (ArrowHead, BasicMotions, ItalyPowerDemand, PLAID); that our
-convolutions equal MiniRocket's; and where the default classifier's fit spends
-its time. MiniRocket writes one row of features per sequence; skseq's
-transforms one row per step, which is what a per-step model needs and costs
-more.
-
-**Regenerate** with `python benchmarks/bench_representations.py` (about 8
-minutes).
-
-**Limits.** The machine was shared with other work (load average in the
-header), so the times are indicative and thread speed-ups say little. On the
-small sets the representation's fit (the bias quantiles, the prefix means,
-the PCA and the rest: standardization and the supervised read-out) takes
-three quarters or more of the default classifier's fit time, no piece of it
-more than about two fifths."""
-
-
-def main():
+def _parser():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--quick", action="store_true",
                         help="ArrowHead only, 2 repeats (a smoke test)")
     parser.add_argument("--plaid-steps", type=int, default=100_000)
-    args = parser.parse_args()
+    return parser
+
+
+def _panel_rows(panel, repeat, seeds):
+    """The shape inputs, the fit's breakdown and the measured alternatives on
+    every set of ``panel``, each table printed as it grows."""
+    shape_rows = []
+    for name in panel:
+        shape_rows.append(bench_shape(name, repeat))
+        print(table(SHAPE_HEADER, shape_rows[-1:]), flush=True)
+    breakdown_rows = []
+    for name in panel:
+        breakdown_rows.append(fit_breakdown(name))
+        print(table(FIT_HEADER, breakdown_rows[-1:]), flush=True)
+    pca_rows, thread_rows, quantile_rows = [], [], []
+    for name in panel:
+        pca_rows += pca_variants(name, seeds)
+        thread_rows.append(pca_threads(name, repeat))
+        quantile_rows.append(quantiles_by_partition(name, repeat))
+        print(table(PCA_HEADER, pca_rows[-len(PCA_VARIANTS):]), flush=True)
+    return {"shape_rows": shape_rows, "breakdown_rows": breakdown_rows,
+            "pca_rows": pca_rows, "thread_rows": thread_rows,
+            "quantile_rows": quantile_rows}
+
+
+def main():
+    args = _parser().parse_args()
     # One numba thread for MiniRocket: read when sktime first imports numba.
     os.environ.setdefault("NUMBA_NUM_THREADS", "1")
     sets = ["ArrowHead"] if args.quick else ["ArrowHead", "PLAID", "BasicMotions"]
@@ -548,143 +539,21 @@ def main():
         r, f = bench_set(name, repeat, args.plaid_steps)
         rows += r
         fit_rows.append(f)
-        print(_report.table(HEADER, r), flush=True)
+        print(table(HEADER, r), flush=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        n_checked, difference = agreement_with_minirocket()
+        agreement = agreement_with_minirocket()
     panel = ["ArrowHead"] if args.quick else ["ItalyPowerDemand", "ArrowHead",
                                               "BasicMotions", "PLAID"]
-    shape_rows = []
-    for name in panel:
-        shape_rows.append(bench_shape(name, repeat))
-        print(_report.table(SHAPE_HEADER, shape_rows[-1:]), flush=True)
-    fit_rows = []
-    for name in panel:
-        fit_rows.append(fit_breakdown(name))
-        print(_report.table(FIT_HEADER, fit_rows[-1:]), flush=True)
     seeds = 1 if args.quick else 3
-    pca_rows, thread_rows, quantile_rows = [], [], []
-    for name in panel:
-        pca_rows += pca_variants(name, seeds)
-        thread_rows.append(pca_threads(name, repeat))
-        quantile_rows.append(quantiles_by_partition(name, repeat))
-        print(_report.table(PCA_HEADER, pca_rows[-len(PCA_VARIANTS):]), flush=True)
+    run = _panel_rows(panel, repeat, seeds)
     load_after = os.getloadavg()
     command = "python benchmarks/bench_representations.py" + (
         " --quick" if args.quick else "")
-    text = "\n".join([
-        "# Speed: per-step representations against MiniRocket",
-        "",
-        ABOUT,
-        "",
-        f"Generated by `{command}` (best of {repeat} interleaved runs, "
-        f"wall-clock, {time.perf_counter() - start:.0f} s in all).",
-        "",
-        f"{_report.versions('sktime', 'numba')}. "
-        f"Load average {load_before[0]:.1f} before, {load_after[0]:.1f} after "
-        f"(the machine is shared; {platform.processor() or platform.machine()}).",
-        "",
-        "## Transform",
-        "",
-        "Train and test sequences together (PLAID: the first sequences up to "
-        f"{args.plaid_steps:,} steps). `DilatedConvolution()` with its defaults "
-        "(84 kernels x 4 dilations x 2 biases, causal, edge padding, fitted on the "
-        "training split) writes one row of indicators per step; MiniRocket one row "
-        "of proportions of positive values per sequence. Throughput in steps x "
-        "features per second; `speed / MiniRocket` is the time of MiniRocket "
-        "(9,996 features) over the time of the row; `cores obtained` is the "
-        "process's CPU time over the wall time of the timed run (a 2-thread "
-        "speed-up cannot exceed it on a loaded machine).",
-        "",
-        _report.table(HEADER, rows),
-        "",
-        "## Fit",
-        "",
-        "`DilatedConvolution().fit` draws the channel subsets and computes the "
-        "bias quantiles from the convolutions at up to 10,000 training steps; "
-        "MiniRocket's fit (9,996 features) draws its biases from the convolution "
-        "of one training sequence per feature.",
-        "",
-        _report.table(["set", "training sequences", "training steps",
-                       "DilatedConvolution fit (s)", "MiniRocket fit (s)"],
-                      fit_rows),
-        "",
-        "## Same convolution as MiniRocket",
-        "",
-        "sktime's MiniRocket fitted on 12 random series of 120 small integers "
-        "(exact sums on both sides); our kernel run centred with zero padding, "
-        "thresholded at MiniRocket's biases and averaged as it averages (all "
-        "steps, or the unpadded middle for alternate kernel/dilation pairs): "
-        f"largest difference over the {n_checked:,} features "
-        f"**{difference:g}**.",
-        "",
-        "## features=\"shape\": the fused kernel",
-        "",
-        "What `IOHMMClassifier(features=\"shape\")` computes for its networks, "
-        "on the training splits of the panel: `ShapeFeatures()` (fitted with "
-        "its defaults: 84 kernels x up to 16 dilations, about 2,688 convolution "
-        "indicators per step, and 16 amplitude levels per channel; up to 128 "
-        "whitened components) gives the state networks 8 "
-        "components at every step and the output networks all of them at each "
-        "sequence's last step. *fused*: "
-        "`skseq._kernels.convolution.prefix_indicators`, which counts and "
-        "projects the indicators without writing them; *NumPy "
-        "walk*: the implementation it replaced (every step's indicators written "
-        "by `DilatedConvolution`'s kernel, then projected and summed; its copy "
-        "is `numpy_walk` in this script); *MiniRocket*: sktime's transform of the "
-        "same sequences (9,996 features, one row per sequence, numba, one "
-        "thread, compilation excluded). One thread everywhere. *largest "
-        "difference*: between the fused and the NumPy outputs (rounding: the "
-        "indicators are the same).",
-        "",
-        _report.table(SHAPE_HEADER, shape_rows),
-        "",
-        "## Where the default fit's time goes",
-        "",
-        "`IOHMMClassifier(random_state=0).fit` on the training split, once, its "
-        "wall time split by timers wrapped around the representation's pieces: "
-        "the kernels and their bias quantiles (`DilatedKernels.fit_packed`), "
-        "the prefix means at the sampled steps and their sequences' last steps "
-        "for the PCA (the fused kernel, no projection), the PCA (its randomized "
-        "SVD), the rest of "
-        "`ShapeFeatures.fit` (standardization, folding the projection), the "
-        "networks' inputs (the fused kernel), and the IOHMM optimisation (all the "
-        "rest). Then `predict` on the test split.",
-        "",
-        _report.table(FIT_HEADER, fit_rows),
-        "",
-        "## What else would cut the fit (measured, not adopted)",
-        "",
-        "Each changes code outside the fused kernel and changes the "
-        "representation (slightly); none is in the package.",
-        "",
-        "**A cheaper PCA.** The default classifier with the representation's "
-        "randomized SVD swapped in this process only; test accuracy over "
-        f"{seeds} seed(s) (`random_state=0, 1, ...`), fit and SVD wall times "
-        "(medians).",
-        "",
-        _report.table(PCA_HEADER, pca_rows),
-        "",
-        "**One BLAS thread for the representation's fit.** The estimators fit "
-        "under one BLAS thread (`BaseIOHMM.fit`), the representation's "
-        "randomized SVD included, and `ShapeFeatures.inputs` runs under one: "
-        "the SVD on the captured matrix, with one BLAS thread and with two, on "
-        "this shared 2-core machine (OpenBLAS threads wait for each other when "
-        "the cores are busy).",
-        "",
-        _report.table(THREADS_HEADER, thread_rows),
-        "",
-        "**Bias quantiles by selection.** The thresholds are 2 x n_biases order "
-        "statistics of every combination's training convolutions (up to 10,000 "
-        "of them); beyond 4,096 steps the kernels select just those "
-        "(`np.partition` on a transposed block of columns) instead of sorting "
-        "every column (up to 4,096, one sort of all columns is faster), and "
-        "get the same biases, bit for bit (checked: `same biases`).",
-        "",
-        _report.table(QUANTILE_HEADER, quantile_rows),
-        "",
-    ])
-    _report.write("representations.md", text)
+    run.update(command=command, repeat=repeat, load=(load_before[0], load_after[0]),
+               seconds=time.perf_counter() - start, plaid_steps=args.plaid_steps,
+               rows=rows, fit_rows=fit_rows, agreement=agreement, seeds=seeds)
+    write("representations.md", page(run))
 
 
 if __name__ == "__main__":
