@@ -567,6 +567,15 @@ def test_bad_class_weights_are_named(class_weight, match):
         clf.fit(X, y)
 
 
+@pytest.mark.parametrize("value", ["a", "2", None, [1, 2], 1 + 2j])
+def test_class_weights_that_are_not_numbers_are_named(value):
+    X, y = make_tomita(4, 12, random_state=0)
+    clf = IOHMMClassifier(2, n_init=1, max_iter=1, class_weight={1: value})
+    with pytest.raises(TypeError, match=re.escape(
+            f"class_weight for class 1 is {value!r}; class weights must be real")):
+        clf.fit(X, y)
+
+
 @pytest.mark.parametrize("n_prefixes", [1, 3])
 def test_class_weight_fits_as_the_same_sample_weight(n_prefixes):
     """With one label per sequence a class weight acts exactly as the same
