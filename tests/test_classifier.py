@@ -633,3 +633,29 @@ def test_balanced_class_weight_refuses_a_class_with_zero_total_weight():
     clf = IOHMMClassifier(2, n_init=1, max_iter=1, class_weight="balanced")
     with pytest.raises(ValueError, match="'balanced' cannot weigh class"):
         clf.fit(X, y, sample_weight=weight)
+
+
+@pytest.mark.parametrize("n_prefixes", [1, 2])
+def test_a_class_of_weight_zero_is_read_out_as_if_absent(n_prefixes):
+    """A class whose sequences all weigh 0 (class_weight 0) tells the shape
+    representation's ridge read-out and alpha="auto" nothing: both equal those
+    of the fit without its sequences (the read-out's columns were all dropped,
+    one of them being constant)."""
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 3, 30)
+    X = [rng.normal(size=(n, 2)) + 0.5 * c
+         for n, c in zip(rng.integers(8, 15, 30), y, strict=True)]
+    kept = y != 2
+    params = dict(n_init=1, max_iter=1, random_state=0, n_prefixes=n_prefixes)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        zero = IOHMMClassifier(2, class_weight={2: 0}, **params).fit(X, y)
+        gone = IOHMMClassifier(2, **params).fit(
+            [x for x, k in zip(X, kept, strict=True) if k], y[kept])
+    assert zero.features_ == gone.features_ == "shape"
+    assert zero.alpha_ == gone.alpha_
+    seqs = check_sequences(X)
+    U_zero, U_gone = (m.representation_.inputs(seqs, seqs.last_steps)[1]
+                      for m in (zero, gone))
+    assert U_zero.shape == U_gone.shape
+    assert_allclose(U_zero, U_gone, rtol=1e-9, atol=1e-9)
