@@ -513,7 +513,9 @@ def test_readout_switched_after_fit_is_checked_at_predict():
                           ({"readout": "mean", "readout_start": 2.0},
                            "'readout_start' parameter"),
                           ({"readout": "mean", "readout_start": None},
-                           "'readout_start' parameter")):
+                           "'readout_start' parameter"),
+                          ({"readout": "mean", "readout_start": True},
+                           "'readout_start' parameter .* not a bool")):
         clf.set_params(**params)
         for method in (clf.predict, clf.predict_proba):
             with pytest.raises(ValueError, match=match):
