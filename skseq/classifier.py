@@ -238,7 +238,9 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
     objective_ : float
         The minimised objective at the solution.
     loss_curve_ : list of float
-        The objective at each iteration of the best initialisation.
+        The objective at each iteration of the best initialisation
+        (``solver="em"``: first at its start, then after each kept iteration;
+        an undone over-relaxed one counts in ``n_iter_`` only).
     features_ : str
         The name of the representation used, ``"raw"``, ``"shape"``,
         ``"shape_centred"`` or ``"window"`` (``features`` with ``"auto"``
