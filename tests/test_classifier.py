@@ -30,6 +30,7 @@ from skseq._fit.objective import topology_mask
 from skseq.automata import DFA
 from skseq.datasets import make_tomita, make_tomita_exhaustive
 from skseq.preprocessing import Stepwise
+from skseq.representations import ShapeFeatures
 from skseq.utils import to_padded
 
 
@@ -648,7 +649,8 @@ def test_a_class_of_weight_zero_is_read_out_as_if_absent(n_prefixes):
     X = [rng.normal(size=(n, 2)) + 0.5 * c
          for n, c in zip(rng.integers(8, 15, 30), y, strict=True)]
     kept = y != 2
-    params = dict(n_init=1, max_iter=1, random_state=0, n_prefixes=n_prefixes)
+    params = dict(n_init=1, max_iter=1, random_state=0, n_prefixes=n_prefixes,
+                  features=ShapeFeatures(n_indicators=200))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         zero = IOHMMClassifier(2, class_weight={2: 0}, **params).fit(X, y)
