@@ -61,7 +61,7 @@ from ._families.supervised import copies_of, fit_with_axes, read_out
 from ._families.transitions import TRANSITIONS
 from ._fit.monitor import ConvergenceMonitor
 from ._fit.objective import Problem, Setup, fixed_startprob, topology_mask
-from ._fit.resources import check_allocation, check_memory
+from ._fit.resources import check_allocation, check_memory, check_restarts
 from ._fit.restarts import run_restarts
 from ._fit.solvers import M_STEP_MAX_ITER, restart_groups, solve_em, solve_lbfgs
 from ._kernels._parallel import one_blas_thread
@@ -458,9 +458,9 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
         if not setup.do_init:
             return problem.fitted_theta(self.startprob_, *self._attribute_values(
                 problem.transition, problem.emission))[None]
-        thetas0 = np.array([
-            problem.initial_theta(setup.rng, self.init_scale, cycle[k % len(cycle)])
-            for k in range(setup.n_init)])
+        check_restarts(self, setup.n_init, problem.n_params)
+        thetas0 = problem.initial_thetas(setup.rng, self.init_scale, cycle,
+                                         setup.n_init)
         if self._starts_shared(setup.features, setup.targets):
             # Every state's output network starts at one read-out of the whole
             # sequence (plus a tenth of its random start, to break the tie):

@@ -16,6 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._base import FlatIOHMM
 from ._base_dask import dask_aware
 from ._data import check_class_weights, check_sample_weight, check_targets
+from ._data.lifecycle import refuse_bool_numbers
 from ._data.prefixes import check_prefixes, prefix_lengths, prefix_sequences
 from ._data.targets import dict_class_weights
 from ._families.outputs import CategoricalOutputs
@@ -237,7 +238,9 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
     objective_ : float
         The minimised objective at the solution.
     loss_curve_ : list of float
-        The objective at each iteration of the best initialisation.
+        The objective at each iteration of the best initialisation
+        (``solver="em"``: first at its start, then after each kept iteration;
+        an undone over-relaxed one counts in ``n_iter_`` only).
     features_ : str
         The name of the representation used, ``"raw"``, ``"shape"``,
         ``"shape_centred"`` or ``"window"`` (``features`` with ``"auto"``
@@ -394,6 +397,7 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
             {k: self._parameter_constraints[k] for k in ("readout", "readout_start")},
             {"readout": self.readout, "readout_start": self.readout_start},
             caller_name=type(self).__name__)
+        refuse_bool_numbers(self, ("readout_start",))
         return self.readout, self.readout_start
 
     def _target_weights(self, seqs, targets, weight):

@@ -12,4 +12,6 @@ def jacobian_rank(f, theta, eps=1e-5):
         cols.append((f(theta + e) - f(theta - e)).ravel() / (2 * eps))
     J = np.column_stack(cols)
     s = np.linalg.svd(J, compute_uv=False)
+    if s[0] < 1e-8:  # f does not move: differences of rounding alone
+        return 0
     return int(np.sum(s > 1e-6 * s[0]))

@@ -30,6 +30,7 @@ from skseq._fit.objective import topology_mask
 from skseq.automata import DFA
 from skseq.datasets import make_tomita, make_tomita_exhaustive
 from skseq.preprocessing import Stepwise
+from skseq.representations import ShapeFeatures
 from skseq.utils import to_padded
 
 
@@ -540,7 +541,9 @@ def test_readout_switched_after_fit_is_checked_at_predict():
                           ({"readout": "mean", "readout_start": 2.0},
                            "'readout_start' parameter"),
                           ({"readout": "mean", "readout_start": None},
-                           "'readout_start' parameter")):
+                           "'readout_start' parameter"),
+                          ({"readout": "mean", "readout_start": True},
+                           "'readout_start' parameter .* not a bool")):
         clf.set_params(**params)
         for method in (clf.predict, clf.predict_proba):
             with pytest.raises(ValueError, match=match):
@@ -591,6 +594,15 @@ def test_bad_class_weights_are_named(class_weight, match):
     X, y = make_tomita(4, 12, random_state=0)
     clf = IOHMMClassifier(2, n_init=1, max_iter=1, class_weight=class_weight)
     with pytest.raises(ValueError, match=re.escape(match) if "[" in match else match):
+        clf.fit(X, y)
+
+
+@pytest.mark.parametrize("value", ["a", "2", None, [1, 2], 1 + 2j])
+def test_class_weights_that_are_not_numbers_are_named(value):
+    X, y = make_tomita(4, 12, random_state=0)
+    clf = IOHMMClassifier(2, n_init=1, max_iter=1, class_weight={1: value})
+    with pytest.raises(TypeError, match=re.escape(
+            f"class_weight for class 1 is {value!r}; class weights must be real")):
         clf.fit(X, y)
 
 
@@ -651,3 +663,30 @@ def test_balanced_class_weight_refuses_a_class_with_zero_total_weight():
     clf = IOHMMClassifier(2, n_init=1, max_iter=1, class_weight="balanced")
     with pytest.raises(ValueError, match="'balanced' cannot weigh class"):
         clf.fit(X, y, sample_weight=weight)
+
+
+@pytest.mark.parametrize("n_prefixes", [1, 2])
+def test_a_class_of_weight_zero_is_read_out_as_if_absent(n_prefixes):
+    """A class whose sequences all weigh 0 (class_weight 0) tells the shape
+    representation's ridge read-out and alpha="auto" nothing: both equal those
+    of the fit without its sequences (the read-out's columns were all dropped,
+    one of them being constant)."""
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 3, 30)
+    X = [rng.normal(size=(n, 2)) + 0.5 * c
+         for n, c in zip(rng.integers(8, 15, 30), y, strict=True)]
+    kept = y != 2
+    params = dict(n_init=1, max_iter=1, random_state=0, n_prefixes=n_prefixes,
+                  features=ShapeFeatures(n_indicators=200))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        zero = IOHMMClassifier(2, class_weight={2: 0}, **params).fit(X, y)
+        gone = IOHMMClassifier(2, **params).fit(
+            [x for x, k in zip(X, kept, strict=True) if k], y[kept])
+    assert zero.features_ == gone.features_ == "shape"
+    assert zero.alpha_ == gone.alpha_
+    seqs = check_sequences(X)
+    U_zero, U_gone = (m.representation_.inputs(seqs, seqs.last_steps)[1]
+                      for m in (zero, gone))
+    assert U_zero.shape == U_gone.shape
+    assert_allclose(U_zero, U_gone, rtol=1e-9, atol=1e-9)

@@ -382,3 +382,19 @@ def test_a_bool_likelihood_scale_is_refused_at_fit():
                                          "HybridHMMClassifier must be a real"):
         model.fit(X, [np.array([0, 0, 0, 1, 1, 1])] * 4)
     assert not hasattr(model, "classes_")
+
+
+def test_restarts_beyond_memory_are_refused_before_drawing(monkeypatch):
+    import skseq._fit.objective as objective
+    import skseq._fit.resources as resources
+
+    def no_draw(*args):
+        raise AssertionError("a starting point was drawn before the memory check")
+
+    X, y = make_tomita(4, 6, random_state=0)
+    monkeypatch.setattr(resources, "_available_memory", lambda: 2**30)
+    monkeypatch.setattr(objective.Problem, "initial_theta", no_draw)
+    # 10^9 starting points of 26 parameters: ~230 GB, drawn one by one
+    with pytest.raises(ValueError, match=r"n_init=1000000000 \(a starting point "
+                                         r"of 26 parameters.*231 GiB.*fewer restarts"):
+        IOHMMClassifier(2, features="raw", n_init=10**9).fit(X, y)

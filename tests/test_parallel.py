@@ -91,3 +91,39 @@ def test_split_at_sequences_cuts_only_at_sequence_starts(first, end, n_ranges):
     pieces = [first, *[o for o in offsets if first < o < end], end]
     expected = _ranges_by_loop(np.array(pieces) - first, n_ranges)
     assert ranges == [(pieces[a], pieces[b]) for a, b in expected]
+
+
+def test_one_blas_thread_holds_while_any_thread_is_inside():
+    """Thread A enters, thread B enters, A leaves: B still runs on one BLAS
+    thread (its products round as a fit alone does), and the last to leave
+    gives BLAS its threads back."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    def blas_threads():
+        return {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}
+
+    steps = [threading.Event() for _ in range(3)]
+    seen = {}
+
+    def first():
+        with _parallel.one_blas_thread():
+            steps[0].set()
+            steps[1].wait(5)
+        steps[2].set()
+
+    def second():
+        steps[0].wait(5)
+        with _parallel.one_blas_thread():
+            steps[1].set()
+            steps[2].wait(5)
+            seen["inside"] = blas_threads()
+
+    with threadpool_limits(limits=2, user_api="blas"):
+        threads = [threading.Thread(target=f) for f in (first, second)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        seen["after"] = blas_threads()
+    assert all(step.is_set() for step in steps)
+    assert seen == {"inside": {1}, "after": {2}}

@@ -539,6 +539,14 @@ def dict_class_weights(class_weight, classes):
             f"class_weight names {unknown!r}, which are not classes, and not "
             f"the classes {missing!r}; the classes are {labels!r}."
         )
+    for label, key in zip(labels, found, strict=True):
+        value = None if key is None else class_weight[key]
+        if key is not None and (np.ndim(value) != 0
+                                or np.asarray(value).dtype.kind not in "biuf"):
+            raise TypeError(
+                f"class_weight for class {label!r} is {value!r}; class weights "
+                "must be real numbers."
+            )
     return np.array([1.0 if key is None else class_weight[key] for key in found],
                     dtype=float)
 

@@ -176,6 +176,15 @@ def choose_alpha_classes(X, y, weight, groups=None, copies=None):
     stands for: the leave-group-out error, :func:`group_loo_errors`)."""
     from sklearn.linear_model import LogisticRegression  # slow to import
 
+    present = np.unique(y[weight > 0])
+    if 2 <= present.size < y.max() + 1:
+        # a class of weight 0 (all its sequences weighted 0) is left out, as
+        # if absent: its logistic probabilities would lower the curvature
+        held = np.isin(y, present)
+        X, y, weight = X[held], np.searchsorted(present, y[held]), weight[held]
+        if groups is not None:  # ``copies`` of the groups that stay
+            copies = np.asarray(copies)[np.unique(groups[held])]
+            groups = groups[held]
     if groups is None:
         X, y, weight = _canonical(X, y, weight)
     else:

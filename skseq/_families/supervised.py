@@ -200,8 +200,10 @@ def read_out(representation, seqs, targets, weight, groups=None,
         rows = rows[np.isin(group_index, chosen)]
     g = groups[seq_of[rows]]
     _, g = np.unique(g, return_inverse=True)
-    classes = targets.values[rows]
-    if g.size == 0 or g.max() < 2 or np.unique(classes).size < 2:
+    # the classes the weighted rows hold: a class of weight 0 (all its
+    # sequences weighted 0) would be a constant column, of no spread
+    present, classes = np.unique(targets.values[rows], return_inverse=True)
+    if g.size == 0 or g.max() < 2 or present.size < 2:
         # nothing to leave out, or to tell
         return rows[:0], None, None, np.zeros((0, 0))
     X = (means(targets.steps[rows]) if means is not None else
@@ -215,7 +217,7 @@ def read_out(representation, seqs, targets, weight, groups=None,
     # standardized, and scaled so that a row's variance sums to one
     scale = std[varying] * np.sqrt(varying.size)
     Xs = X[:, varying] / scale
-    n_classes = int(targets.values.max()) + 1
+    n_classes = present.size
     Y = np.where(classes[:, None] == np.arange(n_classes), 1.0, -1.0)
     if n_classes == 2:  # the second decision is minus the first
         Y = Y[:, 1:]

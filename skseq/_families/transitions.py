@@ -223,6 +223,14 @@ class SoftmaxTransitions(TransitionFamily):
         allowed = np.full(n, n) if mask is None else np.asarray(mask).sum(axis=1)
         return int(np.sum(allowed - 1))
 
+    @staticmethod
+    def _choice_rows(mask, n):
+        """The mask's rows of the states with a choice (more than one allowed
+        successor): only their logits reach the probabilities."""
+        allowed = (np.ones((n, n), dtype=bool) if mask is None
+                   else np.asarray(mask, dtype=bool))
+        return allowed[allowed.sum(axis=1) > 1]
+
     def probs(self, theta, U, mask):
         z = self.logits(theta, U)
         softmax_(z, mask)
@@ -329,9 +337,11 @@ class InputTransitions(FusedGradient, SoftmaxTransitions):
         return partial(heads_step, self, heads_bound(design, rows, alpha))
 
     def n_free_params(self, mask=None):
-        # every free logit has an intercept and a weight per layer output
+        # every free logit has an intercept and a weight per layer output; a
+        # hidden layer moves nothing if no state has a choice (one state)
+        free = self._free_logits(mask, self.n_states)
         layer = sum(int(np.prod(shape)) for _, shape, _ in self.layer.blocks())
-        return layer + (self.layer.n_out + 1) * self._free_logits(mask, self.n_states)
+        return (layer if free else 0) + (self.layer.n_out + 1) * free
 
     def _blocks(self):
         n, h = self.n_states, self.layer.n_out
@@ -371,10 +381,19 @@ class AdditiveTransitions(FusedGradient, SoftmaxTransitions):
     _fused_kind = "additive"
 
     def n_free_params(self, mask=None):
-        # a constant added to a row of B, or to one feature's weights of every
-        # next state, shifts whole rows of logits
+        # a constant added to a row of B shifts it; a feature's weight of a
+        # next state counts where a state with a choice may move there, less
+        # one per group of such next states that a row links (adding a
+        # constant to the group's weights shifts whole rows of logits)
         n = self.n_states
-        return self._free_logits(mask, n) + self.n_features * (n - 1)
+        rows = self._choice_rows(mask, n)
+        group = np.arange(n)
+        for row in rows:
+            linked = np.isin(group, group[row])
+            group[linked] = group[linked].min()
+        reached = rows.any(axis=0)
+        return self._free_logits(mask, n) + self.n_features * int(
+            reached.sum() - np.unique(group[reached]).size)
 
     def _blocks(self):
         n, d = self.n_states, self.n_features
@@ -423,11 +442,11 @@ class GatedTransitions(SoftmaxTransitions):
         ]
 
     def n_free_params(self, mask=None):
-        # the gates multiply the logits: no constant shift leaves them unchanged,
-        # but forbidden transitions' intercepts have no effect
-        if mask is None:
-            return self.n_params
-        return self.n_params - int(np.sum(~np.asarray(mask, dtype=bool)))
+        # the gates multiply the logits: no constant shift leaves them
+        # unchanged; but only the intercepts of a state with a choice, and the
+        # gates of the next states it may move to, reach the probabilities
+        rows = self._choice_rows(mask, self.n_states)
+        return int(rows.sum()) + (self.n_features + 1) * int(rows.any(axis=0).sum())
 
     def _gate(self, p, U):
         return expit(linear_map(U, p["gate_coef"]) + p["gate_intercept"])

@@ -449,6 +449,15 @@ class Problem:
             self.emission.init(rng, scale),
         ])
 
+    def initial_thetas(self, rng, init_scale, cycle, n_init):
+        """The starting points of ``n_init`` restarts, one per row: restart k
+        from :meth:`initial_theta` of ``cycle[k % len(cycle)]``, drawn in
+        order, each into its row (no list of them beside the array)."""
+        thetas = np.empty((n_init, self.n_params))
+        for k in range(n_init):
+            thetas[k] = self.initial_theta(rng, init_scale, cycle[k % len(cycle)])
+        return thetas
+
     def fitted_theta(self, startprob, values_t, values_e):
         """The point of fitted parameters (a warm start): the start
         distribution and the families' parameter blocks, by name."""

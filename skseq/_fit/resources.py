@@ -71,3 +71,12 @@ def check_memory(estimator, n_steps, n_states, n_params=0, entries_per_step=None
         "use fewer states, shorter or fewer sequences (e.g. "
         "skseq.preprocessing.WindowMean), or more memory.")
 
+
+def check_restarts(estimator, n_init, n_params):
+    """ValueError, before drawing them, if the starting points of ``n_init``
+    restarts (a row of ``n_params`` float64 each, and the record of each
+    restart's objective) cannot fit in memory."""
+    check_allocation(
+        estimator, 8 * n_init * (n_params + 5),
+        f"n_init={n_init} (a starting point of {n_params} parameters for every "
+        "restart)", "use fewer restarts.")

@@ -10,9 +10,12 @@ with them.
 """
 
 import functools
+import threading
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
 import numpy as np
+import threadpoolctl
 from joblib import effective_n_jobs
 from threadpoolctl import ThreadpoolController
 
@@ -94,9 +97,49 @@ def _threadpool_controller():
     return ThreadpoolController()
 
 
+# The BLAS thread count is one setting of the process: the contexts of
+# one_blas_thread open in any thread share one limit, set by the first to
+# enter and restored by the last to leave.
+_BLAS_LOCK = threading.Lock()
+_blas_limit = {"users": 0, "limiter": None}
+
+
+def _as_blas_controller(action):
+    """``action()``, setting or restoring the BLAS limit, as the thread that
+    controls OpenBLAS's process-wide pool: threadpoolctl (>= 3.8) lets only
+    one thread set it and silently ignores the others, so the control is
+    taken for the call and given up after it."""
+    clear = getattr(getattr(threadpoolctl, "OpenBLASController", None),
+                    "clear_controlling_thread", None)
+    if clear is not None:
+        clear(force=True)
+    try:
+        return action()
+    finally:
+        if clear is not None:
+            clear(force=True)
+
+
+@contextmanager
 def one_blas_thread():
     """Context: one BLAS thread. The products of a fit are tall and skinny, and
     L-BFGS-B's vector operations on long parameter vectors ran 30-50x slower
     with OpenBLAS threads on a loaded 2-core machine; parallelism comes from
-    ``n_jobs``, over sequences, instead."""
-    return _threadpool_controller().limit(limits=1, user_api="blas")
+    ``n_jobs``, over sequences, instead.
+
+    The limit holds while any thread is inside, whichever entered first (a
+    prediction that ends in one thread does not give BLAS its threads back
+    under a fit in another, whose products would then round otherwise)."""
+    with _BLAS_LOCK:
+        if not _blas_limit["users"]:
+            _blas_limit["limiter"] = _as_blas_controller(functools.partial(
+                _threadpool_controller().limit, limits=1, user_api="blas"))
+        _blas_limit["users"] += 1
+    try:
+        yield
+    finally:
+        with _BLAS_LOCK:
+            _blas_limit["users"] -= 1
+            if not _blas_limit["users"]:
+                _as_blas_controller(_blas_limit["limiter"].restore_original_limits)
+                _blas_limit["limiter"] = None
