@@ -44,7 +44,7 @@ from sklearn.utils.validation import (
     check_is_fitted,
 )
 
-from ._data import restore_on_failure
+from ._data import accuracy, restore_on_failure
 from ._data.checks import check_rows, quiet_rows
 from ._data.dask import block_shape, is_dask_collection, known_columns, unsupported
 from ._data.prefixes import check_prefixes
@@ -303,7 +303,7 @@ def score_dask(est, X, y, sample_weight=None):
     import dask
     import dask.array as da
     import dask.bag as db
-    from sklearn.metrics import accuracy_score, r2_score
+    from sklearn.metrics import r2_score
 
     if est.step_level_:
         raise ValueError(
@@ -314,7 +314,8 @@ def score_dask(est, X, y, sample_weight=None):
         pred = dask.delayed(np.asarray)(pred)
     elif not isinstance(pred, da.Array):
         pred = dask.delayed(np.concatenate)(pred)
-    metric = (accuracy_score if est.outputs_.task == "classification"
-              else r2_score)
-    value = dask.delayed(metric)(y, pred, sample_weight=sample_weight)
+    if est.outputs_.task == "classification":
+        value = dask.delayed(accuracy)(y, pred, est.outputs_.classes_, sample_weight)
+    else:
+        value = dask.delayed(r2_score)(y, pred, sample_weight=sample_weight)
     return da.from_delayed(value, shape=(), dtype=np.float64)

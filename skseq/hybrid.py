@@ -20,6 +20,7 @@ from threadpoolctl import threadpool_limits
 from ._data import (
     N_JOBS_CONSTRAINT,
     NumberParams,
+    accuracy,
     check_fitted_params,
     check_flag,
     check_sample_weight,
@@ -591,10 +592,9 @@ class HybridHMMClassifier(ClassifierMixin, NumberParams, BaseEstimator):
         -------
         score : float
         """
-        from sklearn.metrics import accuracy_score  # slow to import
         seqs = self._checked(X)
         targets, weight = score_targets(y, seqs, sample_weight, task="classification",
                                         step_level=self.step_level_)
         proba = self._label_proba(self._state_proba(seqs, False))[targets.steps]
-        return float(accuracy_score(targets.values, self.classes_[proba.argmax(axis=1)],
-                                    sample_weight=weight))
+        return accuracy(targets.values, self.classes_[proba.argmax(axis=1)],
+                        self.classes_, weight)

@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._data import (
     NumberParams,
+    accuracy,
     check_fitted_params,
     check_number,
     check_sample_weight,
@@ -462,12 +463,9 @@ class DiscretizedRNNClassifier(ClassifierMixin, NumberParams, BaseEstimator):
                 f"{type(self).__name__} does not support step-level labels: give "
                 "one label per sequence."
             )
-        from sklearn.metrics import accuracy_score  # slow to import
-
         weight = (None if sample_weight is None
                   else check_sample_weight(sample_weight, seqs.n_sequences))
-        return float(accuracy_score(targets.values, self.predict(X),
-                                    sample_weight=weight))
+        return accuracy(targets.values, self.predict(X), self.classes_, weight)
 
     def extract_automaton(self, alphabet=None, max_states=10_000, *,
                           accept_empty=None):

@@ -482,10 +482,15 @@ def test_prefix_training_equals_fitting_explicit_prefixes():
     ours = _fit_quiet(IOHMMClassifier(n_prefixes=3, **kw), X, y, sample_weight=w)
     ref = _fit_quiet(IOHMMClassifier(**kw), *_explicit_prefixes(X, y, w, 3)[:2],
                      sample_weight=_explicit_prefixes(X, y, w, 3)[2])
-    # The same problem from the same start (w / 3 and w * (1 / 3) may differ in
-    # the last bit, hence not bit for bit).
+    # The same problem from the same start, but not bit for bit: w / 3 and
+    # w * (1 / 3) may differ in the last bit, and the 40 iterations (not
+    # converged) carry one-ulp changes of the weights into relative changes of
+    # up to 1e-7 in the emission coefficients and 3e-9 in the transition ones
+    # (measured with random one-ulp changes of the explicit weights, with NumPy
+    # 1.24 and 2.4; how far a change carries depends on the rounding of NumPy's
+    # sums: this one 5.5e-8 with NumPy 1.24, 2.3e-9 with 2.4).
     assert_allclose(ours.transition_coef_, ref.transition_coef_, rtol=1e-8)
-    assert_allclose(ours.emission_coef_, ref.emission_coef_, rtol=1e-8)
+    assert_allclose(ours.emission_coef_, ref.emission_coef_, rtol=1e-6)
     assert_allclose(ours.log_likelihood_, ref.log_likelihood_, rtol=1e-10)
 
 

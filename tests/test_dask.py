@@ -144,6 +144,9 @@ def test_classifier_fit_and_predictions_on_a_dask_array(client):
     assert_allclose(proba.compute(), local.predict_proba(X), atol=1e-10)
     assert_allclose(states.compute(), local.predict_state_proba(X), atol=1e-10)
     assert float(score.compute()) == local.score(X, y)
+    # labels of another kind than the classes: refused, as on local data
+    with pytest.raises(ValueError, match="Mix of label input types"):
+        dist.score(Xd, np.where(y == 1, "b", "a")).compute()
     # 2-D one-step rows: checked and warned of once for the whole array, in
     # its words, not for each chunk (run here on the client's thread, where
     # the chunks' warnings would be seen), the one-step sequences' predictions

@@ -478,7 +478,7 @@ def test_plot_step_labels_leaves_unlabelled_steps_blank():
     # the default colours: one per label, however many labels
     for n in (3, 11, 25):
         ax = plot_step_labels({"truth": np.arange(n)})
-        handles = ax.get_legend().legend_handles
+        handles = ax.get_legend().get_patches()
         assert len({tuple(h.get_facecolor()) for h in handles}) == n
 
 

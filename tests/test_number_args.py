@@ -45,7 +45,9 @@ def test_check_number_returns_python_numbers_within_bounds():
 @pytest.mark.parametrize("value, kwargs, message", [
     (True, dict(integral=True, low=1),
      "k must be an integer >= 1, got a bool (True) in here."),
-    (np.True_, dict(), "k must be a finite number, got a bool (np.True_) in here."),
+    # NumPy's bool as NumPy prints it: np.True_ from NumPy 2, True before
+    (np.True_, dict(),
+     f"k must be a finite number, got a bool ({np.True_!r}) in here."),
     (2.0, dict(integral=True), "k must be an integer, got 2.0 in here."),
     ("1", dict(low=0, high=1), "k must be a finite number in [0, 1], got '1' in here."),
 ])

@@ -26,6 +26,7 @@ from .lifecycle import (
 )
 from .sequences import Sequences, Targets, quote
 from .targets import (
+    accuracy,
     check_class_weights,
     check_sample_weight,
     check_targets,
@@ -36,6 +37,7 @@ __all__ = [
     "N_JOBS_CONSTRAINT",
     "Sequences",
     "Targets",
+    "accuracy",
     "check_class_weights",
     "check_fitted_params",
     "check_flag",

@@ -19,7 +19,7 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from .sequences import Targets, _check_container, _is_na, _object_as_float
 
-__all__ = ["check_sample_weight", "check_targets", "score_targets"]
+__all__ = ["accuracy", "check_sample_weight", "check_targets", "score_targets"]
 
 # -- y ------------------------------------------------------------------------
 def _is_missing(values):
@@ -393,6 +393,37 @@ def score_targets(y, seqs, sample_weight, *, task, step_level):
         raise ValueError("sample_weight is 0 for every sequence with a labelled "
                          "step: there is nothing to score.")
     return targets, step_weight
+
+
+def accuracy(labels, pred, classes, sample_weight=None):
+    """scikit-learn's accuracy of the predictions ``pred`` against ``labels``,
+    which must be of the kind of the model's ``classes`` (strings, or numbers).
+
+    Labels of the other kind (strings scored against numeric classes, or the
+    reverse) could only all count as wrong; they are refused with a
+    ``ValueError`` whatever the version of scikit-learn (its accuracy refuses
+    them from version 1.9; earlier versions score them 0.0, or fail with a
+    ``TypeError``).
+    """
+    from sklearn.metrics import accuracy_score  # slow to import
+
+    given, fitted = _label_kind(labels), _label_kind(classes)
+    if given != fitted:
+        raise ValueError(
+            f"Mix of label input types (string and number): y holds {given} but "
+            f"the model's classes_ are {fitted}; score it with labels of the "
+            "kind it was fitted on."
+        )
+    return float(accuracy_score(labels, pred, sample_weight=sample_weight))
+
+
+def _label_kind(values):
+    """"strings" if any of the labels is a string, else "numbers"."""
+    values = np.asarray(values)
+    if values.dtype.kind == "U" or (
+            values.dtype == object and any(isinstance(v, str) for v in values.flat)):
+        return "strings"
+    return "numbers"
 
 
 # -- sample_weight --------------------------------------------------------------

@@ -24,7 +24,7 @@ import numpy as np
 from scipy.special import logsumexp
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._data import Targets, check_targets
+from .._data import Targets, accuracy, check_targets
 from .emissions import GaussianEmission, SoftmaxEmission
 from .layers import LAYERS
 from .penalty import (
@@ -247,12 +247,10 @@ class CategoricalOutputs(Outputs):
     def score(self, mix, y, targets, weight):
         """Accuracy: of sequences, or of labelled steps (each weighted by its
         sequence's weight)."""
-        from sklearn.metrics import accuracy_score  # slow to import
-
         if not targets.step_level:
-            return accuracy_score(y, self.predict(mix), sample_weight=weight)
+            return accuracy(y, self.predict(mix), self.classes_, weight)
         pred = np.concatenate(self.predict(mix))[targets.steps]
-        return accuracy_score(targets.values, pred, sample_weight=weight)
+        return accuracy(targets.values, pred, self.classes_, weight)
 
 
 def _weighted_mean_std(values, weights):
