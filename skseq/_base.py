@@ -52,7 +52,7 @@ from ._data.representation import (
     refuse_out_of_memory,
     resolve,
 )
-from ._data.targets import weighted_only
+from ._data.weights import weighted_only
 from ._families.layers import LAYERS
 from ._families.outputs import OUTPUTS
 from ._families.penalty import MAX_ALPHA, RAW_ALPHA

@@ -18,7 +18,7 @@ from ._base_dask import dask_aware
 from ._data import check_class_weights, check_sample_weight, check_targets
 from ._data.lifecycle import refuse_bool_numbers
 from ._data.prefixes import check_prefixes, prefix_lengths, prefix_sequences
-from ._data.targets import dict_class_weights
+from ._data.weights import dict_class_weights
 from ._families.outputs import CategoricalOutputs
 from ._families.registry import document_options, option_constraints
 from ._fit.resources import check_allocation

@@ -25,13 +25,8 @@ from .lifecycle import (
     restore_on_failure,
 )
 from .sequences import Sequences, Targets, quote
-from .targets import (
-    accuracy,
-    check_class_weights,
-    check_sample_weight,
-    check_targets,
-    score_targets,
-)
+from .targets import accuracy, check_targets, score_targets
+from .weights import check_class_weights, check_sample_weight
 
 __all__ = [
     "N_JOBS_CONSTRAINT",

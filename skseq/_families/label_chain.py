@@ -5,7 +5,7 @@ segment that phase targets teach the per-step classifier."""
 
 import numpy as np
 
-from .._data.targets import finite_sum
+from .._data.weights import finite_sum
 from .viterbi_start import viterbi_emissions
 
 

@@ -1,0 +1,199 @@
+"""Sample and class weights: ``sample_weight`` in every accepted form, checked;
+the sequences a fit reads (those of positive weight); class weights checked
+against the classes.
+"""
+
+import numpy as np
+
+from .sequences import Targets, _check_container, _object_as_float
+
+__all__ = ["check_class_weights", "check_sample_weight", "dict_class_weights",
+           "finite_sum", "weighted_only"]
+
+# -- sample_weight --------------------------------------------------------------
+# Beyond this ratio of an L2 penalty to the total sequence weight the data cannot
+# move the fit, and the penalty's gradient (alpha * theta / sum(w)) overflows
+# float64 once squared inside L-BFGS at ~1e150.
+_MAX_PENALTY_RATIO = 1e100
+
+
+def check_sample_weight(sample_weight, n_sequences, *, alpha=0.0):
+    """Per-sequence weights: ones when None, else finite, non-negative, 1-D.
+
+    A scalar is one weight for every sequence; the weights may not all be zero.
+    ``alpha``, an L2 penalty weighed against the weighted log-likelihood *summed*
+    over the sequences, may not exceed their total weight by more than a factor
+    1e100: weights summing to 1e-198 with ``alpha=0.01`` make the penalty 1e196
+    times the data's (only the ratio matters: the weights and ``alpha`` both
+    times c give the same model).
+    """
+    weight = _weights(sample_weight, n_sequences)
+    total = weight.sum()
+    with np.errstate(over="ignore"):
+        ratio = alpha / total
+    if ratio > _MAX_PENALTY_RATIO:
+        given = "" if sample_weight is not None else " (1 per sequence, the default)"
+        raise ValueError(
+            f"sample_weight sums to {total:.3g}{given} while alpha={alpha:g}: the "
+            "L2 penalty is weighed against the log-likelihood summed over the "
+            f"sequences with these weights, so it outweighs the data by a factor "
+            f"{ratio:.3g}, the data could not move the fit and its gradient "
+            "overflows. Only the ratio matters (weights and alpha both times c give "
+            "the same model): scale sample_weight up, e.g. to mean 1 with alpha "
+            "divided by the same mean, or lower alpha."
+        )
+    return weight
+
+
+def _weights(sample_weight, n_sequences):
+    """The weights as a validated float64 array (ones when None)."""
+    if sample_weight is None:
+        return np.ones(n_sequences)
+    _check_container(sample_weight, "sample_weight", "one weight per sequence")
+    try:
+        raw = np.asarray(sample_weight)
+    except ValueError as exc:  # ragged nested lists
+        raise ValueError(
+            "sample_weight must be one number per sequence, got a ragged nested "
+            "list."
+        ) from exc
+    if raw.dtype.kind not in "biufO":
+        raise ValueError(
+            f"sample_weight must be numeric, got an array of dtype {raw.dtype}."
+        )
+    if raw.dtype.kind == "O":  # strings are never numbers, as in X
+        weight = _object_as_float(raw, "sample_weight", None,
+                                  hint="weights must be numbers.")
+    else:
+        weight = raw.astype(np.float64)
+    if weight.ndim == 0:
+        weight = np.full(n_sequences, float(weight))
+    if weight.shape != (n_sequences,):
+        raise ValueError(
+            f"sample_weight.shape == {weight.shape}, expected ({n_sequences},): one "
+            "weight per sequence."
+        )
+    bad = ~np.isfinite(weight) | (weight < 0)
+    if bad.any():
+        s = np.flatnonzero(bad)[0]
+        raise ValueError(
+            f"sample_weight must be finite and non-negative, got {weight[s]} for "
+            f"sequence {s}."
+        )
+    total = finite_sum(weight, (
+        "sample_weight sums to more than the largest float64 "
+        f"({weight.max():.3g} for one sequence); use smaller weights."))
+    if total <= 0:
+        raise ValueError("sample_weight sums to zero: every sequence has weight 0.")
+    if total < np.finfo(np.float64).tiny:
+        raise ValueError(
+            f"sample_weight sums to {total:.3g}, below the smallest normal float64: "
+            "the objective's 1 / sum(sample_weight) overflows; use larger weights."
+        )
+    return weight
+
+
+def weighted_only(seqs, targets, weight):
+    """The sequences of positive weight, their targets and their weights, and
+    which sequences those are (a boolean mask; the inputs themselves when
+    every weight is positive).
+
+    A sequence of weight 0 adds nothing to the weighted objective; left out
+    before anything reads the sequences, it changes nothing else either: not
+    the number of restarts, the representation, the random draws, nor the
+    rounding of a sum, so the fit is that of the data without it.
+    """
+    keep = weight > 0
+    if keep.all():
+        return seqs, targets, weight, keep
+    kept = seqs.repeated(keep.astype(np.intp))
+    seq_of = seqs.sequence_of(targets.steps)
+    held = keep[seq_of]
+    new_index = np.cumsum(keep) - 1
+    steps = (targets.steps[held] - seqs.offsets[seq_of[held]]
+             + kept.offsets[new_index[seq_of[held]]])
+    kept = type(seqs)(data=kept.data, offsets=kept.offsets, form=seqs.form)
+    return (kept, Targets(steps=steps, values=targets.values[held],
+                          step_level=targets.step_level), weight[keep], keep)
+
+
+def finite_sum(values, message):
+    """The sum of ``values``, or a ValueError with ``message`` where it
+    overflows float64 (weights that are each legal can still sum to inf)."""
+    with np.errstate(over="ignore"):
+        total = values.sum()
+    if not np.isfinite(total):
+        raise ValueError(message)
+    return total
+
+
+# Class weights whose weighted labels sum beyond this overflow the objective.
+_MAX_CLASS_WEIGHT_TOTAL = 1e150
+
+
+def dict_class_weights(class_weight, classes):
+    """The weight a ``{label: weight}`` dict gives every class (1 for those it
+    does not name), looking each label up as given, then as scikit-learn's
+    ``compute_class_weight`` does (by its ``int``, else its ``str``), which
+    alone refuses string labels that read as integers. Keys that are not
+    classes are ignored (a class may be absent from a cross-validation fold),
+    unless classes also go unnamed: then a key was likely mistyped."""
+    labels, found = classes.tolist(), []
+    for label in labels:
+        try:
+            alias = int(label)
+        except (TypeError, ValueError):
+            alias = str(label)
+        found.append(label if label in class_weight else
+                     alias if alias in class_weight else None)
+    unknown = [key for key in class_weight if key not in found]
+    missing = [label for label, key in zip(labels, found, strict=True)
+               if key is None]
+    if unknown and missing:
+        raise ValueError(
+            f"class_weight names {unknown!r}, which are not classes, and not "
+            f"the classes {missing!r}; the classes are {labels!r}."
+        )
+    for label, key in zip(labels, found, strict=True):
+        value = None if key is None else class_weight[key]
+        if key is not None and (np.ndim(value) != 0
+                                or np.asarray(value).dtype.kind not in "biuf"):
+            raise TypeError(
+                f"class_weight for class {label!r} is {value!r}; class weights "
+                "must be real numbers."
+            )
+    return np.array([1.0 if key is None else class_weight[key] for key in found],
+                    dtype=float)
+
+
+def check_class_weights(class_weight, classes, per_class, weighted):
+    """Refuse class weights that are negative, not finite, all zero, or so
+    large that the weighted log-likelihood would overflow."""
+    balanced = isinstance(class_weight, str)
+    for label, value in zip(classes.tolist(), per_class.tolist(), strict=True):
+        if balanced and not np.isfinite(value):
+            raise ValueError(
+                f"class_weight='balanced' cannot weigh class {label!r}: "
+                "sample_weight gives all of its labels weight 0. Drop that "
+                "class, or give its sequences a positive sample_weight."
+            )
+        if not np.isfinite(value) or value < 0:
+            raise ValueError(
+                f"class_weight for class {label!r} is {value:g}; class weights "
+                "must be finite and non-negative."
+            )
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = weighted.sum()
+    if not total > 0:
+        raise ValueError(
+            f"class_weight={class_weight!r} gives every labelled sequence or step "
+            "weight 0; at least one class needs a positive weight."
+        )
+    if not total < _MAX_CLASS_WEIGHT_TOTAL:
+        label = classes.tolist()[int(np.argmax(per_class))]
+        raise ValueError(
+            f"class_weight for class {label!r} is {per_class.max():.3g}: the "
+            f"weights then sum to {total:.3g} and the weighted log-likelihood "
+            "overflows. Only the ratios between class weights matter: divide "
+            "them all by the same number."
+        )
