@@ -416,7 +416,9 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
         seqs, targets, weight, keep = weighted_only(seqs, targets, weight)
         if not keep.all():
             y = _safe_indexing(y, np.flatnonzero(keep))
-            groups = None if groups is None else (groups[0][keep], groups[1])
+            if groups is not None:  # the sources left, numbered as without them
+                sources, parent = np.unique(groups[0][keep], return_inverse=True)
+                groups = (parent, groups[1][sources])
         n = self._n_chain_states()
         # before the n x n mask: it and at least one n x n transition matrix
         check_allocation(self, 9 * n * n,

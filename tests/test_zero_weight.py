@@ -6,8 +6,10 @@ by max_iter."""
 import numpy as np
 import pytest
 from numpy.testing import assert_array_equal
+from sklearn.base import clone
 
 from skseq import HierarchicalIOHMM, IOHMMClassifier, IOHMMRegressor
+from skseq.representations import ShapeFeatures
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore::sklearn.exceptions.ConvergenceWarning")
@@ -44,7 +46,6 @@ def _assert_same_fit(with_zeros, without, X):
 def _fit_both(est, X, y, X0, y0, at=1):
     """``est`` fitted on (X, y), and a clone fitted with (X0, y0) of weight 0
     inserted before sequence ``at``."""
-    from sklearn.base import clone
     Xz = X[:at] + X0 + X[at:]
     yz = (y[:at] + y0 + y[at:] if isinstance(y, list)
           else np.concatenate([y[:at], y0, y[at:]]))
@@ -121,3 +122,24 @@ def test_hierarchical_stopped_by_max_iter():
                             n_init=1, max_iter=6, solver="em", random_state=0)
     with_zeros, without = _fit_both(est, X, y, X0, y0, at=3)
     _assert_same_fit(with_zeros, without, X)
+
+
+def test_prefix_fit_with_integer_weights_leaves_the_sequence_out():
+    """``n_prefixes`` with ``alpha="auto"``: the prefixes of one sequence are
+    left out together, each group standing for as many copies as its integer
+    weight; a sequence of weight 0 before others of different weights must
+    not shift the other groups' copies (the fit equals that without it)."""
+    rng = np.random.default_rng(5)
+    X = [np.cumsum(rng.normal(size=(n, 1)), axis=0)
+         for n in rng.integers(12, 18, size=14)]
+    y = np.array([int(x[-1, 0] > 0) for x in X])
+    weight = np.tile([1.0, 3.0], 7)
+    X0 = [rng.normal(size=(15, 1))]
+    Xz, yz = X0 + X, np.concatenate([[1], y])
+    est = IOHMMClassifier(2, n_prefixes=2, n_init=1, max_iter=5,
+                          features=ShapeFeatures(n_indicators=168, n_components=8),
+                          random_state=0)
+    with_zero = clone(est).fit(Xz, yz, sample_weight=np.concatenate([[0.0], weight]))
+    without = clone(est).fit(X, y, sample_weight=weight)
+    assert with_zero.alpha_ == without.alpha_
+    _assert_same_fit(with_zero, without, X)
