@@ -6,6 +6,7 @@ import fnmatch
 import runpy
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -76,12 +77,17 @@ def _kernel_extensions(monkeypatch):
     """The extensions setup.py declares, read by running it with setuptools'
     ``setup`` and Cython's ``cythonize`` replaced (nothing is generated or
     built)."""
-    import Cython.Build
     import setuptools
 
+    # A stand-in for Cython, which an installed test environment need not
+    # hold (pip builds the kernels in an isolated environment).
+    cython, build = types.ModuleType("Cython"), types.ModuleType("Cython.Build")
+    build.cythonize = lambda ext, **kw: ext
+    cython.Build = build
     declared = {}
     monkeypatch.chdir(ROOT)
-    monkeypatch.setattr(Cython.Build, "cythonize", lambda ext, **kw: ext)
+    monkeypatch.setitem(sys.modules, "Cython", cython)
+    monkeypatch.setitem(sys.modules, "Cython.Build", build)
     monkeypatch.setattr(setuptools, "setup", lambda **kw: declared.update(kw))
     runpy.run_path(str(ROOT / "setup.py"))
     return declared["ext_modules"]
