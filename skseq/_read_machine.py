@@ -40,8 +40,9 @@ def check_threshold(value, name):
 
 
 def check_accept_empty(accept_empty):
-    """``accept_empty`` is None (infer), True or False."""
-    if accept_empty not in (None, True, False):
+    """``accept_empty`` is None (infer), True or False (a NumPy bool too; not
+    1 or 0, which equal True and False but are counts elsewhere)."""
+    if accept_empty is not None and not isinstance(accept_empty, bool | np.bool_):
         raise ValueError(
             f"accept_empty must be None, True or False, got {accept_empty!r}."
         )

@@ -435,6 +435,9 @@ def test_accept_empty_is_checked():
         clf = DiscretizedRNNClassifier(max_iter=5, n_init=1, random_state=0).fit(X, y)
     with pytest.raises(ValueError, match="accept_empty must be None, True or False"):
         clf.extract_automaton(accept_empty="yes")
+    for number in (1, 0, 1.0):  # equal to True/False, but not bools
+        with pytest.raises(ValueError, match="accept_empty must be None, True"):
+            clf.extract_automaton(accept_empty=number)
 
 
 @pytest.mark.parametrize("param, value", [
