@@ -336,3 +336,41 @@ def test_predictive_std_of_targets_with_a_large_offset(covariance_type):
     # is rounded to 1.2e-7, so after 30 iterations the fits differ by ~3e-4).
     assert_allclose(fits[1].predict(X, return_std=True)[1],
                     fits[0].predict(X, return_std=True)[1], rtol=1e-2)
+
+
+
+@pytest.mark.parametrize("name", ["reg", "hier-reg"])
+@pytest.mark.parametrize("step_level", [False, True])
+def test_r2_of_targets_near_1e200(name, step_level):
+    """Found by the long fuzz run: score of targets near 1e196 summed squares
+    to inf and returned nan (inf / inf) with a RuntimeWarning, where R^2 was
+    -0.25. R^2 is now the direct formula, 1 - sum (y - p)^2 / sum (y - mean)^2,
+    computed on y and p divided by the targets' magnitude."""
+    rng = np.random.default_rng(0)
+    X = [rng.normal(size=(k, 2)) for k in (3, 4, 2, 5, 3, 4)]
+    if step_level:
+        y = [x[:, 0] + rng.normal(scale=0.3, size=len(x)) for x in X]
+    else:
+        y = np.array([x[:, 0].sum() + rng.normal(scale=0.3) for x in X])
+    est = SHARED[name]().fit(X, y)
+    big = [v * 1e200 for v in y] if step_level else y * 1e200
+    pred = est.predict(X)
+    t = np.concatenate(y) if step_level else y
+    p = (np.concatenate(pred) if step_level else pred) / 1e200
+    expected = 1 - np.sum((t - p) ** 2) / np.sum((t - t.mean()) ** 2)
+    assert_allclose(est.score(X, big), expected, rtol=1e-9)
+
+
+@pytest.mark.parametrize("name", ["reg", "hier-reg"])
+def test_targets_of_spread_1e_160_are_predicted_as_their_mean(name):
+    """Found with the above: targets spread by about 1e-160 count as constant
+    (a spread below 1e-12), predicted exactly by their mean, but the variance
+    floor was still divided by their spread squared, which overflowed. A floor
+    more than 1e300 times a modelled output's variance is refused."""
+    rng = np.random.default_rng(0)
+    X = [rng.normal(size=(k, 2)) for k in (3, 4, 2, 5, 3, 4)]
+    y = np.array([x[:, 0].sum() + rng.normal(scale=0.3) for x in X]) * 1e-160
+    est = SHARED[name]().fit(X, y)
+    assert_allclose(est.predict(X), np.full(len(X), y.mean()), rtol=1e-12)
+    with pytest.raises(ValueError, match="min_covar=1e.305 is more than 1e300"):
+        SHARED[name](min_covar=1e305).fit(X, y * 1e160)

@@ -273,6 +273,29 @@ def _weighted_mean_std(values, weights):
     return mean_v * top, scale_v * top
 
 
+def _r2(values, pred, weight):
+    """R^2 of ``pred`` for ``values``, averaged uniformly over outputs.
+
+    An output's R^2 is unchanged when its targets and predictions are divided
+    by one number: where the targets' largest magnitude is beyond 1e100 (or
+    below 1e-100), both are divided by it first, so that the targets' sums of
+    squares neither overflow (inf / inf gave nan, and an overflowing total sum
+    an R^2 of 1) nor underflow. Predictions whose errors square beyond
+    float64's range give an R^2 of -inf."""
+    from sklearn.metrics import r2_score  # slow to import
+
+    values, pred = np.asarray(values, dtype=float), np.asarray(pred, dtype=float)
+    v, p = values.reshape(values.shape[0], -1), pred.reshape(pred.shape[0], -1)
+    scale = np.abs(v).max(axis=0)
+    extreme = np.isfinite(scale) & ((scale > 1e100) | ((scale > 0) & (scale < 1e-100)))
+    if extreme.any():
+        scale = np.where(extreme, scale, 1.0)
+        values = (v / scale).reshape(values.shape)
+        pred = (p / scale).reshape(pred.shape)
+    with np.errstate(over="ignore"):
+        return r2_score(values, pred, sample_weight=weight)
+
+
 def _pooled(scale):
     """One spread for every output: the root mean square of ``scale``
     (without overflow)."""
@@ -366,16 +389,12 @@ class RealOutputs(Outputs):
     def score(self, mix, y, targets, weight):
         """R^2 (averaged uniformly over outputs); step-level targets are scored
         on every step that has one, each weighted by its sequence's weight."""
-        from sklearn.metrics import r2_score  # slow to import
-
         mean = self._mean(mix)
-        # predictions of extreme inputs may square to inf: R^2 is then -inf
-        with np.errstate(over="ignore"):
-            if not targets.step_level:
-                return r2_score(y, mean, sample_weight=weight)
-            pred = mean.reshape(mean.shape[0], -1)[targets.steps]
-            values = np.asarray(targets.values, float).reshape(len(targets.steps), -1)
-            return r2_score(values, pred, sample_weight=weight)
+        if not targets.step_level:
+            return _r2(y, mean, weight)
+        pred = mean.reshape(mean.shape[0], -1)[targets.steps]
+        values = np.asarray(targets.values, float).reshape(len(targets.steps), -1)
+        return _r2(values, pred, weight)
 
     def _check_finite_means(self, mix, means):
         """ValueError naming the first row whose predicted mean overflowed."""
@@ -439,7 +458,9 @@ class GaussianOutputs(RealOutputs):
         if constant.all():
             constant[:] = False
         self._check_floor(scale, self.exact_)
-        scale[scale == 0] = 1.0
+        # (outputs predicted exactly have no noise to scale: a spread of 1e-160
+        # would put the variance floor beyond float64 in standardized units)
+        scale[(scale == 0) | self.exact_] = 1.0
         scale = scale[~constant]
         if self.params["covariance_type"] == "spherical" and scale.size:
             scale[:] = _pooled(scale)
@@ -452,8 +473,20 @@ class GaussianOutputs(RealOutputs):
     def _check_floor(self, scale, constant):
         """Warn where ``min_covar``, a floor in the units of y squared, is not
         small against a modelled output's variance: the floor then sets the noise
-        model, and the fit is not that of the data rescaled."""
+        model, and the fit is not that of the data rescaled. Refuse a floor
+        beyond 1e300 variances: the family fits standardized outputs, in whose
+        units it would overflow."""
         floor = self.params["min_covar"]
+        with np.errstate(divide="ignore"):
+            ratio = np.log10(floor) - 2 * np.log10(np.where(constant, 1.0, scale))
+        if np.any(ratio > 300):
+            k = np.flatnonzero(ratio > 300)[0]
+            raise ValueError(
+                f"{self.owner}: min_covar={floor:.3g} is more than 1e300 times the "
+                f"variance of y's output {k} (standard deviation {scale[k]:.3g}): "
+                "the variance floor cannot be expressed in the standardized units "
+                "the model fits in. Rescale y (e.g. standardize it) or lower "
+                "min_covar.")
         large = np.flatnonzero(~constant & (floor > 1e-3 * scale ** 2))
         if large.size:
             k = large[0]
