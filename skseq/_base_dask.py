@@ -11,6 +11,9 @@ What is decided on the client, and from what:
 
 * the targets' encoding (classes, scaling) and the sample weights: from y
   and the sequences' lengths, brought to the client (one value per sequence);
+  the sequences of weight 0 are then dropped on their workers
+  (:meth:`~skseq._fit.distributed.Shards.keep_only`), and all that follows
+  reads the others alone, as a local fit does;
 * the input representation: fitted on whole sequences drawn at random, up to
   ``skseq._fit.distributed.SAMPLE_STEPS`` steps (all the sequences below it,
   which gives exactly the local fit), weighted as a local fit weighs them;
@@ -49,6 +52,7 @@ from ._data.checks import check_rows, quiet_rows
 from ._data.dask import block_shape, is_dask_collection, known_columns, unsupported
 from ._data.prefixes import check_prefixes
 from ._data.representation import refuse_out_of_memory, resolve_from
+from ._data.weights import kept_targets
 from ._families.supervised import append_axes, read_out
 from ._fit.distributed import ShardedProblem, Shards
 from ._fit.objective import Setup, fixed_startprob
@@ -134,8 +138,15 @@ def _build_problem(est, client, shards, y, sample_weight):
     """``BaseIOHMM._build_problem`` for sharded sequences: the decisions are
     the driver's own hooks; the data terms stay on the workers."""
 
+    weight, targets = est._encode_targets(shards.skeleton(), y, sample_weight)
+    # a sequence of weight 0 is read no further (left out on its worker): the
+    # fit is that without it, as locally
+    keep = weight > 0
+    if not keep.all():
+        targets = kept_targets(shards.offsets, targets, keep)
+        shards.keep_only(keep)
+        weight = weight[keep]
     skeleton = shards.skeleton()
-    weight, targets = est._encode_targets(skeleton, y, sample_weight)
     n = est._n_chain_states()
     mask = est._transition_mask()
     fixed_start = fixed_startprob(est.startprob, n)
@@ -176,7 +187,7 @@ def _represent(est, shards, targets, weight, weighed, rng):
     supervised axes' ``(rows, values)`` (None without them): the sample of
     whole sequences fits it; the read-out reads the indicators at its rows,
     computed where the sequences are (``supervised.read_out``)."""
-    features = resolve_from(est.features, shards.binary, est._max_fit_length,
+    features = resolve_from(est.features, shards.binary, shards.longest,
                             targets.step_level)
     index, sample = shards.sample()
     representation = est._make_representation(features)

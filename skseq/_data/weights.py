@@ -8,7 +8,8 @@ import numpy as np
 from .sequences import Targets, _check_container, _object_as_float
 
 __all__ = ["check_class_weights", "check_sample_weight", "dict_class_weights",
-           "finite_sum", "weighted_only"]
+           "finite_sum", "kept_sequences", "kept_targets",
+           "weighted_only"]
 
 # -- sample_weight --------------------------------------------------------------
 # Beyond this ratio of an L2 penalty to the total sequence weight the data cannot
@@ -106,15 +107,30 @@ def weighted_only(seqs, targets, weight):
     keep = weight > 0
     if keep.all():
         return seqs, targets, weight, keep
+    return (kept_sequences(seqs, keep), kept_targets(seqs.offsets, targets, keep),
+            weight[keep], keep)
+
+
+def kept_sequences(seqs, keep):
+    """The sequences ``keep`` (a boolean per sequence) marks, in their form."""
     kept = seqs.repeated(keep.astype(np.intp))
-    seq_of = seqs.sequence_of(targets.steps)
+    return type(seqs)(data=kept.data, offsets=kept.offsets, form=seqs.form)
+
+
+def kept_targets(offsets, targets, keep):
+    """The targets of the sequences ``keep`` marks (of those laid out by
+    ``offsets``), their steps counted among those sequences alone: what
+    :func:`weighted_only` gives where only the layout is at hand (a Dask
+    fit's sequences stay on its workers)."""
+    seq_of = np.searchsorted(offsets, targets.steps, side="right") - 1
     held = keep[seq_of]
+    kept_offsets = np.zeros(np.count_nonzero(keep) + 1, dtype=np.intp)
+    np.cumsum(np.diff(offsets)[keep], out=kept_offsets[1:])
     new_index = np.cumsum(keep) - 1
-    steps = (targets.steps[held] - seqs.offsets[seq_of[held]]
-             + kept.offsets[new_index[seq_of[held]]])
-    kept = type(seqs)(data=kept.data, offsets=kept.offsets, form=seqs.form)
-    return (kept, Targets(steps=steps, values=targets.values[held],
-                          step_level=targets.step_level), weight[keep], keep)
+    steps = (targets.steps[held] - offsets[seq_of[held]]
+             + kept_offsets[new_index[seq_of[held]]])
+    return Targets(steps=steps, values=targets.values[held],
+                   step_level=targets.step_level)
 
 
 def finite_sum(values, message):

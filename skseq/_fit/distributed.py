@@ -1,7 +1,8 @@
 """One fit across a Dask cluster: the objective of data held in shards.
 
 Each shard of sequences is checked and packed once on a worker
-(:meth:`Shards.pack`), becomes there a :class:`~skseq._fit.objective.Problem`
+(:meth:`Shards.pack`), drops there its sequences of weight 0
+(:meth:`Shards.keep_only`), becomes there a :class:`~skseq._fit.objective.Problem`
 of its own sequences (:meth:`Shards.problems`), and stays there as a Dask
 future. J(theta) is the prior plus sums over sequences
 (``Problem.data_terms``), so :class:`ShardedProblem` maps the data terms over
@@ -20,6 +21,7 @@ import numpy as np
 from .._data import Sequences, Targets, check_sequences
 from .._data.dask import shard_chunks
 from .._data.names import check_same_names, shared_names
+from .._data.weights import kept_sequences
 from .objective import Problem, _fsum
 
 __all__ = ["ShardedProblem", "Shards"]
@@ -101,10 +103,14 @@ class Shards:
     def __init__(self, client, packed, summaries, feature_names=None):
         self.client = client
         self.feature_names = feature_names
-        self.packed = packed
-        self.lengths = [s.lengths for s in summaries]
         self.n_features = summaries[0].n_features
         self.form = summaries[0].form
+        self._lay_out(packed, summaries)
+
+    def _lay_out(self, packed, summaries):
+        """The shards ``packed`` and what the client knows of them."""
+        self.packed, self._summaries = packed, summaries
+        self.lengths = [s.lengths for s in summaries]
         counts = np.array([len(lengths) for lengths in self.lengths])
         self.starts = np.concatenate([[0], np.cumsum(counts)])
         all_lengths = np.concatenate(self.lengths)
@@ -150,6 +156,33 @@ class Shards:
                 f"{name} is empty: every shard of the collection has 0 "
                 "sequences, while a minimum of 1 is required.")
         return cls(client, kept, done, _feature_names(found, starts))
+
+    def keep_only(self, keep):
+        """Leave out the sequences that ``keep`` (a boolean per sequence of
+        the collection) does not mark, on the workers that hold them: a shard
+        left without sequences is left out, as an empty one is; one that
+        loses some is summarized anew (``features="auto"`` reads the
+        sequences kept)."""
+        packed, summaries, changed = [], [], []
+        for k, future in enumerate(self.packed):
+            local = keep[self.starts[k]:self.starts[k + 1]]
+            if not local.any():
+                continue
+            if not local.all():
+                future = self.client.submit(kept_sequences, future, local)
+                changed.append(len(packed))
+            packed.append(future)
+            summaries.append(self._summaries[k])
+        done = self.client.gather([self.client.submit(_summarize, packed[k])
+                                   for k in changed])
+        for k, summary in zip(changed, done, strict=True):
+            summaries[k] = summary
+        self._lay_out(packed, summaries)
+
+    @property
+    def longest(self):
+        """The longest sequence's length."""
+        return int(np.diff(self.offsets).max())
 
     @property
     def n_sequences(self):
