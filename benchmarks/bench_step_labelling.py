@@ -54,6 +54,8 @@ and the peers but the IOHMM (the CRF too with ``--no-crf``), and writes
 ``step_labelling_tuning.json``, which the page shows in its section "Two
 scales in one classifier" (``--seeds 6 --no-crf``: seeds 0-2 compare, 3-5
 confirm; ``--first-seed`` starts elsewhere).
+
+The page and its figure are written by ``_step_labelling_report.py``.
 """
 
 import argparse
