@@ -195,9 +195,10 @@ def run(sizes, max_iter, n_init, cluster_only=()):
     return results
 
 
-def render(results):
+def _intro(results):
+    """The page's title, what is measured and how to regenerate it."""
     s = results["settings"]
-    lines = [
+    return [
         "# One fit across a Dask cluster",
         "",
         "What is measured: an `IOHMMClassifier` (3 states, `features=\"raw\"`, "
@@ -218,29 +219,34 @@ def render(results):
         _summary(results),
         "",
     ]
-    for size in results["sizes"]:
-        rows = size["rows"]
-        local_row = rows[0]
-        lines += [f"## {size['n_sequences']:,} sequences "
-                  f"({size['n_steps']:,} steps)", ""]
-        body = [["local (1 process)", f"{local_row['fit_s']:.1f}", "", "1.00",
-                 f"{local_row['eval_s']:.3f}", "1.00", "", "", ""]]
-        for r in rows[1:]:
-            body.append([
-                f"{r['workers']} worker{'s' if r['workers'] > 1 else ''}",
-                f"{r['fit_s']:.1f}",
-                f"{r['pack_s']:.1f}",
-                f"{r['fit_s'] / local_row['fit_s']:.2f}",
-                f"{r['eval_s']:.3f}", f"{r['eval_s'] / local_row['eval_s']:.2f}",
-                f"{r['max_param_diff']:.1e}",
-                " / ".join(f"{v:.0f}" for v in r["peak_rss_mb"]),
-                " / ".join(f"{v:.0f}" for v in r["base_rss_mb"])])
-        lines += [table(["run", "fit (s)", "pack (s)", "fit / local",
-                         "evaluation (s)",
-                         "evaluation / local", "max |param diff|",
-                         "peak RSS per worker (MB)", "RSS at start (MB)"], body),
-                  ""]
-    lines += _memory_lines(results["sizes"])
+
+
+def _size_section(size):
+    """One size: the local fit against the clusters of 1 and 2 workers."""
+    rows = size["rows"]
+    local_row = rows[0]
+    body = [["local (1 process)", f"{local_row['fit_s']:.1f}", "", "1.00",
+             f"{local_row['eval_s']:.3f}", "1.00", "", "", ""]]
+    for r in rows[1:]:
+        body.append([
+            f"{r['workers']} worker{'s' if r['workers'] > 1 else ''}",
+            f"{r['fit_s']:.1f}",
+            f"{r['pack_s']:.1f}",
+            f"{r['fit_s'] / local_row['fit_s']:.2f}",
+            f"{r['eval_s']:.3f}", f"{r['eval_s'] / local_row['eval_s']:.2f}",
+            f"{r['max_param_diff']:.1e}",
+            " / ".join(f"{v:.0f}" for v in r["peak_rss_mb"]),
+            " / ".join(f"{v:.0f}" for v in r["base_rss_mb"])])
+    return [f"## {size['n_sequences']:,} sequences ({size['n_steps']:,} steps)", "",
+            table(["run", "fit (s)", "pack (s)", "fit / local", "evaluation (s)",
+                   "evaluation / local", "max |param diff|",
+                   "peak RSS per worker (MB)", "RSS at start (MB)"], body),
+            ""]
+
+
+def _cluster_only_lines(results):
+    """The sizes fitted on 2 workers only, one paragraph each."""
+    lines = []
     for size in results.get("cluster_only", []):
         r = size["row"]
         grow = np.subtract(r["peak_rss_mb"], r["base_rss_mb"])
@@ -253,8 +259,12 @@ def render(results):
             + f" MB ({np.mean(grow) * 2**20 / (size['n_steps'] / 2):.0f} bytes "
             "per step held).",
             ""]
-    c = results["converged"]
-    lines += [
+    return lines
+
+
+def _converged_section(c):
+    """The fits run to convergence, against the local fit in reverse order."""
+    return [
         f"## Fits run to convergence ({c['n_sequences']:,} sequences, "
         f"tol={c['tol']:g})",
         "",
@@ -268,27 +278,40 @@ def render(results):
               [[r["run"], r["n_iter"], f"{r['objective_diff']:.1e}",
                 f"{r['max_param_diff']:.1e}"] for r in c["rows"]]),
         "",
-        "## Limits",
-        "",
-        "* The machine has 2 cores, shared with other work while this ran: the "
-        "times are ratios of runs made one after the other in the same "
-        "session, and the 2-worker runs compete with everything else for the "
-        "two cores. On a cluster each worker has its own machine.",
-        "* The cluster's fit time includes packing the shards on the workers "
-        "(the pack column, measured again after the fit) and fitting the "
-        "targets' encoding on the client; the evaluation "
-        "column is the cost of one evaluation of J and its gradient once the "
-        "shards are in place, which is what an iteration repeats.",
-        "* Sizes given with `--cluster-only` (10^6 sequences, 10^8 steps) "
-        "ran on 2 workers without the local reference, which would hold all "
-        "the steps in one process (about ten times what the local fit of "
-        "10^7 steps holds) and its fit would take several times the cluster's "
-        "on this machine, beside the other work; one run of each "
-        "configuration, no repeats.",
-        "",
-        results["versions"],
-        "",
     ]
+
+
+LIMITS = [
+    "## Limits",
+    "",
+    "* The machine has 2 cores, shared with other work while this ran: the "
+    "times are ratios of runs made one after the other in the same "
+    "session, and the 2-worker runs compete with everything else for the "
+    "two cores. On a cluster each worker has its own machine.",
+    "* The cluster's fit time includes packing the shards on the workers "
+    "(the pack column, measured again after the fit) and fitting the "
+    "targets' encoding on the client; the evaluation "
+    "column is the cost of one evaluation of J and its gradient once the "
+    "shards are in place, which is what an iteration repeats.",
+    "* Sizes given with `--cluster-only` (10^6 sequences, 10^8 steps) "
+    "ran on 2 workers without the local reference, which would hold all "
+    "the steps in one process (about ten times what the local fit of "
+    "10^7 steps holds) and its fit would take several times the cluster's "
+    "on this machine, beside the other work; one run of each "
+    "configuration, no repeats.",
+    "",
+]
+
+
+def render(results):
+    """The page, from the saved results."""
+    lines = _intro(results)
+    for size in results["sizes"]:
+        lines += _size_section(size)
+    lines += _memory_lines(results["sizes"])
+    lines += _cluster_only_lines(results)
+    lines += _converged_section(results["converged"])
+    lines += [*LIMITS, results["versions"], ""]
     return "\n".join(lines)
 
 

@@ -238,9 +238,10 @@ def _worst_bse_ratio(rows):
                                        r["statsmodels_bse"], strict=True))
 
 
-def markdown(rows, elapsed):
+def _intro(rows, elapsed):
+    """The page's title, summary, limits and the models compared."""
     worst = max(abs(r["loglik"] - r["published_loglik"]) for r in rows[:3])
-    out = [
+    return [
         "# Markov-switching regression: Stata's published results and statsmodels",
         "",
         "**What is measured.** `IOHMMRegressor` as a Markov-switching regression "
@@ -279,10 +280,12 @@ def markdown(rows, elapsed):
         "a switching constant alone, `\"input\"` with regressors. statsmodels: "
         "`MarkovRegression(y, k_regimes=2, exog=...)`, `fit()` with its defaults.",
         "",
-        "## Log-likelihood and fit time",
-        "",
     ]
-    out.append(table(
+
+
+def _loglik_section(rows):
+    """Log-likelihoods against the published ones, and the fit times."""
+    return ["## Log-likelihood and fit time", "", table(
         ["model", "steps", "ours", "Stata (published)", "ours − published",
          "statsmodels", "fit s (ours, n_init auto)", "fit s (ours, 1 start)",
          "fit s (statsmodels)", "ours, 1 start (random_state=0)"],
@@ -291,59 +294,77 @@ def markdown(rows, elapsed):
           f"{r['fit_seconds']:.3f} ({r['n_init']} starts)",
           f"{r['fit_seconds_single_start']:.3f}",
           f"{r['statsmodels_fit_seconds']:.3f}", _fmt(r["loglik_single_start"])]
-         for r in rows]))
-    out += ["", "Fit times: the best of the repeats, both libraries in the same run. "
-            "`n_init=\"auto\"` runs 50 starts on series this short; the last "
-            "column is the log-likelihood of one start.", "",
-            "mumpspc: Stata's model has no constant; IOHMMRegressor always fits a "
-            "constant per regime, so its model is larger (its log-likelihood "
-            "higher, its parameters not Stata's: compared for what they are). Its "
-            "standard errors 'at statsmodels' fit' set the constants to 0 but "
-            "still count them as parameters.",
-            "", "## Parameters and standard errors", "",
-            "Parameters in statsmodels' parametrisation (transition probabilities "
-            "`p[j->i]`, constants, coefficients, variances `sigma2`). "
-            "'within SE': |ours − published| ≤ the published standard error (Stata "
-            "publishes the standard error of sigma, not of sigma2: none there). "
-            "Standard errors: ours at our fit, statsmodels' `bse` at its fit, and "
-            "ours at statsmodels' estimates (the same point, so the ratio isolates "
-            "the Hessian).", ""]
+         for r in rows]),
+        "", "Fit times: the best of the repeats, both libraries in the same run. "
+        "`n_init=\"auto\"` runs 50 starts on series this short; the last "
+        "column is the log-likelihood of one start.", "",
+        "mumpspc: Stata's model has no constant; IOHMMRegressor always fits a "
+        "constant per regime, so its model is larger (its log-likelihood "
+        "higher, its parameters not Stata's: compared for what they are). Its "
+        "standard errors 'at statsmodels' fit' set the constants to 0 but "
+        "still count them as parameters.", ""]
+
+
+def _parameter_table(r):
+    """One model's parameters and standard errors against the published ones
+    and statsmodels'."""
+    body = []
+    for k, name in enumerate(r["param_names"]):
+        pb = r["published_bse"][k]
+        diff = r["params"][k] - r["published_params"][k]
+        within = "—" if pb is None else ("yes" if abs(diff) <= pb else "**no**")
+        ratio = r["bse_at_statsmodels_fit"][k] / r["statsmodels_bse"][k]
+        body.append([name, _fmt(r["params"][k]), _fmt(r["published_params"][k]),
+                     _fmt(pb), within, _fmt(r["bse"][k]),
+                     _fmt(r["statsmodels_bse"][k]),
+                     _fmt(r["bse_at_statsmodels_fit"][k]), f"{ratio:.4f}"])
+    return table(["parameter", "ours", "published", "published SE",
+                  "within SE", "our SE", "statsmodels bse",
+                  "our SE at statsmodels' fit", "ratio"], body)
+
+
+def _parameters_section(rows):
+    """Every model's parameter table, after what its columns mean."""
+    out = ["## Parameters and standard errors", "",
+           "Parameters in statsmodels' parametrisation (transition probabilities "
+           "`p[j->i]`, constants, coefficients, variances `sigma2`). "
+           "'within SE': |ours − published| ≤ the published standard error (Stata "
+           "publishes the standard error of sigma, not of sigma2: none there). "
+           "Standard errors: ours at our fit, statsmodels' `bse` at its fit, and "
+           "ours at statsmodels' estimates (the same point, so the ratio isolates "
+           "the Hessian).", ""]
     for r in rows:
-        out += [f"### {r['name']}", ""]
-        body = []
-        for k, name in enumerate(r["param_names"]):
-            pb = r["published_bse"][k]
-            diff = r["params"][k] - r["published_params"][k]
-            within = "—" if pb is None else ("yes" if abs(diff) <= pb else "**no**")
-            ratio = r["bse_at_statsmodels_fit"][k] / r["statsmodels_bse"][k]
-            body.append([name, _fmt(r["params"][k]), _fmt(r["published_params"][k]),
-                         _fmt(pb), within, _fmt(r["bse"][k]),
-                         _fmt(r["statsmodels_bse"][k]),
-                         _fmt(r["bse_at_statsmodels_fit"][k]), f"{ratio:.4f}"])
-        out.append(table(["parameter", "ours", "published", "published SE",
-                          "within SE", "our SE", "statsmodels bse",
-                          "our SE at statsmodels' fit", "ratio"], body))
-        out.append("")
-    out += ["## Inference given the observed series", "",
+        out += [f"### {r['name']}", "", _parameter_table(r), ""]
+    return out
+
+
+def _inference_section(rows):
+    """Forecasts, filtered mixtures and Stata's smoothed probabilities."""
+    ff = rows[0]
+    return ["## Inference given the observed series", "",
             "One-step-ahead forecasts E[y_t | u_1..t, y_1..t-1] "
             "(`predict(X, y)`) against statsmodels' `predict(probabilities="
             "\"predicted\")`, and the mixture under the filtered probabilities "
             "(`predict_state_proba(X, y)`) against `probabilities=\"filtered\"`, "
             "both at our fitted parameters (statsmodels' model with a constant "
-            "per regime for mumpspc, as ours).", ""]
-    out.append(table(["model", "one-step forecasts: max abs diff",
-                      "filtered mixture: max abs diff"],
-                     [[r["name"], f"{r['forecast_max_abs_diff']:.2e}",
-                       f"{r['filtered_mixture_max_abs_diff']:.2e}"] for r in rows]))
-    ff = rows[0]
-    out += ["", "Smoothed probabilities P(x_t | y) of the Federal-funds model "
+            "per regime for mumpspc, as ours).", "",
+            table(["model", "one-step forecasts: max abs diff",
+                   "filtered mixture: max abs diff"],
+                  [[r["name"], f"{r['forecast_max_abs_diff']:.2e}",
+                    f"{r['filtered_mixture_max_abs_diff']:.2e}"] for r in rows]),
+            "", "Smoothed probabilities P(x_t | y) of the Federal-funds model "
             "(`predict_state_proba(X, y, smoothed=True)`) against Stata's "
             "published ones (7 digits): max abs difference "
             f"{ff['smoothed_max_abs_diff_published_params']:.2e} at the published "
             f"parameters, {ff['smoothed_max_abs_diff_fit']:.2e} at our fit; Stata's "
             "one-step forecasts at the published parameters: max abs difference "
             f"{ff['stata_forecast_max_abs_diff_published_params']:.2e}.", ""]
-    return "\n".join(out)
+
+
+def markdown(rows, elapsed):
+    """The page, from the saved rows and run time."""
+    return "\n".join([*_intro(rows, elapsed), *_loglik_section(rows),
+                      *_parameters_section(rows), *_inference_section(rows)])
 
 
 def main():

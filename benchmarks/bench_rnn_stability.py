@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _report import table
 
 from skseq.automata import DFA
 from skseq.datasets import make_tomita
@@ -114,18 +115,21 @@ def format_row(row):
     return " | ".join(cells(row))
 
 
-def markdown(rows, seeds, per_class):
+def _exact_count(rows, net, name=None):
+    """How many fits of ``net`` (on grammar ``name``, or all) are exact at the
+    longest tested length, and how many fits there are."""
+    kept = [r for r in rows if r["net"] == net
+            and (name is None or r["grammar"] == name)]
+    return sum(r["exact"] == LENGTHS[-1] for r in kept), len(kept)
+
+
+def _summary(rows, seeds):
+    """The page's title and its opening paragraphs."""
     longest = LENGTHS[-1]
-
-    def exact_count(net, name=None):
-        kept = [r for r in rows if r["net"] == net
-                and (name is None or r["grammar"] == name)]
-        return sum(r["exact"] == longest for r in kept), len(kept)
-
     drift = " and ".join(
         f"{n - k} of {n} fits on {name}" for name in GRAMMARS
-        for k, n in [exact_count("analog", name)])
-    lines = [
+        for k, n in [_exact_count(rows, "analog", name)])
+    return [
         "# Long strings: discretized against analog second-order nets",
         "",
         "**What is measured.** Whether a recurrent net trained on short strings "
@@ -141,27 +145,30 @@ def markdown(rows, seeds, per_class):
         "{} of {} fits. The analog net drifts (it misclassifies some test string "
         "at some tested length) in {}, as the paper describes: its state "
         "clusters move a little at every step until they merge.".format(
-            *exact_count("discretized"), drift),
+            *_exact_count(rows, "discretized"), drift),
         "",
         "**Regenerate** with `python benchmarks/bench_rnn_stability.py` (a few "
         "minutes), or only the page from the saved rows with `--render`.",
         "",
         "**Limits.** Two grammars with small machines (4 states); the study "
         "says nothing of grammars the nets fail to learn from 200 strings.",
-        "",
-        "## Mean accuracy over seeds",
-        "",
-        "| grammar | net | " + " | ".join(f"L = {L}" for L in LENGTHS) + " |",
-        "|" + "---|" * (len(LENGTHS) + 2),
     ]
+
+
+def _mean_table(rows):
+    """Mean accuracy over seeds per grammar and net, at every tested length."""
+    body = []
     for name in GRAMMARS:
         for net in NETS:
             acc = np.mean([r["accuracy"] for r in rows
                            if r["grammar"] == name and r["net"] == net], axis=0)
-            lines.append(f"| {name} | {net} | "
-                         + " | ".join(f"{a:.3f}" for a in acc) + " |")
-    lines += [
-        "",
+            body.append([name, net, *(f"{a:.3f}" for a in acc)])
+    return table(["grammar", "net", *(f"L = {L}" for L in LENGTHS)], body)
+
+
+def _fits_section(rows, per_class):
+    """Every fit, one row each, with how it was made."""
+    return [
         "## Every fit",
         "",
         "`make_tomita(grammar, 200, max_length=15, random_state=seed)`, "
@@ -172,10 +179,13 @@ def markdown(rows, seeds, per_class):
         "uniform within each class. \"exact up to\": the longest tested "
         "length up to which every test string is classified correctly.",
         "",
-        "| " + " | ".join(header()) + " |",
-        "|" + "---|" * len(header()),
+        table(header(), [cells(row) for row in rows]),
     ]
-    lines += ["| " + " | ".join(cells(row)) + " |" for row in rows]
+
+
+def markdown(rows, seeds, per_class):
+    lines = [*_summary(rows, seeds), "", "## Mean accuracy over seeds", "",
+             _mean_table(rows), "", *_fits_section(rows, per_class)]
     return "\n".join(lines) + "\n"
 
 

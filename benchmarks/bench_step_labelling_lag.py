@@ -31,15 +31,8 @@ import json
 
 import _ucr
 import numpy as np
-from bench_step_labelling import (
-    AFTER,
-    JSON,
-    LAG_JSON,
-    SEEDS,
-    figure,
-    make_sessions,
-    report,
-)
+from _step_labelling_report import AFTER, JSON, LAG_JSON, figure, report
+from bench_step_labelling import SEEDS, make_sessions
 from threadpoolctl import threadpool_limits
 
 from skseq import HybridHMMClassifier

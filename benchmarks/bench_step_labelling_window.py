@@ -35,7 +35,8 @@ import time
 
 import _ucr
 import numpy as np
-from bench_step_labelling import RESULTS, make_sessions, scores, training_halves
+from _report import RESULTS
+from bench_step_labelling import make_sessions, scores, training_halves
 from threadpoolctl import threadpool_limits
 
 from skseq import HybridHMMClassifier
