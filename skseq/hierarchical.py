@@ -400,7 +400,7 @@ class HierarchicalIOHMM(BaseIOHMM):
         cycle. At 100 steps of El Hihi & Bengio's (1995) Figure 2 hold starts
         fit 0-1 of 20 training sets with levels of 2 values (one held value
         cannot tell what it read), 16-20 of 20 with a level of 3, random and
-        permutation starts 0-7 (doc/results/hierarchical_figure2.md)."""
+        permutation starts 0-10 (doc/results/hierarchical_figure2.md)."""
         if self.learn_timescales and max(self._levels()[0]) >= 3:
             return HOLD_HEAVY_STARTS
         return BaseIOHMM._auto_starts

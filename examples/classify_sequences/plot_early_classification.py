@@ -10,8 +10,8 @@ sequence (of lengths T/k, 2T/k, ..., T), each labelled with the sequence's
 class, so the model learns to answer along the way. Given as fractions of the
 sequence, ``n_prefixes`` trains on the prefixes at which the model will answer;
 with ``features="shape_centred"`` (MiniRocket's centred kernels instead of
-causal ones) that is the most accurate recipe measured (Results, "Early
-classification").
+causal ones) that is the recipe chosen on halves of the training series and
+measured on the test splits (Results, "Early classification").
 
 ItalyPowerDemand (shipped with skseq): a day's 24 hourly loads; is it a winter
 or a summer day? We score both models on the test days cut after h hours, for

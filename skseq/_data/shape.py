@@ -114,9 +114,9 @@ class ShapeFeatures(Representation):
         networks of a whole-sequence classifier read the last step: weighted
         so, the principal axes span how whole sequences differ as well as how
         their prefixes do (on ArrowHead's training set, 3-fold
-        cross-validation accuracy over 3 seeds 0.77 with 0, 0.80 with 0.3,
-        0.82 with 1 and with 3; test accuracy 0.865 -> 0.886 with 1;
-        ``benchmarks/bench_real_data.py``).
+        cross-validation accuracy over 3 seeds 0.769 with 0, 0.796 with 0.3,
+        0.815 with 1 and 0.806 with 3; test accuracy 0.865 -> 0.886 with 1;
+        ``benchmarks/bench_shape_validation.py``).
     projection_dtype : {"float32", "float64"}, default="float32"
         The precision of the randomized SVD that finds the principal axes
         (the standardization before it and the projection after it are
