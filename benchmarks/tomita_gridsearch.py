@@ -4,8 +4,8 @@ The acceptance check of the foundation issue: for grammars 1, 4, 5 and 6,
 GridSearchCV(IOHMMClassifier(emission="state"), n_states 2-5, cv=3), trained on 200
 random strings of length 1-12, should be >= 0.99 accurate on every string of length
 1-12 and >= 0.95 on random strings of length 50-100. Measured (seeds 0-4): every
-run of #1, #4, #6 at 1.000; #5 at 1.000 for 4 seeds of 5 (its machine is found by
-~3% of restarts).
+run of #1, #4, #6 at 1.000; #5 at 1.000 for 4 seeds of 5 (its machine is found by a
+few percent of restarts: 4 of 100 with the present starts, doc/results/restarts.md).
 
     python benchmarks/tomita_gridsearch.py [--seeds 0 1 2] [--solver lbfgs]
 """
