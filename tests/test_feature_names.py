@@ -16,15 +16,8 @@ from sklearn.base import clone, is_classifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
-from skseq import HybridHMMClassifier
-from skseq.preprocessing import (
-    DilatedConvolution,
-    RunningPooling,
-    SequenceFeatures,
-    SequenceUnion,
-    Stepwise,
-    WindowMean,
-)
+from skseq import HybridHMMClassifier, preprocessing
+from skseq.preprocessing import SequenceFeatures, SequenceUnion, Stepwise, WindowMean
 
 COLUMNS = ["a", "b"]
 
@@ -154,8 +147,8 @@ _OTHERS = {
     "HybridHMMClassifier": partial(HybridHMMClassifier, LogisticRegression(),
                                    window=1, features="lags"),
     **{type(t).__name__: partial(clone, t) for t in _transformers()},
-    "RunningPooling": RunningPooling,
-    "DilatedConvolution": DilatedConvolution,
+    "RunningPooling": preprocessing.RunningPooling,
+    "DilatedConvolution": preprocessing.DilatedConvolution,
 }
 
 
