@@ -59,6 +59,7 @@ from ._families.penalty import MAX_ALPHA, RAW_ALPHA
 from ._families.starts import STARTS
 from ._families.supervised import copies_of, fit_with_axes, read_out
 from ._families.transitions import TRANSITIONS
+from ._families.warm_axes import CountedRead, mark_axes, warm_inputs
 from ._fit.monitor import ConvergenceMonitor
 from ._fit.objective import Problem, Setup, fixed_startprob, topology_mask
 from ._fit.resources import check_allocation, check_memory, check_restarts
@@ -350,9 +351,11 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
         a warm start (``features`` None), and what the networks see through it
         (``groups`` as for :meth:`_alpha`)."""
         start = time.perf_counter()
-        if features is None:
-            features, representation = self.features_, self.representation_
-            inputs = representation.inputs(seqs, targets.steps, self.n_jobs)
+        read = CountedRead(partial(self._read_axes, seqs, targets, weight, groups))
+        if features is None:  # the fitted one, its supervised axes read anew
+            features = self.features_
+            representation, inputs = warm_inputs(
+                self.representation_, seqs, targets.steps, read, self.n_jobs)
         else:
             representation = self._make_representation(features)
             # ``weight`` is the fit's (with class weights): None if all 1
@@ -361,11 +364,9 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
                 if getattr(representation, "supervised", False):
                     # the supervised axes read the indicators only: beside the
                     # projection, weighted as the fit weighs the sequences
-                    inputs = fit_with_axes(
-                        representation, seqs, rng, self.n_jobs, weighed,
-                        targets.steps, partial(
-                            self._read_axes, seqs, targets,
-                            weight, groups))
+                    inputs = fit_with_axes(representation, seqs, rng, self.n_jobs,
+                                           weighed, targets.steps, read)
+                    mark_axes(representation, read.n_axes)
                 else:
                     representation.fit(seqs, rng, self.n_jobs, sample_weight=weighed)
                     inputs = representation.inputs(seqs, targets.steps, self.n_jobs)

@@ -167,7 +167,8 @@ class HierarchicalIOHMM(BaseIOHMM):
         of the shape representation (its thresholds' convolutions, prefix
         means and projections), in ``fit`` and ``predict``.
     warm_start : bool, default=False
-        Start from the previous solution (then ``n_init`` is ignored).
+        Start from the previous solution (then ``n_init`` is ignored);
+        ``alpha="auto"`` is chosen from the data as in a fit from scratch.
 
     Attributes
     ----------

@@ -15,7 +15,7 @@ import numpy as np
 from sklearn.base import is_regressor
 from sklearn.metrics import check_scoring
 
-from ._data import check_sample_weight, check_sequences, check_targets
+from ._data import check_score_weight, check_sequences, check_targets
 
 __all__ = ["step_scorer"]
 
@@ -79,7 +79,7 @@ class _StepScorer:
         if values.ndim == 2 and values.shape[1] == 1:
             values = values[:, 0]
         if sample_weight is not None:
-            weight = check_sample_weight(sample_weight, seqs.n_sequences)
+            weight = check_score_weight(sample_weight, seqs.n_sequences)
             kwargs["sample_weight"] = weight[seqs.sequence_of(targets.steps)]
         steps = _LabelledSteps(estimator, seqs.lengths, targets.steps,
                                values.ndim)

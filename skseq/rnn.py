@@ -25,6 +25,7 @@ from ._data import (
     check_fitted_params,
     check_number,
     check_sample_weight,
+    check_score_weight,
     check_targets,
     record_fitted_params,
     restore_on_failure,
@@ -464,7 +465,7 @@ class DiscretizedRNNClassifier(ClassifierMixin, NumberParams, BaseEstimator):
                 "one label per sequence."
             )
         weight = (None if sample_weight is None
-                  else check_sample_weight(sample_weight, seqs.n_sequences))
+                  else check_score_weight(sample_weight, seqs.n_sequences))
         return accuracy(targets.values, self.predict(X), self.classes_, weight)
 
     def extract_automaton(self, alphabet=None, max_states=10_000, *,

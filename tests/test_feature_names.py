@@ -12,9 +12,11 @@ import pytest
 from _states import assert_same_state, fitted_state
 from conftest import ESTIMATORS
 from numpy.testing import assert_array_equal
-from sklearn.base import is_classifier
+from sklearn.base import clone, is_classifier
+from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
+from skseq import HybridHMMClassifier, preprocessing
 from skseq.preprocessing import SequenceFeatures, SequenceUnion, Stepwise, WindowMean
 
 COLUMNS = ["a", "b"]
@@ -138,3 +140,35 @@ def test_integer_columns_are_no_feature_names():
     est = Stepwise(StandardScaler()).fit(X)
     assert not hasattr(est, "feature_names_in_")
     assert _name_warnings(lambda: est.transform([x.to_numpy() for x in X])) == []
+
+
+_OTHERS = {
+    "HierarchicalIOHMM": partial(ESTIMATORS["hier-clf"], max_iter=2),
+    "HybridHMMClassifier": partial(HybridHMMClassifier, LogisticRegression(),
+                                   window=1, features="lags"),
+    **{type(t).__name__: partial(clone, t) for t in _transformers()},
+    "RunningPooling": preprocessing.RunningPooling,
+    "DilatedConvolution": preprocessing.DilatedConvolution,
+}
+
+
+@pytest.mark.parametrize("name", list(_OTHERS))
+def test_name_warnings_of_the_other_models_are_scikit_learns(name):
+    # fitted with names, given arrays (or the reverse): one warning naming the
+    # model, as scikit-learn's own estimators give; the same kind: none
+    X = _frames()
+    arrays = [x.to_numpy() for x in X]
+    y = ([np.arange(len(x)) % 2 for x in X] if name == "HybridHMMClassifier"
+         else np.arange(len(X)) % 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        named, plain = _OTHERS[name]().fit(X, y), _OTHERS[name]().fit(arrays, y)
+    method = "predict" if hasattr(named, "predict") else "transform"
+    with_names, without = getattr(named, method), getattr(plain, method)
+    assert _name_warnings(lambda: with_names(arrays)) == [
+        f"X does not have valid feature names, but {name} was fitted with "
+        "feature names"]
+    assert _name_warnings(lambda: without(X)) == [
+        f"X has feature names, but {name} was fitted without feature names"]
+    assert _name_warnings(lambda: with_names(X)) == []
+    assert _name_warnings(lambda: without(arrays)) == []

@@ -102,8 +102,15 @@ def test_warm_start_keeps_the_fitted_representation():
     clf = IOHMMClassifier(n_init=1, max_iter=5, warm_start=True, random_state=0)
     clf.fit(X, y)
     rep = clf.representation_
+    assert clf.fit(X, y).representation_ is rep  # the same data
     clf.fit(X[:10], y[:10])
-    assert clf.representation_ is rep
+    again = clf.representation_
+    # its convolution, levels and components kept; its supervised column (the
+    # last: two classes) read out anew from the data given, as from scratch
+    assert again.convolution_ is rep.convolution_ and again.levels_ is rep.levels_
+    assert_array_equal(again.projection_[:, :-1], rep.projection_[:, :-1])
+    assert_array_equal(again.offset_[:-1], rep.offset_[:-1])
+    assert not np.array_equal(again.projection_[:, -1], rep.projection_[:, -1])
 
 
 @pytest.mark.parametrize("Estimator", [IOHMMRegressor, HierarchicalIOHMM])

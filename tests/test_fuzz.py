@@ -35,9 +35,11 @@ from hypothesis.extra import numpy as hnp
 from numpy.testing import assert_allclose
 from sklearn.base import is_classifier
 from sklearn.exceptions import NotFittedError
+from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
-from skseq import IOHMMClassifier
+from skseq import HybridHMMClassifier, IOHMMClassifier
+from skseq.metrics import step_scorer
 from skseq.preprocessing import Stepwise
 
 # CI: a fixed set of examples (derandomize), and no shrinking, so that a failure
@@ -364,6 +366,38 @@ def test_ragged_or_overflowing_sample_weight_is_a_clear_value_error():
         est.fit(X, [0, 1, 0], sample_weight=[5e-324, 0.0, 0.0])
     with pytest.raises(ValueError, match="sequence 1 holds the string '2'"):
         est.fit(X, [0, 1, 0], sample_weight=np.array([1, "2", 1], dtype=object))
+
+
+def _scoring(name):
+    """A fitted model's score (or a step scorer's) as a function of the weights."""
+    rng = np.random.default_rng(0)
+    X = [rng.normal(size=(k, N_FEATURES)) for k in (3, 1, 4, 2, 5, 2)]
+    if name not in ("hybrid", "steps"):
+        est = _fitted_copy(name)
+        return functools.partial(est.score, X, est.predict(X))
+    y = np.arange(6) % 2
+    if name == "hybrid":
+        est = HybridHMMClassifier(LogisticRegression(), window=1, features="lags")
+    else:  # skseq.metrics.step_scorer on labels per step
+        y = [np.arange(len(x)) % 2 for x in X]
+        est = IOHMMClassifier(n_states=2, **FAST)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.fit(X, y)
+    if name == "steps":
+        return functools.partial(step_scorer("accuracy"), est, X, y)
+    return functools.partial(est.score, X, y)
+
+
+@pytest.mark.parametrize("name", ["clf", "reg", "hier-clf", "rnn", "hybrid", "steps"])
+def test_score_refuses_subnormal_sample_weight_for_the_score(name):
+    # weights summing below the smallest normal float64 were refused by
+    # score with fit's reason (the objective's 1 / sum overflowing)
+    score = _scoring(name)
+    with pytest.raises(ValueError, match=r"^sample_weight sums to 6e-320, below "
+                       r"the smallest normal float64: .*the weighted score"):
+        score(sample_weight=np.full(6, 1e-320))
+    assert score(sample_weight=np.full(6, 1e-300)) == score()
 
 
 @pytest.mark.parametrize("name", ["reg", "hier-reg"])

@@ -2,8 +2,11 @@
 ridge read-out against refitting without each row, and the choice against the
 amount of data."""
 
+import warnings
+
 import numpy as np
 from numpy.testing import assert_allclose
+from sklearn.exceptions import ConvergenceWarning
 
 from skseq import IOHMMClassifier, IOHMMRegressor
 from skseq._families.penalty import (
@@ -136,3 +139,22 @@ def test_estimators_record_the_penalty_they_used():
     fixed = IOHMMRegressor(2, features="shape", alpha=0.3, n_init=1,
                            random_state=0).fit(X, y)
     assert fixed.alpha_ == 0.3
+
+
+def test_a_warm_refit_on_the_same_data_chooses_the_cold_fits_penalty():
+    # The warm refit reads the shape representation's supervised columns as
+    # the cold fit did (cross-fitted at the training sequences), not in
+    # sample: those separate the training set and drove the penalty to the
+    # floor (0.026 against 0.187 here).
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 40)
+    X = [rng.normal(size=(rng.integers(6, 10), 2)) + 0.6 * label for label in y]
+    clf = IOHMMClassifier(n_states=2, max_iter=10, n_init=1, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf.fit(X, y)
+        cold_alpha, cold_projection = clf.alpha_, clf.representation_.projection_
+        clf.set_params(warm_start=True, max_iter=1).fit(X, y)
+    assert clf.features_ == "shape" and cold_alpha > 0.1
+    assert clf.alpha_ == cold_alpha
+    np.testing.assert_array_equal(clf.representation_.projection_, cold_projection)

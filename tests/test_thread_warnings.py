@@ -14,6 +14,7 @@ from sklearn.linear_model import LogisticRegression
 
 from skseq._base_features import _held_out_score
 from skseq._data.checks import InputHintWarning, quiet_repeats
+from skseq._data.thread_warnings import ignoring
 from skseq._families.penalty import softmax_readout
 
 WAIT = 10  # seconds; each wait is released by the other thread at once
@@ -112,3 +113,22 @@ def test_the_ignored_warnings_of_the_section_itself_stay_ignored():
             warnings.warn("another warning", UserWarning, stacklevel=1)
         warnings.warn("a hint after", InputHintWarning, stacklevel=1)
     assert [str(w.message) for w in seen] == ["another warning", "a hint after"]
+
+
+def test_sections_entered_again_keep_one_filter_per_rule():
+    # 1,000 sections of each kind, in this thread and in two others: the list
+    # of filters holds one filter per rule (four), not one per section
+    def sections(_):
+        with quiet_repeats(), ignoring((ConvergenceWarning, "")):
+            pass
+
+    with warnings.catch_warnings():
+        warnings.resetwarnings()
+        for _ in range(1000):
+            sections(None)
+        with ThreadPoolExecutor(2) as pool:
+            list(pool.map(sections, range(1000)))
+        rules = [(f[2], f[1]) for f in warnings.filters]
+    assert len(rules) == 4 and len({id(pattern) for _, pattern in rules}) == 4
+    assert {category for category, _ in rules} == {
+        ConvergenceWarning, InputHintWarning, UserWarning}

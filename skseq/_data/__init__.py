@@ -26,7 +26,7 @@ from .lifecycle import (
 )
 from .sequences import Sequences, Targets, quote
 from .targets import accuracy, check_targets, score_targets
-from .weights import check_class_weights, check_sample_weight
+from .weights import check_class_weights, check_sample_weight, check_score_weight
 
 __all__ = [
     "N_JOBS_CONSTRAINT",
@@ -39,6 +39,7 @@ __all__ = [
     "check_n_jobs",
     "check_number",
     "check_sample_weight",
+    "check_score_weight",
     "check_sequences",
     "check_targets",
     "is_number",

@@ -18,7 +18,7 @@ from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.multiclass import check_classification_targets
 
 from .sequences import Targets, _check_container, _is_na, _object_as_float
-from .weights import check_sample_weight
+from .weights import check_score_weight
 
 __all__ = ["accuracy", "check_targets", "score_targets"]
 
@@ -386,7 +386,7 @@ def score_targets(y, seqs, sample_weight, *, task, step_level):
         )
     if sample_weight is None:
         return targets, None
-    weight = check_sample_weight(sample_weight, seqs.n_sequences)
+    weight = check_score_weight(sample_weight, seqs.n_sequences)
     if not targets.step_level:
         return targets, weight
     step_weight = weight[seqs.sequence_of(targets.steps)]

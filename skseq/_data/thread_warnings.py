@@ -14,6 +14,14 @@ matches only in the execution contexts (threads) inside it: in any other
 thread the filter does not apply. The filter stays in the list once added,
 inert outside :func:`ignoring`, so that another thread restoring a list it
 saved earlier does not take it away from a thread that is still inside.
+Entering again moves the same filter to the front rather than adding one, so
+the list holds at most one such filter per rule (skseq uses four, however
+many fits run); the four add about a microsecond to every warning raised in
+the process (an ignored one took 0.95 us without them, 2.0 us with them).
+
+The pattern is duck-typed: ``re.Pattern`` cannot be subclassed, and the
+warnings machinery (its C and Python implementations alike) only calls a
+filter's ``match`` with the message.
 """
 
 import contextvars

@@ -7,8 +7,8 @@ import numpy as np
 
 from .sequences import Targets, _check_container, _object_as_float
 
-__all__ = ["check_class_weights", "check_sample_weight", "dict_class_weights",
-           "finite_sum", "kept_sequences", "kept_targets",
+__all__ = ["check_class_weights", "check_sample_weight", "check_score_weight",
+           "dict_class_weights", "finite_sum", "kept_sequences", "kept_targets",
            "weighted_only"]
 
 # -- sample_weight --------------------------------------------------------------
@@ -16,6 +16,13 @@ __all__ = ["check_class_weights", "check_sample_weight", "dict_class_weights",
 # move the fit, and the penalty's gradient (alpha * theta / sum(w)) overflows
 # float64 once squared inside L-BFGS at ~1e150.
 _MAX_PENALTY_RATIO = 1e100
+# Why weights summing below the smallest normal float64 are refused, by a fit
+# and by a score.
+_TINY_FIT = "the objective's 1 / sum(sample_weight) overflows; use larger weights."
+_TINY_SCORE = (
+    "such numbers lose precision (1e-320 keeps 11 significant bits), so the "
+    "weighted score would be rounded. Only the weights' ratios matter to the "
+    "score: scale them up.")
 
 
 def check_sample_weight(sample_weight, n_sequences, *, alpha=0.0):
@@ -28,7 +35,7 @@ def check_sample_weight(sample_weight, n_sequences, *, alpha=0.0):
     times the data's (only the ratio matters: the weights and ``alpha`` both
     times c give the same model).
     """
-    weight = _weights(sample_weight, n_sequences)
+    weight = _weights(sample_weight, n_sequences, _TINY_FIT)
     total = weight.sum()
     with np.errstate(over="ignore"):
         ratio = alpha / total
@@ -46,8 +53,15 @@ def check_sample_weight(sample_weight, n_sequences, *, alpha=0.0):
     return weight
 
 
-def _weights(sample_weight, n_sequences):
-    """The weights as a validated float64 array (ones when None)."""
+def check_score_weight(sample_weight, n_sequences):
+    """Per-sequence weights of a score, checked as :func:`check_sample_weight`
+    checks a fit's (no penalty to weigh them against)."""
+    return _weights(sample_weight, n_sequences, _TINY_SCORE)
+
+
+def _weights(sample_weight, n_sequences, tiny):
+    """The weights as a validated float64 array (ones when None); ``tiny``
+    says why a sum below the smallest normal float64 is refused."""
     if sample_weight is None:
         return np.ones(n_sequences)
     _check_container(sample_weight, "sample_weight", "one weight per sequence")
@@ -89,8 +103,7 @@ def _weights(sample_weight, n_sequences):
     if total < np.finfo(np.float64).tiny:
         raise ValueError(
             f"sample_weight sums to {total:.3g}, below the smallest normal float64: "
-            "the objective's 1 / sum(sample_weight) overflows; use larger weights."
-        )
+            + tiny)
     return weight
 
 
