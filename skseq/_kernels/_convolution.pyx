@@ -92,6 +92,36 @@ cdef inline void _fill_window(
         sums[ch * stride] = total
 
 
+cdef inline void _convolve_block(
+    Py_ssize_t m,             # the combination
+    const intp* pos,          # IN (n_combinations * 3,) taps of weight 2
+    const intp* cptr,         # IN (n_combinations + 1,) channel_ptr
+    const intp* chans,        # IN channels
+    const double* window,     # IN from _fill_window, [(ch * 9 + p) * stride + u]
+    const double* sums,       # IN from _fill_window, [ch * stride + u]
+    Py_ssize_t stride,
+    Py_ssize_t n_block,
+    double* conv,             # OUT (n_block,)
+) noexcept nogil:
+    """conv[u] = sum over m's channels of 3 (g_i + g_j + g_l) - sum_p g_p, at
+    every step u of a block, in a loop over the steps that the compiler
+    vectorizes."""
+    cdef Py_ssize_t q, u
+    cdef const double* gi
+    cdef const double* gj
+    cdef const double* gl
+    cdef const double* gs
+    for u in range(n_block):
+        conv[u] = 0.0
+    for q in range(cptr[m], cptr[m + 1]):
+        gi = window + (chans[q] * N_TAPS + pos[3 * m]) * stride
+        gj = window + (chans[q] * N_TAPS + pos[3 * m + 1]) * stride
+        gl = window + (chans[q] * N_TAPS + pos[3 * m + 2]) * stride
+        gs = sums + chans[q] * stride
+        for u in range(n_block):
+            conv[u] = conv[u] + (3.0 * (gi[u] + gj[u] + gl[u]) - gs[u])
+
+
 def dilated_convolution_fill(
     const double[:, ::1] data,       # IN (n_steps, n_channels) packed sequences
     const intp[::1] rows,            # IN (n_rows,) packed step of each output row
@@ -127,14 +157,14 @@ def dilated_convolution_fill(
     The rows are taken ROWS at a time (as prefix_indicator_fill takes its
     steps): a dilation's window values of the block's rows, then every
     combination's convolutions in a loop over the rows that the compiler
-    vectorizes, each value with the same operations in the same order as
-    prefix_indicator_fill's (so the same bits).
+    vectorizes (``_convolve_block``, as prefix_indicator_fill computes them:
+    the same bits).
     """
     cdef Py_ssize_t n_channels = data.shape[1]
     cdef Py_ssize_t n_dilations = dilations.shape[0]
     cdef Py_ssize_t n_biases = biases.shape[1]
     cdef Py_ssize_t width = positions.shape[0] * max(n_biases, 1)  # out's row
-    cdef Py_ssize_t r0, n_block, u, d, m, q, ch, k, b
+    cdef Py_ssize_t r0, n_block, u, d, m, k, b
     # Raw pointers: stores through a memoryview's char* would oblige the compiler
     # to reload every other memoryview's fields after each one.
     cdef const double* x = &data[0, 0]
@@ -145,10 +175,6 @@ def dilated_convolution_fill(
     cdef Py_ssize_t n_out = positions.shape[0] * n_biases
     cdef Py_ssize_t shift = 8 if causal else 4  # taps before the anchor step
     cdef double* o
-    cdef const double* gi
-    cdef const double* gj
-    cdef const double* gl
-    cdef const double* gs
     # the block's window values [(ch * 9 + p) * ROWS + u], their sums
     # [ch * ROWS + u] and one combination's convolutions [u]
     cdef double* window
@@ -170,17 +196,8 @@ def dilated_convolution_fill(
                                  last[r0 + u], dilations[d], shift, zero_pad, ROWS,
                                  window + u, sums + u)
                 for m in range(combination_ptr[d], combination_ptr[d + 1]):
-                    # c = sum over m's channels of 3 (g_i + g_j + g_l) - sum_p g_p
-                    for u in range(n_block):
-                        conv[u] = 0.0
-                    for q in range(cptr[m], cptr[m + 1]):
-                        ch = chans[q]
-                        gi = window + (ch * N_TAPS + pos[3 * m]) * ROWS
-                        gj = window + (ch * N_TAPS + pos[3 * m + 1]) * ROWS
-                        gl = window + (ch * N_TAPS + pos[3 * m + 2]) * ROWS
-                        gs = sums + ch * ROWS
-                        for u in range(n_block):
-                            conv[u] = conv[u] + (3.0 * (gi[u] + gj[u] + gl[u]) - gs[u])
+                    _convolve_block(m, pos, cptr, chans, window, sums, ROWS, n_block,
+                                    conv)
                     if n_biases == 0:
                         for u in range(n_block):
                             o[u * width + m] = conv[u]
@@ -394,10 +411,6 @@ def prefix_indicator_fill(
     cdef intp* cnt = &counts[0]
     cdef double* total = &running[0, 0] if k else NULL
     cdef double* comp = &running[1, 0] if k else NULL
-    cdef const double* gi
-    cdef const double* gj
-    cdef const double* gl
-    cdef const double* gs
     cdef intp* row_of
     cdef double* o
     cdef double* p_u
@@ -459,17 +472,8 @@ def prefix_indicator_fill(
                                  zero_pad, BLOCK, window + u, sums + u)
                 m0 = combination_ptr[d]
                 for m in range(m0, combination_ptr[d + 1]):
-                    # conv = sum over m's channels of 3 (g_i + g_j + g_l) - sum_p g_p
-                    for u in range(n_block):
-                        conv[u] = 0.0
-                    for q in range(cptr[m], cptr[m + 1]):
-                        ch = chans[q]
-                        gi = window + (ch * N_TAPS + pos[3 * m]) * BLOCK
-                        gj = window + (ch * N_TAPS + pos[3 * m + 1]) * BLOCK
-                        gl = window + (ch * N_TAPS + pos[3 * m + 2]) * BLOCK
-                        gs = sums + ch * BLOCK
-                        for u in range(n_block):
-                            conv[u] = conv[u] + (3.0 * (gi[u] + gj[u] + gl[u]) - gs[u])
+                    _convolve_block(m, pos, cptr, chans, window, sums, BLOCK, n_block,
+                                    conv)
                     _count_block(conv, n_block, bias + m * n_biases,
                                  order + m * n_biases, n_biases, m * n_biases, t, a,
                                  row_at + r, dest_at + r, r_end - r, cnt, n_on, hist,
