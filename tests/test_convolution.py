@@ -100,6 +100,49 @@ def test_threads_and_row_chunks_give_identical_results(monkeypatch):
                     atol=1e-12)
 
 
+def _convolution_by_hand(data, offsets, rows, args):
+    """Every combination's convolution at the packed steps ``rows``: the taps
+    read directly (the sequence's end value beyond its ends), times the
+    kernel's weights, summed over the combination's channels."""
+    seq = np.searchsorted(offsets, rows, side="right") - 1
+    lo, hi = offsets[seq], offsets[seq + 1] - 1
+    ptr, cptr = args["combination_ptr"], args["channel_ptr"]
+    out = np.empty((rows.size, args["positions"].shape[0]))
+    for d, dilation in enumerate(args["dilations"]):
+        taps = np.clip(rows[:, None] + (np.arange(9) - 8) * dilation,
+                       lo[:, None], hi[:, None])  # (rows, 9), causal
+        for m in range(ptr[d], ptr[d + 1]):
+            weights = np.full(9, -1.0)
+            weights[args["positions"][m]] = 2.0
+            chans = args["channels"][cptr[m] : cptr[m + 1]]
+            out[:, m] = (data[taps][:, :, chans] * weights[:, None]).sum(axis=(1, 2))
+    return out
+
+
+def test_convolution_at_rows_in_any_order(monkeypatch):
+    """Rows in no order, repeated, in blocks that span sequences and thread
+    ranges that start inside a block: every value equals the direct sum
+    (small integers: exact), and its indicators the comparisons with the
+    biases."""
+    rng = np.random.default_rng(3)
+    X = [rng.integers(-4, 5, size=(n, 3)).astype(float) for n in (40, 1, 9, 75)]
+    conv = DilatedConvolution(3, max_dilation=4, n_biases=2,
+                              random_state=0).fit(X)
+    seqs = check_sequences(X)
+    args = conv._kernel_arguments()
+    rows = np.r_[rng.permutation(seqs.data.shape[0]), 7, 7, 0]
+    monkeypatch.setattr(convolution, "_MIN_VALUES_PER_THREAD", 1)
+    values = convolution.dilated_convolution(
+        seqs.data, seqs.offsets, rows, biases=np.empty((len(conv.channels_), 0)),
+        **{**args, "n_jobs": 3})
+    expected = _convolution_by_hand(seqs.data, seqs.offsets, rows, args)
+    assert_array_equal(values, expected)
+    indicators = convolution.dilated_convolution(
+        seqs.data, seqs.offsets, rows, biases=conv.biases_, **{**args, "n_jobs": 3})
+    assert_array_equal(indicators, (expected[:, :, None] > conv.biases_).reshape(
+        rows.size, -1))
+
+
 def test_a_row_projection_still_coming_gives_the_same_rows(monkeypatch):
     """A row projection computed meanwhile (a callable, None until it comes):
     the chunks walked before it are kept, on one thread, at most

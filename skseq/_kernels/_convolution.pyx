@@ -20,9 +20,11 @@
 # rounding noise that an indicator at a bias near 0 would turn into random bits)
 # and a large offset in the series costs no precision.
 #
-# Speed: dilated_convolution_fill writes one row of n_combinations * n_biases
-# values per step, and that writing bounds it; an AVX2 + FMA build measured no
-# faster, so unlike _forward_backward this module has no AVX2 twin.
+# Speed: dilated_convolution_fill computes a block of rows at a time, each
+# combination's values in a vector loop over the rows (one row at a time, its
+# scalar loop over the combinations took about twice as long on the thresholds
+# of a default fit); an AVX2 + FMA build measured no faster, so unlike
+# _forward_backward this module has no AVX2 twin.
 # prefix_indicator_fill writes no indicators: it keeps their counts and sums the
 # projections of those that are on (benchmarks/bench_representations.py).
 
@@ -42,6 +44,10 @@ cdef enum:
     # Steps per block of prefix_indicator_fill: long enough for vector loops,
     # short enough that a block's window values stay in the L1/L2 cache.
     BLOCK = 128
+    # Rows per block of dilated_convolution_fill: their output rows (84
+    # convolutions of a dilation) stay in the L1 cache while it writes them
+    # a column at a time.
+    ROWS = 32
     # Inputs per block of project_rows_fill: 256 rows of 128 weights, 256 kB,
     # stay in the L2 cache.
     PANEL = 256
@@ -86,23 +92,34 @@ cdef inline void _fill_window(
         sums[ch * stride] = total
 
 
-cdef inline double _combination(
+cdef inline void _convolve_block(
     Py_ssize_t m,             # the combination
     const intp* pos,          # IN (n_combinations * 3,) taps of weight 2
     const intp* cptr,         # IN (n_combinations + 1,) channel_ptr
     const intp* chans,        # IN channels
-    const double* window,     # IN from _fill_window
-    const double* sums,       # IN from _fill_window
+    const double* window,     # IN from _fill_window, [(ch * 9 + p) * stride + u]
+    const double* sums,       # IN from _fill_window, [ch * stride + u]
+    Py_ssize_t stride,
+    Py_ssize_t n_block,
+    double* conv,             # OUT (n_block,)
 ) noexcept nogil:
-    """c = sum over the combination's channels of 3 (g_i + g_j + g_l) - sum_p g_p."""
-    cdef Py_ssize_t k
-    cdef const double* w
-    cdef double c = 0.0
-    for k in range(cptr[m], cptr[m + 1]):
-        w = window + chans[k] * N_TAPS
-        c = c + (3.0 * (w[pos[3 * m]] + w[pos[3 * m + 1]] + w[pos[3 * m + 2]])
-                 - sums[chans[k]])
-    return c
+    """conv[u] = sum over m's channels of 3 (g_i + g_j + g_l) - sum_p g_p, at
+    every step u of a block, in a loop over the steps that the compiler
+    vectorizes."""
+    cdef Py_ssize_t q, u
+    cdef const double* gi
+    cdef const double* gj
+    cdef const double* gl
+    cdef const double* gs
+    for u in range(n_block):
+        conv[u] = 0.0
+    for q in range(cptr[m], cptr[m + 1]):
+        gi = window + (chans[q] * N_TAPS + pos[3 * m]) * stride
+        gj = window + (chans[q] * N_TAPS + pos[3 * m + 1]) * stride
+        gl = window + (chans[q] * N_TAPS + pos[3 * m + 2]) * stride
+        gs = sums + chans[q] * stride
+        for u in range(n_block):
+            conv[u] = conv[u] + (3.0 * (gi[u] + gj[u] + gl[u]) - gs[u])
 
 
 def dilated_convolution_fill(
@@ -136,12 +153,18 @@ def dilated_convolution_fill(
     With ``n_biases == 0`` the convolution values go to ``out[r, m]``; else the
     indicators ``c > biases[m, b]`` (1.0 or 0.0) go to
     ``out[r, m * n_biases + b]``.
+
+    The rows are taken ROWS at a time (as prefix_indicator_fill takes its
+    steps): a dilation's window values of the block's rows, then every
+    combination's convolutions in a loop over the rows that the compiler
+    vectorizes (``_convolve_block``, as prefix_indicator_fill computes them:
+    the same bits).
     """
     cdef Py_ssize_t n_channels = data.shape[1]
     cdef Py_ssize_t n_dilations = dilations.shape[0]
     cdef Py_ssize_t n_biases = biases.shape[1]
-    cdef Py_ssize_t r, t, d, m, k, b
-    cdef double c
+    cdef Py_ssize_t width = positions.shape[0] * max(n_biases, 1)  # out's row
+    cdef Py_ssize_t r0, n_block, u, d, m, k, b
     # Raw pointers: stores through a memoryview's char* would oblige the compiler
     # to reload every other memoryview's fields after each one.
     cdef const double* x = &data[0, 0]
@@ -151,31 +174,45 @@ def dilated_convolution_fill(
     cdef const double* bias = &biases[0, 0] if n_biases else NULL
     cdef Py_ssize_t n_out = positions.shape[0] * n_biases
     cdef Py_ssize_t shift = 8 if causal else 4  # taps before the anchor step
-    cdef double* row
+    cdef double* o
+    # the block's window values [(ch * 9 + p) * ROWS + u], their sums
+    # [ch * ROWS + u] and one combination's convolutions [u]
     cdef double* window
     cdef double* sums
+    cdef double* conv
+    if row_stop <= row_start:
+        return
     with nogil:
-        window = <double*> _scratch(n_channels * (N_TAPS + 1))
-        sums = window + n_channels * N_TAPS
-        for r in range(row_start, row_stop):
-            t = rows[r]
-            row = &out[r, 0]
+        window = <double*> _scratch((n_channels * (N_TAPS + 1) + 1) * ROWS)
+        sums = window + n_channels * N_TAPS * ROWS
+        conv = sums + n_channels * ROWS
+        r0 = row_start
+        while r0 < row_stop:
+            n_block = min(<Py_ssize_t> ROWS, row_stop - r0)
+            o = &out[r0, 0]
             for d in range(n_dilations):
-                _fill_window(x, n_channels, t, first[r], last[r], dilations[d],
-                             shift, zero_pad, 1, window, sums)
+                for u in range(n_block):
+                    _fill_window(x, n_channels, rows[r0 + u], first[r0 + u],
+                                 last[r0 + u], dilations[d], shift, zero_pad, ROWS,
+                                 window + u, sums + u)
                 for m in range(combination_ptr[d], combination_ptr[d + 1]):
-                    c = _combination(m, pos, cptr, chans, window, sums)
+                    _convolve_block(m, pos, cptr, chans, window, sums, ROWS, n_block,
+                                    conv)
                     if n_biases == 0:
-                        row[m] = c
+                        for u in range(n_block):
+                            o[u * width + m] = conv[u]
                     else:
                         for b in range(n_biases):
-                            row[m * n_biases + b] = c
-            # Threshold the whole row in one flat loop, which the compiler turns
+                            for u in range(n_block):
+                                o[u * width + m * n_biases + b] = conv[u]
+            # Threshold the whole rows in one flat loop, which the compiler turns
             # into vector compares: a short loop per combination compiles to
             # branches, mispredicted half of the time on random bits.
             if n_biases > 0:
-                for k in range(n_out):
-                    row[k] = <double> (row[k] > bias[k])
+                for u in range(n_block):
+                    for k in range(n_out):
+                        o[u * width + k] = <double> (o[u * width + k] > bias[k])
+            r0 = r0 + n_block
         free(window)
 
 
@@ -374,10 +411,6 @@ def prefix_indicator_fill(
     cdef intp* cnt = &counts[0]
     cdef double* total = &running[0, 0] if k else NULL
     cdef double* comp = &running[1, 0] if k else NULL
-    cdef const double* gi
-    cdef const double* gj
-    cdef const double* gl
-    cdef const double* gs
     cdef intp* row_of
     cdef double* o
     cdef double* p_u
@@ -439,17 +472,8 @@ def prefix_indicator_fill(
                                  zero_pad, BLOCK, window + u, sums + u)
                 m0 = combination_ptr[d]
                 for m in range(m0, combination_ptr[d + 1]):
-                    # conv = sum over m's channels of 3 (g_i + g_j + g_l) - sum_p g_p
-                    for u in range(n_block):
-                        conv[u] = 0.0
-                    for q in range(cptr[m], cptr[m + 1]):
-                        ch = chans[q]
-                        gi = window + (ch * N_TAPS + pos[3 * m]) * BLOCK
-                        gj = window + (ch * N_TAPS + pos[3 * m + 1]) * BLOCK
-                        gl = window + (ch * N_TAPS + pos[3 * m + 2]) * BLOCK
-                        gs = sums + ch * BLOCK
-                        for u in range(n_block):
-                            conv[u] = conv[u] + (3.0 * (gi[u] + gj[u] + gl[u]) - gs[u])
+                    _convolve_block(m, pos, cptr, chans, window, sums, BLOCK, n_block,
+                                    conv)
                     _count_block(conv, n_block, bias + m * n_biases,
                                  order + m * n_biases, n_biases, m * n_biases, t, a,
                                  row_at + r, dest_at + r, r_end - r, cnt, n_on, hist,
