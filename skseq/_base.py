@@ -413,8 +413,11 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
         """The objective of this fit (``skseq._fit.objective.Problem``) and the
         decisions taken on the way (:class:`~skseq._fit.objective.Setup`)."""
         weight, targets = self._encode_targets(seqs, y, sample_weight)
-        # a sequence of weight 0 is read no further: the fit is that without it
-        seqs, targets, weight, keep = weighted_only(seqs, targets, weight)
+        # class weights of sequence-level labels act as sample weights in all;
+        # a sequence of weight 0 in the fit is read no further (as without it)
+        seqs, targets, weights, keep = weighted_only(
+            seqs, targets, (weight, *self._target_weights(seqs, targets, weight)))
+        weight, fit_weight, target_weight = weights
         if not keep.all():
             y = _safe_indexing(y, np.flatnonzero(keep))
             if groups is not None:  # the sources left, numbered as without them
@@ -432,8 +435,6 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
                                           sample_weight is not None)
                     if do_init else None)
         rng = check_random_state(self.random_state)
-        # class weights of sequence-level labels act as sample weights in all
-        fit_weight, target_weight = self._target_weights(seqs, targets, weight)
         groups = class_weighted_groups(groups, weight, fit_weight)
         features, representation, inputs = self._represent(
             seqs, targets, sample_weight, fit_weight, rng, features, groups,

@@ -11,7 +11,8 @@ What is decided on the client, and from what:
 
 * the targets' encoding (classes, scaling) and the sample weights: from y
   and the sequences' lengths, brought to the client (one value per sequence);
-  the sequences of weight 0 are then dropped on their workers
+  the sequences of weight 0 (by their sample or class weights) are then
+  dropped on their workers
   (:meth:`~skseq._fit.distributed.Shards.keep_only`), and all that follows
   reads the others alone, as a local fit does;
 * the input representation: fitted on whole sequences drawn at random, up to
@@ -52,7 +53,7 @@ from ._data.checks import check_rows, quiet_rows
 from ._data.dask import block_shape, is_dask_collection, known_columns, unsupported
 from ._data.prefixes import check_prefixes
 from ._data.representation import refuse_out_of_memory, resolve_from
-from ._data.weights import kept_targets
+from ._data.weights import kept_targets, kept_weights, weighed_sequences
 from ._families.supervised import append_axes, read_out
 from ._fit.distributed import ShardedProblem, Shards
 from ._fit.objective import Setup, fixed_startprob
@@ -138,22 +139,25 @@ def _build_problem(est, client, shards, y, sample_weight):
     """``BaseIOHMM._build_problem`` for sharded sequences: the decisions are
     the driver's own hooks; the data terms stay on the workers."""
 
-    weight, targets = est._encode_targets(shards.skeleton(), y, sample_weight)
-    # a sequence of weight 0 is read no further (left out on its worker): the
-    # fit is that without it, as locally
-    keep = weight > 0
+    skeleton = shards.skeleton()
+    weight, targets = est._encode_targets(skeleton, y, sample_weight)
+    # class weights of sequence-level labels act as sample weights in all
+    fit_weight, target_weight = est._target_weights(skeleton, targets, weight)
+    # a sequence of weight 0 (by its sample or class weight) is read no
+    # further (left out on its worker): the fit is that without it, as locally
+    seq_of = skeleton.sequence_of(targets.steps)
+    keep = weighed_sequences(seq_of, fit_weight, target_weight)
     if not keep.all():
+        weight, fit_weight, target_weight = kept_weights(
+            keep, seq_of, weight, fit_weight, target_weight)
         targets = kept_targets(shards.offsets, targets, keep)
         shards.keep_only(keep)
-        weight = weight[keep]
-    skeleton = shards.skeleton()
+        skeleton = shards.skeleton()
     n = est._n_chain_states()
     mask = est._transition_mask()
     fixed_start = fixed_startprob(est.startprob, n)
     do_init = not est._warm()
     rng = check_random_state(est.random_state)
-    # class weights of sequence-level labels act as sample weights in all
-    fit_weight, target_weight = est._target_weights(skeleton, targets, weight)
     axes = None
     if do_init:
         # weighed as a local fit weighs the representation's sequences

@@ -10,15 +10,14 @@ from sklearn.utils._param_validation import (
     StrOptions,
     validate_parameter_constraints,
 )
-from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import FlatIOHMM
 from ._base_dask import dask_aware
-from ._data import check_class_weights, check_sample_weight, check_targets
+from ._data import check_sample_weight, check_targets
 from ._data.lifecycle import refuse_bool_numbers
 from ._data.prefixes import check_prefixes, prefix_lengths, prefix_sequences
-from ._data.weights import dict_class_weights
+from ._data.weights import class_weights
 from ._families.outputs import CategoricalOutputs
 from ._families.registry import document_options, option_constraints
 from ._fit.resources import check_allocation
@@ -198,8 +197,10 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         the class), counted with ``sample_weight``) or None (all 1). With
         sequence-level labels a class weight multiplies its sequences' weights;
         with step-level labels it is the exponent of the output likelihood of
-        every step labelled with that class. Weights must be finite and
-        non-negative, and not all zero.
+        every step labelled with that class. A sequence of weight 0 by its
+        class (with step-level labels: whose labels are all of classes of
+        weight 0) is left out as one of ``sample_weight`` 0 is. Weights must
+        be finite and non-negative, and not all zero.
 
     Attributes
     ----------
@@ -407,20 +408,8 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         likelihood to the weight of its class."""
         if self.class_weight is None:
             return weight, None
-        labels = self.classes_[targets.values]
-        seq_of = seqs.sequence_of(targets.steps)
-        # a class whose labels all have weight 0 (left out of the fit) is not
-        # in targets: 'balanced' cannot weigh it, as check_class_weights says
-        seen = np.isin(np.arange(self.classes_.size), targets.values)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            per_class = (dict_class_weights(self.class_weight, self.classes_)
-                         if isinstance(self.class_weight, dict) else
-                         compute_class_weight(self.class_weight,
-                                              classes=self.classes_, y=labels,
-                                              sample_weight=weight[seq_of])
-                         if seen.all() else np.where(seen, 1.0, np.inf))
-            weighted = weight[seq_of] * per_class[targets.values]
-        check_class_weights(self.class_weight, self.classes_, per_class, weighted)
+        per_class = class_weights(self.class_weight, self.classes_, targets.values,
+                                  weight[seqs.sequence_of(targets.steps)])
         if targets.step_level:
             return weight, per_class[targets.values]
         return weight * per_class[targets.values], None

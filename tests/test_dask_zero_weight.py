@@ -145,3 +145,21 @@ def test_class_of_weight_zero_on_the_shape_representation(client):
         assert_array_equal(getattr(dist.representation_, name),
                            getattr(local.representation_, name), err_msg=name)
     _assert_same_fit(dist, local)
+
+
+def test_class_weight_zero_is_sample_weight_zero(client):
+    """class_weight={1: 0} leaves the sequences of class 1 out on their
+    workers, as sample_weight 0 does: n_init="auto" counts the other steps
+    (2,120: 47 restarts; with the 1,260 of class 1 they were counted, 29), and
+    the fit is the same bit for bit, whether they fill a shard or lie among
+    the others."""
+    rng = np.random.default_rng(4)
+    X = [rng.normal(size=(n, 2)) for n in (700, 300, 800, 400, 620, 560)]
+    y = np.array([0, 1, 0, 1, 2, 1])
+    X[1], X[3], X[5] = (3 * x for x in (X[1], X[3], X[5]))
+    est = IOHMMClassifier(2, features="raw", max_iter=1, random_state=0)
+    chunks = _chunks(X, [1, 1, 4])
+    by_class = clone(est).set_params(class_weight={1: 0}).fit(chunks, y)
+    by_sample = clone(est).fit(chunks, y, sample_weight=(y != 1).astype(float))
+    assert by_sample.n_init_ == 100_000 // 2120
+    _assert_same_fit(by_class, by_sample)

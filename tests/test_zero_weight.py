@@ -143,3 +143,99 @@ def test_prefix_fit_with_integer_weights_leaves_the_sequence_out():
     without = clone(est).fit(X, y, sample_weight=weight)
     assert with_zero.alpha_ == without.alpha_
     _assert_same_fit(with_zero, without, X)
+
+
+# -- a class of class_weight 0 ---------------------------------------------------
+def _class_one_zero(est, X, y, zero):
+    """``est`` fitted with class 1 weighed 0 by ``class_weight``, and fitted
+    with ``sample_weight`` 0 on the sequences ``zero`` instead."""
+    by_class = clone(est).set_params(class_weight={1: 0.0}).fit(X, y)
+    by_sample = clone(est).fit(X, y, sample_weight=np.where(zero, 0.0, 1.0))
+    return by_class, by_sample
+
+
+def _three_classes(rng, n, lengths, scale=1.0):
+    """``n`` real-valued series of 3 classes (1 in every third) whose class
+    shows in their drift; class 1's ``lengths`` steps long and ``scale``
+    times larger, so that reading them, or their rounding, shows."""
+    y = np.arange(n) % 3
+    X = [np.cumsum(rng.normal(size=(int(rng.integers(6, 10)), 2)), axis=0)
+         + 0.5 * c * np.arange(1, 3) for c in y]
+    for i in np.flatnonzero(y == 1):
+        X[i] = scale * np.cumsum(rng.normal(size=(lengths, 2)), axis=0)
+    return X, y
+
+
+@pytest.mark.parametrize("case", ["default", "raw", "prefixes"])
+def test_class_weight_zero_is_sample_weight_zero(case):
+    """class_weight={1: 0} fits as sample_weight 0 on the sequences of class
+    1, bit for bit: they are left out before anything reads them. Before,
+    the shape representation, alpha="auto" and the read-out met them (the
+    default), n_init="auto" counted their steps (raw: the 2,400 steps
+    of class 1 gave 40 restarts, not 50) and the sums added their zeros."""
+    rng = np.random.default_rng(6)
+    X, y = _three_classes(rng, 12, 600 if case == "raw" else 12, scale=4.0)
+    est = {"default": IOHMMClassifier(2, max_iter=3, random_state=0),
+           "raw": IOHMMClassifier(2, features="raw", max_iter=1, random_state=0),
+           "prefixes": IOHMMClassifier(2, n_prefixes=2, max_iter=3,
+                                       features=ShapeFeatures(n_indicators=84),
+                                       random_state=0)}[case]
+    by_class, by_sample = _class_one_zero(est, X, y, y == 1)
+    assert by_sample.features_ == ("raw" if case == "raw" else "shape")
+    if case == "raw":
+        assert by_sample.n_init_ == 50
+    assert by_class.alpha_ == by_sample.alpha_
+    assert_array_equal(by_class.classes_, [0, 1, 2])
+    _assert_same_fit(by_class, by_sample, X)
+
+
+def test_class_weight_zero_with_auto_features():
+    """features="auto" reads +-1 codes as raw steps: the real-valued
+    sequences of a class of weight 0 made it choose the shape
+    representation."""
+    rng = np.random.default_rng(7)
+    X = [rng.choice([-1.0, 1.0], size=(int(n), 2))
+         for n in rng.integers(5, 9, size=9)]
+    y = np.arange(9) % 3
+    for i in np.flatnonzero(y == 1):
+        X[i] = rng.normal(size=(7, 2))
+    est = IOHMMClassifier(2, n_init=1, max_iter=3, random_state=0)
+    by_class, by_sample = _class_one_zero(est, X, y, y == 1)
+    assert by_sample.features_ == "raw"
+    _assert_same_fit(by_class, by_sample, X)
+
+
+def test_step_level_class_weight_zero_leaves_out_only_all_zero_sequences():
+    """Step-level labels: a sequence whose labels are all of a class of
+    weight 0 is left out as one of sample_weight 0; one that holds other
+    labels stays, its steps of that class weighed 0. n_init="auto" counts
+    the steps read: 2,129 (46 restarts; with the 407 of the sequences all of
+    class 1, 2,536: 39; without the long mixed one, 50)."""
+    rng = np.random.default_rng(8)
+    X = [rng.normal(size=(int(n), 2)) for n in (6, 7, 5, 8, 400, 2100, 10)]
+    y = [(x[:, 0] > 0).astype(int) for x in X]
+    y[1][:] = 1  # all class 1, short
+    y[4][:] = 1  # all class 1, long
+    est = IOHMMClassifier(2, features="raw", class_weight={0: 2.0, 1: 0.0},
+                          max_iter=1, random_state=0)
+    all_one = np.array([np.all(t == 1) for t in y])
+    by_class = clone(est).fit(X, y)
+    by_sample = clone(est).fit(X, y, sample_weight=np.where(all_one, 0.0, 1.0))
+    assert by_sample.n_init_ == 100_000 // 2129
+    _assert_same_fit(by_class, by_sample, X)
+
+
+@pytest.mark.parametrize("n_prefixes", [1, 2])
+def test_every_sequence_of_weight_zero_is_refused(n_prefixes):
+    """Class weights 0 on the classes that sample_weight leaves: no sequence
+    weighs anything; refused, and the fitted model is left as it was."""
+    rng = np.random.default_rng(9)
+    X, y = _three_classes(rng, 9, 8)
+    est = IOHMMClassifier(2, features="raw", n_init=1, max_iter=2,
+                          n_prefixes=n_prefixes, random_state=0).fit(X, y)
+    before = est.emission_coef_.copy()
+    est.set_params(class_weight={0: 0, 2: 0.0})
+    with pytest.raises(ValueError, match="gives every labelled sequence or "
+                       "step weight 0; at least one class needs a positive"):
+        est.fit(X, y, sample_weight=(y != 1).astype(float))
+    assert_array_equal(est.emission_coef_, before)

@@ -81,6 +81,5 @@ def class_weighted_groups(groups, weight, fit_weight):
         return groups
     parent, group_weight = groups
     factor = np.ones_like(group_weight)
-    kept = weight > 0
-    factor[parent[kept]] = fit_weight[kept] / weight[kept]
+    factor[parent] = fit_weight / weight  # the weights of the fit: positive
     return parent, group_weight * factor

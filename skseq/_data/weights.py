@@ -1,15 +1,16 @@
 """Sample and class weights: ``sample_weight`` in every accepted form, checked;
-the sequences a fit reads (those of positive weight); class weights checked
-against the classes.
+the sequences a fit reads (those of positive weight, class weights included);
+class weights checked against the classes.
 """
 
 import numpy as np
+from sklearn.utils.class_weight import compute_class_weight
 
 from .sequences import Targets, _check_container, _object_as_float
 
 __all__ = ["check_class_weights", "check_sample_weight", "check_score_weight",
-           "dict_class_weights", "finite_sum", "kept_sequences", "kept_targets",
-           "weighted_only"]
+           "class_weights", "dict_class_weights", "finite_sum", "kept_sequences",
+           "kept_targets", "kept_weights", "weighed_sequences", "weighted_only"]
 
 # -- sample_weight --------------------------------------------------------------
 # Beyond this ratio of an L2 penalty to the total sequence weight the data cannot
@@ -107,21 +108,49 @@ def _weights(sample_weight, n_sequences, tiny):
     return weight
 
 
-def weighted_only(seqs, targets, weight):
-    """The sequences of positive weight, their targets and their weights, and
-    which sequences those are (a boolean mask; the inputs themselves when
-    every weight is positive).
+def weighted_only(seqs, targets, weights):
+    """The sequences a fit reads (:func:`weighed_sequences`), their targets,
+    their ``weights`` (:func:`kept_weights`), and which sequences those are (a
+    boolean mask; the inputs themselves when it marks them all).
 
-    A sequence of weight 0 adds nothing to the weighted objective; left out
-    before anything reads the sequences, it changes nothing else either: not
-    the number of restarts, the representation, the random draws, nor the
-    rounding of a sum, so the fit is that of the data without it.
+    A sequence of weight 0, by its sample weight or its classes' weights,
+    adds nothing to the weighted objective; left out before anything reads
+    the sequences, it changes nothing else either: not the number of
+    restarts, the representation, the random draws, nor the rounding of a
+    sum, so the fit is that of the data without it.
     """
-    keep = weight > 0
+    seq_of = seqs.sequence_of(targets.steps)
+    keep = weighed_sequences(seq_of, *weights[1:])
     if keep.all():
-        return seqs, targets, weight, keep
+        return seqs, targets, weights, keep
     return (kept_sequences(seqs, keep), kept_targets(seqs.offsets, targets, keep),
-            weight[keep], keep)
+            kept_weights(keep, seq_of, *weights), keep)
+
+
+def weighed_sequences(seq_of, fit_weight, target_weight=None):
+    """Which sequences a fit reads (a boolean per sequence): those of positive
+    weight in it (``fit_weight``, the sample weights times, for labels of
+    whole sequences, their classes' weights); where the classes' weights
+    weigh labelled steps instead (``target_weight``, per target; ``seq_of``,
+    each target's sequence), not those whose labels all weigh 0. A sequence
+    without labels stays, as it does without class weights."""
+    keep = fit_weight > 0
+    if target_weight is not None:
+        n_sequences = keep.size
+        labelled = np.bincount(seq_of, minlength=n_sequences) > 0
+        weighed = np.bincount(seq_of[target_weight > 0],
+                              minlength=n_sequences) > 0
+        keep &= weighed | ~labelled
+    return keep
+
+
+def kept_weights(keep, seq_of, weight, fit_weight, target_weight):
+    """The weights of the sequences ``keep`` marks: the sample weights, the
+    fit's (``weight`` itself where they are the same array) and those of
+    their targets (None stays None; ``seq_of``, each target's sequence)."""
+    kept = weight[keep]
+    return (kept, kept if fit_weight is weight else fit_weight[keep],
+            None if target_weight is None else target_weight[keep[seq_of]])
 
 
 def kept_sequences(seqs, keep):
@@ -193,6 +222,27 @@ def dict_class_weights(class_weight, classes):
             )
     return np.array([1.0 if key is None else class_weight[key] for key in found],
                     dtype=float)
+
+
+def class_weights(class_weight, classes, values, label_weight):
+    """The weight of every class, checked (:func:`check_class_weights`):
+    ``class_weight`` a dict or ``"balanced"``; ``values`` the labels' class
+    indices, ``label_weight`` their sample weights. ``"balanced"`` counts the
+    labels of positive weight, the others being left out of the fit: a class
+    with none it cannot weigh."""
+    read = label_weight > 0
+    values, label_weight = values[read], label_weight[read]
+    seen = np.isin(np.arange(classes.size), values)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per_class = (dict_class_weights(class_weight, classes)
+                     if isinstance(class_weight, dict) else
+                     compute_class_weight(class_weight, classes=classes,
+                                          y=classes[values],
+                                          sample_weight=label_weight)
+                     if seen.all() else np.where(seen, 1.0, np.inf))
+        weighted = label_weight * per_class[values]
+    check_class_weights(class_weight, classes, per_class, weighted)
+    return per_class
 
 
 def check_class_weights(class_weight, classes, per_class, weighted):

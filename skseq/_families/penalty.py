@@ -171,20 +171,18 @@ def left_out_residuals(resid, U, shrink, weight, groups, copies):
 
 def choose_alpha_classes(X, y, weight, groups=None, copies=None):
     """The output networks' penalty for classes ``y`` (indices) read from
-    ``X``, and the leave-one-out error of every candidate (with ``groups``,
+    ``X`` (rows of positive ``weight``), and the leave-one-out error of every
+    candidate (with ``groups``,
     the index of each row's group, and ``copies``, how many copies each group
     stands for: the leave-group-out error, :func:`group_loo_errors`)."""
     from sklearn.linear_model import LogisticRegression  # slow to import
 
-    present = np.unique(y[weight > 0])
+    present = np.unique(y)
     if 2 <= present.size < y.max() + 1:
-        # a class of weight 0 (all its sequences weighted 0) is left out, as
-        # if absent: its logistic probabilities would lower the curvature
-        held = np.isin(y, present)
-        X, y, weight = X[held], np.searchsorted(present, y[held]), weight[held]
-        if groups is not None:  # ``copies`` of the groups that stay
-            copies = np.asarray(copies)[np.unique(groups[held])]
-            groups = groups[held]
+        # a class absent from the rows (its sequences all weigh 0, left out of
+        # the fit) is no column: its logistic probabilities would lower the
+        # curvature
+        y = np.searchsorted(present, y)
     if groups is None:
         X, y, weight = _canonical(X, y, weight)
     else:

@@ -178,7 +178,8 @@ def read_out(representation, seqs, targets, weight, groups=None,
     ``targets.steps``) the ridge was fitted on and their cross-fitted values
     of the columns; no rows where there is nothing to tell.
 
-    ``targets.values`` are class indices; ``weight`` the per-sequence weights;
+    ``targets.values`` are class indices; ``weight`` the per-sequence weights
+    (positive: a fit leaves out the sequences of weight 0);
     ``groups`` the group of each sequence (default: each its own) and
     ``group_weight`` its weight as a number of copies (default: ``weight``);
     ``n_jobs`` threads walk the rows (the same values bit for bit);
@@ -191,7 +192,7 @@ def read_out(representation, seqs, targets, weight, groups=None,
     seq_of = seqs.sequence_of(targets.steps)
     groups = np.arange(seqs.n_sequences) if groups is None else groups
     group_weight = weight if group_weight is None else group_weight
-    rows = np.flatnonzero(weight[seq_of] > 0)
+    rows = np.arange(seq_of.size)
     if rows.size > MAX_ROWS:  # a sample of whole groups
         _, group_index = np.unique(groups[seq_of[rows]], return_inverse=True)
         order = np.random.RandomState(0).permutation(group_index.max() + 1)
@@ -200,8 +201,8 @@ def read_out(representation, seqs, targets, weight, groups=None,
         rows = rows[np.isin(group_index, chosen)]
     g = groups[seq_of[rows]]
     _, g = np.unique(g, return_inverse=True)
-    # the classes the weighted rows hold: a class of weight 0 (all its
-    # sequences weighted 0) would be a constant column, of no spread
+    # the classes the rows hold: a class absent from them (its sequences all
+    # weigh 0, left out of the fit) would be a constant column, of no spread
     present, classes = np.unique(targets.values[rows], return_inverse=True)
     if g.size == 0 or g.max() < 2 or present.size < 2:
         # nothing to leave out, or to tell
