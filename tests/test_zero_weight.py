@@ -225,6 +225,21 @@ def test_step_level_class_weight_zero_leaves_out_only_all_zero_sequences():
     _assert_same_fit(by_class, by_sample, X)
 
 
+def test_one_class_of_positive_weight():
+    """The only class of positive weight: alpha="auto" is the raw inputs'
+    prior (its read-out is certain, of curvature 0) and the output networks
+    start from no shared read-out, which needs two classes (scikit-learn's
+    LogisticRegression refused the one class)."""
+    rng = np.random.default_rng(10)
+    X = [np.cumsum(rng.normal(size=(10, 2)), axis=0) for _ in range(8)]
+    y = np.arange(8) % 2
+    est = IOHMMClassifier(2, max_iter=3, random_state=0)
+    by_class, by_sample = _class_one_zero(est, X, 1 - y, y == 0)
+    assert by_sample.features_ == "shape" and by_sample.alpha_ == 0.01
+    _assert_same_fit(by_class, by_sample, X)
+    assert np.all(by_class.predict(X) == 0)
+
+
 @pytest.mark.parametrize("n_prefixes", [1, 2])
 def test_every_sequence_of_weight_zero_is_refused(n_prefixes):
     """Class weights 0 on the classes that sample_weight leaves: no sequence

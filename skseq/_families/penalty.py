@@ -191,6 +191,8 @@ def choose_alpha_classes(X, y, weight, groups=None, copies=None):
     errors = (ridge_loo(X, Y, weight)[0] if groups is None else
               group_loo_errors(*_centred_svd(X, Y, weight), weight, groups, copies))
     lam = float(LAMBDAS[_best(errors)])
+    if present.size < 2:  # one class: read out with certainty, curvature 0
+        return RAW_ALPHA, errors
     # The curvature of the log-loss where the read-out settles, from the
     # logistic regression at the penalty of p = 1/2's curvature (lam / 2).
     # scikit-learn warns whenever its L-BFGS stops at max_iter, and no
@@ -217,15 +219,18 @@ def choose_alpha_gaussian(X, Y, weight):
 def softmax_readout(X, y, weight, alpha, n_classes):
     """The multinomial logistic regression of classes ``y`` on ``X`` at
     penalty ``alpha`` (against the summed log-likelihood): its weights
-    (n_features, n_classes) and intercepts (n_classes,) as softmax logits."""
+    (n_features, n_classes) and intercepts (n_classes,) as softmax logits
+    (all 0 for one class, whose logits would grow without bound)."""
     from sklearn.linear_model import LogisticRegression  # slow to import
 
+    coef = np.zeros((X.shape[1], n_classes))
+    intercept = np.zeros(n_classes)
+    if np.unique(y).size < 2:  # one class: no read-out to start from
+        return coef, intercept
     X, y, weight = _canonical(X, y, weight)
     with ignoring((ConvergenceWarning, "")):  # as in choose_alpha_classes
         model = LogisticRegression(C=1.0 / alpha, max_iter=300).fit(
             X, y, sample_weight=weight)
-    coef = np.zeros((X.shape[1], n_classes))
-    intercept = np.zeros(n_classes)
     if model.coef_.shape[0] == 1:  # two classes: one logit, of the second
         coef[:, model.classes_[1]] = model.coef_[0]
         intercept[model.classes_[1]] = model.intercept_[0]
