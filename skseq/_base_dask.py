@@ -53,6 +53,7 @@ from ._data.checks import check_rows, quiet_rows
 from ._data.dask import block_shape, is_dask_collection, known_columns, unsupported
 from ._data.prefixes import check_prefixes
 from ._data.representation import refuse_out_of_memory, resolve_from
+from ._data.warm import refuse_warm_change
 from ._data.weights import kept_targets, kept_weights, weighed_sequences
 from ._families.supervised import append_axes, read_out
 from ._families.warm_axes import mark_axes, warm_axes
@@ -115,11 +116,8 @@ def fit_sharded(est, X, y, sample_weight=None):
         client = _client()
         n_features = getattr(est, "n_features_in_", None)
         shards = Shards.pack(client, X)
-        if est._warm() and n_features != shards.n_features:
-            raise ValueError(
-                "warm_start=True continues the fitted model, but the number of "
-                f"features changed: {n_features} before, {shards.n_features} now. "
-                "Set warm_start=False to fit anew.")
+        if est._warm():
+            refuse_warm_change("number of features", n_features, shards.n_features)
         est.__dict__.pop("feature_names_in_", None)
         if shards.feature_names is not None:  # as a local fit records them
             est.feature_names_in_ = shards.feature_names
