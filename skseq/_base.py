@@ -52,7 +52,12 @@ from ._data.representation import (
     refuse_out_of_memory,
     resolve,
 )
-from ._data.warm import refuse_warm_change, refuse_warm_targets, warm_targets
+from ._data.warm import (
+    keep_warm_names,
+    refuse_warm_change,
+    refuse_warm_targets,
+    warm_targets,
+)
 from ._data.weights import weighted_only
 from ._families.layers import LAYERS
 from ._families.outputs import OUTPUTS
@@ -277,9 +282,11 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
         with restore_on_failure(self):
             self._validate_params()
             n_features = getattr(self, "n_features_in_", None)
+            names = self.__dict__.get("feature_names_in_")
             seqs = self._validate_X(X, reset=True)
             if self._warm():
                 refuse_warm_change("number of features", n_features, seqs.n_features)
+                keep_warm_names(self, names)
             with one_blas_thread():
                 return self._fit(seqs, y, sample_weight)
 

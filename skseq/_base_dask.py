@@ -53,7 +53,7 @@ from ._data.checks import check_rows, quiet_rows
 from ._data.dask import block_shape, is_dask_collection, known_columns, unsupported
 from ._data.prefixes import check_prefixes
 from ._data.representation import refuse_out_of_memory, resolve_from
-from ._data.warm import refuse_warm_change
+from ._data.warm import keep_warm_names, refuse_warm_change
 from ._data.weights import kept_targets, kept_weights, weighed_sequences
 from ._families.supervised import append_axes, read_out
 from ._families.warm_axes import mark_axes, warm_axes
@@ -118,9 +118,11 @@ def fit_sharded(est, X, y, sample_weight=None):
         shards = Shards.pack(client, X)
         if est._warm():
             refuse_warm_change("number of features", n_features, shards.n_features)
-        est.__dict__.pop("feature_names_in_", None)
+        names = est.__dict__.pop("feature_names_in_", None)
         if shards.feature_names is not None:  # as a local fit records them
             est.feature_names_in_ = shards.feature_names
+        if est._warm():
+            keep_warm_names(est, names)
         est.n_features_in_ = shards.n_features
         lengths = np.diff(shards.offsets)
         est._max_fit_length = int(lengths.max())

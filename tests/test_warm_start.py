@@ -4,6 +4,7 @@ import pickle
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.exceptions import ConvergenceWarning
 
@@ -44,3 +45,32 @@ def test_warm_start_refuses_a_switch_of_targets_per_sequence_and_per_step(make, 
         assert pickle.dumps(model) == before
         model.fit(X, ys[first])  # the same kind: continued
         assert model.n_init_ == 1 and model.step_level_ == bool(first)
+
+
+def test_warm_start_refuses_other_feature_names_and_keeps_the_fitted_ones():
+    # The fitted weights read the columns by position: swapped or renamed
+    # columns are refused (predict refuses them too), the model left as it
+    # was; arrays are read by position, as scikit-learn's warm-started fits
+    # read them: warned of, the fitted names kept.
+    X, y, _ = _data()
+    frames = [pd.DataFrame(x, columns=["a", "b"]) for x in X]
+    model = IOHMMClassifier(2, features="raw", n_init=1, max_iter=2,
+                            random_state=0, warm_start=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(frames, y)
+        before = pickle.dumps(model)
+        for columns, now in ((["b", "a"], r"\['b', 'a'\]"),
+                             ({"a": "c"}, r"\['c', 'b'\]")):
+            other = [(f[columns] if isinstance(columns, list)
+                      else f.rename(columns=columns)) for f in frames]
+            with pytest.raises(ValueError, match=(
+                    r"the feature names changed: \['a', 'b'\] before, "
+                    f"{now} now")):
+                model.fit(other, y)
+            assert pickle.dumps(model) == before
+        with pytest.warns(UserWarning, match="X does not have valid feature "
+                                             "names, but IOHMMClassifier was "
+                                             "fitted with feature names"):
+            model.fit(X, y)
+    assert model.feature_names_in_.tolist() == ["a", "b"]

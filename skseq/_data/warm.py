@@ -4,10 +4,16 @@ A warm start (``warm_start=True``) continues the fitted parameters, whose
 shapes fix the number of features, the classes and the modelled outputs; and
 the fitted representation, chosen for (and, with supervised axes, read out
 from) targets of one kind, one per sequence or per step. A fit on data that
-changes any of them is refused by name, before the model is touched.
+changes any of them is refused by name, the model left as it was. Feature
+names are checked as scikit-learn checks those of a warm-started fit.
 """
 
-__all__ = ["refuse_warm_change", "refuse_warm_targets", "warm_targets"]
+import warnings
+
+from .checks import _user_stacklevel
+
+__all__ = ["keep_warm_names", "refuse_warm_change", "refuse_warm_targets",
+           "warm_targets"]
 
 
 def refuse_warm_change(what, before, now):
@@ -44,3 +50,25 @@ def refuse_warm_targets(before, now):
     for what, value in before.items():
         if value is not None and now[what] is not None:
             refuse_warm_change(what, value, now[what])
+
+
+def keep_warm_names(estimator, fitted):
+    """Put back the ``fitted`` feature names (None: none) after a warm fit's
+    validation recorded those of its data: the columns are read by position,
+    so other names (renamed or reordered columns) are refused; names on one
+    side only are warned of, as scikit-learn warns of them at predict."""
+    names = estimator.__dict__.pop("feature_names_in_", None)
+    if fitted is not None:
+        estimator.feature_names_in_ = fitted
+    kind = type(estimator).__name__
+    if fitted is not None and names is not None:
+        refuse_warm_change("feature names", list(map(str, fitted)),
+                           list(map(str, names)))
+    elif fitted is not None:
+        warnings.warn(f"X does not have valid feature names, but {kind} was "
+                      "fitted with feature names", UserWarning,
+                      stacklevel=_user_stacklevel())
+    elif names is not None:
+        warnings.warn(f"X has feature names, but {kind} was fitted without "
+                      "feature names", UserWarning,
+                      stacklevel=_user_stacklevel())
