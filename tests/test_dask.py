@@ -264,7 +264,7 @@ def test_warm_start_rereads_the_supervised_axes_as_locally(client):
                            random_state=0).fit(X, y)
     for data in (_shape_data(), _shape_data(seed=1)):
         dist, local = (pickle.loads(pickle.dumps(cold)).set_params(
-            warm_start=True, max_iter=2) for _ in range(2))
+            warm_start=True, max_iter=1) for _ in range(2))
         dist.fit(da.from_array(data[0], chunks=20), data[1])
         local.fit(*data)
         assert dist.alpha_ == local.alpha_ > 1e-2
