@@ -52,6 +52,12 @@ from ._data.representation import (
     refuse_out_of_memory,
     resolve,
 )
+from ._data.warm import (
+    keep_warm_names,
+    refuse_warm_change,
+    refuse_warm_targets,
+    warm_targets,
+)
 from ._data.weights import weighted_only
 from ._families.layers import LAYERS
 from ._families.outputs import OUTPUTS
@@ -69,25 +75,6 @@ from ._kernels._parallel import one_blas_thread
 
 # n_init="auto": restarts * steps per fit is about this, within [5, 50] restarts.
 _AUTO_RESTART_STEPS = 100_000
-
-
-def _refuse_warm_change(what, before, now):
-    """A warm start continues the fitted parameters, whose shapes fix the
-    number of features and the classes: refuse data that change them."""
-    if before != now:
-        raise ValueError(
-            f"warm_start=True continues the fitted model, but the {what} changed: "
-            f"{before} before, {now} now. Set warm_start=False to fit anew."
-        )
-
-
-def _modelled_outputs(outputs):
-    """``"modelled"`` or ``"constant"`` per output of the fitted output family
-    (None without real outputs): the shapes a warm start continues."""
-    constant = getattr(outputs, "constant_", None)
-    if constant is None:
-        return None
-    return ["constant" if c else "modelled" for c in constant]
 
 
 def _looks_scaled(n_steps, mean, std):
@@ -295,9 +282,11 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
         with restore_on_failure(self):
             self._validate_params()
             n_features = getattr(self, "n_features_in_", None)
+            names = self.__dict__.get("feature_names_in_")
             seqs = self._validate_X(X, reset=True)
             if self._warm():
-                _refuse_warm_change("number of features", n_features, seqs.n_features)
+                refuse_warm_change("number of features", n_features, seqs.n_features)
+                keep_warm_names(self, names)
             with one_blas_thread():
                 return self._fit(seqs, y, sample_weight)
 
@@ -320,23 +309,19 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
     # -- build the problem ---------------------------------------------------
     def _encode_targets(self, seqs, y, sample_weight):
         """The checked sample weights and the encoded targets; a warm start
-        refuses classes that changed."""
+        refuses targets that change the model's shape (``skseq._data.warm``)."""
         weight = check_sample_weight(
             sample_weight, seqs.n_sequences,
             alpha=MAX_ALPHA if self.alpha == "auto" else self.alpha)
-        classes = getattr(self, "classes_", None)
-        before = _modelled_outputs(getattr(self, "outputs_", None))
+        before = warm_targets(self) if self._warm() else None
         outputs = self._make_outputs()
         targets = outputs.fit_encode(y, seqs, sample_weight=weight)
         # the fitted output and the public attributes it determines (classes_,
         # n_outputs_), which the rest of the fit reads
         self.outputs_ = outputs
         self.__dict__.update(outputs.fitted_attributes())
-        if self._warm() and classes is not None:
-            _refuse_warm_change("classes", classes.tolist(), self.classes_.tolist())
-        if self._warm() and before is not None:
-            _refuse_warm_change("outputs (each modelled, or constant in y)", before,
-                                _modelled_outputs(outputs))
+        if before is not None:
+            refuse_warm_targets(before, warm_targets(self, targets.step_level))
         return weight, targets
 
     def _choose_features(self, seqs, y, targets, weight, weighted):

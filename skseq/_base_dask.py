@@ -53,8 +53,10 @@ from ._data.checks import check_rows, quiet_rows
 from ._data.dask import block_shape, is_dask_collection, known_columns, unsupported
 from ._data.prefixes import check_prefixes
 from ._data.representation import refuse_out_of_memory, resolve_from
+from ._data.warm import keep_warm_names, refuse_warm_change
 from ._data.weights import kept_targets, kept_weights, weighed_sequences
 from ._families.supervised import append_axes, read_out
+from ._families.warm_axes import mark_axes, warm_axes
 from ._fit.distributed import ShardedProblem, Shards
 from ._fit.objective import Setup, fixed_startprob
 from ._kernels._parallel import one_blas_thread
@@ -114,14 +116,13 @@ def fit_sharded(est, X, y, sample_weight=None):
         client = _client()
         n_features = getattr(est, "n_features_in_", None)
         shards = Shards.pack(client, X)
-        if est._warm() and n_features != shards.n_features:
-            raise ValueError(
-                "warm_start=True continues the fitted model, but the number of "
-                f"features changed: {n_features} before, {shards.n_features} now. "
-                "Set warm_start=False to fit anew.")
-        est.__dict__.pop("feature_names_in_", None)
+        if est._warm():
+            refuse_warm_change("number of features", n_features, shards.n_features)
+        names = est.__dict__.pop("feature_names_in_", None)
         if shards.feature_names is not None:  # as a local fit records them
             est.feature_names_in_ = shards.feature_names
+        if est._warm():
+            keep_warm_names(est, names)
         est.n_features_in_ = shards.n_features
         lengths = np.diff(shards.offsets)
         est._max_fit_length = int(lengths.max())
@@ -165,8 +166,10 @@ def _build_problem(est, client, shards, y, sample_weight):
                    else fit_weight)
         features, representation, axes = _represent(est, shards, targets,
                                                     fit_weight, weighed, rng)
-    else:
-        features, representation = est.features_, est.representation_
+    else:  # the fitted one, its supervised axes read anew, as locally
+        features = est.features_
+        representation, axes = warm_axes(est.representation_, functools.partial(
+            _read_axes, est, shards, targets, fit_weight))
     weight = fit_weight
     transition = est._make_transition(representation.n_state_features)
     emission = est.outputs_.make_emission(n, representation.n_output_features)
@@ -198,12 +201,20 @@ def _represent(est, shards, targets, weight, weighed, rng):
     with refuse_out_of_memory(est, features, sample.data.shape[0]):
         representation.fit(sample, rng, est.n_jobs, sample_weight=(
             None if weighed is None else weighed[index]))
-    axes = None
-    if est._supervises(representation, targets):
-        axes = append_axes(representation, read_out(
-            representation, shards.skeleton(), targets, weight,
-            means=functools.partial(shards.indicator_means, representation)))
+    read = _read_axes(est, shards, targets, weight, representation)
+    axes = None if read is None else append_axes(representation, read)
+    mark_axes(representation, 0 if axes is None or not axes[0].size
+              else axes[1].shape[1])
     return representation.name, representation, axes
+
+
+def _read_axes(est, shards, targets, weight, representation, sampled=None):
+    """``supervised.read_out`` of the representation, its indicators' means
+    gathered from the workers, or None if it gets no supervised axes."""
+    if not est._supervises(representation, targets):
+        return None
+    return read_out(representation, shards.skeleton(), targets, weight,
+                    means=functools.partial(shards.indicator_means, representation))
 
 
 # -- predictions on Dask collections ----------------------------------------

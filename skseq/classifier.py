@@ -153,8 +153,10 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         of the shape representation (its thresholds' convolutions, prefix
         means and projections), in ``fit`` and ``predict``.
     warm_start : bool, default=False
-        Start from the previous solution (then ``n_init`` is ignored);
-        ``alpha="auto"`` is chosen from the data as in a fit from scratch.
+        Continue from the fitted parameters (``n_init``, ``init``,
+        ``init_scale`` and ``random_state`` then play no part); data or
+        parameters that would change the model's shape are refused. User
+        guide, "Continuing a fit".
     readout : {"last", "mean"}, default="last"
         How :meth:`predict`, :meth:`predict_proba`, :meth:`predict_log_proba` and
         :meth:`score` turn the model's per-step outputs into one class

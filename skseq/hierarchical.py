@@ -167,8 +167,10 @@ class HierarchicalIOHMM(BaseIOHMM):
         of the shape representation (its thresholds' convolutions, prefix
         means and projections), in ``fit`` and ``predict``.
     warm_start : bool, default=False
-        Start from the previous solution (then ``n_init`` is ignored);
-        ``alpha="auto"`` is chosen from the data as in a fit from scratch.
+        Continue from the fitted parameters (``n_init``, ``init``,
+        ``init_scale`` and ``random_state`` then play no part); data or
+        parameters that would change the model's shape are refused. User
+        guide, "Continuing a fit".
 
     Attributes
     ----------
@@ -211,7 +213,8 @@ class HierarchicalIOHMM(BaseIOHMM):
     objective_ : float
         The minimised objective at the solution.
     loss_curve_ : list of float
-        The objective at each iteration of the best initialisation.
+        The objective at each iteration of the best initialisation
+        (``solver="em"``: first at its start, then after each kept iteration).
     features_ : str
         The representation's name (of ``features``, or ``"auto"``'s choice).
     features_scores_ : dict or None

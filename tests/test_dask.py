@@ -10,6 +10,7 @@ rounding may differ).
 
 import logging
 import os
+import pickle
 import signal
 
 import joblib
@@ -203,8 +204,8 @@ def test_empty_partitions_are_left_out(client):
         IOHMMClassifier(**kw).fit(db.from_delayed([dask.delayed([])] * 2), [])
 
 
-def _shape_data():
-    X = np.random.default_rng(5).normal(size=(40, 24, 1)).cumsum(axis=1)
+def _shape_data(seed=5):
+    X = np.random.default_rng(seed).normal(size=(40, 24, 1)).cumsum(axis=1)
     return X, (X[:, -1, 0] > 0).astype(int)
 
 
@@ -250,6 +251,30 @@ def test_shape_representation_and_alpha_auto(client):
     assert dist.features_ == "shape" and dist.alpha_ == unsupervised.alpha_
     assert not hasattr(without, "projection_")
     _assert_same_fit(dist, unsupervised)
+
+
+def test_warm_start_rereads_the_supervised_axes_as_locally(client):
+    # A warm refit on a Dask collection of the data of a (local) cold fit
+    # continues it as a local warm refit does: the supervised axis is read
+    # cross-fitted again, so alpha="auto" chooses what the cold fit chose
+    # (read in sample, the axis separated the training set and alpha fell to
+    # the floor, 1e-2); on new data, the read-out of the new data, as locally.
+    X, y = _shape_data()
+    cold = IOHMMClassifier(n_states=2, alpha="auto", max_iter=10,
+                           random_state=0).fit(X, y)
+    for data in (_shape_data(), _shape_data(seed=1)):
+        dist, local = (pickle.loads(pickle.dumps(cold)).set_params(
+            warm_start=True, max_iter=1) for _ in range(2))
+        dist.fit(da.from_array(data[0], chunks=20), data[1])
+        local.fit(*data)
+        assert dist.alpha_ == local.alpha_ > 1e-2
+        for name in ("projection_", "offset_"):
+            assert_array_equal(getattr(dist.representation_, name),
+                               getattr(local.representation_, name), err_msg=name)
+        _assert_same_fit(dist, local)
+    # on new data, the axis read anew
+    assert not np.array_equal(local.representation_.projection_,
+                              cold.representation_.projection_)
 
 
 def test_one_shard_gives_the_local_fit_bit_for_bit(client):

@@ -71,6 +71,18 @@ def warm_inputs(representation, seqs, rows, read, n_jobs):
         As the representation's ``inputs``, the columns' cross-fitted values
         at the read-out's rows.
     """
+    representation, axes = warm_axes(representation, read)
+    inputs = representation.inputs(seqs, rows, n_jobs)
+    if axes is not None:
+        inputs[1][axes[0], -axes[1].shape[1]:] = axes[1]
+    return representation, inputs
+
+
+def warm_axes(representation, read):
+    """The representation a warm start reads and its supervised columns'
+    cross-fitted ``(rows, values)`` (None if it keeps them as fitted): as
+    :func:`warm_inputs`, for a fit that computes the inputs elsewhere (across
+    a Dask cluster)."""
     n_axes = getattr(representation, "_n_supervised_axes", 0)
     if n_axes:
         trimmed = copy.copy(representation)  # its count of axes copied too
@@ -79,14 +91,9 @@ def warm_inputs(representation, seqs, rows, read, n_jobs):
         axes = read(trimmed, None)
         if axes is not None and axes[0].size and axes[1].shape[1] == n_axes:
             if _same_columns(representation, axes, n_axes):  # the fit's data
-                axes_rows, values = axes[0], axes[3]
-            else:
-                representation = trimmed
-                axes_rows, values = append_axes(trimmed, axes)
-            inputs = representation.inputs(seqs, rows, n_jobs)
-            inputs[1][axes_rows, -n_axes:] = values
-            return representation, inputs
-    return representation, representation.inputs(seqs, rows, n_jobs)
+                return representation, (axes[0], axes[3])
+            return trimmed, append_axes(trimmed, axes)
+    return representation, None
 
 
 def _same_columns(representation, axes, n_axes):
