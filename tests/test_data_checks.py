@@ -187,7 +187,12 @@ BAD_X = {
         r"sequence 1, step 1 has 1 features but step 0 has 2 features"),
     "ragged rows of a table": (
         [[1.0, 2.0], [3.0, 4.0], [5.0]], ValueError,
-        r"sequence 2 has 1 features but sequence 0 has 2 features"),
+        r"sequence 2 has 1 features but sequence 0 has 2 features\. A list of "
+        r"flat Python lists is read as a table.*\[np\.asarray\(s\) for s in X\]"),
+    "univariate series as lists of different lengths": (
+        [[0.1, 0.2, 0.3], [0.5, 0.4]], ValueError,
+        r"sequence 1 has 2 features but sequence 0 has 3 features\. .*for "
+        r"univariate sequences of these lengths pass \[np\.asarray\(s\) for s in X\]"),
 }
 
 
