@@ -51,6 +51,7 @@ from ._data.representation import (
     refuse_options_of_name,
     refuse_out_of_memory,
     resolve,
+    validate_features,
 )
 from ._data.warm import (
     keep_warm_names,
@@ -183,9 +184,7 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
         return super().set_params(**params)
 
     def _validate_params(self):
-        super()._validate_params()
-        if not isinstance(self.features, str):
-            self.features._validate_for(type(self).__name__)
+        validate_features(self, super()._validate_params)
 
     def _target_weights(self, seqs, targets, weight):
         """The per-sequence weights of the fit and the per-target exponents of the

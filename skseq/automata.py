@@ -50,6 +50,14 @@ def _read_only(array):
     return array
 
 
+
+def _in_alphabet(symbol, alphabet):
+    """Whether ``symbol`` is one of the alphabet's symbols (not an index)."""
+    try:
+        return bool(symbol in alphabet)
+    except (TypeError, ValueError):  # e.g. an array compared element-wise
+        return False
+
 class DFA:
     """Complete deterministic finite automaton.
 
@@ -277,9 +285,14 @@ accepting=[0])
         state = self.start
         for i, symbol in enumerate(symbols):
             if not is_number(symbol, integral=True) or not 0 <= symbol < n_symbols:
+                hint = ""
+                if _in_alphabet(symbol, self.alphabet):
+                    hint = (f"; it is a symbol of the alphabet {self.alphabet}: "
+                            "pass indices, [dfa.alphabet.index(s) for s in "
+                            "string]")
                 raise ValueError(
                     f"symbols[{i}] = {symbol!r} is not a symbol index in "
-                    f"range({n_symbols})"
+                    f"range({n_symbols}){hint}"
                 )
             state = self.transitions[state, symbol]
         return bool(self.accepting[state])

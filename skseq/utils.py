@@ -288,7 +288,8 @@ def _long_frame_features(pd, df, sequence_id, time, target, features):
             "The DataFrame has duplicate column names: "
             f"{df.columns[df.columns.duplicated()].unique().tolist()}."
         )
-    if features is None:
+    defaulted = features is None
+    if defaulted:
         features = [c for c in df.columns if c not in special]
     if not features:
         raise ValueError("No feature columns left.")
@@ -299,17 +300,24 @@ def _long_frame_features(pd, df, sequence_id, time, target, features):
             row = df.index[np.argmax(df[col].isna().to_numpy())]
             raise ValueError(f"Column {col!r} has a missing {what} at row "
                              f"{_plain(row)!r}.")
-    bad = [
-        f"{c!r} ({df[c].dtype})" for c in features
-        if not pd.api.types.is_numeric_dtype(df[c])
-        or pd.api.types.is_complex_dtype(df[c])
-    ]
+    bad = [c for c in features if not pd.api.types.is_numeric_dtype(df[c])
+           or pd.api.types.is_complex_dtype(df[c])]
     if bad:
+        hint = _features_hint(features, bad) if defaulted else ""
         raise ValueError(
-            f"Feature columns {', '.join(bad)} are not numeric (real numbers); "
-            "encode them first."
+            "Feature columns "
+            f"{', '.join(f'{c!r} ({df[c].dtype})' for c in bad)} are not "
+            f"numeric (real numbers); encode them first{hint}."
         )
     return features
+
+
+def _features_hint(features, bad):
+    """How to leave non-numeric columns out of the default feature columns."""
+    numeric = [c for c in features if c not in bad]
+    example = f", e.g. features={numeric!r}" if numeric else ""
+    return (", or name the feature columns with features= (by default every "
+            f"column but sequence_id, time and target is one){example}")
 
 
 def _long_frame_order(pd, df, sequence_id, time):

@@ -354,6 +354,14 @@ def test_accepts_rejects_bad_symbols(bad, pos):
         dfa.accepts(bad)
 
 
+def test_accepts_symbols_by_name_says_to_pass_indices():
+    dfa = DFA(3, ["a", "b"], [[1, 0], [1, 2], [2, 2]], 0, [2])
+    with pytest.raises(ValueError, match=r"symbols\[0\] = 'a' .*alphabet "
+                       r"\('a', 'b'\): pass indices, \[dfa\.alphabet\.index"):
+        dfa.accepts("ab")
+    assert dfa.accepts([dfa.alphabet.index(s) for s in "ab"])
+
+
 def test_accepts_rejects_bool_symbol():
     with pytest.raises(ValueError, match=r"symbols\[0\] = True"):
         TOMITA["1*"][1].accepts([True])

@@ -187,7 +187,12 @@ BAD_X = {
         r"sequence 1, step 1 has 1 features but step 0 has 2 features"),
     "ragged rows of a table": (
         [[1.0, 2.0], [3.0, 4.0], [5.0]], ValueError,
-        r"sequence 2 has 1 features but sequence 0 has 2 features"),
+        r"sequence 2 has 1 features but sequence 0 has 2 features\. A list of "
+        r"flat Python lists is read as a table.*\[np\.asarray\(s\) for s in X\]"),
+    "univariate series as lists of different lengths": (
+        [[0.1, 0.2, 0.3], [0.5, 0.4]], ValueError,
+        r"sequence 1 has 2 features but sequence 0 has 3 features\. .*for "
+        r"univariate sequences of these lengths pass \[np\.asarray\(s\) for s in X\]"),
 }
 
 
@@ -358,7 +363,10 @@ BAD_Y = {
                    r"contains missing \(NaN, None or NaT\) labels: at sequence 2"),
     "inf label": ([0.0, 1.0, 0.0, inf, 1.0, 0.0], ValueError,
                   r"contains infinity: at sequence 3"),
-    "continuous": (np.linspace(0, 1, 6), ValueError, r"Unknown label type"),
+    "continuous": (np.linspace(0, 1, 6), ValueError,
+                   r"Unknown label type: continuous\. y holds real numbers \(0\.2 "
+                   r"at sequence 1\).*IOHMMRegressor, or HierarchicalIOHMM\("
+                   r"task='regression'\)"),
     "two columns": (np.zeros((6, 2)), ValueError,
                     r"should be 1-D .* got shape \(6, 2\)"),
     "3-D": (np.zeros((6, 5, 1)), ValueError, r"y has shape \(6, 5, 1\)"),
@@ -393,7 +401,9 @@ BAD_Y = {
         [np.zeros(3, int), np.array(["a"])] + [np.zeros(k, int) for k in LENGTHS[2:]],
         ValueError, r"mixes string and numeric labels: sequence 1"),
     "continuous step labels": (
-        [np.linspace(0, 1, k) for k in LENGTHS], ValueError, r"Unknown label type"),
+        [np.linspace(0, 1, k) for k in LENGTHS], ValueError,
+        r"Unknown label type: continuous\. y holds real numbers \(0\.5 at "
+        r"sequence 0, step 1\)"),
 }
 
 
@@ -403,6 +413,15 @@ def test_malformed_y_is_rejected(case):
     X, _ = _data()
     with pytest.raises(error, match=match):
         _iohmm().fit(X, y)
+
+
+def test_real_valued_labels_of_the_hierarchy_point_to_its_regression_task():
+    """HierarchicalIOHMM classifies by default: real-valued y names task=."""
+    X, _ = _data()
+    with pytest.raises(ValueError, match=r"0\.4 at sequence 2.*"
+                       r"HierarchicalIOHMM\(task='regression'\)"):
+        HierarchicalIOHMM(n_states=(2, 2), n_init=1, max_iter=5).fit(
+            X, [0.0, 1.0, 0.4, 2.0, 0.0, 1.0])
 
 
 def test_column_vector_y_warns_and_fits_like_1d():

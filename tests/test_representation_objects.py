@@ -127,7 +127,14 @@ def test_grid_search_over_a_representation_parameter():
     (ShapeFeatures(quantile_range=(0.5, 0.2)), ["quantile_range"]),
     (ShapeFeatures(threshold_sample="all"), ["'threshold_sample'"]),
     (WindowFeatures(window=0), ["features=WindowFeatures(window=0)", "'window'"]),
-    (StandardScaler(), ["'features'", "representation object"]),
+    # a transformer belongs before the estimator in a pipeline; a class is
+    # not an instance
+    (StandardScaler(), ["IOHMMClassifier(features=StandardScaler())",
+                        "not a transformer",
+                        "make_pipeline(StandardScaler(), "
+                        "IOHMMClassifier(features='raw'))"]),
+    (ShapeFeatures, ["features=ShapeFeatures)", "an instance of the class, "
+                     "features=ShapeFeatures()"]),
     # a bool is not a count (True passed as 1; as n_components, a shape of
     # True failed deep inside)
     (_small().set_params(n_components=True), ["features=ShapeFeatures(",

@@ -210,6 +210,13 @@ def test_from_long_frame_accepts_multiindex_columns_without_warnings():
     (_frame(), {"target": "y"}, ValueError, r"Columns \['y'\] are not in"),
     (_frame(), {"features": ["x", "w"]}, ValueError, r"Columns \['w'\] are not in"),
     (_frame(), {}, ValueError, r"Feature columns 'label' \(\w+\) are not numeric"),
+    # the default feature columns took a column that is not one: say how to
+    # leave it out
+    (_frame(), {"time": "t"}, ValueError, r"'label' \(\w+\) are not numeric "
+     r"\(real numbers\); encode them first, or name the feature columns with "
+     r"features= .*, e.g. features=\['x', 'z'\]\.$"),
+    (_frame(), {"features": ["x", "label"]}, ValueError,
+     r"'label' \(\w+\) are not numeric \(real numbers\); encode them first\.$"),
     (_frame().assign(x=pd.Categorical([1, 2, 1, 2, 1, 2])), {"target": "label"},
      ValueError, r"'x' \(category\) are not numeric"),
     (_frame().assign(x=1j), {"target": "label"}, ValueError,

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 
 import numpy as np
 from sklearn.base import clone
-from sklearn.utils._param_validation import HasMethods
+from sklearn.utils._param_validation import HasMethods, InvalidParameterError
 
 from .._fit.resources import NotEnoughMemoryError
 from .representation_base import RawFeatures, Representation
@@ -41,6 +41,7 @@ __all__ = [
     "refuse_out_of_memory",
     "resolve",
     "resolve_from",
+    "validate_features",
 ]
 
 REPRESENTATIONS = {"raw": RawFeatures, "shape": ShapeFeatures,
@@ -82,6 +83,28 @@ def make_representation(features):
     if isinstance(features, str):
         return REPRESENTATIONS[features]()
     return clone(features)
+
+
+def validate_features(owner, validate):
+    """Check ``owner``'s parameters (``validate``: scikit-learn's check) and
+    its ``features`` object's own; a representation class, or a transformer,
+    given as ``features`` is refused with what to pass instead."""
+    features, name = owner.features, type(owner).__name__
+    if isinstance(features, type) and issubclass(features, Representation):
+        raise InvalidParameterError(
+            f"{name}(features={features.__name__}): features takes an "
+            f"instance of the class, features={features.__name__}().")
+    if (not isinstance(features, (str, type, Representation))
+            and hasattr(features, "transform")):
+        raise InvalidParameterError(
+            f"{name}(features={features!r}): features takes a name or an object "
+            "of skseq.representations, not a transformer. To feed the networks "
+            "a transformer's output, put it before the estimator in a Pipeline, "
+            f"with features='raw': make_pipeline({features!r}, "
+            f"{name}(features='raw')).")
+    validate()
+    if not isinstance(features, str):
+        features._validate_for(name)
 
 
 def refuse_options_of_name(owner, features, params):

@@ -260,6 +260,16 @@ def _describe_row(row):
     return "a single value" if np.ndim(row) == 0 else f"shape {np.shape(row)}"
 
 
+def _flat_lists_hint(obj, where):
+    """For a whole X of flat lists of numbers: how it was read, and how to pass
+    univariate sequences instead."""
+    if where is not None or not all(_is_flat_row(row) for row in obj):
+        return ""
+    return (" A list of flat Python lists is read as a table, one row per "
+            "one-step sequence; for univariate sequences of these lengths pass "
+            "[np.asarray(s) for s in X].")
+
+
 def _ragged_message(obj, name, where):
     """Name the first row of a nested list whose length differs from row 0's."""
     if isinstance(obj, (list, tuple)) and obj:
@@ -269,7 +279,7 @@ def _ragged_message(obj, name, where):
         for t, row in enumerate(obj):
             if _describe_row(row) != first:
                 return (f"{prefix}{unit} {t} has {_describe_row(row)} but {unit} 0 "
-                        f"has {first}.")
+                        f"has {first}.{_flat_lists_hint(obj, where)}")
     return f"{name}: {where or name} is not a rectangular array."
 
 

@@ -91,7 +91,26 @@ def _check_labels(values, name, where):
     # type_of_target casts float labels to int to see if they are integral:
     # labels beyond the int64 range would warn "invalid value encountered in cast".
     with np.errstate(invalid="ignore", over="ignore"):
-        check_classification_targets(values)
+        try:
+            check_classification_targets(values)
+        except ValueError as exc:
+            if "continuous" not in str(exc) or values.ndim != 1:
+                raise
+            raise ValueError(_continuous_message(values, name, where)) from None
+
+
+def _continuous_message(values, name, where):
+    """Real-valued labels: where the first non-integral one is, and what
+    takes real-valued targets."""
+    numbers = np.asarray(values, dtype=np.float64)
+    i = int(np.argmax(numbers != np.round(numbers)))
+    return (
+        f"Unknown label type: continuous. {name} holds real numbers "
+        f"({float(numbers[i])!r} at {where(i)}), which are not class labels. For "
+        "real-valued targets use IOHMMRegressor, or HierarchicalIOHMM("
+        "task='regression'); for classes pass discrete labels (integers, "
+        "strings or booleans)."
+    )
 
 
 def _as_float_targets(arr, name, where):
