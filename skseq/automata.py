@@ -50,13 +50,13 @@ def _read_only(array):
     return array
 
 
-
 def _in_alphabet(symbol, alphabet):
     """Whether ``symbol`` is one of the alphabet's symbols (not an index)."""
     try:
         return bool(symbol in alphabet)
     except (TypeError, ValueError):  # e.g. an array compared element-wise
         return False
+
 
 class DFA:
     """Complete deterministic finite automaton.
