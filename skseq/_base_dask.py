@@ -53,7 +53,13 @@ from ._data.checks import check_rows, quiet_rows
 from ._data.dask import block_shape, is_dask_collection, known_columns, unsupported
 from ._data.prefixes import check_prefixes
 from ._data.representation import refuse_out_of_memory, resolve_from
-from ._data.weights import kept_targets, kept_weights, weighed_sequences
+from ._data.weights import (
+    check_score_weight,
+    kept_targets,
+    kept_weights,
+    weighed_sequences,
+)
+from ._families.outputs import r2
 from ._families.supervised import append_axes, read_out
 from ._fit.distributed import ShardedProblem, Shards
 from ._fit.objective import Setup, fixed_startprob
@@ -314,11 +320,12 @@ def dask_aware(method):
 def score_dask(est, X, y, sample_weight=None):
     """``score`` on a Dask collection: a 0-d Dask array, the accuracy or R^2
     of the per-sequence predictions (computed where the data live) against y,
-    as ``score`` on local data."""
+    as ``score`` on local data: the same checks of ``sample_weight`` (against
+    the number of sequences, known once the predictions are), the same
+    value."""
     import dask
     import dask.array as da
     import dask.bag as db
-    from sklearn.metrics import r2_score
 
     if est.step_level_:
         raise ValueError(
@@ -329,8 +336,16 @@ def score_dask(est, X, y, sample_weight=None):
         pred = dask.delayed(np.asarray)(pred)
     elif not isinstance(pred, da.Array):
         pred = dask.delayed(np.concatenate)(pred)
-    if est.outputs_.task == "classification":
-        value = dask.delayed(accuracy)(y, pred, est.outputs_.classes_, sample_weight)
-    else:
-        value = dask.delayed(r2_score)(y, pred, sample_weight=sample_weight)
+    value = dask.delayed(_score_predictions)(est.outputs_, y, pred, sample_weight)
     return da.from_delayed(value, shape=(), dtype=np.float64)
+
+
+def _score_predictions(outputs, y, pred, sample_weight):
+    """The score of one target per sequence, as local ``score`` gives it:
+    the accuracy (classification) or R^2 of the predictions ``pred``, the
+    weights checked as a local score checks them."""
+    weight = (None if sample_weight is None
+              else check_score_weight(sample_weight, len(pred)))
+    if outputs.task == "classification":
+        return accuracy(y, pred, outputs.classes_, weight)
+    return r2(y, pred, weight)

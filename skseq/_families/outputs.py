@@ -273,7 +273,7 @@ def _weighted_mean_std(values, weights):
     return mean_v * top, scale_v * top
 
 
-def _r2(values, pred, weight):
+def r2(values, pred, weight):
     """R^2 of ``pred`` for ``values``, averaged uniformly over outputs.
 
     An output's R^2 is unchanged when its targets and predictions are divided
@@ -391,10 +391,10 @@ class RealOutputs(Outputs):
         on every step that has one, each weighted by its sequence's weight."""
         mean = self._mean(mix)
         if not targets.step_level:
-            return _r2(y, mean, weight)
+            return r2(y, mean, weight)
         pred = mean.reshape(mean.shape[0], -1)[targets.steps]
         values = np.asarray(targets.values, float).reshape(len(targets.steps), -1)
-        return _r2(values, pred, weight)
+        return r2(values, pred, weight)
 
     def _check_finite_means(self, mix, means):
         """ValueError naming the first row whose predicted mean overflowed."""
