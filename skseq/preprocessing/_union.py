@@ -27,7 +27,7 @@ from .._data import (
     validate_sequences,
 )
 from .._data.checks import quiet_repeats
-from ._base import _output, _SequenceOutput
+from ._base import _output, _refuse_not_finite, _SequenceOutput
 
 
 # Each runs in a worker of the union's Parallel; quiet_repeats applies to the
@@ -370,13 +370,10 @@ def _weighted(seqs, data, name, weight):
     product takes beyond the float64 range."""
     with np.errstate(over="ignore"):
         out = data * float(weight)
-    if not np.isfinite(out).all():
-        row, feature = np.argwhere(~np.isfinite(out))[0]
-        seq, step = seqs.locate(row)
-        raise ValueError(
-            f"SequenceUnion: transformer_weights gives {name!r} the weight "
-            f"{float(weight):g}, which takes its output feature {feature} at "
-            f"sequence {seq}, step {step} ({data[row, feature]:.3g}) beyond the "
-            "float64 range; use a smaller weight, or scale the features first."
-        )
+    _refuse_not_finite(seqs, out, lambda seq, step, feature: (
+        f"SequenceUnion: transformer_weights gives {name!r} the weight "
+        f"{float(weight):g}, which takes its output feature {feature} at "
+        f"sequence {seq}, step {step} "
+        f"({data[seqs.offsets[seq] + step, feature]:.3g}) beyond the float64 "
+        "range; use a smaller weight, or scale the features first."))
     return out
