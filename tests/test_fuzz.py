@@ -23,6 +23,7 @@ import functools
 import os
 import re
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -467,3 +468,22 @@ def test_rnn_and_regressor_score_inputs_near_the_float64_limit():
         assert_allclose(proba.sum(axis=1), 1.0)
         reg = _fitted_copy("hier-reg")
         assert reg.score([np.full((3, 2), 3e203), np.ones((2, 2))], [0.0, 1.0]) < 0
+
+
+def test_regressor_score_of_targets_near_the_smallest_float():
+    """Found by benchmarks/fuzz_long.py: R^2 divides targets below 1e-100 and
+    the predictions by the targets' largest magnitude, which took predictions
+    near 200 of targets near 3e-307 beyond float64 (an overflow warning). The
+    exact R^2, below -1e300, rounds to -inf."""
+    X = [np.ones((2, 2)), np.zeros((1, 2)), np.full((3, 2), 0.5)]
+    reg = ESTIMATORS["reg"]().fit(X, [100.0, 200.0, 300.0])
+    y = [1e-307, -2e-307, 3e-307]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        got = reg.score(X, y)
+    t = [Fraction(v) for v in y]
+    mean = sum(t) / 3
+    exact = 1 - (sum((a - Fraction(b)) ** 2 for a, b in zip(t, reg.predict(X),
+                                                            strict=True))
+                 / sum((a - mean) ** 2 for a in t))
+    assert exact < -np.finfo(np.float64).max and got == -np.inf

@@ -281,7 +281,9 @@ def r2(values, pred, weight):
     below 1e-100), both are divided by it first, so that the targets' sums of
     squares neither overflow (inf / inf gave nan, and an overflowing total sum
     an R^2 of 1) nor underflow. Predictions whose errors square beyond
-    float64's range give an R^2 of -inf."""
+    float64's range give an R^2 of -inf; so do those that the division
+    takes beyond it (kept at the largest float64, of their sign: predictions
+    near 1 of targets near 1e-300)."""
     from sklearn.metrics import r2_score  # slow to import
 
     values, pred = np.asarray(values, dtype=float), np.asarray(pred, dtype=float)
@@ -291,7 +293,9 @@ def r2(values, pred, weight):
     if extreme.any():
         scale = np.where(extreme, scale, 1.0)
         values = (v / scale).reshape(values.shape)
-        pred = (p / scale).reshape(pred.shape)
+        largest = np.finfo(np.float64).max
+        with np.errstate(over="ignore"):
+            pred = np.clip(p / scale, -largest, largest).reshape(pred.shape)
     with np.errstate(over="ignore"):
         return r2_score(values, pred, sample_weight=weight)
 
