@@ -48,17 +48,12 @@ from sklearn.utils.validation import (
     check_is_fitted,
 )
 
-from ._data import accuracy, restore_on_failure
+from ._data import accuracy, check_score_weight, restore_on_failure
 from ._data.checks import check_rows, quiet_rows
 from ._data.dask import block_shape, is_dask_collection, known_columns, unsupported
 from ._data.prefixes import check_prefixes
 from ._data.representation import refuse_out_of_memory, resolve_from
-from ._data.weights import (
-    check_score_weight,
-    kept_targets,
-    kept_weights,
-    weighed_sequences,
-)
+from ._data.weights import kept_targets, kept_weights, weighed_sequences
 from ._families.outputs import r2
 from ._families.supervised import append_axes, read_out
 from ._fit.distributed import ShardedProblem, Shards
