@@ -315,9 +315,9 @@ def dask_aware(method):
 def score_dask(est, X, y, sample_weight=None):
     """``score`` on a Dask collection: a 0-d Dask array, the accuracy or R^2
     of the per-sequence predictions (computed where the data live) against y,
-    as ``score`` on local data: the same checks of ``sample_weight`` (against
-    the number of sequences, known once the predictions are), the same
-    value."""
+    as ``score`` on local data: the same checks of ``sample_weight`` (at the
+    call for a Dask array, else once the predictions give the number of
+    sequences), the same value."""
     import dask
     import dask.array as da
     import dask.bag as db
@@ -327,6 +327,10 @@ def score_dask(est, X, y, sample_weight=None):
             "score on a Dask collection takes one target per sequence; this "
             f"{type(est).__name__} was fitted on step-level targets.")
     pred = est.predict(X)
+    if (sample_weight is not None and not is_dask_collection(sample_weight)
+            and isinstance(X, da.Array) and not np.isnan(X.shape[0])):
+        # the number of sequences known: refused at the call, as locally
+        sample_weight = check_score_weight(sample_weight, X.shape[0])
     if isinstance(pred, db.Bag):
         pred = dask.delayed(np.asarray)(pred)
     elif not isinstance(pred, da.Array):

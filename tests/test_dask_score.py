@@ -46,9 +46,13 @@ def test_dask_score_refuses_the_weights_local_score_refuses(clf, case):
     weight = BAD_WEIGHTS[case]
     with pytest.raises(ValueError) as local:
         clf.score(X, y, sample_weight=weight)
-    with pytest.raises(ValueError) as on_dask:
-        clf.score(da.from_array(X, chunks=5), y,
-                  sample_weight=weight).compute(scheduler="sync")
+    with pytest.raises(ValueError) as on_dask:  # at the call: X's shape known
+        clf.score(da.from_array(X, chunks=5), y, sample_weight=weight)
+    assert str(on_dask.value) == str(local.value)
+    score = clf.score(db.from_sequence(list(X), npartitions=3), y,
+                      sample_weight=weight)
+    with pytest.raises(ValueError) as on_dask:  # once the sequences are counted
+        score.compute(scheduler="sync")
     assert str(on_dask.value) == str(local.value)
     assert "sample_weight" in str(local.value)
 
