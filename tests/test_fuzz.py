@@ -35,7 +35,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from numpy.testing import assert_allclose
 from sklearn.base import is_classifier
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
@@ -487,3 +487,17 @@ def test_regressor_score_of_targets_near_the_smallest_float():
                                                             strict=True))
                  / sum((a - mean) ** 2 for a in t))
     assert exact < -np.finfo(np.float64).max and got == -np.inf
+
+
+def test_fit_of_inputs_whose_spread_overflows_advises_to_standardize():
+    """Found by benchmarks/fuzz_long.py: the spread of inputs up to 1e214,
+    read for the advice of a fit that did not converge, overflowed (a
+    warning); it is beyond any standardized spread, and the advice says so."""
+    X = np.array([[-3e77, 5e15], [-4e16, 0.0], [2.0, -3e77], [-1e214, 1e-184],
+                  [-5e16, -3e-58], [-3e15, 5e16]])
+    y = ["c", "c", "a", "c", "c", "b"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        with pytest.warns(ConvergenceWarning, match="standardize the inputs"):
+            IOHMMClassifier(2, features="raw", n_init=1, max_iter=2,
+                            random_state=0).fit(X, y)
