@@ -25,6 +25,7 @@ from scipy.special import logsumexp
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._data import Targets, accuracy, check_targets
+from .._data.moments import mean_std
 from .emissions import GaussianEmission, SoftmaxEmission
 from .layers import LAYERS
 from .penalty import (
@@ -253,26 +254,6 @@ class CategoricalOutputs(Outputs):
         return accuracy(targets.values, pred, self.classes_, weight)
 
 
-def _weighted_mean_std(values, weights):
-    """Weighted mean and standard deviation of each column, without overflow.
-
-    The direct formula, unless a sum or a square overflows (targets or weights
-    near the float64 limits); then the same in units of the largest magnitude.
-    """
-    with np.errstate(over="ignore", invalid="ignore"):
-        mean = np.average(values, axis=0, weights=weights)
-        scale = np.sqrt(np.average((values - mean) ** 2, axis=0, weights=weights))
-    if np.isfinite(mean).all() and np.isfinite(scale).all():
-        return mean, scale
-    top = np.abs(values).max(axis=0)
-    top[top == 0] = 1.0
-    v = values / top
-    w = weights / weights.max()
-    mean_v = np.average(v, axis=0, weights=w)
-    scale_v = np.sqrt(np.average((v - mean_v) ** 2, axis=0, weights=w))
-    return mean_v * top, scale_v * top
-
-
 def r2(values, pred, weight):
     """R^2 of ``pred`` for ``values``, averaged uniformly over outputs.
 
@@ -445,7 +426,7 @@ class GaussianOutputs(RealOutputs):
              else sample_weight)[seq_of]
         # the targets of weight 0 are left out, not added as zeros: the sums
         # then round as those of the data without them
-        mean, scale = _weighted_mean_std(values[w > 0], w[w > 0])
+        mean, scale = mean_std(values[w > 0], w[w > 0])
         if np.any(scale > 1e150):
             raise ValueError(
                 f"y: the targets' standard deviation ({scale.max():.3g}) is too "
