@@ -501,3 +501,17 @@ def test_fit_of_inputs_whose_spread_overflows_advises_to_standardize():
         with pytest.warns(ConvergenceWarning, match="standardize the inputs"):
             IOHMMClassifier(2, features="raw", n_init=1, max_iter=2,
                             random_state=0).fit(X, y)
+
+
+@pytest.mark.parametrize("name", ["clf", "reg"])
+def test_bytes_beyond_ascii_among_string_targets_are_refused_by_name(name):
+    """Found by benchmarks/fuzz_long.py: NumPy decodes bytes as ASCII to put
+    them among strings, and raised a UnicodeDecodeError naming no argument."""
+    X = [np.ones((2, 2)), np.zeros((1, 2)), np.full((3, 2), 0.5)]
+    y = ["a", b"\xef", 1.0]
+    match = {"clf": r"y mixes string and non-string labels: 'a' at sequence 0",
+             "reg": r"y: sequence 0 holds the string 'a', which is not numeric"}
+    with pytest.raises(ValueError, match=match[name]):
+        ESTIMATORS[name]().fit(X, y)
+    with pytest.raises(ValueError, match=match[name]):
+        _fitted_copy(name).score(X, y)

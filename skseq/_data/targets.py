@@ -64,9 +64,13 @@ def _step_level_items(y, name):
 def _label_array(labels):
     """np.asarray, but a list mixing strings and other values stays object.
 
-    (numpy would silently turn 1 and NaN into the strings "1" and "nan").
+    (numpy would silently turn 1 and NaN into the strings "1" and "nan"; and
+    fails with a ``UnicodeDecodeError`` on bytes beyond ASCII among strings).
     """
-    values = np.asarray(labels)
+    try:
+        values = np.asarray(labels)
+    except UnicodeDecodeError:
+        return np.asarray(labels, dtype=object)
     if (values.dtype.kind in "SU" and isinstance(labels, (list, tuple))
             and not all(isinstance(v, (str, bytes)) for v in labels)):
         values = np.asarray(labels, dtype=object)
@@ -272,7 +276,7 @@ def _step_items(y, seqs, task, name):
     """Per-sequence step targets of y (a padded 3-D array cut to the
     sequences' lengths), or None if y is sequence-level."""
     items = _step_level_items(y, name)
-    arr = np.asarray(y) if items is None and task == "regression" else None
+    arr = _label_array(y) if items is None and task == "regression" else None
     if arr is not None and arr.ndim == 3:
         n_seq, lengths = seqs.n_sequences, seqs.lengths
         if arr.shape[0] != n_seq or arr.shape[1] < lengths.max():
