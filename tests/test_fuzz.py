@@ -515,3 +515,21 @@ def test_bytes_beyond_ascii_among_string_targets_are_refused_by_name(name):
         ESTIMATORS[name]().fit(X, y)
     with pytest.raises(ValueError, match=match[name]):
         _fitted_copy(name).score(X, y)
+
+
+@pytest.mark.parametrize("name", ["clf", "hier-clf", "rnn"])
+def test_dates_scored_against_numeric_classes_are_refused_by_name(name):
+    """Found by benchmarks/fuzz_long.py: dates scored against numeric classes
+    failed in scikit-learn's or NumPy's sorting with a TypeError naming no
+    argument; they are of another kind than the classes, as strings are."""
+    X = [np.zeros((1, 2)), np.ones((1, 2))]
+    y = np.array(["2001-03-14", "2002-01-01"], dtype="datetime64[D]")
+    est = _fitted_copy(name)
+    with pytest.raises(ValueError, match=r"Mix of label input types \(dates and "
+                       r"numbers\): y holds dates but the model's classes_ are"):
+        est.score(X, y)
+    if hasattr(est, "score_samples"):
+        with pytest.raises(ValueError, match=r"y contains labels not seen in fit: "
+                           r"\[datetime.date\(2001, 3, 14\), .* the classes are "
+                           r"\[0, 1\]"):
+            est.score_samples(X, y)

@@ -160,9 +160,15 @@ class CategoricalOutputs(Outputs):
         """Packed targets as class indices (labels unseen in fit refused;
         ``unobserved`` as for :meth:`check`)."""
         targets = self.check(y, seqs, unobserved)
-        encoded = np.searchsorted(self.classes_, targets.values)
-        encoded = np.minimum(encoded, len(self.classes_) - 1)
-        unseen = self.classes_[encoded] != targets.values
+        try:
+            encoded = np.searchsorted(self.classes_, targets.values)
+        except TypeError:  # labels not comparable with the classes (dates
+            # against numbers): none of them is a class
+            encoded = np.zeros(targets.values.shape[0], dtype=np.intp)
+            unseen = np.ones(targets.values.shape[0], dtype=bool)
+        else:
+            encoded = np.minimum(encoded, len(self.classes_) - 1)
+            unseen = self.classes_[encoded] != targets.values
         if np.any(unseen):
             labels = list(dict.fromkeys(targets.values[unseen].tolist()))
             first = int(seqs.sequence_of(targets.steps[unseen][:1])[0])
