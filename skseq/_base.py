@@ -398,7 +398,8 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
         decisions taken on the way (:class:`~skseq._fit.objective.Setup`)."""
         weight, targets = self._encode_targets(seqs, y, sample_weight)
         # class weights of sequence-level labels act as sample weights in all;
-        # a sequence of weight 0 in the fit is read no further (as without it)
+        # a sequence of weight 0 in the fit (or without targets) is read no
+        # further (as without it)
         seqs, targets, weights, keep = weighted_only(
             seqs, targets, (weight, *self._target_weights(seqs, targets, weight)))
         weight, fit_weight, target_weight = weights

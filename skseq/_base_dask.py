@@ -48,13 +48,14 @@ from sklearn.utils.validation import (
     check_is_fitted,
 )
 
-from ._data import accuracy, restore_on_failure
+from ._data import accuracy, check_score_weight, restore_on_failure
 from ._data.checks import check_rows, quiet_rows
 from ._data.dask import block_shape, is_dask_collection, known_columns, unsupported
 from ._data.prefixes import check_prefixes
 from ._data.representation import refuse_out_of_memory, resolve_from
 from ._data.warm import keep_warm_names, refuse_warm_change
 from ._data.weights import kept_targets, kept_weights, weighed_sequences
+from ._families.outputs import r2
 from ._families.supervised import append_axes, read_out
 from ._families.warm_axes import mark_axes, warm_axes
 from ._fit.distributed import ShardedProblem, Shards
@@ -325,23 +326,36 @@ def dask_aware(method):
 def score_dask(est, X, y, sample_weight=None):
     """``score`` on a Dask collection: a 0-d Dask array, the accuracy or R^2
     of the per-sequence predictions (computed where the data live) against y,
-    as ``score`` on local data."""
+    as ``score`` on local data: the same checks of ``sample_weight`` (at the
+    call for a Dask array, else once the predictions give the number of
+    sequences), the same value."""
     import dask
     import dask.array as da
     import dask.bag as db
-    from sklearn.metrics import r2_score
 
     if est.step_level_:
         raise ValueError(
             "score on a Dask collection takes one target per sequence; this "
             f"{type(est).__name__} was fitted on step-level targets.")
     pred = est.predict(X)
+    if (sample_weight is not None and not is_dask_collection(sample_weight)
+            and isinstance(X, da.Array) and not np.isnan(X.shape[0])):
+        # the number of sequences known: refused at the call, as locally
+        sample_weight = check_score_weight(sample_weight, X.shape[0])
     if isinstance(pred, db.Bag):
         pred = dask.delayed(np.asarray)(pred)
     elif not isinstance(pred, da.Array):
         pred = dask.delayed(np.concatenate)(pred)
-    if est.outputs_.task == "classification":
-        value = dask.delayed(accuracy)(y, pred, est.outputs_.classes_, sample_weight)
-    else:
-        value = dask.delayed(r2_score)(y, pred, sample_weight=sample_weight)
+    value = dask.delayed(_score_predictions)(est.outputs_, y, pred, sample_weight)
     return da.from_delayed(value, shape=(), dtype=np.float64)
+
+
+def _score_predictions(outputs, y, pred, sample_weight):
+    """The score of one target per sequence, as local ``score`` gives it:
+    the accuracy (classification) or R^2 of the predictions ``pred``, the
+    weights checked as a local score checks them."""
+    weight = (None if sample_weight is None
+              else check_score_weight(sample_weight, len(pred)))
+    if outputs.task == "classification":
+        return accuracy(y, pred, outputs.classes_, weight)
+    return r2(y, pred, weight)

@@ -163,3 +163,21 @@ def test_class_weight_zero_is_sample_weight_zero(client):
     by_sample = clone(est).fit(chunks, y, sample_weight=(y != 1).astype(float))
     assert by_sample.n_init_ == 100_000 // 2120
     _assert_same_fit(by_class, by_sample)
+
+
+def test_unlabelled_sequence_is_left_out(client):
+    """Step-level labels: a sequence none of whose steps is labelled is left
+    out on its worker, as one of sample_weight 0: among labelled sequences
+    in one shard, the fit is the local one without it, bit for bit (before,
+    features="auto" read the real-valued unlabelled sequence and chose
+    "window", not "raw")."""
+    rng = np.random.default_rng(5)
+    X = [rng.choice([-1.0, 1.0], size=(n, 2)) for n in (6, 7, 5, 8, 6, 7)]
+    y = [(x[:, 0] > 0).astype(float) for x in X]
+    X0, y0 = 3 * rng.normal(size=(9, 2)), np.full(9, np.nan)
+    est = IOHMMClassifier(2, n_init=2, max_iter=3, random_state=0)
+    local = clone(est).fit(X, y)
+    assert local.features_ == "raw"
+    dist = clone(est).fit(_chunks([*X[:2], X0, *X[2:]], [7]),
+                          [*y[:2], y0, *y[2:]])
+    _assert_same_fit(dist, local)

@@ -23,6 +23,7 @@ import functools
 import os
 import re
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -34,7 +35,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from numpy.testing import assert_allclose
 from sklearn.base import is_classifier
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
@@ -467,3 +468,68 @@ def test_rnn_and_regressor_score_inputs_near_the_float64_limit():
         assert_allclose(proba.sum(axis=1), 1.0)
         reg = _fitted_copy("hier-reg")
         assert reg.score([np.full((3, 2), 3e203), np.ones((2, 2))], [0.0, 1.0]) < 0
+
+
+def test_regressor_score_of_targets_near_the_smallest_float():
+    """Found by benchmarks/fuzz_long.py: R^2 divides targets below 1e-100 and
+    the predictions by the targets' largest magnitude, which took predictions
+    near 200 of targets near 3e-307 beyond float64 (an overflow warning). The
+    exact R^2, below -1e300, rounds to -inf."""
+    X = [np.ones((2, 2)), np.zeros((1, 2)), np.full((3, 2), 0.5)]
+    reg = ESTIMATORS["reg"]().fit(X, [100.0, 200.0, 300.0])
+    y = [1e-307, -2e-307, 3e-307]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        got = reg.score(X, y)
+    t = [Fraction(v) for v in y]
+    mean = sum(t) / 3
+    exact = 1 - (sum((a - Fraction(b)) ** 2 for a, b in zip(t, reg.predict(X),
+                                                            strict=True))
+                 / sum((a - mean) ** 2 for a in t))
+    assert exact < -np.finfo(np.float64).max and got == -np.inf
+
+
+def test_fit_of_inputs_whose_spread_overflows_advises_to_standardize():
+    """Found by benchmarks/fuzz_long.py: the spread of inputs up to 1e214,
+    read for the advice of a fit that did not converge, overflowed (a
+    warning); it is beyond any standardized spread, and the advice says so."""
+    X = np.array([[-3e77, 5e15], [-4e16, 0.0], [2.0, -3e77], [-1e214, 1e-184],
+                  [-5e16, -3e-58], [-3e15, 5e16]])
+    y = ["c", "c", "a", "c", "c", "b"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        with pytest.warns(ConvergenceWarning, match="standardize the inputs"):
+            IOHMMClassifier(2, features="raw", n_init=1, max_iter=2,
+                            random_state=0).fit(X, y)
+
+
+@pytest.mark.parametrize("name", ["clf", "reg"])
+def test_bytes_beyond_ascii_among_string_targets_are_refused_by_name(name):
+    """Found by benchmarks/fuzz_long.py: NumPy decodes bytes as ASCII to put
+    them among strings, and raised a UnicodeDecodeError naming no argument."""
+    X = [np.ones((2, 2)), np.zeros((1, 2)), np.full((3, 2), 0.5)]
+    y = ["a", b"\xef", 1.0]
+    match = {"clf": r"y mixes string and non-string labels: 'a' at sequence 0",
+             "reg": r"y: sequence 0 holds the string 'a', which is not numeric"}
+    with pytest.raises(ValueError, match=match[name]):
+        ESTIMATORS[name]().fit(X, y)
+    with pytest.raises(ValueError, match=match[name]):
+        _fitted_copy(name).score(X, y)
+
+
+@pytest.mark.parametrize("name", ["clf", "hier-clf", "rnn"])
+def test_dates_scored_against_numeric_classes_are_refused_by_name(name):
+    """Found by benchmarks/fuzz_long.py: dates scored against numeric classes
+    failed in scikit-learn's or NumPy's sorting with a TypeError naming no
+    argument; they are of another kind than the classes, as strings are."""
+    X = [np.zeros((1, 2)), np.ones((1, 2))]
+    y = np.array(["2001-03-14", "2002-01-01"], dtype="datetime64[D]")
+    est = _fitted_copy(name)
+    with pytest.raises(ValueError, match=r"Mix of label input types \(dates and "
+                       r"numbers\): y holds dates but the model's classes_ are"):
+        est.score(X, y)
+    if hasattr(est, "score_samples"):
+        with pytest.raises(ValueError, match=r"y contains labels not seen in fit: "
+                           r"\[datetime.date\(2001, 3, 14\), .* the classes are "
+                           r"\[0, 1\]"):
+            est.score_samples(X, y)

@@ -11,6 +11,7 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
 from skseq._kernels import pooling
+from skseq.preprocessing import DilatedConvolution, RunningPooling
 
 
 def _by_loop(x, offsets, window, statistic):
@@ -104,3 +105,24 @@ def test_a_window_longer_than_any_sequence_reads_whole_prefixes(window,
     assert_allclose(pooling.running_pool(x, offsets, window, statistic),
                     _by_loop(x, offsets, window, statistic), rtol=1e-13,
                     atol=1e-15)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: RunningPooling(2),
+    lambda: RunningPooling(statistic="max"),
+    lambda: DilatedConvolution(1, output="value", pooling=2, random_state=0),
+])
+@pytest.mark.parametrize("value", [np.inf, -np.inf])
+def test_the_public_poolers_refuse_infinite_inputs(make, value):
+    """The kernels assume finite values (or NaN); the transformers that pool
+    refuse +-inf where it is, before pooling, at fit and at transform."""
+    rng = np.random.default_rng(4)
+    X = [rng.normal(size=(12, 2)) for _ in range(3)]
+    bad = [x.copy() for x in X]
+    bad[1][2, 1] = value
+    where = rf"sequence 1 contains {value} at step 2 \(feature 1\)"
+    with pytest.raises(ValueError, match=where):
+        make().fit(bad)
+    fitted = make().fit(X)
+    with pytest.raises(ValueError, match=where):
+        fitted.transform(bad)

@@ -908,6 +908,27 @@ def test_union_refuses_bad_entries_and_weights_by_name(kwargs, error, match):
         assert_array_equal(got, 2.0 * want)
 
 
+def test_union_refuses_a_weight_that_overflows_its_features():
+    """A finite weight times finite features can leave float64: refused,
+    naming the transformer, its weight and where, at fit (leaving the union
+    unfitted) and at transform; the largest weight that fits is kept exactly
+    (before, inf went on to the next step, refused there without a word of
+    the weight)."""
+    X = [np.array([[1.0], [2.0], [-3.0]]), np.array([[0.5], [40.0]])]
+    union = SequenceUnion([("raw", "passthrough"),
+                           ("diff", SequenceFeatures(keep_input=False))],
+                          transformer_weights={"diff": 1e307})
+    match = (r"transformer_weights gives 'diff' the weight 1e\+307, which takes "
+             r"its output feature 0 at sequence 1, step 1 \(39.5\) beyond")
+    with pytest.raises(ValueError, match=match):
+        union.fit_transform(X)
+    assert not hasattr(union, "transformers_")
+    union.fit(X[:1])
+    assert_array_equal(union.transform(X[:1])[0][:, 1], [0.0, 1e307, -5e307])
+    with pytest.raises(ValueError, match=match):
+        union.transform(X)
+
+
 @pytest.mark.parametrize("transformer, name", [
     (WindowMean(window=True), "window"), (WindowMean(max_length=True), "max_length"),
     (RunningPooling(window=True), "window"),

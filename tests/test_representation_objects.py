@@ -4,6 +4,7 @@ refusals naming what is wrong, and every reader of ``features`` (causality,
 restarts, the hierarchy's held-out choice, the regressor)."""
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -283,3 +284,27 @@ def test_shape_features_too_many_indicators_are_refused():
                        r".*ShapeFeatures with n_indicators=10+ "
                        r"\(.* indicator thresholds.*lower n_indicators\."):
         clf.fit(X, [0, 1, 0, 1])
+
+
+def test_window_features_of_inputs_whose_summaries_square_beyond_float64():
+    """Found by benchmarks/fuzz_long.py: a channel near 1e250 made the
+    standardization's squares overflow (a warning) and its spread inf, every
+    feature of that channel then 0. Its mean and spread now are NumPy's of
+    the summaries divided by a power of two above each column's largest
+    magnitude, times it (exact scalings)."""
+    from skseq._data import check_sequences
+    from skseq._data.window import window_summaries
+
+    rng = np.random.default_rng(0)
+    X = [rng.normal(size=(n, 2)) for n in (9, 12, 7)]
+    X[1][:, 0] *= 1e250
+    seqs = check_sequences(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        rep = WindowFeatures(window=4).fit(seqs, np.random.default_rng(0))
+    Z = window_summaries(seqs, 4)
+    unit = np.ldexp(1.0, np.frexp(np.abs(Z).max(axis=0))[1])  # per column
+    assert_allclose(rep.mean_, (Z / unit).mean(axis=0) * unit, rtol=1e-13)
+    spread = (Z / unit).std(axis=0) * unit
+    assert_allclose(rep.scale_, np.where(spread > 1e-12, spread, 1.0), rtol=1e-13)
+    assert rep.scale_[0] > 1e249

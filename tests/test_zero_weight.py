@@ -254,3 +254,59 @@ def test_every_sequence_of_weight_zero_is_refused(n_prefixes):
                        "step weight 0; at least one class needs a positive"):
         est.fit(X, y, sample_weight=(y != 1).astype(float))
     assert_array_equal(est.emission_coef_, before)
+
+
+# -- step-level labels: sequences without a label ----------------------------
+def _symbols_with_unlabelled(rng, task):
+    """+-1 codes labelled at every step, and a real-valued, longer sequence
+    none of whose steps is labelled: read, it made features="auto" choose
+    another representation and n_init="auto" count its steps."""
+    X = [rng.choice([-1.0, 1.0], size=(int(n), 2))
+         for n in rng.integers(5, 9, size=8)]
+    y = [(x[:, 0] > 0).astype(float) for x in X]
+    if task == "regression":
+        y = [t + x[:, 1] for t, x in zip(y, X, strict=True)]
+    return X, y, [3 * rng.normal(size=(9, 2))], [np.full(9, np.nan)]
+
+
+@pytest.mark.parametrize("case", ["classifier", "regressor", "hierarchical"])
+def test_unlabelled_sequence_is_left_out(case):
+    """A sequence none of whose steps is labelled adds nothing to the
+    weighted log-likelihood: the fit is that of the data without it, bit for
+    bit, as with sample_weight 0. Before, the classifier's features="auto"
+    chose "window" (not "raw") and n_init="auto" 1 restart (not 50); the
+    total weight W held it."""
+    rng = np.random.default_rng(11)
+    task = "classification" if case == "classifier" else "regression"
+    X, y, X0, y0 = _symbols_with_unlabelled(rng, task)
+    est = {"classifier": IOHMMClassifier(2, max_iter=3, random_state=0),
+           "regressor": IOHMMRegressor(2, max_iter=3, random_state=0),
+           "hierarchical": HierarchicalIOHMM((2, 2), task="regression", n_init=1,
+                                             max_iter=3, random_state=0)}[case]
+    with_it = clone(est).fit(X[:3] + X0 + X[3:], y[:3] + y0 + y[3:])
+    without = clone(est).fit(X, y)
+    if case == "classifier":
+        assert without.features_ == "raw" and without.n_init_ == 50
+    _assert_same_fit(with_it, without, X)
+
+
+def test_steps_of_a_class_of_weight_zero_weigh_nothing():
+    """In a sequence that stays (it holds labels of other classes), the steps
+    of a class of weight 0 are not in the objective: with alpha=0, objective_
+    is minus the weighted mean over the sequences kept of log P(labels of the
+    other classes | u), score_samples with those steps unlabelled (a sequence
+    all of class 1, sequence 2, is left out)."""
+    rng = np.random.default_rng(12)
+    X = [rng.normal(size=(int(n), 2)) for n in rng.integers(5, 9, size=8)]
+    y = [np.digitize(x[:, 0], [-0.5, 0.5]).astype(object) for x in X]
+    y[2][:] = 1
+    weight = np.linspace(0.5, 2.0, 8)
+    clf = IOHMMClassifier(2, features="raw", alpha=0.0, n_init=1, max_iter=5,
+                          class_weight={1: 0.0}, random_state=0)
+    clf.fit(X, y, sample_weight=weight)
+    kept = [0, 1, 3, 4, 5, 6, 7]
+    assert sum(np.any(y[i] == 1) and np.any(y[i] != 1) for i in kept) >= 5
+    loglik = clf.score_samples([X[i] for i in kept],
+                               [np.where(y[i] == 1, None, y[i]) for i in kept])
+    expected = -np.sum(weight[kept] * loglik) / weight[kept].sum()
+    assert np.isclose(clf.objective_, expected, rtol=1e-12, atol=0)

@@ -64,9 +64,13 @@ def _step_level_items(y, name):
 def _label_array(labels):
     """np.asarray, but a list mixing strings and other values stays object.
 
-    (numpy would silently turn 1 and NaN into the strings "1" and "nan").
+    (numpy would silently turn 1 and NaN into the strings "1" and "nan"; and
+    fails with a ``UnicodeDecodeError`` on bytes beyond ASCII among strings).
     """
-    values = np.asarray(labels)
+    try:
+        values = np.asarray(labels)
+    except UnicodeDecodeError:
+        return np.asarray(labels, dtype=object)
     if (values.dtype.kind in "SU" and isinstance(labels, (list, tuple))
             and not all(isinstance(v, (str, bytes)) for v in labels)):
         values = np.asarray(labels, dtype=object)
@@ -291,7 +295,7 @@ def _step_items(y, seqs, task, name):
     """Per-sequence step targets of y (a padded 3-D array cut to the
     sequences' lengths), or None if y is sequence-level."""
     items = _step_level_items(y, name)
-    arr = np.asarray(y) if items is None and task == "regression" else None
+    arr = _label_array(y) if items is None and task == "regression" else None
     if arr is not None and arr.ndim == 3:
         n_seq, lengths = seqs.n_sequences, seqs.lengths
         if arr.shape[0] != n_seq or arr.shape[1] < lengths.max():
@@ -417,20 +421,25 @@ def score_targets(y, seqs, sample_weight, *, task, step_level):
 
 def accuracy(labels, pred, classes, sample_weight=None):
     """scikit-learn's accuracy of the predictions ``pred`` against ``labels``,
-    which must be of the kind of the model's ``classes`` (strings, or numbers).
+    which must be of the kind of the model's ``classes`` (strings, numbers,
+    dates or durations).
 
-    Labels of the other kind (strings scored against numeric classes, or the
-    reverse) could only all count as wrong; they are refused with a
-    ``ValueError`` whatever the version of scikit-learn (its accuracy refuses
-    them from version 1.9; earlier versions score them 0.0, or fail with a
-    ``TypeError``).
+    Labels of another kind (strings scored against numeric classes, dates
+    against numbers, ...) could only all count as wrong; they are refused
+    with a ``ValueError`` whatever the version of scikit-learn (its accuracy
+    refuses strings against numbers from version 1.9; earlier versions score
+    them 0.0, or fail with a ``TypeError``, as all versions do for dates
+    against numbers).
     """
     from sklearn.metrics import accuracy_score  # slow to import
 
     given, fitted = _label_kind(labels), _label_kind(classes)
     if given != fitted:
+        kinds = {given, fitted}
+        mix = ("string and number" if kinds == {"strings", "numbers"}
+               else f"{given} and {fitted}")
         raise ValueError(
-            f"Mix of label input types (string and number): y holds {given} but "
+            f"Mix of label input types ({mix}): y holds {given} but "
             f"the model's classes_ are {fitted}; score it with labels of the "
             "kind it was fitted on."
         )
@@ -438,9 +447,10 @@ def accuracy(labels, pred, classes, sample_weight=None):
 
 
 def _label_kind(values):
-    """"strings" if any of the labels is a string, else "numbers"."""
+    """"strings" if any of the labels is a string, "dates" or "durations"
+    for NumPy's datetimes or timedeltas, else "numbers"."""
     values = np.asarray(values)
     if values.dtype.kind == "U" or (
             values.dtype == object and any(isinstance(v, str) for v in values.flat)):
         return "strings"
-    return "numbers"
+    return {"M": "dates", "m": "durations"}.get(values.dtype.kind, "numbers")

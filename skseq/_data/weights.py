@@ -114,6 +114,7 @@ def weighted_only(seqs, targets, weights):
     boolean mask; the inputs themselves when it marks them all).
 
     A sequence of weight 0, by its sample weight or its classes' weights,
+    or without targets (step-level targets, none of its steps labelled),
     adds nothing to the weighted objective; left out before anything reads
     the sequences, it changes nothing else either: not the number of
     restarts, the representation, the random draws, nor the rounding of a
@@ -130,18 +131,14 @@ def weighted_only(seqs, targets, weights):
 def weighed_sequences(seq_of, fit_weight, target_weight=None):
     """Which sequences a fit reads (a boolean per sequence): those of positive
     weight in it (``fit_weight``, the sample weights times, for labels of
-    whole sequences, their classes' weights); where the classes' weights
-    weigh labelled steps instead (``target_weight``, per target; ``seq_of``,
-    each target's sequence), not those whose labels all weigh 0. A sequence
-    without labels stays, as it does without class weights."""
-    keep = fit_weight > 0
-    if target_weight is not None:
-        n_sequences = keep.size
-        labelled = np.bincount(seq_of, minlength=n_sequences) > 0
-        weighed = np.bincount(seq_of[target_weight > 0],
-                              minlength=n_sequences) > 0
-        keep &= weighed | ~labelled
-    return keep
+    whole sequences, their classes' weights) that hold a target of positive
+    weight (``seq_of``, each target's sequence; ``target_weight``, per
+    target, the classes' weights where they weigh labelled steps, None for
+    1). A sequence without a target of positive weight, none of its steps
+    labelled or all its labels of classes of weight 0, adds nothing to the
+    weighted log-likelihood, as one of sample weight 0."""
+    weighed = seq_of if target_weight is None else seq_of[target_weight > 0]
+    return (fit_weight > 0) & (np.bincount(weighed, minlength=fit_weight.size) > 0)
 
 
 def kept_weights(keep, seq_of, weight, fit_weight, target_weight):

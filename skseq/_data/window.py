@@ -10,6 +10,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval
 
 from .._kernels import pooling
+from .moments import mean_std
 from .representation_base import Representation, as_weighted
 
 
@@ -176,8 +177,8 @@ class WindowFeatures(Representation):
         """Fit on packed training sequences (the estimator's ``fit`` calls it
         on a clone of its ``features``)."""
         Z = window_summaries(as_weighted(seqs, sample_weight), self.window)
-        self.mean_ = Z.mean(axis=0)
-        self.scale_ = np.where(Z.std(axis=0) > 1e-12, Z.std(axis=0), 1.0)
+        self.mean_, spread = mean_std(Z)
+        self.scale_ = np.where(spread > 1e-12, spread, 1.0)
         return self
 
     @property

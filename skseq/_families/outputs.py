@@ -25,6 +25,7 @@ from scipy.special import logsumexp
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._data import Targets, accuracy, check_targets
+from .._data.moments import mean_std
 from .emissions import GaussianEmission, SoftmaxEmission
 from .layers import LAYERS
 from .penalty import (
@@ -159,9 +160,15 @@ class CategoricalOutputs(Outputs):
         """Packed targets as class indices (labels unseen in fit refused;
         ``unobserved`` as for :meth:`check`)."""
         targets = self.check(y, seqs, unobserved)
-        encoded = np.searchsorted(self.classes_, targets.values)
-        encoded = np.minimum(encoded, len(self.classes_) - 1)
-        unseen = self.classes_[encoded] != targets.values
+        try:
+            encoded = np.searchsorted(self.classes_, targets.values)
+        except TypeError:  # labels not comparable with the classes (dates
+            # against numbers): none of them is a class
+            encoded = np.zeros(targets.values.shape[0], dtype=np.intp)
+            unseen = np.ones(targets.values.shape[0], dtype=bool)
+        else:
+            encoded = np.minimum(encoded, len(self.classes_) - 1)
+            unseen = self.classes_[encoded] != targets.values
         if np.any(unseen):
             labels = list(dict.fromkeys(targets.values[unseen].tolist()))
             first = int(seqs.sequence_of(targets.steps[unseen][:1])[0])
@@ -253,27 +260,7 @@ class CategoricalOutputs(Outputs):
         return accuracy(targets.values, pred, self.classes_, weight)
 
 
-def _weighted_mean_std(values, weights):
-    """Weighted mean and standard deviation of each column, without overflow.
-
-    The direct formula, unless a sum or a square overflows (targets or weights
-    near the float64 limits); then the same in units of the largest magnitude.
-    """
-    with np.errstate(over="ignore", invalid="ignore"):
-        mean = np.average(values, axis=0, weights=weights)
-        scale = np.sqrt(np.average((values - mean) ** 2, axis=0, weights=weights))
-    if np.isfinite(mean).all() and np.isfinite(scale).all():
-        return mean, scale
-    top = np.abs(values).max(axis=0)
-    top[top == 0] = 1.0
-    v = values / top
-    w = weights / weights.max()
-    mean_v = np.average(v, axis=0, weights=w)
-    scale_v = np.sqrt(np.average((v - mean_v) ** 2, axis=0, weights=w))
-    return mean_v * top, scale_v * top
-
-
-def _r2(values, pred, weight):
+def r2(values, pred, weight):
     """R^2 of ``pred`` for ``values``, averaged uniformly over outputs.
 
     An output's R^2 is unchanged when its targets and predictions are divided
@@ -281,7 +268,9 @@ def _r2(values, pred, weight):
     below 1e-100), both are divided by it first, so that the targets' sums of
     squares neither overflow (inf / inf gave nan, and an overflowing total sum
     an R^2 of 1) nor underflow. Predictions whose errors square beyond
-    float64's range give an R^2 of -inf."""
+    float64's range give an R^2 of -inf; so do those that the division
+    takes beyond it (kept at the largest float64, of their sign: predictions
+    near 1 of targets near 1e-300)."""
     from sklearn.metrics import r2_score  # slow to import
 
     values, pred = np.asarray(values, dtype=float), np.asarray(pred, dtype=float)
@@ -291,7 +280,9 @@ def _r2(values, pred, weight):
     if extreme.any():
         scale = np.where(extreme, scale, 1.0)
         values = (v / scale).reshape(values.shape)
-        pred = (p / scale).reshape(pred.shape)
+        largest = np.finfo(np.float64).max
+        with np.errstate(over="ignore"):
+            pred = np.clip(p / scale, -largest, largest).reshape(pred.shape)
     with np.errstate(over="ignore"):
         return r2_score(values, pred, sample_weight=weight)
 
@@ -391,10 +382,10 @@ class RealOutputs(Outputs):
         on every step that has one, each weighted by its sequence's weight."""
         mean = self._mean(mix)
         if not targets.step_level:
-            return _r2(y, mean, weight)
+            return r2(y, mean, weight)
         pred = mean.reshape(mean.shape[0], -1)[targets.steps]
         values = np.asarray(targets.values, float).reshape(len(targets.steps), -1)
-        return _r2(values, pred, weight)
+        return r2(values, pred, weight)
 
     def _check_finite_means(self, mix, means):
         """ValueError naming the first row whose predicted mean overflowed."""
@@ -441,7 +432,7 @@ class GaussianOutputs(RealOutputs):
              else sample_weight)[seq_of]
         # the targets of weight 0 are left out, not added as zeros: the sums
         # then round as those of the data without them
-        mean, scale = _weighted_mean_std(values[w > 0], w[w > 0])
+        mean, scale = mean_std(values[w > 0], w[w > 0])
         if np.any(scale > 1e150):
             raise ValueError(
                 f"y: the targets' standard deviation ({scale.max():.3g}) is too "

@@ -354,8 +354,9 @@ class ShardedProblem(Problem):
         n = np.array([f[2] for f in self._shard_facts], dtype=np.float64)
         means = np.array([f[3] for f in self._shard_facts])
         stds = np.array([f[4] for f in self._shard_facts])
-        mean = n @ means / n.sum()
-        var = n @ (stds**2 + (means - mean) ** 2) / n.sum()
+        with np.errstate(over="ignore", invalid="ignore"):  # as each shard's
+            mean = n @ means / n.sum()
+            var = n @ (stds**2 + (means - mean) ** 2) / n.sum()
         return int(n.sum()), mean, np.sqrt(var)
 
 

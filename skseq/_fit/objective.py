@@ -404,8 +404,11 @@ class Problem:
         return float(np.abs(self.seqs.data).max())
 
     def input_moments(self):
-        """``(n_steps, mean, std)`` of the state networks' inputs, per column."""
-        return self.U.shape[0], self.U.mean(axis=0), self.U.std(axis=0)
+        """``(n_steps, mean, std)`` of the state networks' inputs, per column
+        (inf, or NaN, where inputs near the float64 limit overflow them: far
+        from standardized either way)."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            return self.U.shape[0], self.U.mean(axis=0), self.U.std(axis=0)
 
     def one_hot_inputs(self):
         """Whether every step's features are a unit vector (symbols)."""

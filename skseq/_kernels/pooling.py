@@ -35,7 +35,11 @@ def running_pool(data, offsets, window, statistic, n_jobs=None, out=None, *,
     Parameters
     ----------
     data : ndarray of shape (n_steps, n_features)
-        Packed sequences.
+        Packed sequences: finite values, or NaN. An infinite value is not
+        pooled correctly (the trailing sums subtract it, giving NaN, and a
+        window's spread reads 0): the callers pool checked sequences (their
+        check refuses +-inf, naming its sequence, step and feature) or
+        values computed from them and checked finite.
     offsets : ndarray of shape (n_sequences + 1,)
     window : int or None
         Steps per trailing window; None: the whole prefix (not for "std").

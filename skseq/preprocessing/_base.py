@@ -30,6 +30,16 @@ def _output(seqs, packed, offsets=None):
     return seqs.unpack(packed)
 
 
+def _refuse_not_finite(seqs, values, message):
+    """A ValueError with ``message(sequence, step, feature)``, the place of
+    the first NaN or infinite value of the packed per-step ``values``;
+    nothing where all are finite."""
+    bad = ~np.isfinite(values)
+    if bad.any():
+        row, feature = np.argwhere(bad)[0]
+        raise ValueError(message(*seqs.locate(row), int(feature)))
+
+
 def _as_output(method):
     """``transform`` or ``fit_transform`` whose 2-D output (of one-step rows)
     goes into the container ``set_output`` asks for (sequences, a list or a

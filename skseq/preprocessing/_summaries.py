@@ -6,7 +6,7 @@
 import numpy as np
 from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
 
-from ._base import _output, _SequenceTransformer
+from ._base import _output, _refuse_not_finite, _SequenceTransformer
 
 
 class SequenceFeatures(_SequenceTransformer):
@@ -131,13 +131,9 @@ def _differences(seqs):
     with np.errstate(over="ignore"):
         d[1:] = U[1:] - U[:-1]
     d[seqs.offsets[:-1]] = 0.0  # first step of every sequence
-    if not np.isfinite(d).all():
-        row, col = np.argwhere(~np.isfinite(d))[0]
-        seq, step = seqs.locate(row)
-        raise ValueError(
-            f"SequenceFeatures: the difference at sequence {seq}, step {step} "
-            f"(feature {col}) exceeds the float64 range: the inputs reach "
-            f"{np.max(np.abs(U)):.3g} in magnitude. Scale the features first, "
-            "e.g. with skseq.preprocessing.Stepwise(StandardScaler())."
-        )
+    _refuse_not_finite(seqs, d, lambda seq, step, col: (
+        f"SequenceFeatures: the difference at sequence {seq}, step {step} "
+        f"(feature {col}) exceeds the float64 range: the inputs reach "
+        f"{np.max(np.abs(U)):.3g} in magnitude. Scale the features first, "
+        "e.g. with skseq.preprocessing.Stepwise(StandardScaler())."))
     return d

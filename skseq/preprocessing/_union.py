@@ -27,7 +27,7 @@ from .._data import (
     validate_sequences,
 )
 from .._data.checks import quiet_repeats
-from ._base import _output, _SequenceOutput
+from ._base import _output, _refuse_not_finite, _SequenceOutput
 
 
 # Each runs in a worker of the union's Parallel; quiet_repeats applies to the
@@ -68,7 +68,9 @@ class SequenceUnion(_SequenceOutput, TransformerMixin, NumberParams, _BaseCompos
     n_jobs : int or None, default=None
         Transformers fitted and run in parallel (joblib).
     transformer_weights : dict or None, default=None
-        Multiplier of each transformer's features, keyed by name.
+        Multiplier of each transformer's features, keyed by name. A weight
+        that takes a feature beyond the float64 range raises a ValueError
+        naming the transformer and where.
     verbose_feature_names_out : bool, default=True
         Prefix the output feature names with ``<transformer name>__``.
 
@@ -327,7 +329,8 @@ class SequenceUnion(_SequenceOutput, TransformerMixin, NumberParams, _BaseCompos
                         "step."
                     )
                 data = packed.data
-            blocks.append(data * float(weights[name]) if name in weights else data)
+            blocks.append(_weighted(seqs, data, name, weights[name])
+                          if name in weights else data)
         return _output(seqs, np.hstack(blocks))
 
     def get_feature_names_out(self, input_features=None):
@@ -359,3 +362,18 @@ class SequenceUnion(_SequenceOutput, TransformerMixin, NumberParams, _BaseCompos
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False
         return tags
+
+
+def _weighted(seqs, data, name, weight):
+    """The features ``data`` (finite) of transformer ``name`` times its
+    weight, or a ValueError naming the transformer and the first value the
+    product takes beyond the float64 range."""
+    with np.errstate(over="ignore"):
+        out = data * float(weight)
+    _refuse_not_finite(seqs, out, lambda seq, step, feature: (
+        f"SequenceUnion: transformer_weights gives {name!r} the weight "
+        f"{float(weight):g}, which takes its output feature {feature} at "
+        f"sequence {seq}, step {step} "
+        f"({data[seqs.offsets[seq] + step, feature]:.3g}) beyond the float64 "
+        "range; use a smaller weight, or scale the features first."))
+    return out
