@@ -221,66 +221,80 @@ def main():
            f"{versions()}; kernel "
            f"`{fused._fused.__name__}`.", ""]
     with threadpool_limits(limits=1, user_api="blas"):
-        rows = bench_pass((2, 4, 8, 16), "input", shapes, args.repeat)
-        doc += _section(
-            "1. One value and gradient, `input` family, 8 features",
-            "Unfused: `InputTransitions.gradient_pass` (the (T, n, n) matrices, "
-            "`forward_backward` writing the logit gradient over them, the family's "
-            "`backward`: today's lbfgs evaluation of the state networks). Fused: a "
-            "`LinearTransitionPass` prepared once per data set (untimed, as once "
-            "per fit), then called. One target per sequence (its last step). "
-            "Threads: `n_jobs` of both (the unfused path threads only its "
-            "forward-backward kernel). The last column: CPU time over wall time of "
-            "a 2-thread fused run (the 2-thread speed-up cannot exceed it).",
-            ["n_states", "data", "unfused 1 thread (ms)", "fused 1 thread (ms)",
-             "speed-up, 1 thread", "unfused 2 threads (ms)", "fused 2 threads (ms)",
-             "speed-up, 2 threads", "fused 2 / 1 threads", "cores obtained"],
-            [(n, name, _ms(u1), _ms(f1), f"{u1 / f1:.2f}", _ms(u2), _ms(f2),
-              f"{u2 / f2:.2f}", f"{f1 / f2:.2f}", f"{c:.2f}")
-             for n, name, T, u1, f1, u2, f2, c in rows])
-        rows = bench_pass((8,), "additive", shapes[:1], args.repeat)
-        doc += _section(
-            "2. The `additive` family, 8 states",
-            "z_t[j, i] = (u_t V)_i + B[j, i]: the fused kernel takes n exponentials "
-            "per step (exp(a_i) exp(B[j, i]) up to a row constant) instead of n^2.",
-            ["n_states", "data", "unfused (ms)", "fused (ms)", "speed-up, 1 thread",
-             "speed-up, 2 threads"],
-            [(n, name, _ms(u1), _ms(f1), f"{u1 / f1:.2f}", f"{u2 / f2:.2f}")
-             for n, name, T, u1, f1, u2, f2, c in rows])
-        rows = bench_memory((2, 8), shapes)
-        doc += _section(
-            "3. Peak memory of one value and gradient",
-            "tracemalloc peak of each path (NumPy reports its arrays to it); the "
-            "fused kernel's own C scratch (a 1 MiB block of matrices, the emissions "
-            "of its longest sequence, per thread) is added from its formula. The "
-            "outputs (posteriors (T, n), gradient) are included.",
-            ["n_states", "data", "unfused peak (MB)", "fused peak (MB)",
-             "unfused / fused", "T n^2 8 B (MB)"],
-            [(n, name, f"{pu / 1e6:.1f}", f"{pf / 1e6:.2f}", f"{pu / pf:.1f}",
-              f"{b / 1e6:.1f}") for n, name, T, pu, pf, b in rows])
-        rows = bench_restarts(4, small, (1, 8, 32), max(3, args.repeat // 2))
-        doc += _section(
-            "4. Restarts in one call",
-            "R parameter sets of 4 states: one call of the prepared pass with all R "
-            "against R calls of one, and R unfused evaluations; one thread. The "
-            "fixed cost of a call (validation, allocation, Python) is paid once.",
-            ["data", "R", "unfused, R calls (ms)", "fused, R calls (ms)",
-             "fused, one call (ms)", "R calls / one call", "unfused / fused one call"],
-            [(name, R, _ms(tu), _ms(ts), _ms(tb), f"{ts / tb:.2f}", f"{tu / tb:.2f}")
-             for name, R, tu, ts, tb in rows])
-        rows, builds = bench_builds((2, 8), shapes[0][1], args.repeat)
-        doc += _section(
-            "5. Builds of the kernel",
-            f"The same fused pass ({shapes[0][0]}, `input`, one thread) with each "
-            "build this CPU runs; `skseq._kernels._build` picks the widest.",
-            ["n_states", *[f"{b} (ms)" for b in builds],
-             *[f"{b} / portable" for b in builds[1:]]],
-            [(n, *[_ms(t[b]) for b in builds],
-              *[f"{t[builds[0]] / t[b]:.2f}" for b in builds[1:]]) for n, t in rows])
+        doc += _family_sections(shapes, args.repeat)
+        doc += _cost_sections(shapes, small, args.repeat)
     doc.append(f"Load average (1 min) {load:.1f} before, {os.getloadavg()[0]:.1f} "
                f"after; {time.perf_counter() - clock:.0f} s in all.")
     if not args.quick:
         write("fused.md", "\n".join(doc) + "\n")
+
+
+def _family_sections(shapes, repeat):
+    """Sections 1-2: one value and gradient of the `input` and `additive` families."""
+    doc = []
+    rows = bench_pass((2, 4, 8, 16), "input", shapes, repeat)
+    doc += _section(
+        "1. One value and gradient, `input` family, 8 features",
+        "Unfused: `InputTransitions.gradient_pass` (the (T, n, n) matrices, "
+        "`forward_backward` writing the logit gradient over them, the family's "
+        "`backward`: today's lbfgs evaluation of the state networks). Fused: a "
+        "`LinearTransitionPass` prepared once per data set (untimed, as once "
+        "per fit), then called. One target per sequence (its last step). "
+        "Threads: `n_jobs` of both (the unfused path threads only its "
+        "forward-backward kernel). The last column: CPU time over wall time of "
+        "a 2-thread fused run (the 2-thread speed-up cannot exceed it).",
+        ["n_states", "data", "unfused 1 thread (ms)", "fused 1 thread (ms)",
+         "speed-up, 1 thread", "unfused 2 threads (ms)", "fused 2 threads (ms)",
+         "speed-up, 2 threads", "fused 2 / 1 threads", "cores obtained"],
+        [(n, name, _ms(u1), _ms(f1), f"{u1 / f1:.2f}", _ms(u2), _ms(f2),
+          f"{u2 / f2:.2f}", f"{f1 / f2:.2f}", f"{c:.2f}")
+         for n, name, T, u1, f1, u2, f2, c in rows])
+    rows = bench_pass((8,), "additive", shapes[:1], repeat)
+    doc += _section(
+        "2. The `additive` family, 8 states",
+        "z_t[j, i] = (u_t V)_i + B[j, i]: the fused kernel takes n exponentials "
+        "per step (exp(a_i) exp(B[j, i]) up to a row constant) instead of n^2.",
+        ["n_states", "data", "unfused (ms)", "fused (ms)", "speed-up, 1 thread",
+         "speed-up, 2 threads"],
+        [(n, name, _ms(u1), _ms(f1), f"{u1 / f1:.2f}", f"{u2 / f2:.2f}")
+         for n, name, T, u1, f1, u2, f2, c in rows])
+    return doc
+
+
+def _cost_sections(shapes, small, repeat):
+    """Sections 3-5: peak memory, restarts in one call, builds of the kernel."""
+    doc = []
+    rows = bench_memory((2, 8), shapes)
+    doc += _section(
+        "3. Peak memory of one value and gradient",
+        "tracemalloc peak of each path (NumPy reports its arrays to it); the "
+        "fused kernel's own C scratch (a 1 MiB block of matrices, the emissions "
+        "of its longest sequence, per thread) is added from its formula. The "
+        "outputs (posteriors (T, n), gradient) are included.",
+        ["n_states", "data", "unfused peak (MB)", "fused peak (MB)",
+         "unfused / fused", "T n^2 8 B (MB)"],
+        [(n, name, f"{pu / 1e6:.1f}", f"{pf / 1e6:.2f}", f"{pu / pf:.1f}",
+          f"{b / 1e6:.1f}") for n, name, T, pu, pf, b in rows])
+    rows = bench_restarts(4, small, (1, 8, 32), max(3, repeat // 2))
+    doc += _section(
+        "4. Restarts in one call",
+        "R parameter sets of 4 states: one call of the prepared pass with all R "
+        "against R calls of one, and R unfused evaluations; one thread. The "
+        "fixed cost of a call (validation, allocation, Python) is paid once.",
+        ["data", "R", "unfused, R calls (ms)", "fused, R calls (ms)",
+         "fused, one call (ms)", "R calls / one call", "unfused / fused one call"],
+        [(name, R, _ms(tu), _ms(ts), _ms(tb), f"{ts / tb:.2f}", f"{tu / tb:.2f}")
+         for name, R, tu, ts, tb in rows])
+    rows, builds = bench_builds((2, 8), shapes[0][1], repeat)
+    doc += _section(
+        "5. Builds of the kernel",
+        f"The same fused pass ({shapes[0][0]}, `input`, one thread) with each "
+        "build this CPU runs; `skseq._kernels._build` picks the widest.",
+        ["n_states", *[f"{b} (ms)" for b in builds],
+         *[f"{b} / portable" for b in builds[1:]]],
+        [(n, *[_ms(t[b]) for b in builds],
+          *[f"{t[builds[0]] / t[b]:.2f}" for b in builds[1:]]) for n, t in rows])
+    return doc
 
 
 if __name__ == "__main__":

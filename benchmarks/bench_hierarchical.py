@@ -506,6 +506,18 @@ def figure(fig2):
     return fig
 
 
+def _render(args, raw):
+    """Rewrite the page and figure from the saved results ``raw``."""
+    saved = json.loads(raw.read_text())
+    vars(args).update(saved["args"])
+    fig2 = {(T, lv, learn): res for T, lv, learn, res in saved["fig2"]}
+    kinds = {tuple(key): res for *key, res in saved["kinds"]}
+    text = markdown(fig2, saved["long"], saved["small"], kinds, args,
+                    saved["elapsed"])
+    write("hierarchical_figure2.md", text)
+    figure(fig2).savefig(RESULTS / "hierarchical_figure2.png", dpi=120)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=10)
@@ -521,14 +533,7 @@ def main():
     args = parser.parse_args()
     raw = RESULTS / "hierarchical_figure2.json"
     if args.render:
-        saved = json.loads(raw.read_text())
-        vars(args).update(saved["args"])
-        fig2 = {(T, lv, learn): res for T, lv, learn, res in saved["fig2"]}
-        kinds = {tuple(key): res for *key, res in saved["kinds"]}
-        text = markdown(fig2, saved["long"], saved["small"], kinds, args,
-                        saved["elapsed"])
-        write("hierarchical_figure2.md", text)
-        figure(fig2).savefig(RESULTS / "hierarchical_figure2.png", dpi=120)
+        _render(args, raw)
         return
     folds = N_FOLDS
     if args.quick:

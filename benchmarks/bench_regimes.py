@@ -161,19 +161,9 @@ def _best_perm(reg, case, X):
         _to_statsmodels(reg, case, X, p) - case["params"]).sum())
 
 
-def run_case(case, n_repeats):
-    X, y = _inputs(case), [case["y"]]
-    ours = [_fit_ours(case, "auto") for _ in range(n_repeats)]
-    reg, t_ours = ours[0][0], min(t for _, t in ours)
-    singles = [_fit_ours(case, 1) for _ in range(n_repeats)]
-    single = min(t for _, t in singles)
-    sms = [_fit_statsmodels(case) for _ in range(n_repeats)]
-    mod, res, t_sm = sms[0][0], sms[0][1], min(t for _, _, t in sms)
-    perm = _best_perm(reg, case, X)
-    params = _to_statsmodels(reg, case, X, perm)
-    se = reg.standard_errors(X, y)
-    bse = _to_statsmodels(reg, case, X, perm, se)
-    # forecasts at the same parameters (ours): one step ahead, and filtered;
+def _forecast_diffs(reg, case, X, y, perm):
+    """Largest differences from statsmodels of the one-step-ahead forecasts
+    and of the filtered mixture means, at the same parameters (ours)."""
     # our model has a constant per regime, so statsmodels' has one here too
     sm_params = _to_statsmodels(reg, case, X, perm, constant=True)
     mod = mr.MarkovRegression(case["y"], k_regimes=2, exog=case["exog"],
@@ -186,8 +176,24 @@ def run_case(case, n_repeats):
              else np.zeros((len(U), 2))) + reg.emission_intercept_[:, 0]
     ours_filt = (filt * means).sum(axis=1)
     sm_filt = np.asarray(mod.predict(sm_params, probabilities="filtered"))
+    return (float(np.abs(ours_pred - sm_pred).max()),
+            float(np.abs(ours_filt - sm_filt).max()))
+
+
+def run_case(case, n_repeats):
+    X, y = _inputs(case), [case["y"]]
+    ours = [_fit_ours(case, "auto") for _ in range(n_repeats)]
+    reg, t_ours = ours[0][0], min(t for _, t in ours)
+    singles = [_fit_ours(case, 1) for _ in range(n_repeats)]
+    single = min(t for _, t in singles)
+    sms = [_fit_statsmodels(case) for _ in range(n_repeats)]
+    res, t_sm = sms[0][1], min(t for _, _, t in sms)
+    perm = _best_perm(reg, case, X)
+    params = _to_statsmodels(reg, case, X, perm)
+    se = reg.standard_errors(X, y)
+    bse = _to_statsmodels(reg, case, X, perm, se)
+    forecast_diff, filtered_diff = _forecast_diffs(reg, case, X, y, perm)
     # statsmodels' standard errors at its own fit, and ours there too
-    mod = sms[0][0]
     sm_bse = np.asarray(res.bse)
     at_sm = _estimator(case)
     with warnings.catch_warnings():
@@ -204,8 +210,8 @@ def run_case(case, n_repeats):
         "param_names": list(sms[0][0].param_names),
         "bse": bse.tolist(), "statsmodels_bse": sm_bse.tolist(),
         "bse_at_statsmodels_fit": bse_at_sm.tolist(),
-        "forecast_max_abs_diff": float(np.abs(ours_pred - sm_pred).max()),
-        "filtered_mixture_max_abs_diff": float(np.abs(ours_filt - sm_filt).max()),
+        "forecast_max_abs_diff": forecast_diff,
+        "filtered_mixture_max_abs_diff": filtered_diff,
         "fit_seconds": t_ours, "fit_seconds_single_start": single,
         "loglik_single_start": float(singles[0][0].log_likelihood_),
         "statsmodels_fit_seconds": t_sm, "n_init": int(reg.n_init_),

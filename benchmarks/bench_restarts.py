@@ -213,7 +213,8 @@ def table6(trials):
     return out
 
 
-def main():
+def _parser():
+    """The command line's options."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--starts", type=int, default=40)
     parser.add_argument("--n-samples", type=int, default=100)
@@ -236,16 +237,18 @@ def main():
                         help="the real-data panel, package's starts and scale 1")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0])
     parser.add_argument("--out", default=None)
-    args = parser.parse_args()
-    if args.start_scale is not None:
-        args.init_scale = args.start_scale / SMALL_START
+    return parser
+
+
+def _other_mode(args):
+    """Run --table6, --panel or --gridsearch if asked; True if one ran."""
     if args.table6:
         out = table6(args.table6)
         if args.out:
             with open(args.out, "w") as fh:
                 json.dump({"command": "python benchmarks/bench_restarts.py "
                            f"--table6 {args.table6}", "results": out}, fh, indent=1)
-        return
+        return True
     if args.panel:
         out = panel(args.seeds)
         if args.out:
@@ -253,13 +256,56 @@ def main():
                 json.dump({"command": "python benchmarks/bench_restarts.py --panel "
                            f"--seeds {' '.join(map(str, args.seeds))}",
                            "results": out}, fh, indent=1)
-        return
+        return True
     if args.gridsearch:
         params = {} if args.init_scale is None else {"init_scale": args.init_scale}
         print("seed n_states acc(1-12) acc(50-100)")
         for seed in args.seeds:
             n, short, long = gridsearch(seed, **params)
             print(f"{seed:4d} {n:8d} {short:9.4f} {long:11.4f}", flush=True)
+        return True
+    return False
+
+
+def _compare(name, X, y, n, args):
+    """Lockstep against SciPy on one problem, from the same starts: its row."""
+    params = {k: v for k, v in [("init_scale", args.init_scale),
+                                ("init", args.init)] if v is not None}
+    clf, problem, thetas0 = problem_and_starts(X, y, n, args.starts, args.seed,
+                                               **params)
+    tol = clf.tol if args.tol is None else args.tol
+    t0 = time.perf_counter()
+    res = minimize_batch(problem.values_and_grads, thetas0, max_iter=clf.max_iter,
+                         ftol=tol, gtol=tol)
+    t1 = time.perf_counter()
+    if args.lockstep_only:
+        xs, fs = res.x, res.fun
+    else:
+        xs, fs, _ = run_scipy(problem, thetas0, tol, clf.max_iter)
+    t2 = time.perf_counter()
+    ok_l, ok_s = perfect(problem, res.x), perfect(problem, xs)
+    same = np.abs(res.fun - fs) <= 1e-6 * np.maximum(1.0, np.abs(fs))
+    row = {"problem": name, "n_states": n, "starts": len(thetas0),
+           "lockstep": float(ok_l.mean()), "scipy": float(ok_s.mean()),
+           "same_optimum": float(same.mean()),
+           "f_lockstep": float(res.fun.mean()), "f_scipy": float(fs.mean()),
+           "lockstep_better": int((res.fun < fs - 1e-6).sum()),
+           "scipy_better": int((fs < res.fun - 1e-6).sum()),
+           "status": np.bincount(res.status, minlength=4).tolist(),
+           "t_lockstep": t1 - t0, "t_scipy": t2 - t1}
+    print(f"{name:9s} {n}  {row['lockstep']:8.3f}  {row['scipy']:5.3f}  "
+          f"{row['same_optimum']:8.3f}  {row['f_lockstep']:10.4f}  "
+          f"{row['f_scipy']:7.4f}  {t1 - t0:6.1f}  {t2 - t1:7.1f}  "
+          f"better L/S {row['lockstep_better']}/{row['scipy_better']} "
+          f"status {row['status']}", flush=True)
+    return row
+
+
+def main():
+    args = _parser().parse_args()
+    if args.start_scale is not None:
+        args.init_scale = args.start_scale / SMALL_START
+    if _other_mode(args):
         return
     rows = []
     print(f"{'problem':9s} n  lockstep  scipy  same_opt  f_lockstep  f_scipy  "
@@ -267,36 +313,7 @@ def main():
     for name, X, y, n in problems(args.n_samples, args.seed):
         if args.problems and name not in args.problems:
             continue
-        params = {k: v for k, v in [("init_scale", args.init_scale),
-                                    ("init", args.init)] if v is not None}
-        clf, problem, thetas0 = problem_and_starts(X, y, n, args.starts, args.seed,
-                                                   **params)
-        tol = clf.tol if args.tol is None else args.tol
-        t0 = time.perf_counter()
-        res = minimize_batch(problem.values_and_grads, thetas0, max_iter=clf.max_iter,
-                             ftol=tol, gtol=tol)
-        t1 = time.perf_counter()
-        if args.lockstep_only:
-            xs, fs = res.x, res.fun
-        else:
-            xs, fs, _ = run_scipy(problem, thetas0, tol, clf.max_iter)
-        t2 = time.perf_counter()
-        ok_l, ok_s = perfect(problem, res.x), perfect(problem, xs)
-        same = np.abs(res.fun - fs) <= 1e-6 * np.maximum(1.0, np.abs(fs))
-        row = {"problem": name, "n_states": n, "starts": len(thetas0),
-               "lockstep": float(ok_l.mean()), "scipy": float(ok_s.mean()),
-               "same_optimum": float(same.mean()),
-               "f_lockstep": float(res.fun.mean()), "f_scipy": float(fs.mean()),
-               "lockstep_better": int((res.fun < fs - 1e-6).sum()),
-               "scipy_better": int((fs < res.fun - 1e-6).sum()),
-               "status": np.bincount(res.status, minlength=4).tolist(),
-               "t_lockstep": t1 - t0, "t_scipy": t2 - t1}
-        rows.append(row)
-        print(f"{name:9s} {n}  {row['lockstep']:8.3f}  {row['scipy']:5.3f}  "
-              f"{row['same_optimum']:8.3f}  {row['f_lockstep']:10.4f}  "
-              f"{row['f_scipy']:7.4f}  {t1 - t0:6.1f}  {t2 - t1:7.1f}  "
-              f"better L/S {row['lockstep_better']}/{row['scipy_better']} "
-              f"status {row['status']}", flush=True)
+        rows.append(_compare(name, X, y, n, args))
     tot_l = np.mean([r["lockstep"] for r in rows])
     tot_s = np.mean([r["scipy"] for r in rows])
     print(f"mean success: lockstep {tot_l:.3f}, scipy {tot_s:.3f}")

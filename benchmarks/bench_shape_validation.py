@@ -537,6 +537,11 @@ def main():
                            validate(args.datasets, seeds, args.option, values))
             saved = {"results": results, "seeds": seeds, "versions": versions()}
         (RESULTS / name).write_text(json.dumps(saved, indent=1))
+    _write_page()
+
+
+def _write_page():
+    """The page, from every saved result of this benchmark."""
     saved = json.loads((RESULTS / "shape_validation.json").read_text())
     pooled_path = RESULTS / "shape_pooling.json"
     pooled = json.loads(pooled_path.read_text()) if pooled_path.exists() else None

@@ -225,6 +225,21 @@ def run_one(name, seed, crf, tuning=False):
            "n_test_boundaries": n_boundaries, "models": {}}
     models = res["models"]
 
+    data = (S_train, L_train, S_test, L_test, tolerance)
+    _hybrid_models(models, name, seed, tuning, *data)
+    if not tuning:  # the hybrid's defaults are chosen against the peers below
+        _iohmm_model(models, name, seed, *data)
+    F_train, F_test = lags(S_train), lags(S_test)
+    labelled = (F_train, F_test, L_train, L_test, tolerance)
+    _hgb_models(models, name, seed, *labelled)
+    if crf:
+        _crf_model(models, name, seed, *labelled)
+    return res
+
+
+def _hybrid_models(models, name, seed, tuning, S_train, L_train, S_test, L_test,
+                   tolerance):
+    """The hybrid's variants (the tuning ones with ``tuning``) into ``models``."""
     for key, params in TUNING_VARIANTS if tuning else VARIANTS:
         model = HybridHMMClassifier(random_state=seed, **params)
         t0 = time.perf_counter()
@@ -245,17 +260,22 @@ def run_one(name, seed, crf, tuning=False):
                                              L_test, tolerance)
         print(name, seed, key, models[key], flush=True)
 
-    if not tuning:  # the hybrid's defaults are chosen against the peers below
-        model = IOHMMClassifier(random_state=seed)
-        t0 = time.perf_counter()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            model.fit(S_train, L_train)
-        models["iohmm"] = {"fit_time": time.perf_counter() - t0,
-                           "causal": scores(model.predict(S_test), L_test, tolerance)}
-        print(name, seed, "iohmm", models["iohmm"], flush=True)
 
-    F_train, F_test = lags(S_train), lags(S_test)
+def _iohmm_model(models, name, seed, S_train, L_train, S_test, L_test, tolerance):
+    """The IOHMMClassifier peer into ``models``."""
+    model = IOHMMClassifier(random_state=seed)
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(S_train, L_train)
+    models["iohmm"] = {"fit_time": time.perf_counter() - t0,
+                       "causal": scores(model.predict(S_test), L_test, tolerance)}
+    print(name, seed, "iohmm", models["iohmm"], flush=True)
+
+
+def _hgb_models(models, name, seed, F_train, F_test, L_train, L_test, tolerance):
+    """Gradient boosting on lagged steps, alone and filtered by a counted
+    chain, into ``models``."""
     hgb = HistGradientBoostingClassifier(random_state=seed)
     t0 = time.perf_counter()
     hgb.fit(np.vstack(F_train), np.concatenate(L_train))
@@ -278,20 +298,21 @@ def run_one(name, seed, crf, tuning=False):
                             "offline": scores(decoded, L_test, tolerance)}
     print(name, seed, "hgb", models["hgb_filter"], flush=True)
 
-    if crf:
-        import sklearn_crfsuite
 
-        model = sklearn_crfsuite.CRF(algorithm="lbfgs", c1=0.1, c2=0.1,
-                                     max_iterations=100)
-        t0 = time.perf_counter()
-        model.fit(crf_features(F_train), [list(map(str, lab)) for lab in L_train])
-        fit_time = time.perf_counter() - t0
-        pred = [np.array(p, dtype=object) for p in model.predict(crf_features(F_test))]
-        truth = [np.array(list(map(str, lab)), dtype=object) for lab in L_test]
-        models["crf"] = {"fit_time": fit_time,
-                         "offline": scores(pred, truth, tolerance)}
-        print(name, seed, "crf", models["crf"], flush=True)
-    return res
+def _crf_model(models, name, seed, F_train, F_test, L_train, L_test, tolerance):
+    """A linear-chain CRF on lagged steps (offline) into ``models``."""
+    import sklearn_crfsuite
+
+    model = sklearn_crfsuite.CRF(algorithm="lbfgs", c1=0.1, c2=0.1,
+                                 max_iterations=100)
+    t0 = time.perf_counter()
+    model.fit(crf_features(F_train), [list(map(str, lab)) for lab in L_train])
+    fit_time = time.perf_counter() - t0
+    pred = [np.array(p, dtype=object) for p in model.predict(crf_features(F_test))]
+    truth = [np.array(list(map(str, lab)), dtype=object) for lab in L_test]
+    models["crf"] = {"fit_time": fit_time,
+                     "offline": scores(pred, truth, tolerance)}
+    print(name, seed, "crf", models["crf"], flush=True)
 
 
 def main():

@@ -460,6 +460,38 @@ def figure(sizes):
     return fig
 
 
+def _render(args, raw):
+    """Rewrite the page and figure from the saved results ``raw``."""
+    from _report import RESULTS
+
+    saved = json.loads(raw.read_text())
+    vars(args).update(saved["args"])
+    rows = {int(g): v for g, v in saved["rows"].items()}
+    sizes = {int(g): (v[0], np.array(v[1]), np.array(v[2]))
+             for g, v in saved["sizes"].items()}
+    write("tomita_table6.md", markdown(rows, sizes, saved["ablations"], args,
+                                       saved["elapsed"]))
+    figure(sizes).savefig(RESULTS / "tomita_table6.png", dpi=110)
+
+
+def _ablations(args):
+    """The variations of gem (none with ``--no-ablation``): a table row each."""
+    ablations = []
+    for g, label, params in ([] if args.no_ablation else ABLATIONS):
+        n = PAPER[g][0]
+        s = summarize(Parallel(n_jobs=args.n_jobs)(
+            delayed(trial)(g, n, seed, params) for seed in range(args.trials)))
+        accs = s["accs"]
+        ablations.append([f"#{g}", n, label, f"{s['convergence']:.2f}",
+                          fmt(np.mean(accs) if accs else None),
+                          fmt(min(accs) if accs else None),
+                          fmt(max(accs) if accs else None),
+                          f"{PAPER[g][2]:.2f} / {PAPER[g][3]:.3f}"])
+        print(f"ablation grammar {g} {label}: convergence {s['convergence']:.2f}",
+              flush=True)
+    return ablations
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=20)
@@ -479,14 +511,7 @@ def main():
 
     raw = RESULTS / "tomita_table6.json"
     if args.render:
-        saved = json.loads(raw.read_text())
-        vars(args).update(saved["args"])
-        rows = {int(g): v for g, v in saved["rows"].items()}
-        sizes = {int(g): (v[0], np.array(v[1]), np.array(v[2]))
-                 for g, v in saved["sizes"].items()}
-        write("tomita_table6.md", markdown(rows, sizes, saved["ablations"], args,
-                                           saved["elapsed"]))
-        figure(sizes).savefig(RESULTS / "tomita_table6.png", dpi=110)
+        _render(args, raw)
         return
     start = time.perf_counter()
     rows, sizes = {}, {}
@@ -504,19 +529,7 @@ def main():
                   flush=True)
         sizes[g] = select_size(g, args.size_seeds, args.n_jobs)
         print(f"grammar {g}: selected n = {sizes[g][0]}", flush=True)
-    ablations = []
-    for g, label, params in ([] if args.no_ablation else ABLATIONS):
-        n = PAPER[g][0]
-        s = summarize(Parallel(n_jobs=args.n_jobs)(
-            delayed(trial)(g, n, seed, params) for seed in range(args.trials)))
-        accs = s["accs"]
-        ablations.append([f"#{g}", n, label, f"{s['convergence']:.2f}",
-                          fmt(np.mean(accs) if accs else None),
-                          fmt(min(accs) if accs else None),
-                          fmt(max(accs) if accs else None),
-                          f"{PAPER[g][2]:.2f} / {PAPER[g][3]:.3f}"])
-        print(f"ablation grammar {g} {label}: convergence {s['convergence']:.2f}",
-              flush=True)
+    ablations = _ablations(args)
     elapsed = time.perf_counter() - start
     raw.write_text(json.dumps({
         "args": {k: getattr(args, k) for k in ("trials", "default_seeds",

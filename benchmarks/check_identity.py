@@ -58,9 +58,14 @@ def _data():
 
 
 def _configs():
+    """Every (dataset, estimator) configuration the check fits, in order."""
+    return _checked_configs() + _unchecked_configs()
+
+
+def _checked_configs():
+    """The configurations of tests/test_common.py and tests/test_hierarchical.py."""
     c, r, h = IOHMMClassifier, IOHMMRegressor, HierarchicalIOHMM
-    out = [
-        # tests/test_common.py and tests/test_hierarchical.py
+    return [
         ("real-class", c(n_states=2, n_init=1, max_iter=50, random_state=0)),
         ("rows", c(n_states=2, n_init=1, max_iter=50, random_state=0)),
         ("tomita", c(n_states=3, transition="additive", emission="state",
@@ -81,7 +86,13 @@ def _configs():
         ("step-reg", h((3, 2), timescales=(1, 5), task="regression",
                        covariance_type="spherical", learn_timescales=True,
                        n_init=1, max_iter=10, random_state=0)),
-        # options the estimator checks leave out
+    ]
+
+
+def _unchecked_configs():
+    """Options the estimator checks leave out."""
+    c, r, h = IOHMMClassifier, IOHMMRegressor, HierarchicalIOHMM
+    return [
         ("parity", c(n_states=2, emission="state", det_penalty=1.0, alpha=1e-3,
                      n_init=3, max_iter=60, random_state=0)),
         ("real-reg", r(n_states=2, det_penalty=0.5, n_init=2, max_iter=40,
@@ -118,7 +129,6 @@ def _configs():
                          warm_start=True)),
         ("real-class", c(n_states=3, n_init="auto", max_iter=15, random_state=4)),
     ]
-    return out
 
 
 def _record_attributes(obj, prefix, out):
