@@ -36,7 +36,7 @@ its time. MiniRocket writes one row of features per sequence; skseq's
 transforms one row per step, which is what a per-step model needs and costs
 more.
 
-**Regenerate** with `python benchmarks/bench_representations.py` (about 8
+**Regenerate** with `python benchmarks/bench_representations.py` (about 3
 minutes).
 
 **Limits.** The machine was shared with other work (load average in the
