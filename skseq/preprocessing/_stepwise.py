@@ -26,7 +26,7 @@ from .._data import (
     restore_on_failure,
     validate_sequences,
 )
-from ._base import _SequenceOutput
+from ._base import _refuse_not_finite, _SequenceOutput
 from ._window import WindowMean
 
 
@@ -148,13 +148,10 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
                 f"{seqs.data.shape[0]} steps; Stepwise needs one output row per step."
             )
         self._check_columns(out)
-        if not np.isfinite(out).all():
-            # In a 3-D output an all-NaN step would silently read as padding.
-            seq, step = seqs.locate(np.argwhere(~np.isfinite(out))[0, 0])
-            raise ValueError(
-                f"{type(self.transformer_).__name__} produced NaN or inf at "
-                f"sequence {seq}, step {step}."
-            )
+        # In a 3-D output an all-NaN step would silently read as padding.
+        _refuse_not_finite(seqs, out, lambda seq, step, _: (
+            f"{type(self.transformer_).__name__} produced NaN or inf at "
+            f"sequence {seq}, step {step}."))
         if seqs.form == "rows":
             return out
         return seqs.unpack(out)
