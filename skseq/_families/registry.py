@@ -28,8 +28,17 @@ from .outputs import OUTPUTS
 from .starts import STARTING_POINTS
 from .transitions import TRANSITIONS
 
-# Width of a generated line, indentation included (ruff's line length).
-_WIDTH = 88
+# Width of a generated line in the docstring as inspect.cleandoc (help(),
+# Sphinx) shows it: ruff's 88 columns less the 4-space margin of a class's
+# docstring in the source.
+_WIDTH = 88 - 4
+
+
+def _margin(doc):
+    """The indentation common to a docstring's lines after its first (as
+    :func:`inspect.cleandoc` removes it)."""
+    lines = [line for line in doc.splitlines()[1:] if line.strip()]
+    return min((len(line) - len(line.lstrip()) for line in lines), default=0)
 
 
 class Option(NamedTuple):
@@ -80,23 +89,23 @@ def value_set(name):
     return " or ".join((names, *option.others_doc[:1]))
 
 
-def value_list(name, indent):
+def value_list(name, indent, width):
     """One bullet per registered value of option ``name``: its summary, wrapped
-    at ``indent``; then one for what else it accepts."""
+    at ``indent`` to ``width`` columns; then one for what else it accepts."""
     bullets = []
     for value, cls in OPTIONS[name].registry.items():
         if not cls.summary:
             raise ValueError(f"{cls.__name__}, registered as {name}={value!r}, "
                              "has no summary for the estimators' docstrings.")
-        bullets.append(_bullet(f'- ``"{value}"``: {cls.summary}', indent))
+        bullets.append(_bullet(f'- ``"{value}"``: {cls.summary}', indent, width))
     for text in OPTIONS[name].others_doc[1:]:
-        bullets.append(_bullet(f"- {text}", indent))
+        bullets.append(_bullet(f"- {text}", indent, width))
     return "\n".join(bullets).lstrip()
 
 
-def _bullet(text, indent):
+def _bullet(text, indent, width):
     """``text`` wrapped as a bullet at ``indent``."""
-    return textwrap.fill(text, width=_WIDTH, initial_indent=indent,
+    return textwrap.fill(text, width=width, initial_indent=indent,
                          subsequent_indent=indent + "  ", break_on_hyphens=False,
                          break_long_words=False)
 
@@ -106,6 +115,10 @@ def document_options(*names):
 
     def decorate(cls):
         doc = cls.__doc__
+        # Python 3.13 strips a docstring's margin when it compiles it, earlier
+        # versions keep it: wrapping past the margin gives the same text on
+        # every version
+        width = _WIDTH + _margin(doc)
         for name in names:
             marker = "{{" + name + "}}"
             if marker not in doc:
@@ -115,7 +128,7 @@ def document_options(*names):
             while list_marker in doc:
                 start = doc.index(list_marker)
                 indent = doc[doc.rindex("\n", 0, start) + 1 : start]
-                doc = doc.replace(list_marker, value_list(name, indent), 1)
+                doc = doc.replace(list_marker, value_list(name, indent, width), 1)
         cls.__doc__ = doc
         return cls
 
