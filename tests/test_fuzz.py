@@ -61,6 +61,9 @@ ESTIMATORS = {
     **{name: functools.partial(make, max_iter=3) for name, make in SHARED.items()},
     "hier-reg": functools.partial(SHARED["hier-reg"], n_states=(2, 1), max_iter=3),
     "stepwise": lambda: Stepwise(StandardScaler()),
+    # a fast per-step classifier, and the window summaries (moments) it reads
+    "hybrid": lambda: HybridHMMClassifier(LogisticRegression(), window=3,
+                                          features="summaries", random_state=0),
 }
 PREDICT_METHODS = ["predict", "predict_proba", "predict_log_proba",
                    "predict_state_proba", "decode", "transition_proba",
