@@ -9,6 +9,9 @@ violations with one reproducing input each.
     python benchmarks/fuzz_long.py --examples 5000
     python benchmarks/fuzz_long.py --examples 200 --estimators clf rnn --checks fit
 
+Besides the suite's estimators, it runs ``HybridHMMClassifier`` as shipped
+(``hybrid-default``) and with ``durations="learned"`` (``hybrid-durations``).
+
 Exit status 1 if any violation was found.
 """
 
@@ -24,6 +27,17 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests"))
 import test_fuzz as fz  # noqa: E402
+
+from skseq import HybridHMMClassifier  # noqa: E402
+
+# Too slow for the test suite's examples: the hybrid as shipped (gradient-boosted
+# trees, the held-out choice of its window and representation), and with the
+# explicit-duration chain.
+fz.ESTIMATORS.update({
+    "hybrid-default": lambda: HybridHMMClassifier(random_state=0),
+    "hybrid-durations": lambda: HybridHMMClassifier(durations="learned", window=4,
+                                                    random_state=0),
+})
 
 
 def _signature(exc):
