@@ -125,8 +125,7 @@ def _local(values):
 
 def fit_sharded(est, X, y, sample_weight=None):
     """``est.fit(X, y, sample_weight)`` for a Dask collection X."""
-    with restore_on_failure(est):
-        est._validate_params()
+    with restore_on_failure(est):  # (its parameters validated by fit)
         _refuse_options(est)
         client = _client()
         n_features = getattr(est, "n_features_in_", None)
