@@ -363,9 +363,11 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
                   f"{time.perf_counter() - start:.2f}s", flush=True)
         return features, representation, inputs
 
-    def _read_axes(self, seqs, targets, weight, groups, representation, sampled):
+    def _read_axes(self, seqs, targets, weight, groups, representation,
+                   sampled=None):
         """``supervised.read_out`` of a representation whose indicators are
-        fitted, or None if it gets none (``groups`` as for :meth:`_alpha`)."""
+        fitted, or None if it gets none (``groups`` as for :meth:`_alpha`;
+        ``sampled`` as for ``read_out``)."""
         if self._supervises(representation, targets):
             return read_out(representation, seqs, targets, weight,
                             *(groups or (None, None)), n_jobs=self.n_jobs,

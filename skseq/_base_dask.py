@@ -222,7 +222,7 @@ def _represent(est, shards, targets, weight, weighed, rng):
     return representation.name, representation, axes
 
 
-def _read_axes(est, shards, targets, weight, representation, sampled=None):
+def _read_axes(est, shards, targets, weight, representation):
     """``supervised.read_out`` of the representation, its indicators' means
     gathered from the workers, or None if it gets no supervised axes."""
     if not est._supervises(representation, targets):
