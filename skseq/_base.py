@@ -270,6 +270,9 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
         self : object
             The fitted estimator.
         """
+        # an invalid value is named as such before it is compared with the
+        # fitted one (validation changes nothing)
+        self._validate_params()
         if self._warm():
             # the fitted model is continued as it is: a structure changed
             # since would be silently ignored
@@ -279,7 +282,6 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
             # sequences held by a Dask cluster: one fit across its workers
             return fit_sharded(self, X, y, sample_weight)
         with restore_on_failure(self):
-            self._validate_params()
             n_features = getattr(self, "n_features_in_", None)
             names = self.__dict__.get("feature_names_in_")
             seqs = self._validate_X(X, reset=True)
@@ -361,9 +363,11 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
                   f"{time.perf_counter() - start:.2f}s", flush=True)
         return features, representation, inputs
 
-    def _read_axes(self, seqs, targets, weight, groups, representation, sampled):
+    def _read_axes(self, seqs, targets, weight, groups, representation,
+                   sampled=None):
         """``supervised.read_out`` of a representation whose indicators are
-        fitted, or None if it gets none (``groups`` as for :meth:`_alpha`)."""
+        fitted, or None if it gets none (``groups`` as for :meth:`_alpha`;
+        ``sampled`` as for ``read_out``)."""
         if self._supervises(representation, targets):
             return read_out(representation, seqs, targets, weight,
                             *(groups or (None, None)), n_jobs=self.n_jobs,

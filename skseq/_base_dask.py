@@ -48,9 +48,23 @@ from sklearn.utils.validation import (
     check_is_fitted,
 )
 
-from ._data import accuracy, check_score_weight, restore_on_failure
+from ._data import (
+    Sequences,
+    accuracy,
+    check_score_weight,
+    check_sequences,
+    needs_lengths,
+    restore_on_failure,
+    score_targets,
+)
 from ._data.checks import check_rows, quiet_rows
-from ._data.dask import block_shape, is_dask_collection, known_columns, unsupported
+from ._data.dask import (
+    block_shape,
+    is_dask_collection,
+    known_columns,
+    shard_chunks,
+    unsupported,
+)
 from ._data.prefixes import check_prefixes
 from ._data.representation import refuse_out_of_memory, resolve_from
 from ._data.warm import keep_warm_names, refuse_warm_change
@@ -111,8 +125,7 @@ def _local(values):
 
 def fit_sharded(est, X, y, sample_weight=None):
     """``est.fit(X, y, sample_weight)`` for a Dask collection X."""
-    with restore_on_failure(est):
-        est._validate_params()
+    with restore_on_failure(est):  # (its parameters validated by fit)
         _refuse_options(est)
         client = _client()
         n_features = getattr(est, "n_features_in_", None)
@@ -209,7 +222,7 @@ def _represent(est, shards, targets, weight, weighed, rng):
     return representation.name, representation, axes
 
 
-def _read_axes(est, shards, targets, weight, representation, sampled=None):
+def _read_axes(est, shards, targets, weight, representation):
     """``supervised.read_out`` of the representation, its indicators' means
     gathered from the workers, or None if it gets no supervised axes."""
     if not est._supervises(representation, targets):
@@ -326,9 +339,11 @@ def dask_aware(method):
 def score_dask(est, X, y, sample_weight=None):
     """``score`` on a Dask collection: a 0-d Dask array, the accuracy or R^2
     of the per-sequence predictions (computed where the data live) against y,
-    as ``score`` on local data: the same checks of ``sample_weight`` (at the
-    call for a Dask array, else once the predictions give the number of
-    sequences), the same value."""
+    as ``score`` on local data: the same checks of y and ``sample_weight``,
+    with the same messages, and the same value. They are checked at the call
+    where X is a Dask array (its number of sequences known) and y reads
+    without the sequences' lengths; else once the lengths are known (computed
+    where the sequences are, with the predictions)."""
     import dask
     import dask.array as da
     import dask.bag as db
@@ -338,24 +353,56 @@ def score_dask(est, X, y, sample_weight=None):
             "score on a Dask collection takes one target per sequence; this "
             f"{type(est).__name__} was fitted on step-level targets.")
     pred = est.predict(X)
-    if (sample_weight is not None and not is_dask_collection(sample_weight)
-            and isinstance(X, da.Array) and not np.isnan(X.shape[0])):
-        # the number of sequences known: refused at the call, as locally
-        sample_weight = check_score_weight(sample_weight, X.shape[0])
+    n = (X.shape[0] if isinstance(X, da.Array) and not np.isnan(X.shape[0])
+         else None)
+    lengths = None
+    if (n is not None and not is_dask_collection(y) and not needs_lengths(y)
+            and not is_dask_collection(sample_weight)):
+        # the number of sequences is all the check needs: refused at the call
+        skeleton = _skeleton(np.ones(n, dtype=np.intp))
+        _, sample_weight = score_targets(y, skeleton, sample_weight,
+                                         task=est.outputs_.task, step_level=False)
+    else:
+        if n is not None and sample_weight is not None and not is_dask_collection(
+                sample_weight):
+            sample_weight = check_score_weight(sample_weight, n)
+        lengths = [dask.delayed(_chunk_lengths)(chunk)
+                   for chunk in shard_chunks(X)[1]]
     if isinstance(pred, db.Bag):
         pred = dask.delayed(np.asarray)(pred)
     elif not isinstance(pred, da.Array):
         pred = dask.delayed(np.concatenate)(pred)
-    value = dask.delayed(_score_predictions)(est.outputs_, y, pred, sample_weight)
+    value = dask.delayed(_score_predictions)(est.outputs_, y, pred, sample_weight,
+                                             lengths)
     return da.from_delayed(value, shape=(), dtype=np.float64)
 
 
-def _score_predictions(outputs, y, pred, sample_weight):
+def _skeleton(lengths):
+    """Sequences of these lengths without values (what checking y reads)."""
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.intp)
+    return Sequences(data=np.broadcast_to(np.zeros((1, 1)), (offsets[-1], 1)),
+                     offsets=offsets, form="list")
+
+
+def _chunk_lengths(chunk):
+    """The lengths of a chunk's sequences (none for an empty chunk)."""
+    if not hasattr(chunk, "__len__"):
+        chunk = list(chunk)
+    if len(chunk) == 0:
+        return np.zeros(0, dtype=np.intp)
+    return check_sequences(chunk).lengths
+
+
+def _score_predictions(outputs, y, pred, sample_weight, lengths):
     """The score of one target per sequence, as local ``score`` gives it:
-    the accuracy (classification) or R^2 of the predictions ``pred``, the
-    weights checked as a local score checks them."""
-    weight = (None if sample_weight is None
-              else check_score_weight(sample_weight, len(pred)))
+    the accuracy (classification) or R^2 of the predictions ``pred``; y and
+    the weights checked first as a local score checks them, if ``lengths``
+    (the sequences' lengths, per chunk) are given (else they were checked at
+    the call)."""
+    if lengths is not None:
+        skeleton = _skeleton(np.concatenate(lengths))
+        _, sample_weight = score_targets(y, skeleton, sample_weight,
+                                         task=outputs.task, step_level=False)
     if outputs.task == "classification":
-        return accuracy(y, pred, outputs.classes_, weight)
-    return r2(y, pred, weight)
+        return accuracy(y, pred, outputs.classes_, sample_weight)
+    return r2(y, pred, sample_weight)

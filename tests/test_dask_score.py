@@ -85,3 +85,82 @@ def test_dask_score_of_targets_near_the_float64_limit():
     got = float(got.compute(scheduler="sync"))
     assert np.isclose(got, expected, rtol=1e-12)
     assert got == reg.score(X, y, sample_weight=weight)
+
+
+def _padded():
+    """The data of ``_data``, sequence 3 cut to 2 steps (NaN-padded), and the
+    sequences as a list."""
+    X, y = _data()
+    X[3, 2:] = np.nan
+    return X, y, [x[~np.isnan(x).all(axis=1)] for x in X]
+
+
+def _steps(lengths):
+    return [np.zeros(length, dtype=int) for length in lengths]
+
+
+# y for a model fitted on one target per sequence: (task, y from (y, lengths))
+BAD_Y = {
+    "short": ("classification", lambda y, n: y[:11]),
+    "long": ("classification", lambda y, n: np.r_[y, 0]),
+    "nan": ("classification", lambda y, n: np.r_[np.nan, y[1:]]),
+    "none": ("classification", lambda y, n: None),
+    "two columns": ("classification", lambda y, n: np.c_[y, y]),
+    "strings": ("classification", lambda y, n: np.where(y == 1, "a", "b")),
+    "unseen": ("classification", lambda y, n: np.r_[7, y[1:]]),  # scored
+    "steps, wrong lengths": ("classification", lambda y, n: _steps([4] * 12)),
+    "steps": ("classification", lambda y, n: _steps(n)),
+    "regression nan": ("regression", lambda y, n: np.r_[np.nan, y[1:]]),
+    "regression short": ("regression", lambda y, n: y[:11]),
+    "regression padded 3-D": ("regression", lambda y, n: np.zeros((12, 4, 1))),
+    "regression steps": ("regression", lambda y, n: [np.zeros(k) for k in n]),
+}
+
+
+def _outcome(call):
+    """The score, or the message of the ValueError the call (and compute)
+    raises, and whether it was raised at the call."""
+    try:
+        score = call()
+    except ValueError as exc:
+        return str(exc), True
+    if not hasattr(score, "compute"):  # a local score
+        return score, True
+    try:
+        return float(score.compute(scheduler="sync")), False
+    except ValueError as exc:
+        return str(exc), False
+
+
+@pytest.mark.parametrize("case", list(BAD_Y))
+def test_dask_score_checks_y_as_local_score(clf, case):
+    task, make = BAD_Y[case]
+    X, labels, seqs = _padded()
+    est = clf if task == "classification" else IOHMMRegressor(**KW).fit(
+        X, X[:, 0, 1])
+    y = make(labels if task == "classification" else X[:, 0, 1],
+             [len(s) for s in seqs])
+    local, _ = _outcome(lambda: est.score(X, y))
+    if case != "unseen":
+        assert isinstance(local, str)
+    on_array, at_call = _outcome(lambda: est.score(da.from_array(X, chunks=5), y))
+    on_bag, _ = _outcome(lambda: est.score(db.from_sequence(seqs, npartitions=3), y))
+    assert on_array == on_bag == local
+    # refused at the call where the number of sequences is all it takes (a
+    # y of two columns is refused as ambiguous if every sequence has 2 steps)
+    assert at_call == (case in ("short", "long", "nan", "none", "regression nan",
+                                "regression short"))
+
+
+def test_dask_score_refuses_y_as_wide_as_the_sequences_are_long():
+    # every sequence of 3 steps in an array padded to 4: a y of 3 columns is
+    # ambiguous, which only the sequences' lengths tell (known at compute)
+    X, _ = _data()
+    X[:, 3] = np.nan
+    reg = IOHMMRegressor(**KW).fit(X, X[:, 0, :])
+    y = X[:, :3, 0]
+    local, _ = _outcome(lambda: reg.score(X, y))
+    on_array, at_call = _outcome(lambda: reg.score(da.from_array(X, chunks=5), y))
+    assert on_array == local and "ambiguous" in local and not at_call
+    assert _outcome(lambda: reg.score(da.from_array(X, chunks=5), X[:, 0, :]))[0] == (
+        reg.score(X, X[:, 0, :]))

@@ -74,3 +74,25 @@ def test_warm_start_refuses_other_feature_names_and_keeps_the_fitted_ones():
                                              "fitted with feature names"):
             model.fit(X, y)
     assert model.feature_names_in_.tolist() == ["a", "b"]
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("bad", [{"n_states": -1}, {"n_states": "two"},
+                                 {"emission": "bogus"}, {"transition": 7}])
+def test_warm_fit_names_an_invalid_parameter_before_a_change_since_fit(bad):
+    # an invalid value is reported as invalid (the message of a cold fit),
+    # not as changed since fit; the fitted model is left as it was
+    X, y, _ = _data()
+    model = IOHMMClassifier(2, features="raw", n_init=1, max_iter=2,
+                            random_state=0, warm_start=True).fit(X, y)
+    before = pickle.dumps(model)
+    name = next(iter(bad))
+    with pytest.raises(ValueError) as cold:
+        IOHMMClassifier(features="raw").set_params(**bad).fit(X, y)
+    assert f"The {name!r} parameter of IOHMMClassifier must be" in str(cold.value)
+    model.set_params(**bad)
+    with pytest.raises(ValueError) as warm:
+        model.fit(X, y)
+    assert str(warm.value) == str(cold.value)
+    model.set_params(**{name: IOHMMClassifier(2).get_params()[name]})
+    assert pickle.dumps(model) == before

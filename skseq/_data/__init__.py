@@ -25,7 +25,7 @@ from .lifecycle import (
     restore_on_failure,
 )
 from .sequences import Sequences, Targets, quote
-from .targets import accuracy, check_targets, score_targets
+from .targets import accuracy, check_targets, needs_lengths, score_targets
 from .weights import check_class_weights, check_sample_weight, check_score_weight
 
 __all__ = [
@@ -44,6 +44,7 @@ __all__ = [
     "check_targets",
     "is_number",
     "mark_laid_out",
+    "needs_lengths",
     "quote",
     "record_fitted_params",
     "NumberParams",

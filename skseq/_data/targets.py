@@ -20,7 +20,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from .sequences import Targets, _check_container, _is_na, _object_as_float
 from .weights import check_score_weight
 
-__all__ = ["accuracy", "check_targets", "score_targets"]
+__all__ = ["accuracy", "check_targets", "needs_lengths", "score_targets"]
 
 # -- y ------------------------------------------------------------------------
 def _is_missing(values):
@@ -417,6 +417,22 @@ def score_targets(y, seqs, sample_weight, *, task, step_level):
         raise ValueError("sample_weight is 0 for every sequence with a labelled "
                          "step: there is nothing to score.")
     return targets, step_weight
+
+
+def needs_lengths(y):
+    """Whether :func:`check_targets` of y may depend on the sequences'
+    lengths, not only on their number: step-level targets, a padded 3-D y, a
+    2-D y more than one column wide (refused if as wide as every sequence is
+    long)."""
+    if y is None:
+        return False
+    try:
+        if _step_level_items(y, "y") is not None:
+            return True
+        values = _label_array(y)
+    except (ValueError, TypeError):  # a mistake whose message needs no lengths
+        return False
+    return values.ndim > 2 or (values.ndim == 2 and values.shape[1] > 1)
 
 
 def accuracy(labels, pred, classes, sample_weight=None):

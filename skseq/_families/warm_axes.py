@@ -30,7 +30,7 @@ class CountedRead:
     def __init__(self, read):
         self.read, self.n_axes = read, 0
 
-    def __call__(self, representation, sampled):
+    def __call__(self, representation, sampled=None):
         axes = self.read(representation, sampled)
         # append_axes appends the columns only where the read-out has rows
         self.n_axes = 0 if axes is None or not axes[0].size else axes[1].shape[1]
@@ -56,8 +56,9 @@ def warm_inputs(representation, seqs, rows, read, n_jobs):
     rows : ndarray of int
         The packed steps of the targets.
     read : callable
-        ``read(representation, sampled)``: :func:`supervised.read_out` on
-        this fit's data, or None where the representation gets no axes.
+        ``read(representation)``: :func:`supervised.read_out` on this
+        fit's data (all its sequences), or None where the representation gets
+        no axes.
     n_jobs : int or None
 
     Returns
@@ -88,7 +89,7 @@ def warm_axes(representation, read):
         trimmed = copy.copy(representation)  # its count of axes copied too
         trimmed.projection_ = representation.projection_[:, :-n_axes]
         trimmed.offset_ = representation.offset_[:-n_axes]
-        axes = read(trimmed, None)
+        axes = read(trimmed)
         if axes is not None and axes[0].size and axes[1].shape[1] == n_axes:
             if _same_columns(representation, axes, n_axes):  # the fit's data
                 return representation, (axes[0], axes[3])
