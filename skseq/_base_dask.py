@@ -405,4 +405,5 @@ def _score_predictions(outputs, y, pred, sample_weight, lengths):
                                          task=outputs.task, step_level=False)
     if outputs.task == "classification":
         return accuracy(y, pred, outputs.classes_, sample_weight)
+    outputs.check_width(y)
     return r2(y, pred, sample_weight)

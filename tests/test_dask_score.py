@@ -114,6 +114,7 @@ BAD_Y = {
     "regression short": ("regression", lambda y, n: y[:11]),
     "regression padded 3-D": ("regression", lambda y, n: np.zeros((12, 4, 1))),
     "regression steps": ("regression", lambda y, n: [np.zeros(k) for k in n]),
+    "regression three outputs": ("regression", lambda y, n: np.c_[y, y, y]),
 }
 
 

@@ -333,3 +333,19 @@ def test_the_still_falling_rate_does_not_depend_on_the_units_of_y():
         expected = (curve[-11] - curve[-1]) / 10 / max(abs(curve[-1]), 1.0)
         assert rates[-1] == pytest.approx(expected, rel=0.06)
     assert f"{rates[0]:.1e}" == f"{rates[1]:.1e}"
+
+
+@pytest.mark.parametrize("step_level", [False, True])
+def test_score_refuses_another_number_of_outputs(step_level):
+    # R^2 of 3 outputs against a model of 1 gave scikit-learn's "y_true and
+    # y_pred have different number of output (3!=1)"
+    rng = np.random.default_rng(0)
+    X = [rng.normal(size=(k, 2)) for k in (3, 4, 5, 6)]
+    y = ([rng.normal(size=len(x)) for x in X] if step_level
+         else rng.normal(size=len(X)))
+    reg = IOHMMRegressor(n_states=2, max_iter=3, random_state=0).fit(X, y)
+    wide = ([np.c_[t, t, t] for t in y] if step_level else np.c_[y, y, y])
+    with pytest.raises(ValueError, match=r"^y has 3 outputs, but this "
+                       r"IOHMMRegressor was fitted with 1\.$"):
+        reg.score(X, wide)
+    assert np.isfinite(reg.score(X, y))

@@ -341,12 +341,18 @@ class RealOutputs(Outputs):
         """The targets as the output family reads them (as many outputs as in
         fit; ``unobserved`` as for :meth:`check`)."""
         targets, values, _ = self._values(y, seqs, unobserved)
-        if values.shape[1] != self.n_outputs_:
+        self.check_width(values)
+        return self._encoded(targets, values)
+
+    def check_width(self, values):
+        """ValueError unless the targets ``values`` (one row per target) have
+        as many outputs as in fit."""
+        width = int(np.prod(np.shape(values)[1:]))
+        if width != self.n_outputs_:
             raise ValueError(
-                f"y has {values.shape[1]} outputs, but this {self.owner} "
+                f"y has {width} outputs, but this {self.owner} "
                 f"was fitted with {self.n_outputs_}."
             )
-        return self._encoded(targets, values)
 
     def fitted_attributes(self):
         return {"n_outputs_": self.n_outputs_}
@@ -380,12 +386,13 @@ class RealOutputs(Outputs):
     def score(self, mix, y, targets, weight):
         """R^2 (averaged uniformly over outputs); step-level targets are scored
         on every step that has one, each weighted by its sequence's weight."""
-        mean = self._mean(mix)
         if not targets.step_level:
-            return r2(y, mean, weight)
-        pred = mean.reshape(mean.shape[0], -1)[targets.steps]
+            self.check_width(y)
+            return r2(y, self._mean(mix), weight)
         values = np.asarray(targets.values, float).reshape(len(targets.steps), -1)
-        return r2(values, pred, weight)
+        self.check_width(values)
+        mean = self._mean(mix)
+        return r2(values, mean.reshape(mean.shape[0], -1)[targets.steps], weight)
 
     def _check_finite_means(self, mix, means):
         """ValueError naming the first row whose predicted mean overflowed."""
