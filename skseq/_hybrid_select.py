@@ -171,7 +171,12 @@ def target_proba(estimator, x, n_targets, seqs=None):
     finite, non-negative array of one column per class; a bad value is named
     by its sequence and step when the rows are every step of ``seqs``."""
     classes = np.asarray(estimator.classes_)
-    values = np.asarray(estimator.predict_proba(x))
+    # windows of inputs near float64's limit can overflow inside the
+    # classifier (a linear model's decision): probabilities it saturates are
+    # its answer; any it leaves non-finite are refused below, by step
+    with np.errstate(over="ignore", under="ignore", invalid="ignore",
+                     divide="ignore"):
+        values = np.asarray(estimator.predict_proba(x))
     name = f"The per-step classifier {type(estimator).__name__}"
     if (classes.ndim != 1 or classes.dtype.kind not in "iu"
             or not np.isin(classes, np.arange(n_targets)).all()):

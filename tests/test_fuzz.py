@@ -536,3 +536,19 @@ def test_dates_scored_against_numeric_classes_are_refused_by_name(name):
                            r"\[datetime.date\(2001, 3, 14\), .* the classes are "
                            r"\[0, 1\]"):
             est.score_samples(X, y)
+
+
+def test_hybrid_predicts_windows_near_the_float64_limit_without_warnings():
+    # a logistic per-step classifier's decision overflowed on the summaries
+    # of steps near -1.8e308 (a RuntimeWarning from inside it); its saturated
+    # probabilities are its answer
+    est = _fitted_copy("hybrid")
+    X = [np.zeros((3, N_FEATURES)), np.full((1, N_FEATURES), -1.79769313e308)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        proba = est.predict_proba(X)
+        labels = est.predict(X)
+    # fitted on one label per sequence: one distribution per sequence
+    assert proba.shape == (2, 2) and np.all(np.isfinite(proba))
+    assert_allclose(proba.sum(axis=1), 1.0)
+    assert labels.shape == (2,)
