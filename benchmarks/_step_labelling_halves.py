@@ -181,18 +181,42 @@ def decisions_section(results):
         f"{name} (seeds {[r['seed'] for r in runs]})" for name, runs in sets]
     keys = dict.fromkeys((c["kind"], c["value"], c["scale"])
                          for _, runs in sets for r in runs for c in r["cells"])
-    rows = []
+    rows, means = [], {}
     for kind, value, scale in keys:
         label = ("default" if (kind, value, scale) == ("switch", 1, 0.5) else
                  f"switch x {value}" if kind == "switch" else f"current x {value}")
         if kind == "switch" and value == 1 and scale != 0.5:
             label = "(scale only)"
         row = [label, str(scale)]
-        for _, runs in sets:
+        for name, runs in sets:
             cells = [c for r in runs for c in r["cells"]
                      if (c["kind"], c["value"], c["scale"]) == (kind, value, scale)]
-            row.append("{:.4f} / {:.3f}".format(
-                np.mean([c["accuracy"] for c in cells]),
-                np.mean([c["boundary_f1"] for c in cells])))
+            means[label, scale, name] = (np.mean([c["accuracy"] for c in cells]),
+                                         np.mean([c["boundary_f1"] for c in cells]))
+            row.append("{:.4f} / {:.3f}".format(*means[label, scale, name]))
         rows.append(row)
-    return lines + [table(header, rows), ""]
+    return lines + [table(header, rows), "", _decisions_verdict(means), ""]
+
+
+def _decisions_verdict(means):
+    """The rule of ``bench_step_labelling_decisions.py`` applied to the
+    candidates' mean (accuracy, boundary F1) per (label, scale, data set)."""
+    margin = {"BasicMotions": 0.003, "PLAID": -0.002}
+    passing = []
+    for label, scale in dict.fromkeys(k[:2] for k in means):
+        if label == "default":
+            continue
+        if all(means[label, scale, name][0] >= means["default", 0.5, name][0] + m
+               and means[label, scale, name][1] >= means["default", 0.5, name][1] - 0.01
+               for name, m in margin.items()):
+            passing.append(f"{label} at {scale}")
+    if passing:
+        return "The rule proposes: " + ", ".join(passing) + "."
+    default = means["default", 0.5, "BasicMotions"]
+    label, scale = max((k[:2] for k in means if k[0] != "default"),
+                       key=lambda k: means[k + ("BasicMotions",)][0])
+    best = means[label, scale, "BasicMotions"]
+    return (f"The rule proposes none. On BasicMotions the most accurate, {label} "
+            f"at the scale {scale}, differs from the default by "
+            f"{best[0] - default[0]:+.4f} in causal accuracy and by "
+            f"{best[1] - default[1]:+.3f} in causal boundary F1.")
