@@ -209,7 +209,10 @@ TUNING_VARIANTS = [("hybrid", {}),
                                                               **NO_TRANSITIONS})]
 
 
-def run_one(name, seed, crf, tuning=False):
+def sessions(name, seed, tuning=False):
+    """``S_train, L_train, S_test, L_test, tolerance``: the sessions of seed
+    ``seed`` (of the training halves if ``tuning``) and the boundary
+    tolerance, 10% of the median recording length."""
     X_train, y_train, X_test, y_test = _ucr.load(name)
     rng = np.random.default_rng(seed)
     if tuning:
@@ -217,6 +220,11 @@ def run_one(name, seed, crf, tuning=False):
     S_train, L_train = make_sessions(X_train, y_train, rng, 2)
     S_test, L_test = make_sessions(X_test, y_test, rng, 1)
     tolerance = int(round(0.1 * np.median(sequence_lengths(X_train))))
+    return S_train, L_train, S_test, L_test, tolerance
+
+
+def run_one(name, seed, crf, tuning=False):
+    S_train, L_train, S_test, L_test, tolerance = sessions(name, seed, tuning)
     n_boundaries = sum(int(np.sum(lab[1:] != lab[:-1])) for lab in L_test)
     res = {"dataset": name, "seed": seed, "tolerance": tolerance, "tuning": tuning,
            "n_train_sessions": len(S_train), "n_test_sessions": len(S_test),

@@ -33,15 +33,13 @@ section on the lag when the file exists.
 import argparse
 import json
 
-import _ucr
 import numpy as np
 from _step_labelling_report import DECISIONS_JSON
-from bench_step_labelling import make_sessions, scores, training_halves
+from bench_step_labelling import scores, sessions
 from threadpoolctl import threadpool_limits
 
 from skseq import HybridHMMClassifier
 from skseq._hybrid_select import scale_in_use
-from skseq.utils import sequence_lengths
 
 SCALES = (0.35, 0.5, 0.7)
 SWITCH = (1, 2, 4, 8)
@@ -88,12 +86,7 @@ def current_cells(model, S_test, L_test, tolerance):
 
 
 def run_one(name, seed):
-    X_train, y_train, _, _ = _ucr.load(name)
-    rng = np.random.default_rng(seed)
-    X_train, y_train, X_test, y_test = training_halves(X_train, y_train, rng)
-    S_train, L_train = make_sessions(X_train, y_train, rng, 2)
-    S_test, L_test = make_sessions(X_test, y_test, rng, 1)
-    tolerance = int(round(0.1 * np.median(sequence_lengths(X_train))))
+    S_train, L_train, S_test, L_test, tolerance = sessions(name, seed, tuning=True)
     model = HybridHMMClassifier(random_state=seed).fit(S_train, L_train)
     cells = (switch_cells(model, S_test, L_test, tolerance)
              + current_cells(model, S_test, L_test, tolerance))

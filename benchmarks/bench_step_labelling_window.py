@@ -33,16 +33,14 @@ import argparse
 import json
 import time
 
-import _ucr
 import numpy as np
 from _report import RESULTS
-from bench_step_labelling import make_sessions, scores, training_halves
+from bench_step_labelling import scores, sessions
 from threadpoolctl import threadpool_limits
 
 from skseq import HybridHMMClassifier
 from skseq._families.label_chain import viterbi_terms
 from skseq._kernels.forward_backward import forward_backward, viterbi
-from skseq.utils import sequence_lengths
 
 WINDOW_JSON = RESULTS / "step_labelling_window.json"
 WINDOWS = (8, 12, 16, 24, 32)
@@ -116,12 +114,7 @@ def combined(fitted, S_test, L_test, tolerance, scales):
 
 
 def run_one(name, seed, windows, scales):
-    X_train, y_train, _, _ = _ucr.load(name)
-    rng = np.random.default_rng(seed)
-    X_train, y_train, X_test, y_test = training_halves(X_train, y_train, rng)
-    S_train, L_train = make_sessions(X_train, y_train, rng, 2)
-    S_test, L_test = make_sessions(X_test, y_test, rng, 1)
-    tolerance = int(round(0.1 * np.median(sequence_lengths(X_train))))
+    S_train, L_train, S_test, L_test, tolerance = sessions(name, seed, tuning=True)
     out, fitted = [], {}
     for window in windows:
         # "auto" among the scales: the scale is chosen in fit, with the window
