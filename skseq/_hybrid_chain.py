@@ -14,7 +14,8 @@ from ._families.duration_chain import semi_markov_chain
 from ._families.label_chain import viterbi_terms
 from ._fit.resources import check_allocation
 from ._hybrid_select import log_likelihood_ratio, read, scale_in_use, target_proba
-from ._kernels.forward_backward import forward_backward, viterbi
+from ._kernels.forward_backward import forward_backward, log_space_passes, viterbi
+from ._kernels.semi_markov import WIDEST_SCALED, wide_sequences
 
 
 class HybridChainMixin:
@@ -63,10 +64,34 @@ class HybridChainMixin:
         if chain is not None:
             run = semi_markov.smooth_states if smoothed else semi_markov.filter_states
             return run(chain, self._log_emissions(seqs), seqs.offsets)
-        post = forward_backward(self.startprob_, self.transmat_[None],
-                                self._log_emissions(seqs), seqs.offsets,
-                                backward=smoothed)
-        return post.gamma
+        log_emit = self._log_emissions(seqs)
+        post = forward_backward(self.startprob_, self.transmat_[None], log_emit,
+                                seqs.offsets, backward=smoothed)
+        return self._exact_where_wide(post.gamma, log_emit, seqs.offsets, smoothed)
+
+    def _exact_where_wide(self, gamma, log_emit, offsets, smoothed):
+        """``gamma`` of the Markov chain, with the sequences that have a step
+        whose log-likelihoods spread more than ``WIDEST_SCALED / k`` nats
+        (``k`` states per label) recomputed on logarithms.
+
+        The scaled passes drop the paths that fall more than about 708 nats
+        behind the best (e^-708 underflows). A state is reached from any other
+        within ``k`` steps (a label's states in turn), so a dropped path can
+        come back ahead only if the steps' evidence moves by more than that
+        within ``k`` steps: not under this spread and the chain's own costs,
+        but at a large ``likelihood_scale`` it can (the filter then gave a
+        label probability 1 where it has far less)."""
+        k = self.n_states_per_label
+        wide = np.flatnonzero(wide_sequences(log_emit, offsets, WIDEST_SCALED / k))
+        if wide.shape[0] == 0:
+            return gamma
+        with np.errstate(divide="ignore"):
+            log_start, log_trans = np.log(self.startprob_), np.log(self.transmat_)
+        for s in wide:
+            a, b = offsets[s], offsets[s + 1]
+            gamma[a:b] = log_space_passes(log_start, log_trans[None], log_emit[a:b],
+                                          smoothed)[1]
+        return gamma
 
     def _label_proba(self, state_proba):
         n = state_proba.shape[0]

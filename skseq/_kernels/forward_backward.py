@@ -152,7 +152,7 @@ def _repair_in_log_space(posteriors, startprob, trans, log_emit, offsets, weight
         with np.errstate(divide="ignore"):
             log_trans = np.log(trans[a:b] if trans.shape[0] > 1 else trans)
             log_start = np.log(startprob)
-        loglik, gamma, start = _log_space_passes(log_start, log_trans,
+        loglik, gamma, start = log_space_passes(log_start, log_trans,
                                                  log_emit[a:b], backward)
         if np.isfinite(loglik):
             posteriors.loglik[s] = loglik
@@ -161,7 +161,7 @@ def _repair_in_log_space(posteriors, startprob, trans, log_emit, offsets, weight
                 posteriors.start_post[s] = weight[s] * start
 
 
-def _log_space_passes(log_start, log_trans, log_emit, backward):
+def log_space_passes(log_start, log_trans, log_emit, backward):
     """One sequence's log-likelihood, posteriors (filtered if not
     ``backward``) and, if ``backward``, those of the state before the first
     step, by the forward(-backward) recursions on logarithms."""

@@ -59,13 +59,13 @@ def _parts(stay, move, hazard, switch, start, log_emit, offsets):
     return chain, np.ascontiguousarray(log_emit, dtype=np.float64), offsets
 
 
-def _wide(log_emit, offsets):
+def wide_sequences(log_emit, offsets, widest=WIDEST_SCALED):
     """Whether each sequence has a step whose finite log-likelihoods spread
-    more than ``WIDEST_SCALED``."""
+    more than ``widest`` nats."""
     finite = np.isfinite(log_emit)
     top = np.where(finite, log_emit, -np.inf).max(axis=1, initial=-np.inf)
     bottom = np.where(finite, log_emit, np.inf).min(axis=1, initial=np.inf)
-    steps = np.flatnonzero(top - bottom > WIDEST_SCALED)
+    steps = np.flatnonzero(top - bottom > widest)
     wide = np.zeros(len(offsets) - 1, dtype=bool)
     wide[np.searchsorted(offsets, steps, side="right") - 1] = True
     return wide
@@ -74,13 +74,13 @@ def _wide(log_emit, offsets):
 def _by_spread(scaled, logs, arrays, log_emit, offsets):
     """The distributions of the hidden states from ``scaled(chain, log_emit,
     offsets, sizes, proba)``, which fills ``proba``, and for the sequences
-    that ``_wide`` picks from ``logs`` (same arguments, the chain's arrays
-    their logarithms); ``arrays`` the chain's (stay, move, hazard, switch,
-    start), ``sizes`` (n_classes, n_expanded)."""
+    that :func:`wide_sequences` picks from ``logs`` (same arguments, the
+    chain's arrays their logarithms); ``arrays`` the chain's (stay, move,
+    hazard, switch, start), ``sizes`` (n_classes, n_expanded)."""
     chain, log_emit, offsets = _parts(*arrays, log_emit, offsets)
     sizes = (len(arrays[3]), np.size(arrays[0]))
     proba = np.empty(log_emit.shape)
-    wide = _wide(log_emit, offsets)
+    wide = wide_sequences(log_emit, offsets)
     if not wide.any():
         scaled(chain, log_emit, offsets, sizes, proba)
         return proba
