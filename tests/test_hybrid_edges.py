@@ -1,6 +1,7 @@
 """HybridHMMClassifier and the step-level classifiers on edge inputs: the dtype
 of the labels they return, against scikit-learn's; a label of prior 0; a
-likelihood scale that sets the steps' likelihoods thousands of nats apart."""
+likelihood scale that sets the steps' likelihoods thousands of nats apart;
+what plot_step_labels refuses."""
 
 import itertools
 
@@ -171,3 +172,27 @@ def test_filter_and_smoother_at_a_scale_that_sets_steps_far_apart():
                     atol=1e-12)
     assert_allclose(model.predict_proba(x)[0],
                     filtered.reshape(4, 2, 2).sum(axis=2), atol=1e-12)
+
+
+def test_plot_step_labels_names_the_labelling_or_classes_it_cannot_draw():
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from skseq.plotting import plot_step_labels
+
+    # a prediction of several sequences (ragged or not) where one is drawn:
+    # numpy's "inhomogeneous shape", and skseq's message naming "labels"
+    for several in ([np.array([0, 1, 1]), np.array([1, 0])], [[0, 1], [1, 0]]):
+        with pytest.raises(ValueError, match=r"labelings\['guess'\] must be a 1-D.*"
+                                             r"prediction\[0\]"):
+            plot_step_labels({"truth": [0, 1], "guess": several})
+    # classes not a 1-D list: "truth value of an array ... is ambiguous",
+    # "iteration over a 0-d array"
+    for classes in ([[0, 1]], 1):
+        with pytest.raises(ValueError, match="classes must be a 1-D"):
+            plot_step_labels({"truth": [0, 1]}, classes=classes)
+    with pytest.raises(ValueError, match=r"label 'c' of labelings\['guess'\] is "
+                                         r"not in classes \['a', 'b'\]"):
+        plot_step_labels({"truth": ["a", "b"], "guess": ["a", "c"]},
+                         classes=np.array(["a", "b"]))
