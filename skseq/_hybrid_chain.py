@@ -15,7 +15,7 @@ from ._families.label_chain import viterbi_terms
 from ._fit.resources import check_allocation
 from ._hybrid_select import log_likelihood_ratio, read, scale_in_use, target_proba
 from ._kernels.forward_backward import forward_backward, log_space_passes, viterbi
-from ._kernels.semi_markov import WIDEST_SCALED, wide_sequences
+from ._kernels.semi_markov import wide_sequences
 
 
 class HybridChainMixin:
@@ -70,19 +70,14 @@ class HybridChainMixin:
         return self._exact_where_wide(post.gamma, log_emit, seqs.offsets, smoothed)
 
     def _exact_where_wide(self, gamma, log_emit, offsets, smoothed):
-        """``gamma`` of the Markov chain, with the sequences that have a step
-        whose log-likelihoods spread more than ``WIDEST_SCALED / k`` nats
-        (``k`` states per label) recomputed on logarithms.
-
-        The scaled passes drop the paths that fall more than about 708 nats
-        behind the best (e^-708 underflows). A state is reached from any other
-        within ``k`` steps (a label's states in turn), so a dropped path can
-        come back ahead only if the steps' evidence moves by more than that
-        within ``k`` steps: not under this spread and the chain's own costs,
-        but at a large ``likelihood_scale`` it can (the filter then gave a
-        label probability 1 where it has far less)."""
-        k = self.n_states_per_label
-        wide = np.flatnonzero(wide_sequences(log_emit, offsets, WIDEST_SCALED / k))
+        """``gamma`` of the Markov chain, with the sequences whose scaled passes
+        may have dropped a path that comes back ahead (a step's likelihoods
+        spread wide: :func:`~skseq._kernels.semi_markov.wide_sequences`)
+        recomputed on logarithms, as the explicit-duration chain's are (at a
+        large ``likelihood_scale`` the scaled filter gave a label probability
+        1 where it has 0.35)."""
+        wide = np.flatnonzero(wide_sequences(log_emit, offsets,
+                                             self.n_states_per_label))
         if wide.shape[0] == 0:
             return gamma
         with np.errstate(divide="ignore"):
