@@ -172,17 +172,12 @@ def plot_step_labels(labelings, ax=None, *, classes=None, cmap="tab10"):
     """
     rows = _labeling_rows(labelings)
     classes = _classes(rows) if classes is None else _given_classes(classes)
+    # every row checked before anything is drawn
+    drawn = [_drawn_segments(name, labels, classes) for name, labels in rows.items()]
     plt = _pyplot()
     colors = _label_colors(plt, cmap, len(classes))
     ax = _axes(ax)
-    for r, (name, labels) in enumerate(rows.items()):
-        starts, stops, seg_labels = segments(labels)
-        drawn = ~_is_missing(seg_labels)  # unlabelled steps: blank
-        starts, stops, seg_labels = starts[drawn], stops[drawn], seg_labels[drawn]
-        unknown = [v for v in seg_labels if v not in classes]
-        if unknown:
-            raise ValueError(f"label {_plain(unknown[0])!r} of labelings[{name!r}] "
-                             f"is not in classes {[_plain(c) for c in classes]}.")
+    for r, (starts, stops, seg_labels) in enumerate(drawn):
         ax.broken_barh(list(zip(starts, stops - starts, strict=True)), (r - 0.4, 0.8),
                        facecolors=[colors[classes.index(v)] for v in seg_labels])
     n_steps = next(iter(rows.values())).shape[0]
@@ -226,6 +221,20 @@ def _classes(rows):
         return list(np.unique(values))
     except TypeError:
         return list(dict.fromkeys(values.tolist()))
+
+
+def _drawn_segments(name, labels, classes):
+    """The segments of the labelling ``name`` that are drawn (starts, stops,
+    labels; unlabelled steps are left blank), checked: every label is one of
+    ``classes``."""
+    starts, stops, seg_labels = segments(labels)
+    drawn = ~_is_missing(seg_labels)
+    starts, stops, seg_labels = starts[drawn], stops[drawn], seg_labels[drawn]
+    unknown = [v for v in seg_labels if v not in classes]
+    if unknown:
+        raise ValueError(f"label {_plain(unknown[0])!r} of labelings[{name!r}] is "
+                         f"not in classes {[_plain(c) for c in classes]}.")
+    return starts, stops, seg_labels
 
 
 def _given_classes(classes):
