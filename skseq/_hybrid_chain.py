@@ -13,9 +13,15 @@ from ._families import semi_markov
 from ._families.duration_chain import semi_markov_chain
 from ._families.label_chain import viterbi_terms
 from ._fit.resources import check_allocation
-from ._hybrid_select import log_likelihood_ratio, read, scale_in_use, target_proba
+from ._hybrid_select import (
+    MIN_PROBA,
+    log_likelihood_ratio,
+    read,
+    scale_in_use,
+    target_proba,
+)
 from ._kernels.forward_backward import forward_backward, log_space_passes, viterbi
-from ._kernels.semi_markov import wide_sequences
+from ._kernels.semi_markov import WIDEST_SCALED, wide_sequences
 
 
 class HybridChainMixin:
@@ -76,6 +82,11 @@ class HybridChainMixin:
         recomputed on logarithms, as the explicit-duration chain's are (at a
         large ``likelihood_scale`` the scaled filter gave a label probability
         1 where it has 0.35)."""
+        # posteriors and priors floored at MIN_PROBA: no spread beyond this
+        # bound, under which no scan is needed (at ordinary scales)
+        if 2 * scale_in_use(self) * -np.log(MIN_PROBA) <= (
+                WIDEST_SCALED / self.n_states_per_label):
+            return gamma
         wide = np.flatnonzero(wide_sequences(log_emit, offsets,
                                              self.n_states_per_label))
         if wide.shape[0] == 0:
