@@ -206,7 +206,9 @@ class HybridHMMClassifier(HybridChainMixin, ClassifierMixin, NumberParams,
     startprob_ : ndarray of shape (n_states,)
         Distribution of the state before the first step (the package's
         convention: the first step's state is drawn from it through one
-        transition), counted from the first labels of the sequences.
+        transition), counted from the first labels of the sequences. With
+        ``durations="learned"`` the first segment's label is drawn from it
+        directly (summed over the label's states), at its first state.
     transmat_ : ndarray of shape (n_states, n_states)
         ``transmat_[j, i] = P(x_t = i | x_{t-1} = j)``; state ``i`` stands for
         label ``classes_[i // n_states_per_label]``.

@@ -20,6 +20,7 @@ from ._plot_checks import (
     one_sequence_proba,
     state_labels_for,
 )
+from .utils import _labels_1d, _plain, segments
 
 __all__ = ["plot_automaton", "plot_loss_curve", "plot_state_proba", "plot_step_labels"]
 
@@ -169,20 +170,14 @@ def plot_step_labels(labelings, ax=None, *, classes=None, cmap="tab10"):
     >>> len(ax.collections)  # one collection of segments per row
     2
     """
-    from .utils import segments
-
     rows = _labeling_rows(labelings)
-    classes = _classes(rows) if classes is None else list(_label_array(classes))
+    classes = _classes(rows) if classes is None else _given_classes(classes)
+    # every row checked before anything is drawn
+    drawn = [_drawn_segments(name, labels, classes) for name, labels in rows.items()]
     plt = _pyplot()
     colors = _label_colors(plt, cmap, len(classes))
     ax = _axes(ax)
-    for r, labels in enumerate(rows.values()):
-        starts, stops, seg_labels = segments(labels)
-        drawn = ~_is_missing(seg_labels)  # unlabelled steps: blank
-        starts, stops, seg_labels = starts[drawn], stops[drawn], seg_labels[drawn]
-        unknown = [v for v in seg_labels if v not in classes]
-        if unknown:
-            raise ValueError(f"label {unknown[0]!r} is not in classes {classes}.")
+    for r, (starts, stops, seg_labels) in enumerate(drawn):
         ax.broken_barh(list(zip(starts, stops - starts, strict=True)), (r - 0.4, 0.8),
                        facecolors=[colors[classes.index(v)] for v in seg_labels])
     n_steps = next(iter(rows.values())).shape[0]
@@ -228,12 +223,36 @@ def _classes(rows):
         return list(dict.fromkeys(values.tolist()))
 
 
+def _drawn_segments(name, labels, classes):
+    """The segments of the labelling ``name`` that are drawn (starts, stops,
+    labels; unlabelled steps are left blank), checked: every label is one of
+    ``classes``."""
+    starts, stops, seg_labels = segments(labels)
+    drawn = ~_is_missing(seg_labels)
+    starts, stops, seg_labels = starts[drawn], stops[drawn], seg_labels[drawn]
+    unknown = [v for v in seg_labels if v not in classes]
+    if unknown:
+        raise ValueError(f"label {_plain(unknown[0])!r} of labelings[{name!r}] is "
+                         f"not in classes {[_plain(c) for c in classes]}.")
+    return starts, stops, seg_labels
+
+
+def _given_classes(classes):
+    """The ``classes`` given, as a list, checked: 1-D."""
+    values = _label_array(classes)
+    if values.ndim != 1:
+        raise ValueError("classes must be a 1-D array-like of the labels in colour "
+                         f"order, got shape {values.shape}.")
+    return list(values)
+
+
 def _labeling_rows(labelings):
     """The labelings as arrays, checked: 1-D, one length, not empty."""
     if not isinstance(labelings, dict) or not labelings:
         raise TypeError("labelings must be a non-empty dict of name -> step labels "
                         f"of one sequence, got {type(labelings).__name__}.")
-    rows = {name: _label_array(labels) for name, labels in labelings.items()}
+    rows = {name: _labels_1d(labels, f"labelings[{name!r}]")
+            for name, labels in labelings.items()}
     lengths = {name: labels.shape for name, labels in rows.items()}
     if len(set(lengths.values())) != 1 or next(iter(lengths.values()))[0:1] == (0,):
         raise ValueError(f"labelings must hold 1-D labels of one sequence, of one "

@@ -400,7 +400,7 @@ def _labels_1d(labels, name):
     if labels is None or labels.ndim != 1:
         shape = "ragged" if labels is None else f"shape {labels.shape}"
         hint = ("; for a prediction (a list per sequence) pass one item, e.g. "
-                "prediction[0]" if name == "labels" else "")
+                "prediction[0]" if not name.startswith("y_") else "")
         raise ValueError(f"{name} must be a 1-D array of per-step labels of one "
                          f"sequence, got {shape}{hint}.")
     return labels

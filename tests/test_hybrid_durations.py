@@ -9,6 +9,7 @@ import pickle
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
+from scipy.special import logsumexp
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 
@@ -180,6 +181,71 @@ def test_filter_smoother_viterbi_with_likelihoods_hundreds_of_nats_apart(case):
             assert_allclose(filtered[offsets[s] + t - 1], marginal[-1], atol=1e-12)
         assert_allclose(smoothed[rows], marginal, atol=1e-12)
         assert_array_equal(decoded[rows], best)
+
+
+def _dense_in_logs(parts, log_em):
+    """Filtered and smoothed marginals of the hidden states of one sequence,
+    by the forward-backward recursions on logarithms over the pairs (hidden
+    state, duration so far) with a dense transition matrix written from the
+    segments' rules (as in ``_path_probability``; durations from the last
+    one on share its hazard)."""
+    hazard, advance, switch, start, k = parts
+    n_classes, cap = hazard.shape
+    n = n_classes * k
+
+    def index(state, d):
+        return state * cap + min(d, cap) - 1
+
+    trans = np.zeros((n * cap, n * cap))
+    for (c, j), d in itertools.product(np.ndindex(n_classes, k), range(1, cap + 1)):
+        e, h = index(c * k + j, d), hazard[c, d - 1]
+        step = 0.0 if j == k - 1 else advance[c]
+        trans[e, index(c * k + j, d + 1)] += (1 - h) * (1 - step)
+        if j < k - 1:
+            trans[e, index(c * k + j + 1, d + 1)] += (1 - h) * step
+        for c2 in range(n_classes):
+            trans[e, index(c2 * k, 1)] += h * switch[c, c2]
+    first = np.zeros(n * cap)
+    first[[index(c * k, 1) for c in range(n_classes)]] = start
+    emit = np.repeat(log_em, cap, axis=1)
+    with np.errstate(divide="ignore"):
+        log_trans, alpha = np.log(trans), [np.log(first) + emit[0]]
+    for t in range(1, log_em.shape[0]):
+        alpha.append(logsumexp(alpha[-1][:, None] + log_trans, axis=0) + emit[t])
+    beta = [np.zeros(n * cap)]  # the last segment is censored
+    for t in range(log_em.shape[0] - 1, 0, -1):
+        beta.insert(0, logsumexp(log_trans + emit[t] + beta[0], axis=1))
+
+    def marginals(logs):
+        logs = np.array(logs)
+        p = np.exp(logs - logsumexp(logs, axis=1, keepdims=True))
+        return p.reshape(-1, n, cap).sum(axis=2)
+
+    return marginals(alpha), marginals(np.array(alpha) + np.array(beta))
+
+
+def test_filter_and_smoother_of_many_states_per_label_with_steps_190_nats_apart():
+    # five states per label, evidence for label 0's first state for 4 steps,
+    # then for label 1's last: the path that entered label 1 at the start
+    # (760 nats behind by step 3) is the only one there at step 4 and comes
+    # back level at step 7, when the others have paid the 4 steps to reach
+    # that state too; the scaled passes had dropped it (its probability
+    # underflows) though no step spread beyond 200 nats, and gave label 1's
+    # last state 0.15 too little
+    hazard = np.full((2, 3), 0.2)
+    advance, switch = np.full(2, 0.5), np.array([[0.0, 1.0], [1.0, 0.0]])
+    parts = (hazard, advance, switch, np.array([0.5, 0.5]), 5)
+    log_em = np.full((10, 10), -190.0)
+    log_em[np.arange(10), [0] * 4 + [9] * 6] = 0.0
+    chain, offsets = expanded_chain(*parts), np.array([0, 10])
+    filtered, smoothed = _dense_in_logs(parts, log_em)
+    assert_allclose(filter_states(chain, log_em, offsets), filtered, atol=1e-12)
+    assert_allclose(smooth_states(chain, log_em, offsets), smoothed, atol=1e-12)
+    # the reference against the enumerated state paths, on a chain of 2
+    # states per label and a few steps
+    _, small_parts, small_em, _ = _problem(2, 2, lengths=(4,))
+    marginal, _ = _enumerate_in_logs(small_parts, small_em)
+    assert_allclose(_dense_in_logs(small_parts, small_em)[1], marginal, atol=1e-12)
 
 
 def test_hazard_censored_hand_worked():

@@ -1,5 +1,9 @@
 """HybridHMMClassifier and the step-level classifiers on edge inputs: the dtype
-of the labels they return, against scikit-learn's; a label of prior 0."""
+of the labels they return, against scikit-learn's; a label of prior 0; a
+likelihood scale that sets the steps' likelihoods thousands of nats apart;
+what plot_step_labels refuses."""
+
+import itertools
 
 import numpy as np
 import pytest
@@ -110,3 +114,82 @@ def test_score_refuses_labels_of_another_type_as_scikit_learn_does():
     expected = np.average(np.concatenate(model.predict(X)) == np.concatenate(y),
                           weights=steps)
     assert model.score(X, y, sample_weight=weight) == pytest.approx(expected)
+
+
+class _ReadsTheStep:
+    """A per-step classifier of two targets whose P(target 1) is the step's
+    first feature (its classes taken from the targets of its fit)."""
+
+    def fit(self, x, targets, sample_weight=None):
+        self.classes_ = np.unique(targets)
+        return self
+
+    def predict_proba(self, x):
+        return np.column_stack([1.0 - x[:, 0], x[:, 0]])
+
+    def get_params(self, deep=True):
+        return {}
+
+
+def _marginals_by_enumeration(startprob, transmat, log_emit):
+    """Filtered and smoothed state marginals of one sequence, from every state
+    path weighed in log space (the state before the first step drawn from
+    ``startprob``)."""
+    n_steps, n = log_emit.shape
+    first = startprob @ transmat
+    filtered, smoothed = np.zeros((n_steps, n)), np.zeros((n_steps, n))
+    for t in range(n_steps):
+        paths = list(itertools.product(range(n), repeat=t + 1))
+        with np.errstate(divide="ignore"):
+            logs = np.array([np.log(first[p[0]]) + sum(
+                np.log(transmat[a, b]) for a, b in itertools.pairwise(p))
+                + log_emit[np.arange(t + 1), p].sum() for p in paths])
+        weights = np.exp(logs - logs.max())
+        for path, w in zip(paths, weights / weights.sum(), strict=True):
+            filtered[t, path[-1]] += w
+            if t == n_steps - 1:
+                smoothed[np.arange(n_steps), path] += w
+    return filtered, smoothed
+
+
+def test_filter_and_smoother_at_a_scale_that_sets_steps_far_apart():
+    # at likelihood_scale=100 a step's likelihoods lie about 1,400 nats apart:
+    # the scaled passes dropped the paths that went through the second state
+    # of label 1 before the last step (e^-1400 behind), which with those that
+    # stayed in label 0 are the only ones to reach label 0 there, and gave
+    # label 1 probability 1 where it has 0.35
+    X = [np.array([[0.0], [0.0], [1.0], [1.0], [0.0], [0.0]])] * 3
+    y = [np.array([0, 0, 1, 1, 0, 0])] * 3
+    model = HybridHMMClassifier(_ReadsTheStep(), window=1, features="lags",
+                                likelihood_scale=100.0).fit(X, y)
+    x = [np.array([[1e-9], [1e-9], [1.0], [1e-9]])]
+    log_emit = model._log_emissions(check_sequences(x))
+    assert np.ptp(log_emit, axis=1).max() > 1000
+    filtered, smoothed = _marginals_by_enumeration(model.startprob_,
+                                                   model.transmat_, log_emit)
+    assert_allclose(model.predict_state_proba(x)[0], filtered, atol=1e-12)
+    assert_allclose(model.predict_state_proba(x, smoothed=True)[0], smoothed,
+                    atol=1e-12)
+    assert_allclose(model.predict_proba(x)[0],
+                    filtered.reshape(4, 2, 2).sum(axis=2), atol=1e-12)
+
+
+def test_plot_step_labels_names_the_labelling_or_classes_it_cannot_draw():
+    # every refusal comes before matplotlib is imported, let alone a figure made
+    from skseq.plotting import plot_step_labels
+
+    # a prediction of several sequences (ragged or not) where one is drawn:
+    # numpy's "inhomogeneous shape", and skseq's message naming "labels"
+    for several in ([np.array([0, 1, 1]), np.array([1, 0])], [[0, 1], [1, 0]]):
+        with pytest.raises(ValueError, match=r"labelings\['guess'\] must be a 1-D.*"
+                                             r"prediction\[0\]"):
+            plot_step_labels({"truth": [0, 1], "guess": several})
+    # classes not a 1-D list: "truth value of an array ... is ambiguous",
+    # "iteration over a 0-d array"
+    for classes in ([[0, 1]], 1):
+        with pytest.raises(ValueError, match="classes must be a 1-D"):
+            plot_step_labels({"truth": [0, 1]}, classes=classes)
+    with pytest.raises(ValueError, match=r"label 'c' of labelings\['guess'\] is "
+                                         r"not in classes \['a', 'b'\]"):
+        plot_step_labels({"truth": ["a", "b"], "guess": ["a", "c"]},
+                         classes=np.array(["a", "b"]))

@@ -11,10 +11,11 @@ sequence (the smoother 8 bytes per expanded state and step, Viterbi 1).
 
 The filter and smoother scale their messages per step, which loses entries
 to underflow once a step's log-likelihoods lie hundreds of nats apart; the
-sequences that have such a step (more than ``WIDEST_SCALED`` between the
-largest and smallest finite log-likelihood of a step) run through the same
-passes written on logarithms (``_semi_markov_log.pyx``), slower but exact at
-any spread. Viterbi works on logarithms throughout.
+sequences that have such a step (more than ``WIDEST_SCALED / k`` between the
+largest and smallest finite log-likelihood of a step, ``k`` states per label:
+see :func:`wide_sequences`) run through the same passes written on logarithms
+(``_semi_markov_log.pyx``), slower but exact at any spread. Viterbi works on
+logarithms throughout.
 """
 
 import numpy as np
@@ -26,9 +27,10 @@ from ._packed import check_offsets
 _semi_markov = build("_semi_markov")
 
 # Nats between a step's largest and smallest finite log-likelihood beyond which
-# its sequence is filtered and smoothed on logarithms: far below the ~708 at
+# its sequence is filtered and smoothed on logarithms, with one state per label
+# (divided by the states per label: see wide_sequences): far below the ~708 at
 # which e^-x underflows, and far above the spreads of the hybrid's likelihoods
-# at its default scale (at most log(1 / 1e-6), about 14 nats).
+# at its default scale (about 14 nats: posteriors floored at 1e-6).
 WIDEST_SCALED = 200.0
 
 
@@ -59,13 +61,22 @@ def _parts(stay, move, hazard, switch, start, log_emit, offsets):
     return chain, np.ascontiguousarray(log_emit, dtype=np.float64), offsets
 
 
-def _wide(log_emit, offsets):
+def wide_sequences(log_emit, offsets, n_states_per_label):
     """Whether each sequence has a step whose finite log-likelihoods spread
-    more than ``WIDEST_SCALED``."""
+    more than ``WIDEST_SCALED / n_states_per_label`` nats.
+
+    The scaled passes drop the paths that fall about 708 nats behind the best
+    (e^-708 underflows). A dropped path can come back ahead only where the
+    others cannot follow it: into a label's later states, reached one step
+    after another (a chain's phases in turn), which take up to ``k =
+    n_states_per_label`` steps. Steps whose likelihoods spread less than
+    ``WIDEST_SCALED / k`` cannot bring back in ``k`` steps the 708 nats a
+    dropped path lost; wider ones can (with 5 states per label, steps 190
+    nats apart gave a label probability 0.15 too many)."""
     finite = np.isfinite(log_emit)
     top = np.where(finite, log_emit, -np.inf).max(axis=1, initial=-np.inf)
     bottom = np.where(finite, log_emit, np.inf).min(axis=1, initial=np.inf)
-    steps = np.flatnonzero(top - bottom > WIDEST_SCALED)
+    steps = np.flatnonzero(top - bottom > WIDEST_SCALED / n_states_per_label)
     wide = np.zeros(len(offsets) - 1, dtype=bool)
     wide[np.searchsorted(offsets, steps, side="right") - 1] = True
     return wide
@@ -74,13 +85,13 @@ def _wide(log_emit, offsets):
 def _by_spread(scaled, logs, arrays, log_emit, offsets):
     """The distributions of the hidden states from ``scaled(chain, log_emit,
     offsets, sizes, proba)``, which fills ``proba``, and for the sequences
-    that ``_wide`` picks from ``logs`` (same arguments, the chain's arrays
-    their logarithms); ``arrays`` the chain's (stay, move, hazard, switch,
-    start), ``sizes`` (n_classes, n_expanded)."""
+    that :func:`wide_sequences` picks from ``logs`` (same arguments, the
+    chain's arrays their logarithms); ``arrays`` the chain's (stay, move,
+    hazard, switch, start), ``sizes`` (n_classes, n_expanded)."""
     chain, log_emit, offsets = _parts(*arrays, log_emit, offsets)
     sizes = (len(arrays[3]), np.size(arrays[0]))
     proba = np.empty(log_emit.shape)
-    wide = _wide(log_emit, offsets)
+    wide = wide_sequences(log_emit, offsets, np.shape(arrays[0])[1])
     if not wide.any():
         scaled(chain, log_emit, offsets, sizes, proba)
         return proba
