@@ -20,7 +20,7 @@ from ._hybrid_select import (
     scale_in_use,
     target_proba,
 )
-from ._kernels.forward_backward import forward_backward, log_space_passes, viterbi
+from ._kernels.forward_backward import forward_backward, viterbi
 from ._kernels.semi_markov import WIDEST_SCALED, wide_sequences
 
 
@@ -71,33 +71,23 @@ class HybridChainMixin:
             run = semi_markov.smooth_states if smoothed else semi_markov.filter_states
             return run(chain, self._log_emissions(seqs), seqs.offsets)
         log_emit = self._log_emissions(seqs)
-        post = forward_backward(self.startprob_, self.transmat_[None], log_emit,
-                                seqs.offsets, backward=smoothed)
-        return self._exact_where_wide(post.gamma, log_emit, seqs.offsets, smoothed)
+        return forward_backward(self.startprob_, self.transmat_[None], log_emit,
+                                seqs.offsets, backward=smoothed,
+                                exact=self._wide(log_emit, seqs.offsets)).gamma
 
-    def _exact_where_wide(self, gamma, log_emit, offsets, smoothed):
-        """``gamma`` of the Markov chain, with the sequences whose scaled passes
-        may have dropped a path that comes back ahead (a step's likelihoods
-        spread wide: :func:`~skseq._kernels.semi_markov.wide_sequences`)
-        recomputed on logarithms, as the explicit-duration chain's are (at a
-        large ``likelihood_scale`` the scaled filter gave a label probability
-        1 where it has 0.35)."""
+    def _wide(self, log_emit, offsets):
+        """The sequences of the Markov chain whose scaled passes may drop a
+        path that comes back ahead (a step's likelihoods spread wide:
+        :func:`~skseq._kernels.semi_markov.wide_sequences`), to recompute on
+        logarithms as the explicit-duration chain's are (at a large
+        ``likelihood_scale`` the scaled filter gave a label probability 1
+        where it has 0.35); None where the scale bounds the spread below."""
         # posteriors and priors floored at MIN_PROBA: no spread beyond this
         # bound, under which no scan is needed (at ordinary scales)
         if 2 * scale_in_use(self) * -np.log(MIN_PROBA) <= (
                 WIDEST_SCALED / self.n_states_per_label):
-            return gamma
-        wide = np.flatnonzero(wide_sequences(log_emit, offsets,
-                                             self.n_states_per_label))
-        if wide.shape[0] == 0:
-            return gamma
-        with np.errstate(divide="ignore"):
-            log_start, log_trans = np.log(self.startprob_), np.log(self.transmat_)
-        for s in wide:
-            a, b = offsets[s], offsets[s + 1]
-            gamma[a:b] = log_space_passes(log_start, log_trans[None], log_emit[a:b],
-                                          smoothed)[1]
-        return gamma
+            return None
+        return wide_sequences(log_emit, offsets, self.n_states_per_label)
 
     def _label_proba(self, state_proba):
         n = state_proba.shape[0]

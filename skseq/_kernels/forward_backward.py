@@ -78,7 +78,7 @@ def _xi_output(xi_mode, xi_out, trans, overwrite_trans, n_steps, n_states):
 
 def forward_backward(startprob, trans, log_emit, offsets, *, weight=None,
                      xi_mode=XI_NONE, xi_out=None, overwrite_trans=False,
-                     backward=True, n_jobs=None):
+                     backward=True, n_jobs=None, exact=None):
     """Run the scaled forward-backward over all sequences.
 
     Parameters
@@ -108,6 +108,11 @@ def forward_backward(startprob, trans, log_emit, offsets, *, weight=None,
         distributions P(x_t | y_1..t, u_1..t).
     n_jobs : int, default=None
         Threads over sequences.
+    exact : ndarray of bool of shape (n_sequences,), default=None
+        Sequences recomputed on logarithms whatever their scaled result (with
+        ``XI_NONE``), where the caller knows the scaled passes may drop a path
+        that comes back ahead; those whose scaled passes leave the float range
+        always are.
 
     Returns
     -------
@@ -133,27 +138,30 @@ def forward_backward(startprob, trans, log_emit, offsets, *, weight=None,
                        xi_out, backward)
     if xi_mode == XI_NONE:
         _repair_in_log_space(posteriors, startprob, trans, log_emit, offsets,
-                             weight, backward)
+                             weight, backward, exact)
     return posteriors
 
 
 def _repair_in_log_space(posteriors, startprob, trans, log_emit, offsets, weight,
-                         backward):
+                         backward, exact=None):
     """Recompute, in place, the sequences whose scaled passes left the float
     range (a normaliser too small to divide by: non-finite posteriors, where
     likelihoods differ by thousands of nats between states that forced
-    transitions make the only reachable ones) by the same recursions on
-    logarithms (Bengio & Frasconi 1996, eqs. 24, 27, 29): slower, exact. A
-    sequence no path can explain keeps the kernel's result (log-likelihood
-    -inf)."""
+    transitions make the only reachable ones), and those ``exact`` names, by
+    the same recursions on logarithms (Bengio & Frasconi 1996, eqs. 24, 27,
+    29): slower, exact. A sequence no path can explain keeps the kernel's
+    result (log-likelihood -inf)."""
     bad = np.flatnonzero(~np.isfinite(posteriors.gamma).all(axis=1))
-    for s in np.unique(np.searchsorted(offsets, bad, side="right") - 1):
+    redo = np.searchsorted(offsets, bad, side="right") - 1
+    if exact is not None:
+        redo = np.concatenate([redo, np.flatnonzero(exact)])
+    for s in np.unique(redo):
         a, b = offsets[s], offsets[s + 1]
         with np.errstate(divide="ignore"):
             log_trans = np.log(trans[a:b] if trans.shape[0] > 1 else trans)
             log_start = np.log(startprob)
-        loglik, gamma, start = log_space_passes(log_start, log_trans,
-                                                 log_emit[a:b], backward)
+        loglik, gamma, start = _log_space_passes(log_start, log_trans,
+                                                  log_emit[a:b], backward)
         if np.isfinite(loglik):
             posteriors.loglik[s] = loglik
             posteriors.gamma[a:b] = weight[s] * gamma
@@ -161,7 +169,7 @@ def _repair_in_log_space(posteriors, startprob, trans, log_emit, offsets, weight
                 posteriors.start_post[s] = weight[s] * start
 
 
-def log_space_passes(log_start, log_trans, log_emit, backward):
+def _log_space_passes(log_start, log_trans, log_emit, backward):
     """One sequence's log-likelihood, posteriors (filtered if not
     ``backward``) and, if ``backward``, those of the state before the first
     step, by the forward(-backward) recursions on logarithms."""
