@@ -379,9 +379,7 @@ def score_dask(est, X, y, sample_weight=None):
 
 def _skeleton(lengths):
     """Sequences of these lengths without values (what checking y reads)."""
-    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.intp)
-    return Sequences(data=np.broadcast_to(np.zeros((1, 1)), (offsets[-1], 1)),
-                     offsets=offsets, form="list")
+    return Sequences.skeleton(np.concatenate([[0], np.cumsum(lengths)]).astype(np.intp))
 
 
 def _chunk_lengths(chunk):

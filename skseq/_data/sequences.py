@@ -81,6 +81,15 @@ class Sequences:
     offsets: np.ndarray
     form: str
 
+    @classmethod
+    def skeleton(cls, offsets, n_features=1, form="list"):
+        """Sequences laid out by ``offsets`` without their values (a read-only
+        array of zeros that takes no memory): what checking and encoding
+        targets read."""
+        n_steps = int(offsets[-1])
+        data = np.broadcast_to(np.zeros((1, n_features)), (n_steps, n_features))
+        return cls(data=data, offsets=offsets, form=form)
+
     @property
     def n_sequences(self):
         return self.offsets.shape[0] - 1

@@ -195,9 +195,7 @@ class Shards:
     def skeleton(self):
         """The sequences' layout without their values (a read-only array of
         zeros that takes no memory): what encoding the targets needs."""
-        data = np.broadcast_to(np.zeros((1, self.n_features)),
-                               (self.n_steps, self.n_features))
-        return Sequences(data=data, offsets=self.offsets, form=self.form)
+        return Sequences.skeleton(self.offsets, self.n_features, self.form)
 
     def sample(self, max_steps=SAMPLE_STEPS):
         """``(index, seqs)``: whole sequences drawn at random (all of them if
