@@ -54,6 +54,7 @@ from skseq._data.representation import CentredShapeFeatures
 
 JSON = RESULTS / "early_classification.json"
 TUNING_JSON = RESULTS / "early_classification_tuning.json"
+FRACTION_MODELS_JSON = RESULTS / "early_classification_fraction_models.json"
 FRACTIONS = (0.2, 0.3, 0.5, 1.0)
 
 
@@ -393,6 +394,62 @@ def candidates_section(tuning):
             candidates_rows(tuning, verdicts), ""]
 
 
+def fraction_models_section():
+    """One model per prefix fraction (``bench_early_fraction_models.py``),
+    when its results are saved: a row per model, per set its mean over the
+    three early fractions and the splits, and the 12-cell mean."""
+    if not FRACTION_MODELS_JSON.exists():
+        return []
+    runs = json.loads(FRACTION_MODELS_JSON.read_text(encoding="utf-8"))
+    names = list(dict.fromkeys(r["dataset"] for r in runs))
+
+    def cells(key, name):  # the set's means at 20%, 30%, 50%
+        return [np.mean([r["accuracy"][str(f)][key] for r in runs
+                         if r["dataset"] == name]) for f in FRACTIONS[:3]]
+
+    base = {name: np.mean(cells("recipe", name)) for name in names}
+    rows, verdicts = [], {}
+    for key in ("recipe", "per fraction", "blend"):
+        sets = {name: np.mean(cells(key, name)) for name in names}
+        gain = np.mean([*sets.values()]) - np.mean([*base.values()])
+        worst_set = min(sets[n] - base[n] for n in names)
+        verdicts[key] = gain >= 0.005 and worst_set >= -0.005
+        rows.append([key, *(" / ".join(f"{c:.3f}" for c in cells(key, n))
+                            + f" ({sets[n] - base[n]:+.3f})" for n in names),
+                     f"{np.mean([*sets.values()]):.4f} ({gain:+.4f})"])
+    passing = [k for k in ("per fraction", "blend") if verdicts[k]]
+    splits = ", ".join(f"{n} {sum(r['dataset'] == n for r in runs)}" for n in names)
+    return ["### One model per prefix fraction", "",
+            "Measured by `python benchmarks/bench_early_fraction_models.py` on the "
+            f"same halves (splits: {splits}), after the rounds above. *per "
+            "fraction*: an `IOHMMClassifier(features=\"shape_centred\")` fitted "
+            "on the training prefixes at each fraction (20%, 30%, 50%, 100%) "
+            "alone, a test prefix classified by the model whose training "
+            "prefixes' median length is nearest its own (no knowledge of the "
+            "fraction needed); *blend*: the mean of the recipe's probabilities "
+            "and per fraction's. The rule, fixed before the runs, is the rounds' "
+            "rule. Cells: the set's mean at 20% / 30% / 50% (difference of "
+            "their mean from the recipe's); last column: the 12-cell mean.", "",
+            table(["model", *names, f"{3 * len(names)} cells"], rows), "",
+            _fraction_models_verdict(passing, cells, names), ""]
+
+
+def _fraction_models_verdict(passing, cells, names):
+    """The rule's outcome, with the sets where the blend gains and loses."""
+    if passing:
+        return "The rule passes: " + ", ".join(passing) + "."
+    gains = {n: np.mean(cells("blend", n)) - np.mean(cells("recipe", n))
+             for n in names}
+    up = ", ".join(f"{n} {d:+.3f}" for n, d in gains.items() if d > 0)
+    down = ", ".join(f"{n} {d:+.3f}" for n, d in gains.items() if d <= 0)
+    return ("The rule passes neither. The blend against the recipe: "
+            f"{up or 'no set higher'}; {down or 'no set lower'}. PLAID's series "
+            "run from 100 to 1,344 steps, so a prefix's length does not tell its "
+            "fraction: the model chosen by length is often one trained on other "
+            "fractions, and per fraction falls even on whole series (the "
+            "column 100% in the JSON).")
+
+
 def report(results, tuning):
     lines = ["# Early classification", "",
              "How accurately is a series classified from its beginning only? "
@@ -422,6 +479,7 @@ def report(results, tuning):
                   "the test series are not read. Every row of a set is from "
                   "one run.", "",
                   *candidates_section(tuning),
+                  *fraction_models_section(),
                   *dataset_tables(tuning)]
     write("early_classification.md", "\n".join(lines) + "\n")
 
