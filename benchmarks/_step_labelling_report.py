@@ -3,7 +3,7 @@
 ``report`` rewrites ``doc/results/step_labelling.md`` and ``figure``
 ``step_labelling.png`` from the saved results: ``step_labelling.json``, and
 the sections of ``step_labelling_lag.json``, ``step_labelling_decisions.json``,
-``step_labelling_kernels.json``, ``step_labelling_window.json`` and
+``step_labelling_classifiers.json``, ``step_labelling_window.json`` and
 ``step_labelling_tuning.json`` when present. The files' paths and the steps
 counted as at a change (``AFTER``) are defined here, and the scripts import
 them.
@@ -14,8 +14,8 @@ import json
 import numpy as np
 from _report import RESULTS, table, versions, write
 from _step_labelling_halves import (
+    classifiers_section,
     decisions_section,
-    kernels_section,
     multiscale_section,
     per_dataset,
     window_section,
@@ -26,7 +26,7 @@ TUNING_JSON = RESULTS / "step_labelling_tuning.json"
 LAG_JSON = RESULTS / "step_labelling_lag.json"  # bench_step_labelling_lag.py
 WINDOW_JSON = RESULTS / "step_labelling_window.json"  # ..._window.py
 DECISIONS_JSON = RESULTS / "step_labelling_decisions.json"  # ..._decisions.py
-KERNELS_JSON = RESULTS / "step_labelling_kernels.json"  # ..._kernels.py
+CLASSIFIERS_JSON = RESULTS / "step_labelling_classifiers.json"  # ..._classifiers.py
 AFTER = 10  # steps after a change counted as "at the change" (lag section)
 
 MODELS = [("hybrid", "HybridHMMClassifier() (default)"),
@@ -158,8 +158,9 @@ def _halves_sections():
     if DECISIONS_JSON.exists():
         lines += decisions_section(
             json.loads(DECISIONS_JSON.read_text(encoding="utf-8")))
-    if KERNELS_JSON.exists():
-        lines += kernels_section(json.loads(KERNELS_JSON.read_text(encoding="utf-8")))
+    if CLASSIFIERS_JSON.exists():
+        lines += classifiers_section(
+            json.loads(CLASSIFIERS_JSON.read_text(encoding="utf-8")))
     if WINDOW_JSON.exists():
         lines += window_section(json.loads(WINDOW_JSON.read_text(encoding="utf-8")))
     if TUNING_JSON.exists():
