@@ -51,7 +51,6 @@ from sklearn.utils.validation import (
 from ._data import (
     Sequences,
     accuracy,
-    check_score_weight,
     check_sequences,
     needs_lengths,
     restore_on_failure,
@@ -363,9 +362,8 @@ def score_dask(est, X, y, sample_weight=None):
         _, sample_weight = score_targets(y, skeleton, sample_weight,
                                          task=est.outputs_.task, step_level=False)
     else:
-        if n is not None and sample_weight is not None and not is_dask_collection(
-                sample_weight):
-            sample_weight = check_score_weight(sample_weight, n)
+        # y, then the weights, as local score: both at compute, y's check
+        # waiting for the sequences' lengths (or y's values)
         lengths = [dask.delayed(_chunk_lengths)(chunk)
                    for chunk in shard_chunks(X)[1]]
     if isinstance(pred, db.Bag):

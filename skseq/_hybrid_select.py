@@ -6,9 +6,9 @@ and the scale of its likelihoods (``likelihood_scale="auto"``)."""
 import functools
 
 import numpy as np
-from sklearn.utils._param_validation import validate_parameter_constraints
 
 from ._data.held_out import held_out_half
+from ._data.lifecycle import check_params
 from ._data.window import n_columns, window_lags, window_multiscale, window_summaries
 from ._families.label_chain import fit_weights, label_chain
 from ._fit.resources import check_allocation
@@ -41,10 +41,7 @@ def scale_in_use(model):
     predicts with: its ``likelihood_scale`` as it stands (checked: it may be
     set after fit), or for ``"auto"`` the one its fit chose; a ValueError if
     that fit chose none (it was given a number)."""
-    name = "likelihood_scale"
-    validate_parameter_constraints({name: model._parameter_constraints[name]},
-                                   {name: model.likelihood_scale},
-                                   caller_name=type(model).__name__)
+    check_params(model, ("likelihood_scale",))
     if model.likelihood_scale != "auto":
         return model.likelihood_scale
     if not getattr(model, "_scale_chosen_", False):

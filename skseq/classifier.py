@@ -5,17 +5,13 @@ import numbers
 import numpy as np
 from scipy.special import softmax
 from sklearn.base import ClassifierMixin
-from sklearn.utils._param_validation import (
-    Interval,
-    StrOptions,
-    validate_parameter_constraints,
-)
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import FlatIOHMM
 from ._base_dask import dask_aware
 from ._data import check_sample_weight, check_targets
-from ._data.lifecycle import refuse_bool_numbers
+from ._data.lifecycle import check_params
 from ._data.prefixes import check_prefixes, prefix_lengths, prefix_sequences
 from ._data.weights import class_weights
 from ._families.outputs import CategoricalOutputs
@@ -397,11 +393,7 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
     def _readout(self):
         # documented as switchable with set_params after fit: checked where
         # it is read, not only by fit's validation
-        validate_parameter_constraints(
-            {k: self._parameter_constraints[k] for k in ("readout", "readout_start")},
-            {"readout": self.readout, "readout_start": self.readout_start},
-            caller_name=type(self).__name__)
-        refuse_bool_numbers(self, ("readout_start",))
+        check_params(self, ("readout", "readout_start"))
         return self.readout, self.readout_start
 
     def _target_weights(self, seqs, targets, weight):

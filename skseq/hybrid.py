@@ -300,7 +300,17 @@ class HybridHMMClassifier(HybridChainMixin, ClassifierMixin, NumberParams,
             A list of per-step label arrays (NaN/None = unlabelled step), or
             one label per sequence, which labels its last step.
         sample_weight : array-like of shape (n_sequences,), default=None
-            Per-sequence weights (of every labelled step of the sequence).
+            Per-sequence weights (of every labelled step of the sequence). The
+            chain counts a sequence of integer weight ``w`` as ``w`` copies of
+            it (its start, its transitions and, with ``durations="learned"``,
+            its segments' durations), against pseudocounts of one step: scaling
+            every weight changes how much those pseudocounts weigh. A whole
+            fit with integer weights equals the fit on repeated sequences if
+            the per-step classifier's own fit does (a logistic regression's
+            does; the default classifier's does not: its ``min_samples_leaf``
+            counts rows, not weight) and ``features``, ``window`` and
+            ``likelihood_scale`` are given (``"auto"`` chooses them on a random
+            half of the sequences, which repeating them changes).
 
         Returns
         -------

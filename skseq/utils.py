@@ -1,7 +1,7 @@
 """Conversions between the accepted forms of a collection of sequences, and
 segments of per-step labels."""
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable, Mapping, Set
 from dataclasses import replace
 
 import numpy as np
@@ -390,11 +390,43 @@ def _long_frame_targets(pd, column, order, same_seq, bounds, ids):
     return y[starts]
 
 
+def _one_pass_read(values):
+    """``values`` read into a list if it is a one-pass iterable (a generator,
+    an iterator: no ``len()`` or no indexing), else as it is."""
+    if (isinstance(values, Iterable) and not isinstance(values, (Set, Mapping))
+            and not (hasattr(values, "__len__") and hasattr(values, "__getitem__"))):
+        return list(values)
+    return values
+
+
+def _collection(values, name):
+    """The sequences (or the labels of one) ``values`` as a collection with
+    ``len()`` and indexing (:func:`_one_pass_read`); a TypeError naming the
+    argument ``name`` if it holds no ordered items (a number, None, a set, a
+    mapping)."""
+    values = _one_pass_read(values)
+    if isinstance(values, (Set, Mapping)):
+        raise TypeError(f"{name} is a {type(values).__name__}, which has no "
+                        "order: give the labels in a list or an array.")
+    ordered = (values.ndim > 0 if isinstance(values, np.ndarray)
+               else hasattr(values, "__len__") and hasattr(values, "__getitem__"))
+    if not ordered:
+        raise TypeError(f"{name} must hold per-step labels (an array-like or an "
+                        f"iterable), got {type(values).__name__}.")
+    return values
+
+
+def _is_sequence(item):
+    """Whether ``item`` is a sequence of labels rather than one label."""
+    return np.ndim(item) > 0 or (isinstance(item, Iterable)
+                                 and not isinstance(item, (str, bytes)))
+
+
 def _labels_1d(labels, name):
     """One sequence's labels as a 1-D array (a list mixing strings and other
     values kept as objects, not turned into strings)."""
     try:
-        labels = _label_array(labels)
+        labels = _label_array(_one_pass_read(labels))
     except ValueError:  # ragged: several sequences' labels
         labels = None
     if labels is None or labels.ndim != 1:
@@ -422,9 +454,10 @@ def segments(labels):
 
     Parameters
     ----------
-    labels : array-like of shape (n_steps,)
+    labels : array-like or iterable of shape (n_steps,)
         One label per step, e.g. a sequence of
-        :meth:`skseq.HybridHMMClassifier.predict`.
+        :meth:`skseq.HybridHMMClassifier.predict` (a one-pass iterable, such
+        as a generator, is read once).
 
     Returns
     -------
@@ -467,9 +500,10 @@ def boundary_f1_score(y_true, y_pred, *, tolerance=0):
 
     Parameters
     ----------
-    y_true, y_pred : list of array-like of shape (len_i,)
+    y_true, y_pred : iterable of array-like of shape (len_i,)
         Per-step labels of every sequence (as given to and returned by a
-        step-level classifier), or a single 1-D sequence.
+        step-level classifier), or a single 1-D sequence. A one-pass iterable
+        (a generator, of sequences or of one sequence's labels) is read once.
     tolerance : int, default=0
         Largest distance, in steps, between matched boundaries.
 
@@ -488,12 +522,13 @@ def boundary_f1_score(y_true, y_pred, *, tolerance=0):
     1.0
     """
     check_number(tolerance, "tolerance", low=0, finite=False)
+    y_true, y_pred = _collection(y_true, "y_true"), _collection(y_pred, "y_pred")
     if len(y_true) == 0 or len(y_pred) == 0:
         raise ValueError(f"y_true has {len(y_true)} sequences and y_pred "
                          f"{len(y_pred)}: give at least one.")
     # the first item by iteration, not y_true[0]: a pandas Series is indexed
     # by its labels, which need not hold 0
-    if np.ndim(next(iter(y_true))) == 0:
+    if not _is_sequence(next(iter(y_true))):
         y_true, y_pred = [y_true], [y_pred]
     if len(y_true) != len(y_pred):
         raise ValueError(f"y_true has {len(y_true)} sequences but y_pred has "

@@ -165,3 +165,19 @@ def test_dask_score_refuses_y_as_wide_as_the_sequences_are_long():
     assert on_array == local and "ambiguous" in local and not at_call
     assert _outcome(lambda: reg.score(da.from_array(X, chunks=5), X[:, 0, :]))[0] == (
         reg.score(X, X[:, 0, :]))
+
+
+@pytest.mark.parametrize("case", ["steps", "dask y"])
+def test_dask_score_names_y_before_the_weights_as_local_score(clf, case):
+    # y and the weights both wrong: local score names y; on a Dask array, a y
+    # whose check waits for compute (per-step targets need the lengths, a
+    # Dask y its values) named the weights at the call
+    X, labels = _data()
+    y = _steps([4] * 12) if case == "steps" else np.r_[labels, 0]
+    weight = BAD_WEIGHTS["short"]
+    local, _ = _outcome(lambda: clf.score(X, y, sample_weight=weight))
+    y_on_dask = y if case == "steps" else da.from_array(y, chunks=5)
+    on_array, at_call = _outcome(lambda: clf.score(
+        da.from_array(X, chunks=5), y_on_dask, sample_weight=weight))
+    assert on_array == local and not at_call
+    assert "y " in local and "sample_weight" not in local

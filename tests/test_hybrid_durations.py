@@ -291,10 +291,14 @@ def test_all_censored_label_can_still_end():
     for algorithm in ("filter", "smooth", "viterbi"):
         labels = model.predict([change], algorithm=algorithm)[0]
         assert (labels[:40] == "a").all() and (labels[-40:] == "b").all(), algorithm
-    # the weights' scale does not move the hazard (the pseudocount weighs as
-    # one step of a sequence of mean weight): 1e-9 times the weights 1
+    # the weights count against a pseudocount of one step: weights 1e-9 act
+    # as weights 1 against a pseudocount of 1e9 (the label chain's alike)
     scaled = clone(model).fit(X, y, sample_weight=np.full(8, 1e-9))
-    assert_allclose(scaled.duration_hazard_, model.duration_hazard_, rtol=1e-12)
+    codes = np.repeat(np.arange(8) % 2, 30)
+    cap = model.duration_hazard_.shape[1]
+    assert_allclose(scaled.duration_hazard_,
+                    duration_hazard(codes, 30 * np.arange(9), 2, cap, pseudocount=1e9,
+                                    bandwidth=HAZARD_BANDWIDTH), rtol=1e-9)
 
 
 def _sessions(seed=0):
@@ -334,6 +338,24 @@ def test_learned_durations_fit_and_causality():
     states = model.decode(X[:1])[0]
     assert_array_equal(model.classes_[states // 2],
                        model.predict(X[:1], algorithm="viterbi")[0])
+
+
+def test_an_integer_weight_is_a_repeated_sequence():
+    # the chain (start, transitions, durations' hazard) counts a sequence of
+    # weight w as w copies of it (0: left out), as the per-step classifier's
+    # fit does (a logistic regression on fixed features)
+    X, y = _sessions()
+    weight = np.array([2, 1, 3, 0, 1])
+    repeated = np.repeat(np.arange(5), weight)
+    model = HybridHMMClassifier(LogisticRegression(solver="newton-cholesky"),
+                                window=4, features="summaries", durations="learned")
+    weighted = clone(model).fit(X, y, sample_weight=weight)
+    copies = clone(model).fit([X[i] for i in repeated], [y[i] for i in repeated])
+    for name in ("startprob_", "transmat_", "duration_hazard_", "class_prior_"):
+        assert_allclose(getattr(weighted, name), getattr(copies, name),
+                        rtol=1e-12, atol=1e-15, err_msg=name)
+    for a, b in zip(weighted.predict_proba(X), copies.predict_proba(X), strict=True):
+        assert_allclose(a, b, atol=1e-9)
 
 
 def test_geometric_and_no_transitions_have_no_durations():

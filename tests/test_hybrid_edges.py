@@ -193,3 +193,24 @@ def test_plot_step_labels_names_the_labelling_or_classes_it_cannot_draw():
                                          r"not in classes \['a', 'b'\]"):
         plot_step_labels({"truth": ["a", "b"], "guess": ["a", "c"]},
                          classes=np.array(["a", "b"]))
+
+
+@pytest.mark.parametrize("flag", [True, np.True_])
+def test_a_bool_likelihood_scale_set_after_fit_is_refused_as_in_fit(flag):
+    # fit refuses a bool for the number (np.True_ is no real number to
+    # scikit-learn's constraint, True is); prediction reads the scale again
+    # (set_params after fit), where True passed as 1
+    X, y = _levels(["lo", "high", "lo"])
+    model = HybridHMMClassifier(GaussianNB(), window=2, features="lags")
+    with pytest.raises(TypeError, match="'likelihood_scale' parameter") as fit:
+        model.set_params(likelihood_scale=flag).fit(X, y)
+    model.set_params(likelihood_scale=0.5).fit(X, y)
+    before = model.predict_proba(X)
+    model.set_params(likelihood_scale=flag)
+    for call in (model.predict_proba, model.predict, model.decode):
+        with pytest.raises(TypeError, match="'likelihood_scale' parameter") as got:
+            call(X)
+        assert str(got.value) == str(fit.value) and isinstance(got.value, ValueError)
+    model.set_params(likelihood_scale=0.5)
+    for a, b in zip(model.predict_proba(X), before, strict=True):
+        assert_allclose(a, b, rtol=0, atol=0)

@@ -20,6 +20,7 @@ __all__ = [
     "check_fitted_params",
     "check_n_jobs",
     "check_number",
+    "check_params",
     "is_number",
     "record_fitted_params",
     "refuse_bool_numbers",
@@ -157,10 +158,19 @@ def check_n_jobs(estimator):
     deep inside joblib, or pass unnoticed when the work is too small for
     threads. A prediction checks it first, so a refused call changes nothing.
     """
+    check_params(estimator, ("n_jobs",))
+
+
+def check_params(estimator, names):
+    """InvalidParameterError naming the first of the parameters ``names``
+    that holds a value fit would refuse (by its constraints, or a bool given
+    as a number), in fit's words: for a parameter read again after fit,
+    where ``set_params`` may have changed it."""
     validate_parameter_constraints(
-        {"n_jobs": estimator._parameter_constraints["n_jobs"]},
-        {"n_jobs": estimator.n_jobs}, caller_name=type(estimator).__name__)
-    refuse_bool_numbers(estimator, ("n_jobs",))
+        {k: estimator._parameter_constraints[k] for k in names},
+        {k: getattr(estimator, k) for k in names},
+        caller_name=type(estimator).__name__)
+    refuse_bool_numbers(estimator, names)
 
 
 @contextmanager

@@ -203,14 +203,15 @@ def chain_parts(transmat, n_classes, n_states_per_label):
 
 def learned_hazard(labels, offsets, weight, n_classes, n_states_per_label):
     """:func:`duration_hazard` with the cap of :func:`duration_cap` (from the
-    lengths of the segments of positive weight), the weights scaled to a mean
-    of 1 over the sequences of positive weight: the pseudocount then weighs
-    as one step of a typical sequence, whatever the weights' scale."""
+    lengths of the segments of positive weight). The weights count as the
+    label chain's do (:func:`~skseq._families.label_chain.label_chain`): an
+    integer weight as that many copies of its sequence, against a
+    pseudocount of one step, so that weights ``c`` times larger act as a
+    pseudocount ``c`` times smaller."""
     _, length, _, sequence = segments(labels, offsets)
     length = length[weight[sequence] > 0]
     cap = duration_cap(length, n_classes * n_states_per_label)
-    return duration_hazard(labels, offsets, n_classes, cap,
-                           weight=weight / weight[weight > 0].mean(),
+    return duration_hazard(labels, offsets, n_classes, cap, weight=weight,
                            bandwidth=HAZARD_BANDWIDTH)
 
 
