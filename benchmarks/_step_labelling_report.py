@@ -27,6 +27,7 @@ LAG_JSON = RESULTS / "step_labelling_lag.json"  # bench_step_labelling_lag.py
 WINDOW_JSON = RESULTS / "step_labelling_window.json"  # ..._window.py
 DECISIONS_JSON = RESULTS / "step_labelling_decisions.json"  # ..._decisions.py
 CLASSIFIERS_JSON = RESULTS / "step_labelling_classifiers.json"  # ..._classifiers.py
+CLASSIFIERS_TEST_JSON = RESULTS / "step_labelling_classifiers_test.json"  # --test
 AFTER = 10  # steps after a change counted as "at the change" (lag section)
 
 MODELS = [("hybrid", "HybridHMMClassifier() (default)"),
@@ -159,8 +160,10 @@ def _halves_sections():
         lines += decisions_section(
             json.loads(DECISIONS_JSON.read_text(encoding="utf-8")))
     if CLASSIFIERS_JSON.exists():
+        test = (json.loads(CLASSIFIERS_TEST_JSON.read_text(encoding="utf-8"))
+                if CLASSIFIERS_TEST_JSON.exists() else None)
         lines += classifiers_section(
-            json.loads(CLASSIFIERS_JSON.read_text(encoding="utf-8")))
+            json.loads(CLASSIFIERS_JSON.read_text(encoding="utf-8")), test)
     if WINDOW_JSON.exists():
         lines += window_section(json.loads(WINDOW_JSON.read_text(encoding="utf-8")))
     if TUNING_JSON.exists():
