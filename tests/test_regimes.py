@@ -488,13 +488,16 @@ def test_standard_errors_hold_a_learned_start_at_the_boundary():
                                P[:, 0] * P[:, 1] * np.sqrt(np.diag(ref))[:2], rtol=1e-3)
 
 
-@pytest.mark.parametrize("scale, shift", [(1.0, 1e5), (1e-3, 1e6)])
+@pytest.mark.parametrize("scale, shift", [(1.0, 1e5), (1e-3, 1e6), (1e120, 0.0),
+                                          (1e-120, 0.0)])
 def test_standard_errors_follow_the_units_of_y(scale, shift):
     """y * scale + shift: the same fit, its means' standard errors times scale,
     the variance's times scale^2. The difference steps were relative to the
     parameters in the units of y (a mean of 1e5 was stepped by 1, many noise
     standard deviations: errors 14% off, silently) and the identification test
-    compared curvatures in different units (1e3 * y: 'not identified')."""
+    compared curvatures in different units (1e3 * y: 'not identified'). The
+    Hessian was taken in the units of y, whose entries for a variance (1e-480
+    at y ~ 1e120) left float64: a LinAlgError."""
     X, y, reg = _switching_mean_fit()
     se = reg.standard_errors(X, y)
     y2 = [v * scale + shift for v in y]
