@@ -527,3 +527,17 @@ def test_standard_errors_of_one_regime_are_those_of_the_gaussian():
     assert se["emission_intercept"][0, 0] == pytest.approx(np.sqrt(var / T), rel=1e-6)
     assert se["emission_covariance"][0, 0] == pytest.approx(var * np.sqrt(2 / T),
                                                             rel=1e-6)
+
+
+def test_standard_errors_read_the_start_rule_of_the_fit():
+    """``startprob`` set after a fit takes effect at the next fit: the
+    standard errors stay those of the fitted model (its stationary start, a
+    function of the transitions). They were computed with the start set
+    since, fixed at (0.9, 0.1): a different model's, silently."""
+    X, y, reg = _switching_mean_fit()
+    se = reg.standard_errors(X, y)
+    for startprob in ([0.9, 0.1], "uniform"):
+        reg.set_params(startprob=startprob)
+        after = reg.standard_errors(X, y)
+        for name in se:
+            np.testing.assert_array_equal(after[name], se[name])
