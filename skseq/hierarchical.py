@@ -5,6 +5,7 @@ from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import StrOptions
 
 from ._base import BaseIOHMM
+from ._base_dask import dask_aware
 from ._base_features import rule_or_raw
 from ._data import check_flag
 from ._families.outputs import GaussianOutputs
@@ -458,6 +459,7 @@ class HierarchicalIOHMM(HierarchyLevelsMixin, BaseIOHMM):
         return y, self._paths_per_level(paths)
 
     # -- outputs: those of IOHMMClassifier or IOHMMRegressor ------------------
+    @dask_aware
     def predict(self, X, *, return_std=False):
         """Most probable class, or predicted mean (and standard deviation).
 
@@ -486,6 +488,7 @@ class HierarchicalIOHMM(HierarchyLevelsMixin, BaseIOHMM):
         return self.outputs_.predict(mix, return_std=return_std)
 
     @available_if(_classifying)
+    @dask_aware
     def predict_proba(self, X):
         """Class probabilities given the inputs (``task="classification"``).
 
@@ -504,6 +507,7 @@ class HierarchicalIOHMM(HierarchyLevelsMixin, BaseIOHMM):
         return self.outputs_.predict_proba(mix)
 
     @available_if(_classifying)
+    @dask_aware
     def predict_log_proba(self, X):
         """Logarithm of :meth:`predict_proba` (``task="classification"``).
 

@@ -360,6 +360,8 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         At a penalised fit (``alpha > 0``) this is the likelihood's curvature at the
         penalised estimate: fit with ``alpha=0`` for maximum likelihood ones. Every
         sequence given counts once: a fit's ``sample_weight`` is not read here.
+        The start distribution is the fit's (learned, stationary or fixed): a
+        ``startprob`` set since takes effect at the next fit.
 
         Parameters
         ----------
@@ -418,17 +420,24 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         se, cov, _ = observed_standard_errors(self, problem, model)
         return (se, cov) if return_cov else se
 
+    def _store_best(self, problem, setup, best, objectives):
+        super()._store_best(problem, setup, best, objectives)
+        # the fit's start rule (learned, stationary or fixed), whose likelihood
+        # standard_errors reads: ``startprob`` set since takes effect at the
+        # next fit only
+        self._fixed_start_ = problem.fixed_start
+
     def _likelihood_problem(self, X, y):
         """The fitted model and its unpenalised, unweighted objective on (X, y),
         whose curvature :meth:`standard_errors` reads."""
         seqs = self._checked(X)
         targets = self.outputs_.encode(y, seqs)
         model = self._fitted_model()
+        fixed_start = (self._fixed_start_ if hasattr(self, "_fixed_start_")
+                       else _fixed_startprob(self.startprob, self.n_states))
         problem = _Problem(
             seqs, targets, np.ones(seqs.n_sequences), model.transition,
-            model.emission, model.mask,
-            _fixed_startprob(self.startprob, self.n_states),
-            0.0, self.n_jobs,
+            model.emission, model.mask, fixed_start, 0.0, self.n_jobs,
             inputs=self.representation_.inputs(seqs, targets.steps, self.n_jobs))
         return problem, model
 

@@ -357,3 +357,27 @@ def test_a_stationary_start_is_refused_by_its_parameter_name():
     est = HierarchicalIOHMM((2, 1), task="regression", startprob="stationary")
     with pytest.raises(ValueError, match="'startprob' parameter of HierarchicalIOHMM"):
         est.fit(X, [np.arange(4.0), np.arange(3.0)])
+
+
+def test_predict_and_score_on_a_dask_array_are_the_local_ones():
+    """predict on a Dask array gives a Dask array, and score the local value
+    (its R^2 against r2_score). predict computed a NumPy array, which score
+    concatenated: two outputs gave 24 predictions for 12 sequences (one
+    output: 'zero-dimensional arrays cannot be concatenated')."""
+    import dask
+    import dask.array as da
+    from sklearn.metrics import r2_score
+
+    X = np.random.default_rng(0).normal(size=(12, 4, 2))
+    y = np.column_stack([X[:, -1, 0], X[:, :, 1].sum(axis=1)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est = HierarchicalIOHMM((2, 2), task="regression", features="raw",
+                                n_init=1, max_iter=3, random_state=0).fit(X, y)
+    Xd = da.from_array(X, chunks=(5, -1, -1))
+    with dask.config.set(scheduler="synchronous"):
+        pred = est.predict(Xd)
+        assert isinstance(pred, da.Array)
+        assert_array_equal(pred.compute(), est.predict(X))
+        assert est.score(Xd, y).compute() == pytest.approx(
+            r2_score(y, est.predict(X)), rel=1e-12)

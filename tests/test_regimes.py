@@ -488,13 +488,16 @@ def test_standard_errors_hold_a_learned_start_at_the_boundary():
                                P[:, 0] * P[:, 1] * np.sqrt(np.diag(ref))[:2], rtol=1e-3)
 
 
-@pytest.mark.parametrize("scale, shift", [(1.0, 1e5), (1e-3, 1e6)])
+@pytest.mark.parametrize("scale, shift", [(1.0, 1e5), (1e-3, 1e6), (1e120, 0.0),
+                                          (1e-120, 0.0)])
 def test_standard_errors_follow_the_units_of_y(scale, shift):
     """y * scale + shift: the same fit, its means' standard errors times scale,
     the variance's times scale^2. The difference steps were relative to the
     parameters in the units of y (a mean of 1e5 was stepped by 1, many noise
     standard deviations: errors 14% off, silently) and the identification test
-    compared curvatures in different units (1e3 * y: 'not identified')."""
+    compared curvatures in different units (1e3 * y: 'not identified'). The
+    Hessian was taken in the units of y, whose entries for a variance (1e-480
+    at y ~ 1e120) left float64: a LinAlgError."""
     X, y, reg = _switching_mean_fit()
     se = reg.standard_errors(X, y)
     y2 = [v * scale + shift for v in y]
@@ -524,3 +527,17 @@ def test_standard_errors_of_one_regime_are_those_of_the_gaussian():
     assert se["emission_intercept"][0, 0] == pytest.approx(np.sqrt(var / T), rel=1e-6)
     assert se["emission_covariance"][0, 0] == pytest.approx(var * np.sqrt(2 / T),
                                                             rel=1e-6)
+
+
+def test_standard_errors_read_the_start_rule_of_the_fit():
+    """``startprob`` set after a fit takes effect at the next fit: the
+    standard errors stay those of the fitted model (its stationary start, a
+    function of the transitions). They were computed with the start set
+    since, fixed at (0.9, 0.1): a different model's, silently."""
+    X, y, reg = _switching_mean_fit()
+    se = reg.standard_errors(X, y)
+    for startprob in ([0.9, 0.1], "uniform"):
+        reg.set_params(startprob=startprob)
+        after = reg.standard_errors(X, y)
+        for name in se:
+            np.testing.assert_array_equal(after[name], se[name])

@@ -349,3 +349,25 @@ def test_score_refuses_another_number_of_outputs(step_level):
                        r"IOHMMRegressor was fitted with 1\.$"):
         reg.score(X, wide)
     assert np.isfinite(reg.score(X, y))
+
+
+@pytest.mark.parametrize("unit", [1e-20, 1e-13])
+def test_targets_in_tiny_units_are_not_taken_for_constants(unit):
+    """y * unit with min_covar * unit**2 is the same fit in other units. A
+    spread below 1e-12 counted as constant whatever the floor, so these
+    targets were predicted as their mean, with standard deviation 0."""
+    rng = np.random.default_rng(0)
+    X = [rng.normal(size=(6, 1)) for _ in range(5)]
+    y = [2.0 * x[:, 0] + rng.normal(scale=0.3, size=6) for x in X]
+    fits = []
+    for a in (1.0, unit):
+        reg = IOHMMRegressor(2, min_covar=1e-6 * a * a, n_init=1, max_iter=5,
+                             random_state=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            reg.fit(X, [a * v for v in y])
+        mean, std = reg.predict(X, return_std=True)
+        fits.append((np.concatenate(mean) / a, np.concatenate(std) / a))
+    assert np.all(fits[1][1] > 0)
+    assert_allclose(fits[1][0], fits[0][0], rtol=1e-9)
+    assert_allclose(fits[1][1], fits[0][1], rtol=1e-9)

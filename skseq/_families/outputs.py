@@ -448,8 +448,13 @@ class GaussianOutputs(RealOutputs):
             )
         # A constant output says nothing about the states, and a state with a
         # floor variance on it would gain ~log(1/min_covar) per step: such
-        # outputs are predicted exactly and left out of the likelihood.
-        constant = scale <= 1e-12 * np.maximum(np.abs(mean), 1.0)
+        # outputs are predicted exactly and left out of the likelihood. A
+        # spread is nil below 1e-12 of the output's magnitude (rounding), or of
+        # the spread at which the default floor sits (1 for min_covar=1e-6):
+        # the floor carries the units of y, so y * a with min_covar * a**2 is
+        # judged alike (y in tiny units is not taken for a constant).
+        unit = np.sqrt(self.params["min_covar"] / 1e-6)
+        constant = scale <= 1e-12 * np.maximum(np.abs(mean), unit)
         # The output family needs one output: when all are constant they stay
         # modelled, but are still predicted exactly (``exact_``).
         self.exact_ = constant.copy()

@@ -214,7 +214,10 @@ def _spread(U):
 
 def observed_information(problem, model):
     """The parametrisation, minus the Hessian of the (weighted) log-likelihood
-    in psi, and the log-likelihood gradient there."""
+    in psi measured in its natural units (psi / ``par.unit``), and the
+    log-likelihood gradient in psi there. In those units the Hessian's
+    entries neither underflow nor overflow where y's units are extreme (a
+    variance's unit, y's squared, is 1e240 for y ~ 1e120)."""
     par = _Parametrisation(problem, model)
     psi = par.psi
     h = par.steps()
@@ -231,7 +234,8 @@ def observed_information(problem, model):
     W = problem.total_weight
     g_psi = np.array([-W * par.jacobian(s).T @ g for s, g in
                       zip(shifted, grads, strict=True)])
-    hess = (g_psi[:p] - g_psi[p:2 * p]) / (2 * h)[:, None]
+    g_unit = g_psi * par.unit
+    hess = (g_unit[:p] - g_unit[p:2 * p]) / (2 * h / par.unit)[:, None]
     info = -0.5 * (hess + hess.T)
     return par, info, g_psi[-1]
 
@@ -255,11 +259,11 @@ def standard_errors(est, problem, model):
             "standard errors need topology='ergodic': the logits of forbidden "
             "transitions have no effect on the likelihood."
         )
+    # in the natural units (see _Parametrisation._units)
     par, info, grad = observed_information(problem, model)
     free = _free(par, model)
     unit = par.unit[free]
-    # in the natural units (see _Parametrisation._units)
-    info = info[np.ix_(free, free)] * np.outer(unit, unit)
+    info = info[np.ix_(free, free)]
     eig = np.linalg.eigvalsh(info)
     if not np.isfinite(eig).all() or eig[0] <= _RCOND * max(eig[-1], 0.0):
         raise ValueError(
@@ -271,10 +275,15 @@ def standard_errors(est, problem, model):
         )
     cov = np.full((free.size, free.size), np.nan)
     inv = np.linalg.inv(info)
-    cov[np.ix_(free, free)] = 0.5 * (inv + inv.T) * np.outer(unit, unit)
-    se = par.unflatten(np.sqrt(np.diag(cov)))
+    inv = 0.5 * (inv + inv.T)
+    with np.errstate(over="ignore", under="ignore"):
+        # a variance's variance in extreme units of y may leave float64
+        cov[np.ix_(free, free)] = inv * np.outer(unit, unit)
+    se_free = np.full(par.psi.size, np.nan)
+    se_free[free] = np.sqrt(np.diag(inv)) * unit
+    se = par.unflatten(se_free)
     if family == "homogeneous":
-        se["transition_proba"] = _proba_standard_errors(par, model, cov, free)
+        se["transition_proba"] = _proba_standard_errors(par, model, cov)
     return se, cov, grad
 
 
@@ -303,17 +312,18 @@ def _free(par, model):
     return free
 
 
-def _proba_standard_errors(par, model, cov, free):
+def _proba_standard_errors(par, model, cov):
     """Delta method: standard errors of the transition probabilities of a
-    homogeneous chain from those of the relative logits (of the ``free``
-    coordinates of psi: the probabilities do not depend on the others)."""
+    homogeneous chain from those of the relative logits (the block of psi
+    they depend on: the covariances of the others, a variance's in extreme
+    units of y, may be inf)."""
     n = par.n
     start = sum(size for name, _, size in par.blocks if name == "startprob_logit")
     P = softmax(model.transition.unpack(model.theta_t)["intercept"], axis=1)
-    G = np.zeros((n * n, par.psi.size))
+    G = np.zeros((n * n, n * (n - 1)))
     for j in range(n):
         for i in range(n):
             for q in range(n - 1):
-                G[j * n + i, start + j * (n - 1) + q] = P[j, i] * ((i == q) - P[j, q])
-    G, cov = G[:, free], cov[np.ix_(free, free)]
-    return np.sqrt(np.diag(G @ cov @ G.T)).reshape(n, n)
+                G[j * n + i, j * (n - 1) + q] = P[j, i] * ((i == q) - P[j, q])
+    logits = slice(start, start + n * (n - 1))
+    return np.sqrt(np.diag(G @ cov[logits, logits] @ G.T)).reshape(n, n)
