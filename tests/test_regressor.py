@@ -371,3 +371,26 @@ def test_targets_in_tiny_units_are_not_taken_for_constants(unit):
     assert np.all(fits[1][1] > 0)
     assert_allclose(fits[1][0], fits[0][0], rtol=1e-9)
     assert_allclose(fits[1][1], fits[0][1], rtol=1e-9)
+
+
+def test_per_step_targets_padded_in_a_2d_array_get_a_hint():
+    """A 2-D y is one row of outputs per sequence; per-step targets padded with
+    NaN into one are refused (the shorter sequence's row holds NaN) with the
+    form to give them in. The message said only that sequence-level targets
+    must be finite. A multi-output y with a NaN inside a row gets no hint."""
+    rng = np.random.default_rng(0)
+    X = [rng.normal(size=(n, 1)) for n in (5, 5, 3)]
+    padded = np.full((3, 5), np.nan)
+    for i, x in enumerate(X):
+        padded[i, :len(x)] = 2.0 * x[:, 0]
+    reg = IOHMMRegressor(2, n_init=1, max_iter=2, random_state=0)
+    with pytest.raises(ValueError, match=r"at sequence 2; sequence-level targets "
+                       r"must be finite\. A 2-D y holds 5 outputs per sequence; if "
+                       r"its columns are steps padded with NaN, give the per-step "
+                       r"targets as a list of arrays, one per sequence"):
+        reg.fit(X, padded)
+    inside = np.ones((3, 3))
+    inside[1, 1] = np.nan
+    with pytest.raises(ValueError, match=r"at sequence 1; sequence-level targets "
+                       r"must be finite\.$"):
+        reg.fit(X, inside)

@@ -77,6 +77,22 @@ def _label_array(labels):
     return values
 
 
+def _padded_hint(values, row, name):
+    """A hint when a 2-D ``name`` (read as several outputs per sequence) looks
+    like per-step targets padded with NaN: row ``row`` finite up to a point
+    and NaN from there to its end."""
+    if values.ndim != 2 or values.shape[1] < 2:
+        return ""
+    finite = np.isfinite(values[row])
+    nan = np.isnan(values[row])
+    first = int(np.argmin(finite))
+    if first == 0 or not nan[first:].all():
+        return ""
+    return (f" A 2-D {name} holds {values.shape[1]} outputs per sequence; if its "
+            "columns are steps padded with NaN, give the per-step targets as a "
+            "list of arrays, one per sequence (NaN marks an unlabelled step).")
+
+
 def _check_labels(values, name, where):
     """Classification labels: finite, not mixing strings and numbers."""
     if values.dtype.kind == "f" and np.isinf(values).any():
@@ -197,9 +213,11 @@ def _sequence_level(y, seqs, task, name):
         values = _as_float_targets(values, name, None)
         bad = ~np.isfinite(values.reshape(n_seq, -1)).all(axis=1)
         if bad.any():
+            row = np.flatnonzero(bad)[0]
+            hint = _padded_hint(values, row, name)
             raise ValueError(
-                f"Input {name} contains NaN or infinity: at sequence "
-                f"{np.flatnonzero(bad)[0]}; sequence-level targets must be finite."
+                f"Input {name} contains NaN or infinity: at sequence {row}; "
+                f"sequence-level targets must be finite.{hint}"
             )
     return Targets(steps=seqs.last_steps.copy(), values=values, step_level=False)
 
