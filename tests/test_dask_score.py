@@ -181,3 +181,31 @@ def test_dask_score_names_y_before_the_weights_as_local_score(clf, case):
         da.from_array(X, chunks=5), y_on_dask, sample_weight=weight))
     assert on_array == local and not at_call
     assert "y " in local and "sample_weight" not in local
+
+
+def test_a_method_that_reads_local_data_names_a_bag_or_delayed_list(clf):
+    # decode, HierarchicalIOHMM's per-level state probabilities and the
+    # transformers read local sequences only: a bag (or a list of delayed)
+    # failed deep in the float conversion ("float() argument must be ...,
+    # not 'Bag'; encode them first, e.g. with Stepwise(OneHotEncoder())")
+    import dask
+    from sklearn.preprocessing import StandardScaler
+
+    from skseq import HierarchicalIOHMM
+    from skseq.preprocessing import Stepwise
+
+    X, y = _data()
+    bag = db.from_sequence(list(X), npartitions=2)
+    delayed = [dask.delayed(x) for x in X]
+    hier = HierarchicalIOHMM((2, 2), features="raw", n_init=1, max_iter=2,
+                             random_state=0).fit(X, y)
+    scaler = Stepwise(StandardScaler()).fit(X)
+    for call in (clf.decode, hier.predict_state_proba, scaler.transform):
+        with pytest.raises(TypeError, match=r"^X is a Dask bag, which this method "
+                           r"does not read: .* compute it first for this one: "
+                           r"list\(X\.compute\(\)\)\.$"):
+            call(bag)
+        with pytest.raises(TypeError, match=r"^X is a list of Dask delayed objects"
+                           r".*: list\(dask\.compute\(\*X\)\)\.$"):
+            call(delayed)
+    assert isinstance(clf.predict(bag), type(bag))  # a Dask-aware method

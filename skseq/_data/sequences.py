@@ -192,6 +192,13 @@ def _check_container(obj, label, expected="a collection of sequences"):
             f"{label}: sparse input is not supported; pass dense arrays (e.g. "
             "X.toarray(), or a list of dense per-sequence arrays)."
         )
+    dask_kind, compute = _dask_kind(obj, label)
+    if dask_kind:
+        raise TypeError(
+            f"{label} is {dask_kind}, which this method does not read: only the "
+            "methods of the Dask guide (\"Predicting on a Dask collection\") take "
+            f"Dask collections; compute it first for this one: {compute}."
+        )
     if isinstance(obj, Iterator):
         raise TypeError(
             f"{label} is a {type(obj).__name__}: sequences must come in a collection "
@@ -202,6 +209,19 @@ def _check_container(obj, label, expected="a collection of sequences"):
         raise TypeError(
             f"{label} is a {type(obj).__name__}; expected {expected}."
         )
+
+
+def _dask_kind(obj, label):
+    """``("a Dask bag", how to compute it)`` or the same for a list of Dask
+    delayed objects (collections that local validation cannot read), else
+    ``("", "")``; found by the objects' modules, so that Dask is not
+    imported."""
+    if type(obj).__module__.startswith("dask.bag"):
+        return "a Dask bag", f"list({label}.compute())"
+    if (isinstance(obj, (list, tuple)) and obj
+            and type(obj[0]).__module__.startswith("dask.delayed")):
+        return "a list of Dask delayed objects", f"list(dask.compute(*{label}))"
+    return "", ""
 
 
 def _is_na(value):
