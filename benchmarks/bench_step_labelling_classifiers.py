@@ -69,7 +69,7 @@ from bench_step_labelling import _hgb_models, lags, scores, sessions
 from threadpoolctl import threadpool_limits
 
 from skseq import HybridHMMClassifier
-from skseq._data.sequences import Sequences
+from skseq._data import check_sequences
 from skseq._data.window import window_summaries
 from skseq._hybrid_select import log_likelihood_ratio, read, scale_in_use, target_proba
 from skseq.preprocessing import DilatedConvolution
@@ -103,12 +103,11 @@ class BothViews(HybridHMMClassifier):
                          self.startprob_.shape[0] // n_targets, axis=1)
 
 
-def summaries(x):
-    """The window summaries of one session (its channels at every step)."""
-    x = np.ascontiguousarray(x, dtype=float)
-    seqs = Sequences(data=x, offsets=np.array([0, len(x)], dtype=np.intp),
-                     form="list")
-    return window_summaries(seqs, SUMMARY_WINDOW)
+def summaries(S):
+    """The window summaries of every session (its channels at every step), one
+    array per session."""
+    seqs = check_sequences(S)
+    return seqs.split(window_summaries(seqs, SUMMARY_WINDOW))
 
 
 def timed_fit(model, X, y):
@@ -144,8 +143,8 @@ def kernel_features(key, seed):
                                      **KERNELS[key]).fit(S_train)
 
         def transform(S):
-            return [np.hstack([k, summaries(x)])
-                    for k, x in zip(kernels.transform(S), S, strict=True)]
+            return [np.hstack([k, m]) for k, m in
+                    zip(kernels.transform(S), summaries(S), strict=True)]
 
         return transform(S_train), transform
     return features
