@@ -3,7 +3,8 @@
 ``report`` rewrites ``doc/results/step_labelling.md`` and ``figure``
 ``step_labelling.png`` from the saved results: ``step_labelling.json``, and
 the sections of ``step_labelling_lag.json``, ``step_labelling_decisions.json``,
-``step_labelling_classifiers.json``, ``step_labelling_window.json`` and
+``step_labelling_classifiers.json``, ``step_labelling_global.json``,
+``step_labelling_window.json`` and
 ``step_labelling_tuning.json`` when present. The files' paths and the steps
 counted as at a change (``AFTER``) are defined here, and the scripts import
 them.
@@ -16,6 +17,7 @@ from _report import RESULTS, table, versions, write
 from _step_labelling_halves import (
     classifiers_section,
     decisions_section,
+    global_chain_section,
     multiscale_section,
     per_dataset,
     window_section,
@@ -28,6 +30,7 @@ WINDOW_JSON = RESULTS / "step_labelling_window.json"  # ..._window.py
 DECISIONS_JSON = RESULTS / "step_labelling_decisions.json"  # ..._decisions.py
 CLASSIFIERS_JSON = RESULTS / "step_labelling_classifiers.json"  # ..._classifiers.py
 CLASSIFIERS_TEST_JSON = RESULTS / "step_labelling_classifiers_test.json"  # --test
+GLOBAL_JSON = RESULTS / "step_labelling_global.json"  # ..._global.py
 AFTER = 10  # steps after a change counted as "at the change" (lag section)
 
 MODELS = [("hybrid", "HybridHMMClassifier() (default)"),
@@ -164,6 +167,9 @@ def _halves_sections():
                 if CLASSIFIERS_TEST_JSON.exists() else None)
         lines += classifiers_section(
             json.loads(CLASSIFIERS_JSON.read_text(encoding="utf-8")), test)
+    if GLOBAL_JSON.exists():
+        lines += global_chain_section(
+            json.loads(GLOBAL_JSON.read_text(encoding="utf-8")))
     if WINDOW_JSON.exists():
         lines += window_section(json.loads(WINDOW_JSON.read_text(encoding="utf-8")))
     if TUNING_JSON.exists():
