@@ -85,15 +85,21 @@ def run_one(name, seed):
     return {"dataset": name, "seed": seed, "accuracy": accuracy}
 
 
-def main():
+def run_splits(run_one, path):
+    """``run_one(name, seed)`` on every split of ``SPLITS``, one thread, its
+    results written to ``path``."""
     results = []
     with threadpool_limits(1):
         for name, n_splits in SPLITS.items():
             for seed in range(n_splits):
                 results.append(run_one(name, seed))
                 print(name, seed, results[-1]["accuracy"], flush=True)
-    FRACTION_MODELS_JSON.write_text(json.dumps(results, indent=1), encoding="utf-8")
-    print(f"wrote {FRACTION_MODELS_JSON}")
+    path.write_text(json.dumps(results, indent=1), encoding="utf-8")
+    print(f"wrote {path}")
+
+
+def main():
+    run_splits(run_one, FRACTION_MODELS_JSON)
 
 
 if __name__ == "__main__":

@@ -12,16 +12,12 @@ as scikit-learn's ``VotingClassifier(voting="soft")`` does:
 - **3 seeds**: k = 0, 1, 2;
 - **5 seeds**: k = 0 to 4.
 
-On halves of the official training series only (the splits of
-``bench_early_classification.py --tuning``: ItalyPowerDemand, ArrowHead and
-BasicMotions splits 0-7, PLAID 0-1; the test series are never read). The rule,
-fixed before the runs, is that of the recipe's earlier rounds: a candidate
-passes if its mean over the 12 cells (four sets at 20%, 30%, 50%, each set's
-mean over its splits) is at least the recipe's + 0.005 and no set's mean over
-its three fractions is below the recipe's by more than 0.005; of those
-passing, the higher 12-cell mean, ties within 0.001 to fewer seeds. Fit time,
-the members' together, is reported and not judged: the early bars are
-accuracies.
+On the halves of ``bench_early_fraction_models.py`` (the test series are
+never read), with its rule, the recipe's earlier rounds' (fixed before these
+runs): at least the recipe's 12-cell mean + 0.005, no set's mean below the
+recipe's by more than 0.005; of those passing, the higher 12-cell mean, ties
+within 0.001 to fewer seeds. Fit time, the members' together, is reported
+and not judged: the early bars are accuracies.
 
     python benchmarks/bench_early_seeds.py
 
@@ -29,13 +25,11 @@ accuracies.
 classification page shows it (``bench_early_classification.py --render``).
 """
 
-import json
 import time
 
 import numpy as np
 from bench_early_classification import FRACTIONS, SEEDS_JSON, prefixes, split
-from bench_early_fraction_models import SPLITS, fitted
-from threadpoolctl import threadpool_limits
+from bench_early_fraction_models import fitted, run_splits
 
 from skseq import IOHMMClassifier
 
@@ -65,14 +59,7 @@ def run_one(name, seed):
 
 
 def main():
-    results = []
-    with threadpool_limits(1):
-        for name, n_splits in SPLITS.items():
-            for seed in range(n_splits):
-                results.append(run_one(name, seed))
-                print(name, seed, results[-1]["accuracy"], flush=True)
-    SEEDS_JSON.write_text(json.dumps(results, indent=1), encoding="utf-8")
-    print(f"wrote {SEEDS_JSON}")
+    run_splits(run_one, SEEDS_JSON)
 
 
 if __name__ == "__main__":

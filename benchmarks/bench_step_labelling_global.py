@@ -48,7 +48,8 @@ import time
 import numpy as np
 from _step_labelling_halves import global_chain_meets_basicmotions
 from _step_labelling_report import GLOBAL_JSON
-from bench_step_labelling import _hgb_models, lags, scores, sessions
+from bench_step_labelling import scores, sessions
+from bench_step_labelling_classifiers import peer_row
 from scipy.optimize import minimize
 from scipy.special import logsumexp
 from threadpoolctl import threadpool_limits
@@ -233,7 +234,8 @@ def held_out(model, S_train, L_train, seed):
 
 
 def run_one(name, seed):
-    S_train, L_train, S_test, L_test, tolerance = sessions(name, seed, tuning=True)
+    data = sessions(name, seed, tuning=True)
+    S_train, L_train, S_test, L_test, tolerance = data
     t0 = time.perf_counter()
     model = HybridHMMClassifier(random_state=seed).fit(S_train, L_train)
     fit = time.perf_counter() - t0
@@ -263,11 +265,7 @@ def run_one(name, seed):
                      "scales": [round(float(v), 3) for v in chain.theta_[:k]],
                      **scores([model.classes_[p] for p in chain.predict(test_ratios)],
                               L_test, tolerance)}
-    peers = {}
-    _hgb_models(peers, name, seed, lags(S_train), lags(S_test), L_train, L_test,
-                tolerance)
-    rows["hgb_filter"] = {"fit_time": peers["hgb_filter"]["fit_time"],
-                          **peers["hgb_filter"]["causal"]}
+    rows["hgb_filter"] = peer_row(name, seed, data)
     return {"dataset": name, "seed": seed, "rows": rows}
 
 
