@@ -3,8 +3,8 @@
 ``report`` rewrites ``doc/results/step_labelling.md`` and ``figure``
 ``step_labelling.png`` from the saved results: ``step_labelling.json``, and
 the sections of ``step_labelling_lag.json``, ``step_labelling_decisions.json``,
-``step_labelling_classifiers.json``, ``step_labelling_global.json``,
-``step_labelling_window.json`` and
+``step_labelling_classifiers.json``, ``step_labelling_estimators.json``,
+``step_labelling_global.json``, ``step_labelling_window.json`` and
 ``step_labelling_tuning.json`` when present. The files' paths and the steps
 counted as at a change (``AFTER``) are defined here, and the scripts import
 them.
@@ -17,6 +17,7 @@ from _report import RESULTS, table, versions, write
 from _step_labelling_halves import (
     classifiers_section,
     decisions_section,
+    estimators_section,
     global_chain_section,
     multiscale_section,
     per_dataset,
@@ -31,6 +32,7 @@ DECISIONS_JSON = RESULTS / "step_labelling_decisions.json"  # ..._decisions.py
 CLASSIFIERS_JSON = RESULTS / "step_labelling_classifiers.json"  # ..._classifiers.py
 CLASSIFIERS_TEST_JSON = RESULTS / "step_labelling_classifiers_test.json"  # --test
 GLOBAL_JSON = RESULTS / "step_labelling_global.json"  # ..._global.py
+ESTIMATORS_JSON = RESULTS / "step_labelling_estimators.json"  # --estimators
 AFTER = 10  # steps after a change counted as "at the change" (lag section)
 
 MODELS = [("hybrid", "HybridHMMClassifier() (default)"),
@@ -167,6 +169,9 @@ def _halves_sections():
                 if CLASSIFIERS_TEST_JSON.exists() else None)
         lines += classifiers_section(
             json.loads(CLASSIFIERS_JSON.read_text(encoding="utf-8")), test)
+    if ESTIMATORS_JSON.exists():
+        lines += estimators_section(
+            json.loads(ESTIMATORS_JSON.read_text(encoding="utf-8")))
     if GLOBAL_JSON.exists():
         lines += global_chain_section(
             json.loads(GLOBAL_JSON.read_text(encoding="utf-8")))

@@ -63,9 +63,17 @@ import json
 import time
 
 import numpy as np
-from _step_labelling_halves import meeting_basicmotions
-from _step_labelling_report import CLASSIFIERS_JSON, CLASSIFIERS_TEST_JSON
+from _step_labelling_halves import ESTIMATORS, meeting_basicmotions
+from _step_labelling_report import (
+    CLASSIFIERS_JSON,
+    CLASSIFIERS_TEST_JSON,
+    ESTIMATORS_JSON,
+)
 from bench_step_labelling import _hgb_models, lags, scores, sessions
+from sklearn.ensemble import ExtraTreesClassifier
+from sklearn.neural_network import MLPClassifier
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
 
 from skseq import HybridHMMClassifier
@@ -195,6 +203,45 @@ def both_views(seed, data, test=False):
     return rows
 
 
+def estimators(seed):
+    """The other per-step estimators, by name (fixed before their runs)."""
+    return {"MLP": make_pipeline(StandardScaler(), MLPClassifier(
+                hidden_layer_sizes=(128,), early_stopping=True, random_state=seed)),
+            "extra trees": ExtraTreesClassifier(
+                n_estimators=200, min_samples_leaf=2, random_state=seed, n_jobs=1)}
+
+
+# the extra trees at other scales (fixed after the first estimators' run,
+# before their own): {row: (estimator, likelihood_scale)}
+ESTIMATOR_SCALES = {"extra trees, scale 1.0": ("extra trees", 1.0),
+                    "extra trees, scale auto": ("extra trees", "auto")}
+
+
+def run_estimators(name, seed):
+    """The default and the hybrid with each of ``estimators``, each also
+    without transitions, and the peer, on the training halves."""
+    data = sessions(name, seed, tuning=True)
+    S_train, L_train, S_test, L_test, tolerance = data
+    rows = {}
+    for key, estimator in {"default": None, **estimators(seed)}.items():
+        for suffix, params in (("", {}), (" alone", ALONE)):
+            model, fit = timed_fit(HybridHMMClassifier(
+                estimator=estimator, random_state=seed, **params), S_train, L_train)
+            rows[key + suffix] = {"fit_time": fit, "features": model.features_,
+                                  "window": int(model.window_),
+                                  **scores(model.predict(S_test), L_test, tolerance)}
+    for key, (name_of, scale) in ESTIMATOR_SCALES.items():
+        model, fit = timed_fit(HybridHMMClassifier(
+            estimator=estimators(seed)[name_of], likelihood_scale=scale,
+            random_state=seed), S_train, L_train)
+        rows[key] = {"fit_time": fit, "features": model.features_,
+                     "window": int(model.window_),
+                     "likelihood_scale": float(scale_in_use(model)),
+                     **scores(model.predict(S_test), L_test, tolerance)}
+    rows["hgb_filter"] = peer_row(name, seed, data)
+    return {"dataset": name, "seed": seed, "rows": rows}
+
+
 def run_one(name, seed, test=False, groups=("kernels", "dense")):
     """The rows of one construction: the default and both views, and the
     candidates of ``groups`` (on the halves), or with ``test`` the candidate
@@ -231,7 +278,11 @@ def main():
                         metavar=("BASICMOTIONS", "PLAID"))
     parser.add_argument("--test", action="store_true",
                         help="confirm the passing candidate on the test sessions")
+    parser.add_argument("--estimators", action="store_true",
+                        help="other per-step estimators (training halves)")
     args = parser.parse_args()
+    if args.estimators:
+        return estimators_main(args.seeds or (6, 3))
     seeds = args.seeds or ((10, 1) if args.test else (6, 3))
     results = []
     with threadpool_limits(1):
@@ -251,6 +302,22 @@ def main():
     path = CLASSIFIERS_TEST_JSON if args.test else CLASSIFIERS_JSON
     path.write_text(json.dumps(results, indent=1), encoding="utf-8")
     print(f"wrote {path}")
+
+
+def estimators_main(seeds):
+    """``--estimators``: BasicMotions, then PLAID for the estimators that
+    meet BasicMotions' part of the rule."""
+    results = []
+    with threadpool_limits(1):
+        for name, n_seeds in zip(("BasicMotions", "PLAID"), seeds, strict=True):
+            if name == "PLAID" and not meeting_basicmotions(results, ESTIMATORS):
+                print("no estimator meets the rule on BasicMotions: PLAID not run")
+                break
+            for seed in range(n_seeds):
+                results.append(run_estimators(name, seed))
+                print(name, seed, results[-1]["rows"], flush=True)
+    ESTIMATORS_JSON.write_text(json.dumps(results, indent=1), encoding="utf-8")
+    print(f"wrote {ESTIMATORS_JSON}")
 
 
 if __name__ == "__main__":
