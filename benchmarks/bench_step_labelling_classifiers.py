@@ -51,11 +51,19 @@ on the halves and was confirmed so.
 
     python benchmarks/bench_step_labelling_classifiers.py [--seeds 6 3]
     python benchmarks/bench_step_labelling_classifiers.py --test [--seeds 10 1]
+    python benchmarks/bench_step_labelling_classifiers.py --estimators
 
 (the halves: BasicMotions seeds 0-5, about 15 minutes; ``--test``:
 BasicMotions seeds 0-9 and PLAID seed 0, about 20 minutes) write
 ``step_labelling_classifiers.json`` and ``step_labelling_classifiers_test.json``;
 the Step labelling page shows them when the files exist.
+
+``--estimators`` fits, on the same halves and by the same rule (fit time
+included), the hybrid with other scikit-learn estimators as its per-step
+classifier: a neural network (``MLPClassifier``) and extra trees, then
+(fixed after their run, before its own) the extra trees at the scale 1.0 and
+at the scale chosen in fit; it writes ``step_labelling_estimators.json``
+(about 10 minutes).
 """
 
 import argparse
