@@ -7,8 +7,10 @@ a fit on the scaled series must give again).
 """
 
 import numpy as np
-from numpy.testing import assert_array_equal
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
 
+from skseq import IOHMMClassifier
 from skseq._data import check_sequences
 from skseq.representations import ShapeFeatures
 
@@ -29,3 +31,21 @@ def test_shape_fit_does_not_depend_on_the_order_of_the_sequences():
             for order in (X, X[::-1])]
     assert_array_equal(fits[0].projection_, fits[1].projection_)
     assert_array_equal(fits[0].offset_, fits[1].offset_)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_integer_weight_equals_repeating_the_sequence_with_prefixes():
+    # With n_prefixes the representation saw each prefix's share of its
+    # sequence's weight, a fraction, and so every prefix once whatever the
+    # weight: the window statistics differed from the repeated sequences'.
+    X = _walks(0, (3, 5, 6, 8, 4, 7))
+    y = [0, 1, 0, 1, 0, 1]
+    kw = dict(n_states=2, n_init=1, max_iter=5, features="window",
+              random_state=0, n_prefixes=3)
+    weighted = IOHMMClassifier(**kw).fit(X, y, sample_weight=[2, 1, 1, 1, 1, 3])
+    repeated = IOHMMClassifier(**kw).fit(X + [X[0], X[5], X[5]], y + [0, 1, 1])
+    for name in ("mean_", "scale_"):
+        assert_allclose(getattr(weighted.representation_, name),
+                        getattr(repeated.representation_, name), rtol=1e-12)
+    assert_allclose(weighted.predict_proba(X), repeated.predict_proba(X),
+                    atol=1e-9)
