@@ -12,7 +12,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 
 from skseq import IOHMMClassifier
 from skseq._data import check_sequences
-from skseq.representations import ShapeFeatures
+from skseq.representations import ShapeFeatures, WindowFeatures
 
 
 def _walks(seed, lengths, n_channels=1):
@@ -49,3 +49,14 @@ def test_integer_weight_equals_repeating_the_sequence_with_prefixes():
                         getattr(repeated.representation_, name), rtol=1e-12)
     assert_allclose(weighted.predict_proba(X), repeated.predict_proba(X),
                     atol=1e-9)
+
+
+def test_window_features_standardize_series_of_tiny_magnitude():
+    # A spread below 1e-12 counted as none: a series near 1e-20 kept its raw
+    # (nearly zero) values, and the networks saw no variation.
+    seqs = check_sequences(_walks(1, (4, 9, 6), n_channels=2))
+    tiny = check_sequences([x * 1e-20 for x in _walks(1, (4, 9, 6), 2)])
+    rows = np.arange(seqs.data.shape[0])
+    unit = WindowFeatures(window=4).fit(seqs, None).inputs(seqs, rows)[0]
+    scaled = WindowFeatures(window=4).fit(tiny, None).inputs(tiny, rows)[0]
+    assert_allclose(scaled, unit, atol=1e-9)
