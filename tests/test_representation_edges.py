@@ -60,3 +60,15 @@ def test_window_features_standardize_series_of_tiny_magnitude():
     unit = WindowFeatures(window=4).fit(seqs, None).inputs(seqs, rows)[0]
     scaled = WindowFeatures(window=4).fit(tiny, None).inputs(tiny, rows)[0]
     assert_allclose(scaled, unit, atol=1e-9)
+
+
+def test_a_table_of_tiny_rows_keeps_its_principal_components():
+    # The squared singular values underflowed below 1e-160: one zero feature.
+    rows = np.random.default_rng(2).normal(size=(12, 3))
+    unit = ShapeFeatures().fit(check_sequences(rows), np.random.RandomState(0))
+    tiny = ShapeFeatures().fit(check_sequences(rows * 1e-170),
+                               np.random.RandomState(0))
+    assert tiny.projection_.shape == unit.projection_.shape == (3, 3)
+    seqs = check_sequences(rows)
+    assert_allclose(tiny.inputs(check_sequences(rows * 1e-170), [0])[0],
+                    unit.inputs(seqs, [0])[0], atol=1e-9)

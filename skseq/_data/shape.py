@@ -399,8 +399,9 @@ class ShapeFeatures(Representation):
         _, S, Vt = np.linalg.svd(Z - mean, full_matrices=False)
         # The components the rows span (variance >= 1e-4 of the first, as in
         # fit); of constant columns, one zero feature.
-        keep = min(int(np.sum(S**2 > max(1e-4 * S[0] ** 2, 1e-300))),
-                   Z.shape[0] - 1)
+        # (relative to the first, whose square underflows on rows near 1e-160)
+        top = S[0] if S[0] > 0 else 1.0
+        keep = min(int(np.sum((S / top) ** 2 > 1e-4)), Z.shape[0] - 1)
         self.projection_ = np.zeros((Z.shape[1], max(keep, 1)))
         self.projection_[:, :keep] = Vt[:keep].T / (S[:keep] / np.sqrt(Z.shape[0]))
         self.offset_ = mean @ self.projection_
