@@ -72,3 +72,21 @@ def test_a_table_of_tiny_rows_keeps_its_principal_components():
     seqs = check_sequences(rows)
     assert_allclose(tiny.inputs(check_sequences(rows * 1e-170), [0])[0],
                     unit.inputs(seqs, [0])[0], atol=1e-9)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_balanced_class_weights_of_equal_classes_change_no_prefix_fit():
+    # Counted over the prefixes' shares, "balanced" weighs two classes of equal
+    # weight 1 up to an ulp: the weight 2 of a sequence then read as 2 + 4e-16,
+    # no longer two copies (the representation and the penalty counted it once).
+    X = _walks(0, (3, 5, 6, 8, 4, 7, 12, 9))
+    y = [0, 1, 0, 1, 0, 1, 0, 1]
+    weight = [0, 1, 1, 1, 1, 1, 2, 1]  # 4 and 4
+    kw = dict(n_states=2, n_init=1, max_iter=5, features="window",
+              random_state=0, n_prefixes=3)
+    plain = IOHMMClassifier(**kw).fit(X, y, sample_weight=weight)
+    balanced = IOHMMClassifier(**kw, class_weight="balanced").fit(
+        X, y, sample_weight=weight)
+    assert_allclose(balanced.representation_.mean_, plain.representation_.mean_,
+                    rtol=1e-12)
+    assert_allclose(balanced.predict_proba(X), plain.predict_proba(X), atol=1e-9)
