@@ -90,3 +90,21 @@ def test_balanced_class_weights_of_equal_classes_change_no_prefix_fit():
     assert_allclose(balanced.representation_.mean_, plain.representation_.mean_,
                     rtol=1e-12)
     assert_allclose(balanced.predict_proba(X), plain.predict_proba(X), atol=1e-9)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_supervised_axes_count_an_integer_weight_as_copies_with_prefixes():
+    # The ridge's penalty was chosen leaving out one row at a time, a row of
+    # weight below 1 whole: a prefix of a sequence of weight 2 (its share,
+    # 2/3) left both copies out, where the repeated sequence leaves one.
+    X = _walks(0, (3, 5, 6, 8, 4, 7, 12, 9))
+    y = [0, 1, 0, 1, 0, 1, 0, 1]
+    kw = dict(n_states=2, n_init=1, max_iter=5, random_state=0, n_prefixes=3,
+              features=ShapeFeatures(n_indicators=84, n_levels=2, n_components=4))
+    weighted = IOHMMClassifier(**kw).fit(
+        X, y, sample_weight=[2, 1, 1, 1, 1, 1, 1, 3])
+    repeated = IOHMMClassifier(**kw).fit(X + [X[0], X[7], X[7]], y + [0, 1, 1])
+    assert_allclose(weighted.representation_.projection_,
+                    repeated.representation_.projection_, atol=1e-9)
+    assert_allclose(weighted.predict_proba(X), repeated.predict_proba(X),
+                    atol=1e-9)
