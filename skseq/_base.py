@@ -346,6 +346,11 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
             representation = self._make_representation(features)
             # ``weight`` is the fit's (with class weights): None if all 1
             weighed = None if sample_weight is None and class_free else weight
+            if groups is not None and weighed is not None:
+                # prefixes weigh their sequence's weight (not their share of
+                # it): an integer weight repeats every prefix, as repeating
+                # the sequence does (shares alone count each prefix once)
+                weighed = groups[1][groups[0]]
             with refuse_out_of_memory(self, features, seqs.data.shape[0]):
                 if getattr(representation, "supervised", False):
                     # the supervised axes read the indicators only: beside the

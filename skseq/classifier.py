@@ -181,8 +181,9 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         weakest between them (see the User Guide, "Early classification").
         Each of n prefixes carries
         ``sample_weight / n`` of its sequence, so a sequence weighs the same
-        in all and ``alpha`` keeps its strength; prefixes of equal length
-        (short sequences) are merged and their weights added. Pairs with
+        in all and ``alpha`` keeps its strength (an integer weight still
+        equals repeating the sequence, prefixes and all); prefixes of equal
+        length (short sequences) are merged and their weights added. Pairs with
         ``readout="mean"``: the model is then trained to give the class at
         the intermediate steps it is averaged over. Fitting costs the steps
         of all the prefixes (with k: about (k + 1) / 2 times the sequences'),

@@ -144,9 +144,9 @@ def test_estimators_record_the_penalty_they_used():
 def test_a_warm_refit_on_the_same_data_chooses_the_cold_fits_penalty():
     # The warm refit reads the shape representation's supervised columns as
     # the cold fit did (cross-fitted at the training sequences), not in
-    # sample: those separate the training set and drove the penalty to the
-    # floor (0.026 against 0.187 here).
-    rng = np.random.default_rng(0)
+    # sample: those separate the training set and drove the penalty down
+    # (0.235 against 1.24 here).
+    rng = np.random.default_rng(6)
     y = rng.integers(0, 2, 40)
     X = [rng.normal(size=(rng.integers(6, 10), 2)) + 0.6 * label for label in y]
     clf = IOHMMClassifier(n_states=2, max_iter=10, n_init=1, random_state=0)

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 import sklearn
 from _preprocessing_helpers import _ragged
+from joblib import parallel_config
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
 from sklearn.compose import ColumnTransformer
@@ -368,3 +369,16 @@ def test_sequence_pipeline_with_readout_options_in_grid_search():
         warnings.simplefilter("ignore")
         search = GridSearchCV(pipe, grid, cv=KFold(2)).fit(X, y)
     assert search.best_score_ >= 0.9
+
+
+def test_a_union_takes_more_jobs_than_it_has_transformers():
+    # joblib failed on a count beyond the C integers (OverflowError, or a
+    # ValueError on its dispatch expression); the transformers themselves take
+    # it, capped at what they can use.
+    X = [np.arange(6.0).reshape(3, 2), np.ones((2, 2))]
+    union = SequenceUnion([("d", SequenceFeatures()), ("p", RunningPooling())])
+    expected = clone(union).fit_transform(X)
+    with parallel_config(backend="threading"):  # (no processes to start)
+        got = clone(union).set_params(n_jobs=10**30).fit(X)
+        for a, b in zip(got.transform(X), expected, strict=True):
+            assert_array_equal(a, b)

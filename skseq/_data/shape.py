@@ -293,8 +293,7 @@ class ShapeFeatures(Representation):
         # fit does not depend on the order of the sequences, not even through
         # the rounding of the SVD (whose basis, where eigenvalues repeat, it
         # would otherwise inherit).
-        key = pooled @ np.random.RandomState(0).standard_normal(pooled.shape[1])
-        order = np.argsort(key, kind="stable")
+        order = np.argsort(row_keys(pooled), kind="stable")
         walked, pooled, weight = pooled, pooled[order], weight[order]
         mean = weight @ pooled / weight.sum()
         # The squared deviations, then the standardized sample, in the walked
@@ -395,14 +394,14 @@ class ShapeFeatures(Representation):
         the others, 0.72 of the test points went to class 0 (a linear read-out of the
         inputs: 1.0)."""
         Z = seqs.data
-        key = Z @ np.random.RandomState(0).standard_normal(Z.shape[1])
-        Z = Z[np.argsort(key, kind="stable")]  # order-blind rounding, as in fit
+        Z = Z[np.argsort(row_keys(Z), kind="stable")]  # order-blind, as in fit
         mean = Z.mean(axis=0)
         _, S, Vt = np.linalg.svd(Z - mean, full_matrices=False)
         # The components the rows span (variance >= 1e-4 of the first, as in
         # fit); of constant columns, one zero feature.
-        keep = min(int(np.sum(S**2 > max(1e-4 * S[0] ** 2, 1e-300))),
-                   Z.shape[0] - 1)
+        # (relative to the first, whose square underflows on rows near 1e-160)
+        top = S[0] if S[0] > 0 else 1.0
+        keep = min(int(np.sum((S / top) ** 2 > 1e-4)), Z.shape[0] - 1)
         self.projection_ = np.zeros((Z.shape[1], max(keep, 1)))
         self.projection_[:, :keep] = Vt[:keep].T / (S[:keep] / np.sqrt(Z.shape[0]))
         self.offset_ = mean @ self.projection_
@@ -517,6 +516,25 @@ class CentredShapeFeatures(ShapeFeatures):
                "the more accurate to classify prefixes (User Guide, \"Early "
                'classification").')
 
+
+
+# Rows whose keys one product computes at once (a block of 256 x 2,688 is
+# 5.5 MB: no fresh memory of the sample's size).
+_KEY_ROWS = 256
+
+
+def row_keys(rows):
+    """A fixed random projection of every row, computed from that row's values
+    alone: equal rows get equal keys wherever they sit. (A matrix product may
+    round a row by its position: equal prefix means of different weights, a
+    sampled step and the same step as its sequence's last, then sorted in an
+    order that depended on the order of the sequences.)"""
+    direction = np.random.RandomState(0).standard_normal(rows.shape[1])
+    keys = np.empty(rows.shape[0])
+    for first in range(0, rows.shape[0], _KEY_ROWS):
+        block = rows[first : first + _KEY_ROWS]
+        np.sum(block * direction, axis=1, out=keys[first : first + _KEY_ROWS])
+    return keys
 
 
 def _standardized(pooled, varying, mean, std, weight, dtype, memory):

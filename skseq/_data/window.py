@@ -146,7 +146,8 @@ class WindowFeatures(Representation):
     mean_ : ndarray of shape (n_features * 9,)
         The training steps' mean of every summary.
     scale_ : ndarray of shape (n_features * 9,)
-        Their standard deviation (1 where it is 0).
+        Their standard deviation (1 where it is 0, or below 1e-12 of the
+        summary's largest magnitude: rounding, not variation).
 
     See Also
     --------
@@ -178,7 +179,9 @@ class WindowFeatures(Representation):
         on a clone of its ``features``)."""
         Z = window_summaries(as_weighted(seqs, sample_weight), self.window)
         self.mean_, spread = mean_std(Z)
-        self.scale_ = np.where(spread > 1e-12, spread, 1.0)
+        # a summary varies if its spread exceeds the rounding of its values
+        # (relative to their size: a series near 1e-20 varies too)
+        self.scale_ = np.where(spread > 1e-12 * np.abs(Z).max(axis=0), spread, 1.0)
         return self
 
     @property

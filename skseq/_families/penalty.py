@@ -86,9 +86,11 @@ def _centred_svd(X, Y, weight):
     return (Xc @ V) / np.sqrt(d2), d2, Yc
 
 
-def loo_errors(U, d2, Yc, weight):
+def loo_errors(U, d2, Yc, weight, row_copies=None):
     """:func:`ridge_loo` from the weighted, centred rows' thin SVD ``U
-    diag(sqrt(d2)) V^T`` and the weighted, centred targets ``Yc``."""
+    diag(sqrt(d2)) V^T`` and the weighted, centred targets ``Yc``; a row
+    stands for at least ``row_copies`` copies (if given: a prefix of a
+    sequence of integer weight c, whose share of it is a fraction)."""
     w = weight / weight.sum()
     # A row of weight w_i >= 1 stands for w_i copies: each is left out in
     # turn (the others stay), with the leverage of one copy, h_ii / w_i; a
@@ -97,9 +99,11 @@ def loo_errors(U, d2, Yc, weight):
     copies = np.flatnonzero(weight > 0)
     Uc, Yk = U[copies], Yc[copies]
     shrink = d2[:, None] / (d2[:, None] + LAMBDAS)  # (rank, n_lambdas)
+    divisor = np.maximum(weight[copies], 1.0)
+    if row_copies is not None:
+        divisor = np.maximum(divisor, row_copies[copies])
     # every candidate's leverages in one product, fitted values in a few
-    leverage = ((Uc**2) @ shrink + w[copies, None]) / np.maximum(
-        weight[copies], 1.0)[:, None]
+    leverage = ((Uc**2) @ shrink + w[copies, None]) / divisor[:, None]
     loo = 1.0 / np.maximum(1.0 - leverage, 1e-12)
     UtY = U.T @ Yc
     errors = np.empty(LAMBDAS.size)

@@ -81,7 +81,9 @@ def ridge_cross_fitted(X, Y, weight, groups, copies):
     Xs = (X - mean) * s[:, None]
     U, d2 = _thin_svd(Xs)
     SY = (Y - ymean) * s[:, None]
-    lam = float(LAMBDAS[_best(loo_errors(U, d2, SY, weight)[0])])
+    index = np.unique(groups, return_inverse=True)[1]  # copies: by sorted label
+    lam = float(LAMBDAS[_best(loo_errors(
+        U, d2, SY, weight, np.asarray(copies, dtype=float)[index])[0])])
     # V diag(d / (d2 + lam)) U^T SY, with V diag(d) = Xs^T U
     coef = Xs.T @ (U @ ((U.T @ SY) / (d2 + lam)[:, None]))
     fitted = X @ coef + (ymean - mean @ coef)

@@ -30,6 +30,14 @@ from .._data.checks import quiet_repeats
 from ._base import _output, _refuse_not_finite, _SequenceOutput
 
 
+def _workers(n_jobs, n_tasks):
+    """``n_jobs`` for joblib, at most one worker per task: joblib fails on a
+    count beyond the C integers, valid here as for the other transformers."""
+    if n_jobs is not None and n_jobs > n_tasks:
+        return max(n_tasks, 1)
+    return n_jobs
+
+
 # Each runs in a worker of the union's Parallel; quiet_repeats applies to the
 # thread that enters it, so the worker enters it: the union has warned of X once.
 def _fit_transform_one(transformer, X, y, params):
@@ -267,10 +275,9 @@ class SequenceUnion(_SequenceOutput, TransformerMixin, NumberParams, _BaseCompos
             active = self._active()
             seqs = validate_sequences(self, X, reset=True)
             params = self._routed_params(active, fit_params)
-            fitted = Parallel(n_jobs=self.n_jobs)(
-                delayed(_fit_transform_one)(clone(trans), X, y, params[name])
-                for name, trans in active if trans != "passthrough"
-            )
+            tasks = [delayed(_fit_transform_one)(clone(trans), X, y, params[name])
+                     for name, trans in active if trans != "passthrough"]
+            fitted = Parallel(n_jobs=_workers(self.n_jobs, len(tasks)))(tasks)
             fitted = iter(fitted)
             self.transformers_, outputs = [], []
             for name, trans in active:
@@ -297,7 +304,7 @@ class SequenceUnion(_SequenceOutput, TransformerMixin, NumberParams, _BaseCompos
         check_n_jobs(self)
         self._active()  # the weights are read again
         seqs = validate_sequences(self, X, reset=False)
-        outputs = Parallel(n_jobs=self.n_jobs)(
+        outputs = Parallel(n_jobs=_workers(self.n_jobs, len(self.transformers_)))(
             delayed(_transform_one)(trans, X) for _, trans in self.transformers_
         )
         return self._hstack(seqs, outputs)
