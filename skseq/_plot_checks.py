@@ -51,6 +51,9 @@ def state_labels_for(state_labels, n_states, default):
     state's index."""
     if state_labels is None:
         return [default.format(i) for i in range(n_states)]
+    if isinstance(state_labels, str):
+        raise TypeError(f"state_labels must be a list of {n_states} labels, one "
+                        f"per state, got the string {state_labels!r}.")
     if len(state_labels) != n_states:
         raise ValueError(
             f"state_labels has {len(state_labels)} labels for {n_states} states."
