@@ -124,3 +124,17 @@ def test_sample_weight_routed_to_the_scorer():
             np.concatenate([y[i] for i in test]),
             np.concatenate(model.predict([X[i] for i in test])), sample_weight=w))
     np.testing.assert_allclose(got, expected, rtol=1e-12)
+
+
+def test_no_metric_is_refused_by_name():
+    # check_scoring read None as "the estimator's score" and blamed the
+    # estimator: "The estimator None does not [have a score method]"
+    with pytest.raises(TypeError, match="step_scorer needs a metric.*got None"):
+        step_scorer(None)
+
+
+def test_a_list_of_metrics_gives_each_on_the_labelled_steps(fitted):
+    model, X, y = fitted
+    t, p, _ = _labelled(y, model.predict(X))
+    assert step_scorer(["accuracy", "f1_macro"])(model, X, y) == pytest.approx(
+        {"accuracy": accuracy_score(t, p), "f1_macro": f1_score(t, p, average="macro")})
