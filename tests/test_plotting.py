@@ -393,3 +393,15 @@ def test_automaton_leaves_out_transitions_of_probability_zero():
     ax = plot_automaton([[1.0, 0.0], [0.5, 0.5]], min_proba=0.0)
     assert sorted(t.get_text() for t in ax.texts) == ["0", "0.50", "0.50", "1",
                                                       "1.00"]
+
+
+def test_state_proba_per_level_says_to_pick_a_level_and_a_sequence():
+    # HierarchicalIOHMM's predict_state_proba on a list: one list of sequences
+    # per level; the message said to pass predict_state_proba(X)[i], which is
+    # a level's list of sequences, refused again with the same advice
+    levels = [[PROBA, PROBA[:1]], [np.ones((3, 3)) / 3, np.ones((1, 3)) / 3]]
+    with pytest.raises(TypeError, match=r"predict_state_proba\(X\)\[level\]\[i\]"):
+        plot_state_proba(levels)
+    with pytest.raises(TypeError, match=r"predict_state_proba\(X\)\[i\]"):
+        plot_state_proba(levels[0])
+    assert len(plot_state_proba(levels[1][0]).collections) == 3
