@@ -136,7 +136,7 @@ def _packed_output(out, lengths, method):
     """Per-step output (a list of per-sequence arrays, or padded along the
     second axis) packed into one array of one row per step."""
     if isinstance(out, np.ndarray) and out.dtype != object:
-        if out.shape[0] == lengths.sum() and (lengths == 1).all():
+        if out.shape[0] == lengths.sum() and (lengths == 1).all() and out.ndim < 3:
             return out  # one-step sequences: already one row per step
         if out.ndim < 2 or out.shape[0] != lengths.shape[0]:
             raise ValueError(
