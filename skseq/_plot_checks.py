@@ -23,16 +23,28 @@ def as_float_array(values, message):
         raise TypeError(f"{message}, got {type(values).__name__}: {exc}") from exc
 
 
+def _depth(values):
+    """How many axes ``values`` nests, read along its first items (a list of
+    arrays of other lengths has no array shape)."""
+    depth = 0
+    while isinstance(values, (list, tuple)) and len(values):
+        values, depth = values[0], depth + 1
+    return depth + np.ndim(values)
+
+
 def one_sequence_proba(proba):
     """The state probabilities of one sequence, without trailing NaN padding,
     checked: probabilities that sum to 1 at every step."""
+    # one result per level (HierarchicalIOHMM's) nests the sequences once more
+    what = ("predict_state_proba(X)[level][i] (one level's, of one sequence)"
+            if _depth(proba) > 3 else "predict_state_proba(X)[i]")
     proba = as_float_array(
         proba, "proba must be the state probabilities of ONE sequence, an array "
-        "(n_steps, n_states); pass predict_state_proba(X)[i]")
+        f"(n_steps, n_states); pass {what}")
     if proba.ndim != 2:
         raise ValueError(
             "proba must be 2-D (n_steps, n_states), the state probabilities of ONE "
-            f"sequence, got shape {proba.shape}; pass predict_state_proba(X)[i]."
+            f"sequence, got shape {proba.shape}; pass {what}."
         )
     real = ~np.isnan(proba).all(axis=1)
     n_steps = int(np.max(np.flatnonzero(real), initial=-1)) + 1
@@ -51,6 +63,9 @@ def state_labels_for(state_labels, n_states, default):
     state's index."""
     if state_labels is None:
         return [default.format(i) for i in range(n_states)]
+    if isinstance(state_labels, str):
+        raise TypeError(f"state_labels must be a list of {n_states} labels, one "
+                        f"per state, got the string {state_labels!r}.")
     if len(state_labels) != n_states:
         raise ValueError(
             f"state_labels has {len(state_labels)} labels for {n_states} states."

@@ -310,7 +310,10 @@ class HybridHMMClassifier(HybridChainMixin, ClassifierMixin, NumberParams,
             does; the default classifier's does not: its ``min_samples_leaf``
             counts rows, not weight) and ``features``, ``window`` and
             ``likelihood_scale`` are given (``"auto"`` chooses them on a random
-            half of the sequences, which repeating them changes).
+            half of the sequences, which repeating them changes). With
+            ``durations="learned"`` the number of explicit durations is read
+            from the segments' lengths, each segment once whatever its weight:
+            repeating sequences can change it where weighting them does not.
 
         Returns
         -------

@@ -34,10 +34,11 @@ def step_scorer(scoring):
 
     Parameters
     ----------
-    scoring : str or callable
+    scoring : str, callable, list or dict
         A scorer name of :func:`sklearn.metrics.get_scorer` (``"accuracy"``,
         ``"f1_macro"``, ``"neg_log_loss"``, ``"roc_auc_ovr"``, ``"r2"``, ...)
-        or a scorer made by :func:`sklearn.metrics.make_scorer`.
+        or a scorer made by :func:`sklearn.metrics.make_scorer`; a list of
+        names, or a dict of names to either, gives a dict of scores per call.
 
     Returns
     -------
@@ -59,6 +60,11 @@ def step_scorer(scoring):
     >>> scores.shape
     (3,)
     """
+    if scoring is None:
+        raise TypeError(
+            "step_scorer needs a metric (a scorer name such as 'f1_macro', or a "
+            "callable), got None; for the estimator's own score, which already "
+            "scores every labelled step, leave the search's scoring=None.")
     return _StepScorer(check_scoring(None, scoring=scoring))
 
 
@@ -130,7 +136,7 @@ def _packed_output(out, lengths, method):
     """Per-step output (a list of per-sequence arrays, or padded along the
     second axis) packed into one array of one row per step."""
     if isinstance(out, np.ndarray) and out.dtype != object:
-        if out.shape[0] == lengths.sum() and (lengths == 1).all():
+        if out.shape[0] == lengths.sum() and (lengths == 1).all() and out.ndim < 3:
             return out  # one-step sequences: already one row per step
         if out.ndim < 2 or out.shape[0] != lengths.shape[0]:
             raise ValueError(

@@ -144,13 +144,15 @@ def plot_step_labels(labelings, ax=None, *, classes=None, cmap="tab10"):
     ax : matplotlib.axes.Axes, default=None
         Axes to draw on; a new figure's axes if None.
     classes : array-like, default=None
-        The labels in colour order (and in the legend); default: the sorted
-        labels that occur (in order of appearance if they cannot be sorted).
+        The labels in colour order (and in the legend), each once; default:
+        the sorted labels that occur (in order of appearance if they cannot
+        be sorted).
     cmap : str or matplotlib.colors.Colormap, default="tab10"
         Colormap of the labels. With the default, more than 10 labels take
         the 20 colours of "tab20", more than 20 evenly spaced colours of
-        "turbo", so that no two labels share a colour (up to 256 labels, the
-        colours "turbo" holds).
+        "turbo" (up to 256 labels, the colours "turbo" holds). No two labels
+        share a colour: a colormap with fewer colours than there are labels
+        (e.g. "Set1", 9 colours, for 12 labels) is refused.
 
     Returns
     -------
@@ -207,7 +209,15 @@ def _label_colors(plt, cmap, n):
         cmap = "turbo"
     if isinstance(cmap, str) and cmap == "tab10":
         return plt.get_cmap(cmap)(np.arange(n) / 9.0)
-    return plt.get_cmap(cmap)(np.linspace(0.0, 1.0, n))
+    colors = plt.get_cmap(cmap)(np.linspace(0.0, 1.0, n))
+    n_colors = np.unique(colors, axis=0).shape[0]
+    if n_colors < n:
+        name = getattr(cmap, "name", cmap)
+        raise ValueError(
+            f"cmap {name!r} gives {n_colors} distinct colours for {n} labels: "
+            "some labels would share a colour. Give a colormap with more "
+            "colours (a continuous one such as 'turbo').")
+    return colors
 
 
 def _classes(rows):
@@ -243,7 +253,12 @@ def _given_classes(classes):
     if values.ndim != 1:
         raise ValueError("classes must be a 1-D array-like of the labels in colour "
                          f"order, got shape {values.shape}.")
-    return list(values)
+    values = list(values)
+    for i, value in enumerate(values):
+        if value in values[:i]:
+            raise ValueError(f"classes holds {_plain(value)!r} twice: give each "
+                             "label once (one colour and legend entry each).")
+    return values
 
 
 def _labeling_rows(labelings):
@@ -263,7 +278,8 @@ def _labeling_rows(labelings):
 def _matrix_edges(matrix, min_proba):
     return {
         (j, i): f"{matrix[j, i]:.2f}"
-        for j, i in zip(*np.nonzero(matrix >= min_proba), strict=True)
+        for j, i in zip(*np.nonzero((matrix >= min_proba) & (matrix > 0)),
+                        strict=True)
     }
 
 
@@ -286,7 +302,8 @@ def plot_automaton(dfa_or_transition_matrix, ax=None, *, min_proba=0.05,
     ax : matplotlib.axes.Axes, default=None
         Axes to draw on; a new figure's axes if None.
     min_proba : float, default=0.05
-        For a matrix: transitions with a smaller probability are not drawn.
+        For a matrix: transitions with a smaller probability (and those of
+        probability 0, with ``min_proba=0``) are not drawn.
     state_labels : list of str, default=None
         Text inside each state; default its index.
     start : int, default=None
@@ -471,7 +488,8 @@ def plot_loss_curve(estimator_or_curves, ax=None, *, logy=False, **kwargs):
     ax : matplotlib.axes.Axes, default=None
         Axes to draw on; a new figure's axes if None.
     logy : bool, default=False
-        Logarithmic y axis (the objectives must be positive).
+        Logarithmic y axis; the objectives must be positive (a zero or
+        negative one, which a log axis cannot show, is refused).
     **kwargs
         Passed to :meth:`matplotlib.axes.Axes.plot` for every curve, e.g.
         ``color="C0", alpha=0.5`` to draw many restarts of one model alike.
@@ -499,6 +517,8 @@ def plot_loss_curve(estimator_or_curves, ax=None, *, logy=False, **kwargs):
     if not items:
         raise ValueError("No curves to plot.")
     curves = [(label, _curve(item)) for label, item in items]
+    if logy:
+        _check_positive(curves)
     ax = _axes(ax)
     for label, curve in curves:
         line_kw = dict(kwargs)
@@ -512,6 +532,20 @@ def plot_loss_curve(estimator_or_curves, ax=None, *, logy=False, **kwargs):
     if any(line.get_label()[:1] not in ("", "_") for line in ax.lines):
         _literal(ax.legend().get_texts())
     return ax
+
+
+def _check_positive(curves):
+    """Refuse a curve with an objective a log axis cannot show (zero or
+    negative: matplotlib would leave it out without a word), naming the
+    curve and the iteration."""
+    for k, (label, curve) in enumerate(curves):
+        bad = np.flatnonzero(curve <= 0)
+        if bad.size:
+            name = f"curve {label!r}" if label is not None else f"curve {k}"
+            raise ValueError(
+                f"logy=True needs positive objectives; {name} is "
+                f"{float(curve[bad[0]])!r} at iteration {int(bad[0]) + 1}: "
+                "plot it with logy=False.")
 
 
 def _is_curve(obj):

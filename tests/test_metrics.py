@@ -124,3 +124,33 @@ def test_sample_weight_routed_to_the_scorer():
             np.concatenate([y[i] for i in test]),
             np.concatenate(model.predict([X[i] for i in test])), sample_weight=w))
     np.testing.assert_allclose(got, expected, rtol=1e-12)
+
+
+def test_no_metric_is_refused_by_name():
+    # check_scoring read None as "the estimator's score" and blamed the
+    # estimator: "The estimator None does not [have a score method]"
+    with pytest.raises(TypeError, match="step_scorer needs a metric.*got None"):
+        step_scorer(None)
+
+
+def test_a_list_of_metrics_gives_each_on_the_labelled_steps(fitted):
+    model, X, y = fitted
+    t, p, _ = _labelled(y, model.predict(X))
+    assert step_scorer(["accuracy", "f1_macro"])(model, X, y) == pytest.approx(
+        {"accuracy": accuracy_score(t, p), "f1_macro": f1_score(t, p, average="macro")})
+
+
+@pytest.mark.filterwarnings("ignore::skseq._data.checks.InputHintWarning")
+@pytest.mark.parametrize("form", ["padded", "rows"])
+def test_two_outputs_of_one_step_sequences_are_scored_per_step(form):
+    # predict gives them padded, (n, 1, 2): it was passed on unpacked as if
+    # one row per step, and the metric refused an array "with dim 3"
+    X, _ = _data()
+    model = IOHMMRegressor(n_states=2, max_iter=3, random_state=0).fit(
+        X, [x[:, ::-1] for x in X])
+    rows = np.random.RandomState(1).randn(5, 2)
+    X1 = rows[:, None, :] if form == "padded" else rows
+    y1 = [r[None, ::-1] for r in rows]
+    pred = np.concatenate([np.asarray(p).reshape(-1, 2) for p in model.predict(X1)])
+    assert step_scorer("r2")(model, X1, y1) == pytest.approx(
+        r2_score(np.concatenate(y1), pred))

@@ -355,3 +355,53 @@ def test_loss_curve_of_a_pandas_series():
     ax = plot_loss_curve({"a": pd.Series([3.0, 2.0]), "b": [4.0, 1.0, 0.5]})
     np.testing.assert_array_equal(ax.lines[0].get_ydata(), [3.0, 2.0])
     np.testing.assert_array_equal(ax.lines[1].get_ydata(), [4.0, 1.0, 0.5])
+
+
+# -- what a plot would show wrong is refused -----------------------------------
+def test_loss_curve_on_a_log_axis_refuses_a_non_positive_objective():
+    # matplotlib leaves such a point out without a word: the curve drawn
+    # would skip iteration 2
+    with pytest.raises(ValueError, match=r"curve 'em' is -1.0 at iteration 2"):
+        plot_loss_curve({"lbfgs": [3.0, 1.0], "em": [2.0, -1.0, 0.5]}, logy=True)
+    with pytest.raises(ValueError, match=r"curve 0 is 0.0 at iteration 1"):
+        plot_loss_curve([0.0, 1.0], logy=True)
+    ax = plot_loss_curve([2.0, -1.0])  # a linear axis shows it
+    assert ax.lines[0].get_ydata().tolist() == [2.0, -1.0]
+
+
+def test_step_labels_never_share_a_colour():
+    labels = list(range(12))
+    with pytest.raises(ValueError, match=r"'Set1' gives 9 distinct colours for 12"):
+        plot_step_labels({"x": labels}, cmap="Set1")
+    with pytest.raises(ValueError, match=r"'turbo' gives \d+ distinct colours for 300"):
+        plot_step_labels({"x": list(range(300))})
+    ax = plot_step_labels({"x": labels}, cmap="viridis")
+    assert len({tuple(c) for c in ax.collections[0].get_facecolors()}) == 12
+
+
+def test_step_labels_classes_given_twice_are_refused():
+    with pytest.raises(ValueError, match="classes holds 1 twice"):
+        plot_step_labels({"x": [1, 1, 2]}, classes=[1, 2, 1])
+
+
+def test_state_labels_as_one_string_are_refused():
+    with pytest.raises(TypeError, match="got the string 'ab'"):
+        plot_state_proba([[0.5, 0.5]], state_labels="ab")
+
+
+def test_automaton_leaves_out_transitions_of_probability_zero():
+    ax = plot_automaton([[1.0, 0.0], [0.5, 0.5]], min_proba=0.0)
+    assert sorted(t.get_text() for t in ax.texts) == ["0", "0.50", "0.50", "1",
+                                                      "1.00"]
+
+
+def test_state_proba_per_level_says_to_pick_a_level_and_a_sequence():
+    # HierarchicalIOHMM's predict_state_proba on a list: one list of sequences
+    # per level; the message said to pass predict_state_proba(X)[i], which is
+    # a level's list of sequences, refused again with the same advice
+    levels = [[PROBA, PROBA[:1]], [np.ones((3, 3)) / 3, np.ones((1, 3)) / 3]]
+    with pytest.raises(TypeError, match=r"predict_state_proba\(X\)\[level\]\[i\]"):
+        plot_state_proba(levels)
+    with pytest.raises(TypeError, match=r"predict_state_proba\(X\)\[i\]"):
+        plot_state_proba(levels[0])
+    assert len(plot_state_proba(levels[1][0]).collections) == 3
