@@ -884,3 +884,27 @@ def test_unambiguous_layouts_fit_silently():
         for X in (_walks((30, 40))[:, None, :], rng.normal(size=(30, 12)),
                   rng.normal(size=(30, 5)).tolist(), _walks((30, 40, 3), 1)):
             IOHMMClassifier(2, n_init=1, max_iter=3).fit(X, y)
+
+
+def test_the_advice_for_symbol_steps_works_as_written():
+    # the message's recipe for steps of symbols: integer codes, then one-hot
+    # indicators step by step; following it must give a fit, not the same error
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder
+
+    from skseq import IOHMMClassifier
+    from skseq.preprocessing import Stepwise
+
+    words = [np.array(list(w))[:, None] for w in ("abca", "bba", "abc", "cab")]
+    with pytest.raises(ValueError, match="integer code") as info:
+        IOHMMClassifier().fit(words, [0, 1, 0, 1])
+    assert "return_inverse=True" in str(info.value)
+    alphabet, codes = np.unique(np.concatenate(words), return_inverse=True)
+    ends = np.cumsum([len(w) for w in words])[:-1]
+    X = [c[:, None] for c in np.split(codes.ravel(), ends)]
+    pipe = make_pipeline(Stepwise(OneHotEncoder(sparse_output=False)),
+                         IOHMMClassifier(random_state=0, max_iter=5))
+    out = pipe[0].fit_transform(X)
+    assert [o.shape for o in out] == [(4, 3), (3, 3), (3, 3), (3, 3)]
+    assert np.array_equal(out[1], np.eye(3)[[1, 1, 0]])
+    pipe.fit(X, [0, 1, 0, 1])

@@ -60,7 +60,11 @@ def quote(value, limit=40):
     return text[: limit - 3] + "..."
 
 
-_ENCODE_HINT = "encode them first, e.g. with Stepwise(OneHotEncoder())."
+# Symbols (strings, categories) become numbers before any transformer reads
+# them: Stepwise takes the same numeric steps as the estimators.
+_ENCODE_HINT = ("encode them first as numbers: each symbol as an integer code "
+                "(np.unique(..., return_inverse=True)), then, to read them as "
+                "categories, one-hot indicators with Stepwise(OneHotEncoder()).")
 
 
 @dataclass(frozen=True)
