@@ -410,8 +410,9 @@ def candidates_section(tuning):
 def _later_round(path, keys):
     """A later round's saved runs (``path``), each with the accuracy of every
     model of ``keys`` (the recipe first) at each fraction: the set names, the
-    cells function (a set's means at 20%, 30%, 50%), the table's rows, and
-    the candidates that pass the rounds' rule."""
+    cells function (a set's means at 20%, 30%, 50%), the table's rows, the
+    candidates that pass the rounds' rule, the splits per set, and each
+    model's 12-cell gain over the recipe."""
     runs = json.loads(path.read_text(encoding="utf-8"))
     names = list(dict.fromkeys(r["dataset"] for r in runs))
 
@@ -420,10 +421,10 @@ def _later_round(path, keys):
                          if r["dataset"] == name]) for f in FRACTIONS[:3]]
 
     base = {name: np.mean(cells(keys[0], name)) for name in names}
-    rows, passing = [], []
+    rows, passing, gains = [], [], {}
     for key in keys:
         sets = {name: np.mean(cells(key, name)) for name in names}
-        gain = np.mean([*sets.values()]) - np.mean([*base.values()])
+        gains[key] = gain = np.mean([*sets.values()]) - np.mean([*base.values()])
         if key != keys[0] and gain >= 0.005 and min(
                 sets[n] - base[n] for n in names) >= -0.005:
             passing.append(key)
@@ -431,7 +432,7 @@ def _later_round(path, keys):
                             + f" ({sets[n] - base[n]:+.3f})" for n in names),
                      f"{np.mean([*sets.values()]):.4f} ({gain:+.4f})"])
     splits = ", ".join(f"{n} {sum(r['dataset'] == n for r in runs)}" for n in names)
-    return runs, names, cells, rows, passing, splits
+    return runs, names, cells, rows, passing, splits, gains
 
 
 ROUND_CELLS = ("Cells: the set's mean at 20% / 30% / 50% (difference of their "
@@ -444,7 +445,7 @@ def fraction_models_section():
     three early fractions and the splits, and the 12-cell mean."""
     if not FRACTION_MODELS_JSON.exists():
         return []
-    _, names, cells, rows, passing, splits = _later_round(
+    _, names, cells, rows, passing, splits, _ = _later_round(
         FRACTION_MODELS_JSON, ("recipe", "per fraction", "blend"))
     return ["### One model per prefix fraction", "",
             "Measured by `python benchmarks/bench_early_fraction_models.py` on the "
@@ -466,13 +467,13 @@ def seeds_section():
     if not SEEDS_JSON.exists():
         return []
     keys = ("recipe", "3 seeds", "5 seeds")
-    runs, names, cells, rows, passing, splits = _later_round(SEEDS_JSON, keys)
+    runs, names, _, rows, passing, splits, gains = _later_round(SEEDS_JSON, keys)
     for row, key in zip(rows, keys, strict=True):
         row.append(f"{np.mean([r['fit_time'][key] for r in runs]):.2f}")
     verdict = ("The rule passes " + ", ".join(passing) + "." if passing else
                "The rule passes neither: " + "; ".join(
-                   f"{key} {row[-2].split()[1].strip('()')} over the 12 cells"
-                   for key, row in zip(keys[1:], rows[1:], strict=True)) + ".")
+                   f"{key} {gains[key]:+.4f} over the 12 cells" for key in keys[1:])
+               + ".")
     return ["### The recipe averaged over several seeds", "",
             "Measured by `python benchmarks/bench_early_seeds.py` on the same "
             f"halves (splits: {splits}). *3 seeds* and *5 seeds*: the mean of "

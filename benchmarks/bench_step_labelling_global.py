@@ -46,7 +46,7 @@ import json
 import time
 
 import numpy as np
-from _step_labelling_halves import global_chain_meets_basicmotions
+from _step_labelling_halves import GLOBAL_CANDIDATES, meeting_basicmotions
 from _step_labelling_report import GLOBAL_JSON
 from bench_step_labelling import scores, sessions
 from bench_step_labelling_classifiers import peer_row
@@ -58,7 +58,7 @@ from skseq import HybridHMMClassifier
 from skseq._data import check_sequences
 from skseq._data.held_out import held_out_half
 from skseq._hybrid_select import (
-    SELECTION_STEPS,
+    held_out_steps,
     log_likelihood_ratio,
     read,
     target_proba,
@@ -204,19 +204,20 @@ def check():
     return out
 
 
-def ratios_of(model, S):
-    """The log-likelihood ratios of ``model``'s classifier on the sessions
-    ``S``, one array per session."""
-    seqs = check_sequences(S)
-    proba = target_proba(model.estimator_, read(model, model.features_, seqs,
-                                                model.window_),
-                         model.target_prior_.shape[0], seqs)
-    return seqs.split(log_likelihood_ratio(proba, model.target_prior_))
+def ratios_of(model, seqs, rows=None):
+    """The log-likelihood ratios of ``model``'s classifier on the packed
+    sequences ``seqs`` (at the packed steps ``rows``: all if None)."""
+    x = read(model, model.features_, seqs, model.window_)
+    x = x if rows is None else x[rows]
+    proba = target_proba(model.estimator_, x, model.target_prior_.shape[0])
+    return log_likelihood_ratio(proba, model.target_prior_)
 
 
 def held_out(model, S_train, L_train, seed):
-    """The held-out sessions' ratios and label codes (a classifier at the
-    default's window and view fitted on a random half), and the fit's time."""
+    """The held-out sessions' ratios and label codes, one array per session
+    (a classifier at the default's window and view fitted on a random half,
+    scored on whole sessions of the other, drawn as the default's own choice
+    draws them), and the fit's time."""
     rng = np.random.RandomState(seed)
     held = held_out_half(len(S_train), rng)
     t0 = time.perf_counter()
@@ -225,12 +226,12 @@ def held_out(model, S_train, L_train, seed):
         [s for s, h in zip(S_train, held, strict=True) if not h],
         [lab for lab, h in zip(L_train, held, strict=True) if not h])
     elapsed = time.perf_counter() - t0
-    order = rng.permutation(np.flatnonzero(held))
-    n = int(np.searchsorted(np.cumsum([len(S_train[i]) for i in order]),
-                            SELECTION_STEPS)) + 1
-    keep = np.sort(order[:n])
-    return (ratios_of(half, [S_train[i] for i in keep]),
-            [np.searchsorted(model.classes_, L_train[i]) for i in keep], elapsed)
+    seqs = check_sequences(S_train)
+    rows, offsets = held_out_steps(seqs, held, rng)
+    codes = np.searchsorted(model.classes_, np.concatenate(L_train)[rows])
+    cuts = offsets[1:-1]
+    return (np.split(ratios_of(half, seqs, rows), cuts), np.split(codes, cuts),
+            elapsed)
 
 
 def run_one(name, seed):
@@ -243,17 +244,23 @@ def run_one(name, seed):
                         "features": model.features_,
                         **scores(model.predict(S_test), L_test, tolerance)}}
     ratios, codes, half_fit = held_out(model, S_train, L_train, seed)
-    test_ratios = ratios_of(model, S_test)
+    test = check_sequences(S_test)
+    test_ratios = test.split(ratios_of(model, test))
     log_start = np.log(np.maximum(model.startprob_, np.finfo(float).tiny))
     log_trans = np.log(np.maximum(model.transmat_, FLOOR))
     n_labels = model.classes_.shape[0]
+
+    def chain_of(kind):
+        return TrainedChain(n_labels, model.n_states_per_label, log_start,
+                            log_trans, kind)
+
+    # the chain's start, filtered here, is the default's filter
+    start = chain_of("chain")
+    same = np.concatenate(start.predict(test_ratios, start.start()))
+    rows["default"]["same_as_prototype"] = bool(np.array_equal(
+        model.classes_[same], np.concatenate(model.predict(S_test))))
     for key, kind in CANDIDATES.items():
-        chain = TrainedChain(n_labels, model.n_states_per_label, log_start,
-                             log_trans, kind)
-        if kind == "chain":  # the start, filtered here, is the default's filter
-            same = np.concatenate(chain.predict(test_ratios, chain.start()))
-            rows["default"]["same_as_prototype"] = bool(np.array_equal(
-                model.classes_[same], np.concatenate(model.predict(S_test))))
+        chain = chain_of(kind)
         t0 = time.perf_counter()
         chain.fit(ratios, codes)
         train = time.perf_counter() - t0
@@ -283,7 +290,7 @@ def main():
     results = []
     with threadpool_limits(1):
         for name, n_seeds in zip(("BasicMotions", "PLAID"), args.seeds, strict=True):
-            if name == "PLAID" and not global_chain_meets_basicmotions(results):
+            if name == "PLAID" and not meeting_basicmotions(results, GLOBAL_CANDIDATES):
                 print("no candidate meets the rule on BasicMotions: PLAID not run")
                 break
             for seed in range(n_seeds):
