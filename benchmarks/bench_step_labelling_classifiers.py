@@ -312,18 +312,25 @@ def main():
     print(f"wrote {path}")
 
 
-def estimators_main(seeds):
-    """``--estimators``: BasicMotions, then PLAID for the estimators that
-    meet BasicMotions' part of the rule."""
+def halves_in_turn(run, seeds, candidates):
+    """``run(name, seed)`` on BasicMotions' seeds, then on PLAID's if one of
+    ``candidates`` meets BasicMotions' part of the rule; one thread."""
     results = []
     with threadpool_limits(1):
         for name, n_seeds in zip(("BasicMotions", "PLAID"), seeds, strict=True):
-            if name == "PLAID" and not meeting_basicmotions(results, ESTIMATORS):
-                print("no estimator meets the rule on BasicMotions: PLAID not run")
+            if name == "PLAID" and not meeting_basicmotions(results, candidates):
+                print("no candidate meets the rule on BasicMotions: PLAID not run")
                 break
             for seed in range(n_seeds):
-                results.append(run_estimators(name, seed))
+                results.append(run(name, seed))
                 print(name, seed, results[-1]["rows"], flush=True)
+    return results
+
+
+def estimators_main(seeds):
+    """``--estimators``: BasicMotions, then PLAID for the estimators that
+    meet BasicMotions' part of the rule."""
+    results = halves_in_turn(run_estimators, seeds, ESTIMATORS)
     ESTIMATORS_JSON.write_text(json.dumps(results, indent=1), encoding="utf-8")
     print(f"wrote {ESTIMATORS_JSON}")
 

@@ -46,13 +46,12 @@ import json
 import time
 
 import numpy as np
-from _step_labelling_halves import GLOBAL_CANDIDATES, meeting_basicmotions
+from _step_labelling_halves import GLOBAL_CANDIDATES
 from _step_labelling_report import GLOBAL_JSON
 from bench_step_labelling import scores, sessions
-from bench_step_labelling_classifiers import peer_row
+from bench_step_labelling_classifiers import halves_in_turn, peer_row
 from scipy.optimize import minimize
 from scipy.special import logsumexp
-from threadpoolctl import threadpool_limits
 
 from skseq import HybridHMMClassifier
 from skseq._data import check_sequences
@@ -287,15 +286,7 @@ def main():
     print(checks)
     if args.check:
         return
-    results = []
-    with threadpool_limits(1):
-        for name, n_seeds in zip(("BasicMotions", "PLAID"), args.seeds, strict=True):
-            if name == "PLAID" and not meeting_basicmotions(results, GLOBAL_CANDIDATES):
-                print("no candidate meets the rule on BasicMotions: PLAID not run")
-                break
-            for seed in range(n_seeds):
-                results.append(run_one(name, seed))
-                print(name, seed, results[-1]["rows"], flush=True)
+    results = halves_in_turn(run_one, args.seeds, GLOBAL_CANDIDATES)
     GLOBAL_JSON.write_text(json.dumps({"checks": checks, "results": results},
                                       indent=1), encoding="utf-8")
     print(f"wrote {GLOBAL_JSON}")
