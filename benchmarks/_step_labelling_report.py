@@ -4,7 +4,8 @@
 ``step_labelling.png`` from the saved results: ``step_labelling.json``, and
 the sections of ``step_labelling_lag.json``, ``step_labelling_decisions.json``,
 ``step_labelling_classifiers.json``, ``step_labelling_estimators.json``,
-``step_labelling_global.json``, ``step_labelling_window.json`` and
+``step_labelling_global.json``, ``step_labelling_folds.json``,
+``step_labelling_window.json`` and
 ``step_labelling_tuning.json`` when present. The files' paths and the steps
 counted as at a change (``AFTER``) are defined here, and the scripts import
 them.
@@ -14,6 +15,7 @@ import json
 
 import numpy as np
 from _report import RESULTS, table, versions, write
+from _step_labelling_folds import FOLDS_JSON, folds_section
 from _step_labelling_halves import (
     classifiers_section,
     decisions_section,
@@ -172,6 +174,8 @@ def _halves_sections():
     if ESTIMATORS_JSON.exists():
         lines += estimators_section(
             json.loads(ESTIMATORS_JSON.read_text(encoding="utf-8")))
+    if FOLDS_JSON.exists():
+        lines += folds_section(json.loads(FOLDS_JSON.read_text(encoding="utf-8")))
     if GLOBAL_JSON.exists():
         lines += global_chain_section(
             json.loads(GLOBAL_JSON.read_text(encoding="utf-8")))
