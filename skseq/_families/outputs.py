@@ -255,7 +255,8 @@ class CategoricalOutputs(Outputs):
         """Accuracy: of sequences, or of labelled steps (each weighted by its
         sequence's weight)."""
         if not targets.step_level:
-            return accuracy(y, self.predict(mix), self.classes_, weight)
+            return accuracy(targets.values, self.predict(mix), self.classes_,
+                            weight)
         pred = np.concatenate(self.predict(mix))[targets.steps]
         return accuracy(targets.values, pred, self.classes_, weight)
 
