@@ -602,6 +602,22 @@ def test_bad_class_weights_are_named(class_weight, match):
         clf.fit(X, y)
 
 
+def test_class_weights_are_judged_apart_from_the_scale_of_sample_weight():
+    """Large sample weights fit (the objective is normalised by their sum);
+    class weights of 1 and 2 with them fit as the same weights given as
+    sample_weight, not refused as overflowing."""
+    X, y = make_tomita(4, 12, random_state=0)
+    y = np.asarray(y)
+    big = np.full(len(X), 1e200)
+    params = dict(n_states=2, features="raw", n_init=1, max_iter=3, random_state=0)
+    by_class = _fit_quiet(IOHMMClassifier(class_weight={0: 1.0, 1: 2.0}, **params),
+                          X, y, sample_weight=big)
+    by_sample = _fit_quiet(IOHMMClassifier(**params), X, y,
+                           sample_weight=big * np.where(y == 1, 2.0, 1.0))
+    assert_allclose(by_class.predict_proba(X), by_sample.predict_proba(X),
+                    rtol=0, atol=1e-12)
+
+
 @pytest.mark.parametrize("value", ["a", "2", None, [1, 2], 1 + 2j])
 def test_class_weights_that_are_not_numbers_are_named(value):
     X, y = make_tomita(4, 12, random_state=0)

@@ -431,6 +431,18 @@ def test_column_vector_y_warns_and_fits_like_1d():
     assert_same_state(_fitted(est), _fitted(_iohmm().fit(X, y)))
 
 
+def test_object_array_of_integer_labels_fits_and_scores_like_integers():
+    """One label per sequence in an object array of ints (a pandas object
+    column), as step labels take them: the fit and score of the int array,
+    not a refusal that calls them real numbers."""
+    X, _ = _data()
+    y = np.array([0, 1, 2, 0, 1, 2])
+    est = _iohmm().fit(X, y.astype(object))
+    assert est.classes_.dtype == np.int64
+    assert_same_state(_fitted(est), _fitted(_iohmm().fit(X, y)))
+    assert est.score(X, y.astype(object)) == est.score(X, y)
+
+
 def test_step_labels_with_none_as_missing():
     X, _ = _data()
     y = _step_labels(LENGTHS)

@@ -4,7 +4,7 @@ own the targets' encoding and scaling, and whose predictions take arrays."""
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
-from scipy.special import softmax
+from scipy.special import log_softmax, logsumexp, softmax
 
 from skseq import HierarchicalIOHMM, IOHMMClassifier, IOHMMRegressor
 from skseq._data import check_sequences
@@ -103,6 +103,41 @@ def test_categorical_predictions_mix_the_state_outputs_by_hand():
     assert_allclose(proba[0], expected, rtol=1e-12)
     assert_array_equal(outputs.predict(mix)[0], outputs.classes_[expected.argmax(1)])
 
+
+
+def test_log_proba_where_the_class_probabilities_underflow():
+    """Inputs far beyond the training scale put the output networks' logits
+    thousands apart, a class's probability below float64's range: its log
+    P(y_t | u_1..t) is that of the mixture computed in log space, by hand (a
+    homogeneous chain: zeta_t = startprob A^t, never small), at the last
+    step (predict_log_proba) and averaged by the mean read-out (not -inf,
+    nor clamped at log of float64's smallest normal number)."""
+    rng = np.random.default_rng(0)
+    X = [rng.normal(size=(4, 2)) for _ in range(12)]
+    y = np.array([int(x[-1, 0] > 0) for x in X])
+    clf = IOHMMClassifier(2, features="raw", transition="homogeneous",
+                          n_init=1, max_iter=30, alpha=0.0,
+                          random_state=0).fit(X, y)
+    Xt = [x * 1e4 for x in X[:4]]
+    A = softmax(clf.transition_intercept_, axis=1)
+
+    def by_hand(x):
+        zeta, out = clf.startprob_, []
+        for u in x:
+            zeta = zeta @ A
+            log_emit = log_softmax(np.einsum("f,fik->ik", u, clf.emission_coef_)
+                                   + clf.emission_intercept_, axis=1)
+            out.append(logsumexp(np.log(zeta)[:, None] + log_emit, axis=0))
+        return np.array(out)
+
+    ref = np.array([by_hand(x) for x in Xt])
+    assert np.isfinite(ref).all() and ref.min() < -1000
+    assert_allclose(clf.predict_log_proba(Xt), ref[:, -1], rtol=1e-9, atol=1e-12)
+    clf.set_params(readout="mean", readout_start=0.0)
+    mean = ref.mean(axis=1)
+    assert_allclose(clf.predict_log_proba(Xt),
+                    mean - logsumexp(mean, axis=1, keepdims=True),
+                    rtol=1e-9, atol=1e-12)
 
 def test_gaussian_mixture_mean_and_std_by_hand():
     """Mean sum_i zeta_i m_i; variance sum_i zeta_i (s_i^2 + m_i^2) - mean^2."""

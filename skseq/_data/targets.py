@@ -114,7 +114,10 @@ def _check_labels(values, name, where):
         try:
             check_classification_targets(values)
         except ValueError as exc:
-            if "continuous" not in str(exc) or values.ndim != 1:
+            # (scikit-learn's message for every unknown type speaks of
+            # "continuous values": only its "continuous" type is one)
+            if (not str(exc).startswith("Unknown label type: continuous")
+                    or values.ndim != 1):
                 raise
             raise ValueError(_continuous_message(values, name, where)) from None
 
@@ -208,6 +211,8 @@ def _sequence_level(y, seqs, task, name):
                 f"Input {name} contains missing (NaN, None or NaT) labels: at "
                 f"sequence {np.flatnonzero(missing)[0]}."
             )
+        # an object array of numbers (a pandas object column), as step labels
+        values = _numbers_unboxed(values)
         _check_labels(values, name, lambda i: f"sequence {i}")
     else:
         values = _as_float_targets(values, name, None)
@@ -363,10 +368,10 @@ def _step_array(item, s, length, task, name, first):
 
 
 def _numbers_unboxed(values):
-    """Labels held as objects only to mark missing steps with None (ints or
-    bools), once those steps are dropped: a numeric or bool array, which
-    scikit-learn's checks accept (an object array of numbers is of "unknown"
-    type to them)."""
+    """Labels held as objects (ints or bools: to mark missing steps with None,
+    once those steps are dropped, or a pandas object column): a numeric or
+    bool array, which scikit-learn's checks accept (an object array of
+    numbers is of "unknown" type to them)."""
     if values.dtype == object and all(
             isinstance(v, numbers.Number | np.bool_) for v in values):
         return np.array(values.tolist())

@@ -237,14 +237,17 @@ def class_weights(class_weight, classes, values, label_weight):
                                           y=classes[values],
                                           sample_weight=label_weight)
                      if seen.all() else np.where(seen, 1.0, np.inf))
-        weighted = label_weight * per_class[values]
+        # against sample weights of mean 1: their scale is the fit's (its
+        # objective is normalised by their sum), not the class weights'
+        weighted = label_weight / label_weight.mean() * per_class[values]
     check_class_weights(class_weight, classes, per_class, weighted)
     return per_class
 
 
 def check_class_weights(class_weight, classes, per_class, weighted):
     """Refuse class weights that are negative, not finite, all zero, or so
-    large that the weighted log-likelihood would overflow."""
+    large that the weighted log-likelihood would overflow (``weighted``: the
+    labels' class weights times their sample weights scaled to mean 1)."""
     balanced = isinstance(class_weight, str)
     for label, value in zip(classes.tolist(), per_class.tolist(), strict=True):
         if balanced and not np.isfinite(value):
@@ -269,7 +272,8 @@ def check_class_weights(class_weight, classes, per_class, weighted):
         label = classes.tolist()[int(np.argmax(per_class))]
         raise ValueError(
             f"class_weight for class {label!r} is {per_class.max():.3g}: the "
-            f"weights then sum to {total:.3g} and the weighted log-likelihood "
+            f"labels' weights (with sample weights of mean 1) then sum to "
+            f"{total:.3g} and the weighted log-likelihood "
             "overflows. Only the ratios between class weights matter: divide "
             "them all by the same number."
         )

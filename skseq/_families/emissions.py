@@ -24,6 +24,7 @@ family; a new output distribution is one class here plus its tests.
 """
 
 import numpy as np
+from scipy.special import log_softmax, logsumexp
 
 from .._kernels.softmax import (
     add_bias_,
@@ -202,6 +203,18 @@ class SoftmaxEmission(EmissionFamily):
         # warnings: logits near +-1.8e308 (inputs near the float64 limit)
         # saturate instead of turning inf - inf into NaN
         return softmax_(self._fresh_logits(theta, U))
+
+    def mixture_log_proba(self, theta, U, zeta):
+        """log sum_i zeta_i P(y | x = i, u) of every row (states' weights
+        ``zeta``), from the per-state log-softmax: finite where the class
+        probabilities underflow, normalised over the classes; shape
+        (len(U), n_classes)."""
+        limit = np.finfo(np.float64).max
+        logits = np.clip(self._fresh_logits(theta, U), -limit, limit)
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            log_mix = logsumexp(np.log(zeta)[:, :, None]
+                                + log_softmax(logits, axis=2), axis=1)
+            return log_mix - logsumexp(log_mix, axis=1, keepdims=True)
 
     def n_free_params(self, mask=None):
         # each state's softmax has n_classes - 1 free logits

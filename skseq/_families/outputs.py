@@ -211,11 +211,29 @@ class CategoricalOutputs(Outputs):
         return proba / proba.sum(axis=1, keepdims=True)
 
     @staticmethod
-    def _mean_log_proba(proba, counts):
+    def _step_log_proba(mix, proba):
+        """log ``proba`` (:meth:`step_proba`), from the per-state log-softmax
+        where it is below float64's smallest normal number (0: log gave -inf)."""
+        with np.errstate(divide="ignore"):
+            log_p = np.log(proba)
+        low = proba < np.finfo(np.float64).tiny
+        rows = np.flatnonzero(low.any(axis=1))
+        if rows.size:
+            model = mix.model
+            exact = model.emission.mixture_log_proba(
+                model.theta_e, mix.U_rows[rows], mix.zeta[rows])
+            log_p[rows] = np.where(low[rows] & ~np.isnan(exact), exact,
+                                   log_p[rows])
+        return log_p
+
+    def _mean_log_proba(self, mix, proba, counts):
         """Mean read-out: per sequence, the mean over its averaged steps of
-        log P(y_t | u_1..t), renormalised over the classes."""
-        tiny = np.finfo(np.float64).tiny  # a probability that underflowed to 0
-        log_p = np.log(np.maximum(proba, tiny))
+        log P(y_t | u_1..t), renormalised over the classes. Where it is
+        -inf (all the states that give the class are below float64's range
+        in the filter, or none can), log of float64's smallest normal number
+        stands in: the mean stays finite."""
+        log_p = self._step_log_proba(mix, proba)
+        log_p[np.isneginf(log_p)] = np.log(np.finfo(np.float64).tiny)
         bounds = np.concatenate([[0], np.cumsum(counts)[:-1]])
         mean = np.add.reduceat(log_p, bounds, axis=0) / counts[:, None]
         return mean - logsumexp(mean, axis=1, keepdims=True)
@@ -225,17 +243,15 @@ class CategoricalOutputs(Outputs):
         if mix.step_level:
             return mix.seqs.split(proba)
         if mix.counts is not None:
-            return np.exp(self._mean_log_proba(proba, mix.counts))
+            return np.exp(self._mean_log_proba(mix, proba, mix.counts))
         return proba
 
     def predict_log_proba(self, mix):
+        proba = self.step_proba(mix)
         if not mix.step_level and mix.counts is not None:
-            return self._mean_log_proba(self.step_proba(mix), mix.counts)
-        proba = self.predict_proba(mix)
-        with np.errstate(divide="ignore"):
-            if mix.step_level:
-                return [np.log(p) for p in proba]
-            return np.log(proba)
+            return self._mean_log_proba(mix, proba, mix.counts)
+        log_p = self._step_log_proba(mix, proba)
+        return mix.seqs.split(log_p) if mix.step_level else log_p
 
     def predict(self, mix):
         proba = self.predict_proba(mix)
@@ -255,7 +271,8 @@ class CategoricalOutputs(Outputs):
         """Accuracy: of sequences, or of labelled steps (each weighted by its
         sequence's weight)."""
         if not targets.step_level:
-            return accuracy(y, self.predict(mix), self.classes_, weight)
+            return accuracy(targets.values, self.predict(mix), self.classes_,
+                            weight)
         pred = np.concatenate(self.predict(mix))[targets.steps]
         return accuracy(targets.values, pred, self.classes_, weight)
 
