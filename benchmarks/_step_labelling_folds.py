@@ -32,10 +32,12 @@ LABELS = {"default": "HybridHMMClassifier() (default)",
 
 
 def _candidates(round_):
+    """The round's rows judged by its rule (not those without transitions)."""
     return [key for key in round_["rows"] if not key.endswith("alone")]
 
 
 def _mean(runs, key, what="accuracy"):
+    """The mean of the row ``key``'s ``what`` over ``runs``."""
     return float(np.mean([r["rows"][key][what] for r in runs]))
 
 
@@ -62,6 +64,7 @@ def meeting_basicmotions(round_, results):
 
 
 def _round_table(round_, runs):
+    """The round's table: every row's mean (min-max) over ``runs``."""
     rows = []
     for key in ("default", *round_["rows"], "hgb_filter"):
         cells = [r["rows"][key] for r in runs]
@@ -75,6 +78,7 @@ def _round_table(round_, runs):
 
 
 def _verdict(round_, results):
+    """The round's rule applied, in a sentence with the figures."""
     runs = [r for r in results if r["dataset"] == "BasicMotions"]
     parts = []
     for key in _candidates(round_):
