@@ -158,3 +158,24 @@ def test_a_warm_refit_on_the_same_data_chooses_the_cold_fits_penalty():
     assert clf.features_ == "shape" and cold_alpha > 0.1
     assert clf.alpha_ == cold_alpha
     np.testing.assert_array_equal(clf.representation_.projection_, cold_projection)
+
+
+def test_the_choice_does_not_depend_on_the_order_of_the_rows():
+    # rows repeated with other weights: sorted by a key that a matrix product
+    # rounds by the row's position, their order (and the errors, to 1e-9)
+    # followed the order they came in
+    for seed in (1, 4, 7):
+        rng = np.random.default_rng(seed)
+        n, d = int(rng.integers(8, 40)), int(rng.integers(3, 20))
+        X = rng.normal(size=(n, d))
+        k = n // 2
+        source = rng.integers(k, n, size=k)
+        X[:k] = X[source]
+        y = rng.integers(0, 2, size=n)
+        y[:k] = y[source]
+        weight = rng.integers(1, 4, size=n).astype(float)
+        order = rng.permutation(n)
+        alpha, errors = choose_alpha_classes(X, y, weight)
+        alpha_p, errors_p = choose_alpha_classes(X[order], y[order], weight[order])
+        assert alpha == alpha_p
+        np.testing.assert_array_equal(errors, errors_p)

@@ -35,6 +35,7 @@ sequence.
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from .._data.shape import row_keys
 from .._data.thread_warnings import ignoring
 
 # The candidates (of the ridge penalty lam), strongest first.
@@ -52,7 +53,7 @@ def _canonical(X, y, weight, *more):
     weight and target), so that the choice does not depend on the order of
     the sequences, not even through rounding or a solver's tolerance (arrays
     in ``more``, one entry per row, follow the rows)."""
-    key = X @ np.random.RandomState(0).standard_normal(X.shape[1])
+    key = row_keys(X)  # each row's key from its values alone
     columns = y.reshape(y.shape[0], -1).T
     order = np.lexsort((*columns[::-1], weight, key))
     return (X[order], y[order], weight[order], *(m[order] for m in more))
