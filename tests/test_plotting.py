@@ -405,3 +405,21 @@ def test_state_proba_per_level_says_to_pick_a_level_and_a_sequence():
     with pytest.raises(TypeError, match=r"predict_state_proba\(X\)\[i\]"):
         plot_state_proba(levels[0])
     assert len(plot_state_proba(levels[1][0]).collections) == 3
+
+
+def test_nullable_integer_labels_read_as_integers_in_the_legend():
+    # pandas' Int64 with a missing step became floats: the legend read "1.0"
+    from skseq.plotting import plot_step_labels
+    from skseq.utils import segments
+
+    truth = pd.array([1, 1, 2, None], dtype="Int64")
+    ax = plot_step_labels({"truth": truth, "guess": pd.array([1, 2, 2, 2],
+                                                             dtype="Int64")})
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["1", "2"]
+    plt.close(ax.figure)
+    starts, stops, labels = segments(pd.Series(truth))
+    assert starts.tolist() == [0, 2, 3] and stops.tolist() == [2, 3, 4]
+    assert labels.tolist() == [1, 2, None]
+    assert [type(v) for v in labels[:2]] == [int, int]
+    # without a missing step, as before: the integers' own array
+    assert segments(pd.Series([1, 1, 2], dtype="Int64"))[2].dtype.kind == "i"
