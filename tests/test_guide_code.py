@@ -45,7 +45,8 @@ def test_the_reader_finds_every_block():
 
 
 @pytest.mark.parametrize("page", PAGES)
-def test_the_pages_code_runs(page):
+def test_the_pages_code_runs(page, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # files a page writes (a saved model) go here
     path = GUIDE / page
     blocks = code_blocks(path.read_text(encoding="utf-8"))
     assert blocks, f"{page} has no code block"
