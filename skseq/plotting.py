@@ -276,8 +276,10 @@ def _labeling_rows(labelings):
 
 
 def _matrix_edges(matrix, min_proba):
+    """The drawn edges' labels: each probability to 2 decimals, "<0.01" for
+    one that would round to "0.00" (drawn, so not 0)."""
     return {
-        (j, i): f"{matrix[j, i]:.2f}"
+        (j, i): f"{matrix[j, i]:.2f}" if matrix[j, i] >= 0.005 else "<0.01"
         for j, i in zip(*np.nonzero((matrix >= min_proba) & (matrix > 0)),
                         strict=True)
     }

@@ -423,3 +423,15 @@ def test_nullable_integer_labels_read_as_integers_in_the_legend():
     assert [type(v) for v in labels[:2]] == [int, int]
     # without a missing step, as before: the integers' own array
     assert segments(pd.Series([1, 1, 2], dtype="Int64"))[2].dtype.kind == "i"
+
+
+def test_automaton_edge_below_half_a_hundredth_is_not_labelled_zero():
+    # a drawn edge of probability 0.003 read "0.00"
+    from skseq.plotting import plot_automaton
+
+    matrix = np.array([[0.997, 0.003], [0.5, 0.5]])
+    ax = plot_automaton(matrix, min_proba=0.001)
+    texts = [t.get_text() for t in ax.texts]
+    assert "<0.01" in texts and "0.00" not in texts
+    assert texts.count("0.50") == 2 and "1.00" in texts
+    plt.close(ax.figure)
