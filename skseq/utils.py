@@ -427,7 +427,8 @@ def _labels_1d(labels, name):
     values kept as objects, not turned into strings)."""
     dtype = getattr(labels, "dtype", None)
     if (dtype is not None and not isinstance(dtype, np.dtype)
-            and hasattr(labels, "to_numpy") and getattr(dtype, "kind", "") in "iub"):
+            and hasattr(labels, "to_numpy") and hasattr(labels, "isna")
+            and getattr(dtype, "kind", None) in ("i", "u", "b")):
         # pandas' nullable integers or booleans: their missing steps as None,
         # the others as the ints or bools they are (not floats, 1.0 for 1)
         labels = (labels.to_numpy(dtype=object, na_value=None)
