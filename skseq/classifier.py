@@ -532,8 +532,9 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         ------
         ValueError
             If the model is not binary, not ``emission="state"``, not fitted
-            with ``features="raw"`` on one-hot inputs, or not
-            near-deterministic on its reachable states.
+            with ``features="raw"`` on one-hot inputs, not
+            ``readout="last"``, or not near-deterministic on its reachable
+            states.
         """
         from ._read_machine import (
             check_accept_empty,
@@ -564,7 +565,8 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
 
     def _check_symbol_model(self):
         """Refuse a model :meth:`to_automaton` cannot read: not a binary Moore
-        model, or not fitted on one-hot symbols with ``features="raw"``."""
+        model, not fitted on one-hot symbols with ``features="raw"``, or
+        reading out a mean over the steps."""
         if self.emission != "state" or len(self.classes_) != 2:
             raise ValueError(
                 "to_automaton needs a binary model with emission='state' (the class "
@@ -579,5 +581,13 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
                 "read off by feeding one symbol (a one-hot row) at a time, which "
                 "only a features='raw' model fitted on one-hot inputs (e.g. "
                 "Stepwise(OneHotEncoder())) interprets as a symbol."
+            )
+        if self.readout != "last":
+            raise ValueError(
+                f"to_automaton needs readout='last', got readout={self.readout!r}: "
+                "a mean over the steps is not the class of the state reached "
+                "after the last symbol, so no machine would classify as predict "
+                "does. set_params(readout='last') reads the machine of the class "
+                "at the last step."
             )
 

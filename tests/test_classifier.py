@@ -361,6 +361,22 @@ def test_to_automaton_refuses_what_is_not_a_machine():
         soft.to_automaton(min_proba=0.999)
 
 
+def test_to_automaton_refuses_a_mean_readout_whose_machine_would_disagree():
+    # readout="mean" classifies by the mean over the steps; the machine of the
+    # last step's class disagreed with predict on 64 of the 510 strings up to
+    # length 8 here.
+    X, y = make_tomita(4, 60, max_length=8, random_state=0)
+    clf = IOHMMClassifier(n_states=4, emission="state", readout="mean", n_init=2,
+                          random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="needs readout='last', got readout='mean'"):
+        clf.to_automaton(min_proba=0.0)
+    clf.set_params(readout="last")  # as the message says: then it classifies alike
+    dfa = clf.to_automaton()
+    strings = [s for n in range(1, 9) for s in itertools.product((0, 1), repeat=n)]
+    assert_array_equal([dfa.accepts(s) for s in strings],
+                       clf.predict([np.eye(2)[list(s)] for s in strings]))
+
+
 @pytest.mark.parametrize("transition", ["input", "gated"])
 def test_gradient_from_pairwise_posteriors_equals_softmax_gradient(
         transition, monkeypatch):

@@ -9,8 +9,10 @@ import pytest
 from skseq.datasets import (
     all_strings,
     load_tomita_training_set,
+    make_toggled_regimes,
     make_tomita,
     make_tomita_exhaustive,
+    make_vending_machine,
     one_hot,
     to_strings,
     tomita_accepts,
@@ -240,6 +242,21 @@ def test_bad_grammar(grammar):
         make_tomita_exhaustive(grammar, max_length=2)
     with pytest.raises(ValueError, match="grammar"):
         load_tomita_training_set(grammar)
+
+
+@pytest.mark.parametrize("flag", ["no", 2.5, None, 1])
+def test_return_switches_must_be_true_or_false(flag):
+    # a truthy string or number returned the strings (a 3-tuple), None did not
+    calls = [lambda: make_tomita(4, 3, return_strings=flag),
+             lambda: make_tomita_exhaustive(4, max_length=2, return_strings=flag),
+             lambda: load_tomita_training_set(4, return_strings=flag),
+             lambda: make_vending_machine(3, return_strings=flag)]
+    for call in calls:
+        with pytest.raises(TypeError, match="return_strings must be True or False"):
+            call()
+    with pytest.raises(TypeError, match="return_regimes must be True or False"):
+        make_toggled_regimes(3, return_regimes=flag)
+    assert len(make_vending_machine(3, return_strings=np.True_)) == 3
 
 
 def test_bad_symbols():

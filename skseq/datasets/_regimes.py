@@ -10,7 +10,7 @@ alone cannot do better than the pooled linear law, whose R^2 is about 0.
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .._data import check_number
+from .._data import check_flag, check_number
 from ._long_term import _lengths
 from ._tomita import _check_int
 
@@ -91,6 +91,7 @@ def make_toggled_regimes(n_samples=100, *, max_length=100, min_length=None,
     event_rate = _check_real(event_rate, "event_rate", 0.0, 1.0)
     trigger_noise = _check_real(trigger_noise, "trigger_noise", 0.0)
     noise = _check_real(noise, "noise", 0.0)
+    check_flag(return_regimes, "return_regimes")
     rng = check_random_state(random_state)
     lengths = _lengths(rng, n_samples, min_length, max_length)
     X, y, regimes = _toggled_sequences(rng, lengths, n_features, event_rate,

@@ -16,7 +16,7 @@ from importlib.resources import files
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .._data import check_number
+from .._data import check_flag, check_number
 
 __all__ = [
     "all_strings",
@@ -363,6 +363,7 @@ def make_tomita(
     (2, dtype('float64'))
     """
     grammar = _check_grammar(grammar)
+    check_flag(return_strings, "return_strings")
     n_samples = _check_int(n_samples, "n_samples", 1)
     min_length, max_length = _check_lengths(min_length, max_length)
     rng = check_random_state(random_state)
@@ -408,6 +409,7 @@ def make_tomita_exhaustive(grammar, max_length=12, min_length=1, return_strings=
     ['10', '1010']
     """
     grammar = _check_grammar(grammar)
+    check_flag(return_strings, "return_strings")
     return _labelled(grammar, all_strings(max_length, min_length), return_strings)
 
 
@@ -443,6 +445,7 @@ def load_tomita_training_set(grammar, return_strings=False):
     (['1', '11', '111'], [1, 1, 1])
     """
     grammar = _check_grammar(grammar)
+    check_flag(return_strings, "return_strings")
     path = files("skseq.datasets") / "data" / "tomita_training_sets.json"
     sets = json.loads(path.read_text(encoding="utf-8"))["grammars"][str(grammar)]
     strings = sets["accept"] + sets["reject"]

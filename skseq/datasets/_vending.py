@@ -11,6 +11,7 @@ minimal machine has 8 states: the totals 0, 5, ..., 30 cents and "more than 30"
 import numpy as np
 from sklearn.utils import check_random_state
 
+from .._data import check_flag
 from ._tomita import _check_int, _check_lengths, one_hot
 
 __all__ = ["make_vending_machine"]
@@ -72,6 +73,7 @@ def make_vending_machine(
            [0., 0., 1.]])
     """
     n_samples = _check_int(n_samples, "n_samples", 1)
+    check_flag(return_strings, "return_strings")
     min_length, max_length = _check_lengths(min_length, max_length)
     rng = check_random_state(random_state)
     strings, y = _coin_strings(rng, n_samples, min_length, max_length)
