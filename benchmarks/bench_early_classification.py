@@ -245,12 +245,14 @@ SUMMARY = (
     "the 12 cells, short of the 0.005 the rule asks (ItalyPowerDemand and "
     "ArrowHead +0.009 with 3 seeds, BasicMotions -0.004), at 3 or 5 times "
     "the recipe's fit time. **The representation's options** (a fifth "
-    "round, the same rule; \"Two options of the representation\" below): "
+    "round, the same rule; \"Options of the representation\" below): "
     "without the ridge's decisions (`supervised=False`) every set fell "
     "(-0.0126 over the 12 cells, PLAID -0.025), which shows that they carry "
     "the early evidence; 8 dilations instead of 16 gained on ArrowHead "
-    "(+0.016) and lost on PLAID (-0.028; -0.0034 over the 12 cells). The "
-    "recipe is unchanged.")
+    "(+0.016) and lost on PLAID (-0.028; -0.0034 over the 12 cells). Nor "
+    "did fewer principal components beside the ridge's decisions (a sixth "
+    "round): 64 instead of 128 lost 0.0058 over the 12 cells, 32 lost 0.0225 "
+    "(ArrowHead -0.065). The recipe is unchanged.")
 
 
 def cell(vals):
@@ -414,13 +416,14 @@ def candidates_section(tuning):
             candidates_rows(tuning, verdicts), ""]
 
 
-def _later_round(path, keys):
-    """A later round's saved runs (``path``), each with the accuracy of every
-    model of ``keys`` (the recipe first) at each fraction: the set names, the
-    cells function (a set's means at 20%, 30%, 50%), the table's rows, the
-    candidates that pass the rounds' rule, the splits per set, and each
-    model's 12-cell gain over the recipe."""
-    runs = json.loads(path.read_text(encoding="utf-8"))
+def _later_round(path, keys, runs=None):
+    """A later round's saved runs (``path``, or ``runs``), each with the
+    accuracy of every model of ``keys`` (the recipe first) at each fraction:
+    the set names, the cells function (a set's means at 20%, 30%, 50%), the
+    table's rows, the candidates that pass the rounds' rule, the splits per
+    set, and each model's 12-cell gain over the recipe."""
+    if runs is None:
+        runs = json.loads(path.read_text(encoding="utf-8"))
     names = list(dict.fromkeys(r["dataset"] for r in runs))
 
     def cells(key, name):  # the set's means at 20%, 30%, 50%
@@ -499,27 +502,47 @@ def _rule_verdict(passing, gains, keys):
         f"{key} {gains[key]:+.4f} over the 12 cells" for key in keys[1:]) + "."
 
 
+# The candidates of each round of ``bench_early_options.py`` (the recipe first)
+# and what the page says of them.
+OPTION_ROUNDS = {
+    "representation": (
+        ("recipe", "unsupervised", "8 dilations"),
+        "*unsupervised*: `CentredShapeFeatures(supervised=False)`, without the "
+        "decisions of a ridge classifier on all the indicators beside the "
+        "principal components; *8 dilations*: "
+        "`CentredShapeFeatures(n_dilations=8)`, the same indicator budget over "
+        "half the dilations."),
+    "components": (
+        ("recipe", "32 components", "64 components"),
+        "A second round, fixed after the first showed that the ridge's "
+        "decisions carry the early evidence: fewer unsupervised principal "
+        "components beside them, `CentredShapeFeatures(n_components=32)` and "
+        "`(n_components=64)` against the recipe's 128."),
+}
+
+
 def options_section():
-    """Two options of the recipe's representation (``bench_early_options.py``),
-    when its results are saved, as :func:`fraction_models_section`."""
+    """Options of the recipe's representation (``bench_early_options.py``),
+    when its results are saved: a table per round, as
+    :func:`fraction_models_section`."""
     if not OPTIONS_JSON.exists():
         return []
-    keys = ("recipe", "unsupervised", "8 dilations")
-    _, names, _, rows, passing, splits, gains = _later_round(OPTIONS_JSON, keys)
-    verdict = _rule_verdict(passing, gains, keys)
-    return ["### Two options of the representation", "",
-            "Measured by `python benchmarks/bench_early_options.py` on the same "
-            f"halves (splits: {splits}). *unsupervised*: "
-            "`CentredShapeFeatures(supervised=False)`, without the decisions of "
-            "a ridge classifier on all the indicators beside the principal "
-            "components; *8 dilations*: `CentredShapeFeatures(n_dilations=8)`, "
-            "the same indicator budget over half the dilations. The rule, fixed "
-            "before the runs, is the rounds' rule. The recipe is refitted in "
-            "this run, with the fixes made to the package since the earlier "
-            "rounds (ItalyPowerDemand at 50%: 0.926, against 0.923 there). "
-            f"{ROUND_CELLS}", "",
-            table(["model", *names, f"{3 * len(names)} cells"], rows), "",
-            verdict, ""]
+    saved = json.loads(OPTIONS_JSON.read_text(encoding="utf-8"))
+    lines = ["### Options of the representation", "",
+             "Measured by `python benchmarks/bench_early_options.py ROUND` on the "
+             "same halves. The rule, fixed before each round's run, is the "
+             "rounds' rule. The recipe is refitted in each run, with the fixes "
+             "made to the package since the earlier rounds (ItalyPowerDemand at "
+             f"50%: 0.926, against 0.923 there). {ROUND_CELLS}", ""]
+    for name, (keys, text) in OPTION_ROUNDS.items():
+        if name not in saved:
+            continue
+        _, names, _, rows, passing, splits, gains = _later_round(
+            None, keys, saved[name])
+        lines += [f"Round `{name}` (splits: {splits}). {text}", "",
+                  table(["model", *names, f"{3 * len(names)} cells"], rows), "",
+                  _rule_verdict(passing, gains, keys), ""]
+    return lines
 
 
 def _fraction_models_verdict(passing, cells, names):

@@ -85,17 +85,19 @@ def run_one(name, seed):
     return {"dataset": name, "seed": seed, "accuracy": accuracy}
 
 
-def run_splits(run_one, path):
-    """``run_one(name, seed)`` on every split of ``SPLITS``, one thread, its
-    results written to ``path``."""
+def run_splits(run_one, path=None):
+    """``run_one(name, seed)`` on every split of ``SPLITS``, one thread; its
+    results, written to ``path`` if given."""
     results = []
     with threadpool_limits(1):
         for name, n_splits in SPLITS.items():
             for seed in range(n_splits):
                 results.append(run_one(name, seed))
                 print(name, seed, results[-1]["accuracy"], flush=True)
-    path.write_text(json.dumps(results, indent=1), encoding="utf-8")
-    print(f"wrote {path}")
+    if path is not None:
+        path.write_text(json.dumps(results, indent=1), encoding="utf-8")
+        print(f"wrote {path}")
+    return results
 
 
 def main():
