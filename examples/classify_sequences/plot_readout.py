@@ -52,10 +52,9 @@ print(f"{'sign of the mean':28s} test accuracy {sign:.2f}")
 
 # %%
 # The mean read-out alone is the least accurate here: the model was trained
-# to answer at the last step only, and its answers at the earlier steps it
-# averages are worse. Trained on prefixes too, it answers at those steps and
-# the mean read-out is the most accurate of the three, closest to the sign
-# of the mean.
+# to answer at the last step only, not at the earlier steps it averages.
+# Trained on prefixes too, it learns to answer there, and the mean read-out
+# is the most accurate of the three, closest to the sign of the mean.
 
 # %%
 # What each step says
