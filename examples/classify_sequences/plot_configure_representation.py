@@ -8,7 +8,8 @@ kernels (Dempster, Schmidt & Webb 2021), thresholded, averaged over the
 prefix and projected. The name gives its default options; an object of
 :mod:`skseq.representations` gives others. Here, on ItalyPowerDemand (daily
 electricity demand, 24 hourly steps, two seasons), three configurations are
-compared: the default, MiniRocket's budget of 9,996 indicators, and
+compared: the default, MiniRocket's budget of 9,996 indicators (a whole
+number of thresholds per kernel and dilation: 9,912 on these 24-step days), and
 MiniRocket's rule for the thresholds (quantiles of one training series per
 kernel and dilation). Then a grid search tunes the representation's options
 as nested parameters, ``features__<option>``, beside the estimator's own.

@@ -52,8 +52,8 @@ for name, params in models.items():
 # Lines are means over the seeds, the bands their range. Trained on whole days,
 # the default model is near chance until noon and right at the end of the day;
 # trained on four prefixes (6, 12, 18 and 24 hours) it answers well at those
-# hours and worse between them (9 hours), for a few points of accuracy at the
-# end of the day. Trained on the prefixes at which it is scored, with centred
+# hours and worse between them (15 and 21 hours), for a few points of accuracy
+# at the end of the day. Trained on the prefixes at which it is scored, with centred
 # kernels, it is the most accurate at every hour but the last, where the
 # default, trained for that hour alone, is a few points ahead.
 fig, ax = plt.subplots(figsize=(6, 3.5))

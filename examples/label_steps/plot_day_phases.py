@@ -9,8 +9,7 @@ through the day and an evening peak. With several states per label and
 labelled segment (here a whole day, labelled with its season) into parts of
 equal length and trains its per-step classifier to tell the parts apart; the
 states of a label then each have likelihoods of their own, and the decoded
-state path says which part of the day the model believes it is in, from what
-the series looks like rather than from the clock alone.
+state path says which part of the day the model believes it is in.
 """
 
 import matplotlib.pyplot as plt
@@ -28,9 +27,11 @@ model = HybridHMMClassifier(window=8, n_states_per_label=4, phase_targets=True,
                             random_state=0).fit(X, steps_y)
 paths = model.decode(X_test)
 
-# Where does the decoded part change? Most days keep the same rhythm, so the
-# parts begin at about the same hours; where a day's evening peak comes
-# earlier or later, so does its last part.
+# Where does the decoded part change? On the days that visit the four parts
+# in order (972 of 1,029), at the hours of the training cut (6, 12 and 18:
+# four parts of 6 hours): the 10th and 90th percentiles agree, but for the
+# evening's part, which begins an hour early on some days. The decoded parts
+# keep to the rhythm of the training cut.
 in_order = [p for p in paths  # parts 1, 2, 3, 4, none skipped or revisited
             if len(np.unique(p % 4)) == 4 and np.all(np.diff(p % 4) >= 0)]
 changes = np.array([np.flatnonzero(np.diff(p % 4)) + 1 for p in in_order])

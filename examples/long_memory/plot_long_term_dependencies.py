@@ -153,12 +153,14 @@ plt.show()
 # %%
 # What this shows
 # ---------------
-# All three solve short sequences. Beyond ``T = 20`` the gradient of the
-# Elman net's loss with respect to the first steps vanishes on its way back
-# through the tanh units (Permuter, lecture notes), and the net falls to chance. The
-# ergodic IOHMM, even with its default 50 restarts, holds a little longer and then
-# fails too: with soft transitions the state posteriors far from the end of the
-# sequence diffuse, and the early inputs get no credit (Bengio & Frasconi 1996, §5.1).
+# All three solve ``T = 10``. From ``T = 20`` on, the gradient of the Elman
+# net's loss with respect to the first steps vanishes on its way back through
+# the tanh units (Bengio, Simard & Frasconi 1994), and the net is at chance.
+# The ergodic IOHMM, even with its default restarts (``n_init="auto"``: 50 on
+# the shortest sets, fewer on the longer ones), is at chance from ``T = 20``
+# too: with soft transitions the state posteriors far from the end of the
+# sequence diffuse, and the early inputs get no credit (Bengio & Frasconi
+# 1996, §5.1).
 # With the transition graph restricted to what the task needs, the IOHMM's
 # transitions out of the absorbing states are exactly the identity, nothing
 # diffuses, and it is perfect at every length, as in the paper's Table 1. One
