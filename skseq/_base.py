@@ -38,6 +38,7 @@ from ._data import (
     NumberParams,
     check_fitted_params,
     check_sample_weight,
+    record_fit_lengths,
     record_fitted_params,
     restore_on_failure,
     validate_sequences,
@@ -417,6 +418,7 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
             if groups is not None:  # the sources left, numbered as without them
                 sources, parent = np.unique(groups[0][keep], return_inverse=True)
                 groups = (parent, groups[1][sources])
+        record_fit_lengths(self, seqs.lengths, None if groups is None else groups[0])
         n = self._n_chain_states()
         # before the n x n mask: it and at least one n x n transition matrix
         check_allocation(self, 9 * n * n,

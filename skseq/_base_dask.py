@@ -56,7 +56,7 @@ from ._data import (
     restore_on_failure,
     score_targets,
 )
-from ._data.checks import check_rows, quiet_rows
+from ._data.checks import check_rows, quiet_rows, record_fit_lengths
 from ._data.dask import (
     block_shape,
     is_dask_collection,
@@ -137,9 +137,6 @@ def fit_sharded(est, X, y, sample_weight=None):
         if est._warm():
             keep_warm_names(est, names)
         est.n_features_in_ = shards.n_features
-        lengths = np.diff(shards.offsets)
-        est._max_fit_length = int(lengths.max())
-        est._median_fit_length = float(np.median(lengths))
         with one_blas_thread():
             problem, setup = _build_problem(est, client, shards, _local(y),
                                             _local(sample_weight))
@@ -167,6 +164,8 @@ def _build_problem(est, client, shards, y, sample_weight):
         targets = kept_targets(shards.offsets, targets, keep)
         shards.keep_only(keep)
         skeleton = shards.skeleton()
+    # those of the sequences read, as a local fit records them
+    record_fit_lengths(est, skeleton.lengths)
     n = est._n_chain_states()
     mask = est._transition_mask()
     fixed_start = fixed_startprob(est.startprob, n)

@@ -12,7 +12,7 @@ from ._base import FlatIOHMM
 from ._base_dask import dask_aware
 from ._data import check_sample_weight, check_targets
 from ._data.lifecycle import check_params
-from ._data.prefixes import check_prefixes, prefix_lengths, prefix_sequences
+from ._data.prefixes import check_prefixes, prefix_sequences
 from ._data.weights import class_weights
 from ._families.outputs import CategoricalOutputs
 from ._families.registry import document_options, option_constraints
@@ -382,10 +382,6 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
                          "use fewer prefixes (more than a sequence's length add "
                          "no distinct prefix).")
         prefixes, parent, share = prefix_sequences(seqs, n_prefixes)
-        # Trained to answer from its shortest prefixes on: predicting on
-        # sequences that short is what it is for (no "much shorter" warning).
-        self._median_fit_length = float(np.median(
-            prefix_lengths(seqs.lengths, n_prefixes)[:, 0]))
         # the prefixes of one sequence are one group for the penalty and the
         # supervised axes
         return super()._fit(prefixes, targets.values[parent],
