@@ -347,6 +347,20 @@ def test_to_automaton_infers_whether_the_empty_string_is_accepted():
     assert [rejecting.accepts(s) for s in strings] == [ones(s) for s in strings]
 
 
+def test_to_dot_of_a_fitted_machine_over_1_and_the_string_1():
+    # the alphabet [1, "1"] drew two edges (or a "1,1" label) that read the
+    # same: every state's edges must name each symbol once, distinguishably
+    X, y = make_tomita_exhaustive(1, max_length=4)
+    clf = IOHMMClassifier(n_states=3, emission="state", transition="additive",
+                          n_init=1, random_state=0).fit(X, y)
+    dot = clf.to_automaton(alphabet=[1, "1"]).to_dot()
+    out = {}
+    for source, label in re.findall(r'^    (\d+) -> \d+ \[label="(.*)"\];$', dot,
+                                    flags=re.MULTILINE):
+        out.setdefault(source, []).extend(label.split(","))
+    assert out and all(sorted(symbols) == ["'1'", "1"] for symbols in out.values())
+
+
 def test_to_automaton_refuses_what_is_not_a_machine():
     X, y = make_tomita(4, 40, random_state=0)
     with warnings.catch_warnings():
