@@ -12,6 +12,7 @@ from collections import deque
 import numpy as np
 
 from ._data import is_number
+from ._data.names import distinct_texts
 
 __all__ = ["DFA"]
 
@@ -37,26 +38,14 @@ def _bfs_order(transitions, start):
 
 def _symbol_texts(alphabet):
     """The symbols as they appear in edge labels: each as its str, or, where
-    another symbol prints the same (``1`` and ``"1"``), as its repr, and with
-    its position in the alphabet where even the reprs coincide; JSON-quoted
-    when it could be misread (a comma, quote or backslash, outer spaces,
-    control characters, or nothing at all)."""
-    texts = _distinct([str(symbol) for symbol in alphabet],
-                      [repr(symbol) for symbol in alphabet])
-    texts = _distinct(texts, [f"{text} (symbol {i})" for i, text in enumerate(texts)])
+    another symbol prints the same (``1`` and ``"1"``), as its repr
+    (:func:`~skseq._data.names.distinct_texts`); JSON-quoted when it could be
+    misread (a comma, quote or backslash, outer spaces, control characters,
+    or nothing at all)."""
     return [text if (text and text == text.strip() and text.isprintable()
                      and not any(c in text for c in ',"\\'))
-            else json.dumps(text, ensure_ascii=False) for text in texts]
-
-
-def _distinct(texts, fallbacks):
-    """``texts``, those that occur more than once replaced by their
-    ``fallbacks``."""
-    counts = {}
-    for text in texts:
-        counts[text] = counts.get(text, 0) + 1
-    return [fallback if counts[text] > 1 else text
-            for text, fallback in zip(texts, fallbacks, strict=True)]
+            else json.dumps(text, ensure_ascii=False)
+            for text in distinct_texts(alphabet)]
 
 
 def _read_only(array):
@@ -524,8 +513,9 @@ shape (n_sequences, max_len, n_symbols)
         comma, a quote or a backslash (or is empty, has outer spaces or control
         characters) appears as a JSON string, e.g. ``"a,b",c`` for the symbols
         ``a,b`` and ``c``; the label is then escaped for DOT, so Graphviz shows
-        it literally. Symbols that print the same appear as their reprs: the
-        alphabet ``[1, "1"]`` labels its edges ``1`` and ``'1'``.
+        it literally. Symbols that print the same appear as their reprs (and
+        positions, where even these coincide): the alphabet ``[1, "1"]``
+        labels its edges ``1`` and ``'1'``.
 
         Returns
         -------

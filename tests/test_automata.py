@@ -661,7 +661,7 @@ def test_to_dot_tells_apart_symbols_that_print_the_same():
     # a repr that is another symbol's str: the position tells them apart
     dfa = DFA(1, [1, "1", "'1'"], [[0, 0, 0]], 0, [0])
     assert _dot_labels(dfa.to_dot()) == {
-        (0, 0): "1,'1' (symbol 1),'1' (symbol 2)"}
+        (0, 0): "1,'1' (1),'1' (2)"}
     # without a collision a symbol keeps its str
     assert _dot_labels(DFA(1, [1, "2"], [[0, 0]]).to_dot()) == {(0, 0): "1,2"}
 
