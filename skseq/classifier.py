@@ -199,7 +199,15 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         every step labelled with that class. A sequence of weight 0 by its
         class (with step-level labels: whose labels are all of classes of
         weight 0) is left out as one of ``sample_weight`` 0 is. Weights must
-        be finite and non-negative, and not all zero.
+        be finite and non-negative, and not all zero. A class weight weighs;
+        it counts no copies: where the fit counts sequences (the shape
+        representation is fitted on the sequences repeated by their integer
+        ``sample_weight``, and the leave-one-out of ``alpha="auto"`` and of
+        the supervised axes leaves out one of those copies) only
+        ``sample_weight`` counts. So an integer ``sample_weight`` equals
+        repeating the sequence whatever the class weights, as in
+        scikit-learn's ``LogisticRegression``; a class weight equals the same
+        ``sample_weight`` in the likelihood, not where sequences are counted.
 
     Attributes
     ----------
