@@ -330,8 +330,8 @@ class DiscretizedRNNClassifier(ClassifierMixin, NumberParams, BaseEstimator):
         # the lengths of the sequences fitted (weight 0: a share of 0)
         record_fit_lengths(self, seqs.lengths[weight > 0])
         # extract_automaton feeds one symbol (a unit vector) at a time: were the
-        # training inputs such symbols?
-        U = seqs.data
+        # training inputs (of the sequences fitted) such symbols?
+        U = seqs.data[np.repeat(weight > 0, seqs.lengths)]
         self._one_hot_inputs_ = bool(((U == 0) | (U == 1)).all()
                                      and (U.sum(axis=1) == 1).all())
         record_fitted_params(self, _NET_PARAMS)
