@@ -38,11 +38,11 @@ from ._data import (
     NumberParams,
     check_fitted_params,
     check_sample_weight,
+    record_fit_lengths,
     record_fitted_params,
     restore_on_failure,
     validate_sequences,
 )
-from ._data.prefixes import class_weighted_groups
 from ._data.representation import (
     FEATURES_OBJECT,
     REPRESENTATIONS,
@@ -210,7 +210,7 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
             return 1
         return int(np.clip(_AUTO_RESTART_STEPS // max(n_steps, 1), 5, 50))
 
-    def _alpha(self, features, U_rows, seqs, targets, weight, groups=None):
+    def _alpha(self, features, U_rows, seqs, targets, weight, copies=(None, None)):
         """The penalty of this fit: ``alpha``, or with ``alpha="auto"`` the one
         a linear read-out of the output networks' inputs validates best on
         representations whose output networks read a whole-sequence summary
@@ -219,20 +219,19 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
         steps are not independent draws to leave out one by one), the weak
         prior near-deterministic transitions need. A fit on the prefixes of
         its sequences (``IOHMMClassifier(n_prefixes=...)``) leaves the prefixes
-        of one sequence out together: ``groups``, the sequence each row's
-        sequence was cut from and those sequences' weights (else None)."""
+        of one sequence out together. ``copies``: ``weight`` without class
+        weights (None: the same), and the groups of prefixes (the sequence each
+        row's sequence was cut from, and their sample weights) or None."""
         if self.alpha != "auto":
             return self.alpha
         if features == "raw" or targets.step_level:
             return RAW_ALPHA
         seq_of = seqs.sequence_of(targets.steps)
-        if groups is None:
-            return self.outputs_.choose_alpha(U_rows, targets, weight[seq_of])[0]
-        # prefixes of one training sequence are left out together
-        parent, group_weight = groups
-        return self.outputs_.choose_alpha(
-            U_rows, targets, weight[seq_of],
-            (parent[seq_of], copies_of(group_weight)))[0]
+        copy_weight, groups = copies
+        given = {} if copy_weight is None else {"copy_weight": copy_weight[seq_of]}
+        if groups is not None:  # prefixes of one sequence are left out together
+            given["groups"] = (groups[0][seq_of], copies_of(groups[1]))
+        return self.outputs_.choose_alpha(U_rows, targets, weight[seq_of], **given)[0]
 
     def _starts_shared(self, features, targets):
         """Whether the output networks start from one shared read-out: on a
@@ -331,26 +330,28 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
         return resolve(self.features, seqs, targets.step_level)
 
     def _represent(self, seqs, targets, sample_weight, weight, rng, features,
-                   groups=None, class_free=True):
+                   copies=(None, None)):
         """The input representation ``features`` gives (a name or an object,
         fitted anew as its name or clone) and its name, or the fitted one for
         a warm start (``features`` None), and what the networks see through it
-        (``groups`` as for :meth:`_alpha`)."""
+        (``weight`` the fit's; ``copies`` as for :meth:`_alpha`)."""
         start = time.perf_counter()
-        read = CountedRead(partial(self._read_axes, seqs, targets, weight, groups))
+        read = CountedRead(partial(self._read_axes, seqs, targets, weight, copies))
         if features is None:  # the fitted one, its supervised axes read anew
             features = self.features_
             representation, inputs = warm_inputs(
                 self.representation_, seqs, targets.steps, read, self.n_jobs)
         else:
             representation = self._make_representation(features)
-            # ``weight`` is the fit's (with class weights): None if all 1
-            weighed = None if sample_weight is None and class_free else weight
-            if groups is not None and weighed is not None:
+            # the sample weights, which count copies (None if all 1); class
+            # weights, which count none, weigh the supervised read-out only
+            weighed = (None if sample_weight is None else
+                       weight if copies[0] is None else copies[0])
+            if copies[1] is not None and weighed is not None:
                 # prefixes weigh their sequence's weight (not their share of
                 # it): an integer weight repeats every prefix, as repeating
                 # the sequence does (shares alone count each prefix once)
-                weighed = groups[1][groups[0]]
+                weighed = copies[1][1][copies[1][0]]
             with refuse_out_of_memory(self, features, seqs.data.shape[0]):
                 if getattr(representation, "supervised", False):
                     # the supervised axes read the indicators only: beside the
@@ -368,15 +369,15 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
                   f"{time.perf_counter() - start:.2f}s", flush=True)
         return features, representation, inputs
 
-    def _read_axes(self, seqs, targets, weight, groups, representation,
+    def _read_axes(self, seqs, targets, weight, copies, representation,
                    sampled=None):
         """``supervised.read_out`` of a representation whose indicators are
-        fitted, or None if it gets none (``groups`` as for :meth:`_alpha`;
+        fitted, or None if it gets none (``copies`` as for :meth:`_alpha`;
         ``sampled`` as for ``read_out``)."""
         if self._supervises(representation, targets):
             return read_out(representation, seqs, targets, weight,
-                            *(groups or (None, None)), n_jobs=self.n_jobs,
-                            sampled=sampled)
+                            *(copies[1] or (None, None)), n_jobs=self.n_jobs,
+                            sampled=sampled, copy_weight=copies[0])
         return None
 
     def _supervises(self, representation, targets):
@@ -417,6 +418,7 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
             if groups is not None:  # the sources left, numbered as without them
                 sources, parent = np.unique(groups[0][keep], return_inverse=True)
                 groups = (parent, groups[1][sources])
+        record_fit_lengths(self, seqs.lengths, None if groups is None else groups[0])
         n = self._n_chain_states()
         # before the n x n mask: it and at least one n x n transition matrix
         check_allocation(self, 9 * n * n,
@@ -429,17 +431,18 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
                                           sample_weight is not None)
                     if do_init else None)
         rng = check_random_state(self.random_state)
-        groups = class_weighted_groups(groups, weight, fit_weight)
+        # a sequence stands for as many copies as its sample weight says, of
+        # its class weight each: an integer weight equals repetition
+        copies = (None if fit_weight is weight else weight, groups)
         features, representation, inputs = self._represent(
-            seqs, targets, sample_weight, fit_weight, rng, features, groups,
-            fit_weight is weight)
+            seqs, targets, sample_weight, fit_weight, rng, features, copies)
         weight = fit_weight
         transition = self._make_transition(representation.n_state_features)
         emission = self.outputs_.make_emission(n, representation.n_output_features)
         check_memory(self, seqs.data.shape[0], n,
                      transition.n_params + emission.n_params,
                      transition.fit_entries_per_step(self.solver, self.det_penalty))
-        alpha = self._alpha(features, inputs[1], seqs, targets, weight, groups)
+        alpha = self._alpha(features, inputs[1], seqs, targets, weight, copies)
         self._check_solver_options(fixed_start)
         problem = Problem(seqs, targets, weight, transition, emission, mask,
                           fixed_start, alpha, self.n_jobs, self.det_penalty,

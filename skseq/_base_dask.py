@@ -56,7 +56,7 @@ from ._data import (
     restore_on_failure,
     score_targets,
 )
-from ._data.checks import check_rows, quiet_rows
+from ._data.checks import check_rows, quiet_rows, record_fit_lengths
 from ._data.dask import (
     block_shape,
     is_dask_collection,
@@ -137,9 +137,6 @@ def fit_sharded(est, X, y, sample_weight=None):
         if est._warm():
             keep_warm_names(est, names)
         est.n_features_in_ = shards.n_features
-        lengths = np.diff(shards.offsets)
-        est._max_fit_length = int(lengths.max())
-        est._median_fit_length = float(np.median(lengths))
         with one_blas_thread():
             problem, setup = _build_problem(est, client, shards, _local(y),
                                             _local(sample_weight))
@@ -167,22 +164,26 @@ def _build_problem(est, client, shards, y, sample_weight):
         targets = kept_targets(shards.offsets, targets, keep)
         shards.keep_only(keep)
         skeleton = shards.skeleton()
+    # those of the sequences read, as a local fit records them
+    record_fit_lengths(est, skeleton.lengths)
     n = est._n_chain_states()
     mask = est._transition_mask()
     fixed_start = fixed_startprob(est.startprob, n)
     do_init = not est._warm()
     rng = check_random_state(est.random_state)
     axes = None
+    # the weights that count copies: without class weights (None: the same)
+    copy_weight = None if fit_weight is weight else weight
     if do_init:
-        # weighed as a local fit weighs the representation's sequences
-        weighed = (None if sample_weight is None and fit_weight is weight
-                   else fit_weight)
-        features, representation, axes = _represent(est, shards, targets,
-                                                    fit_weight, weighed, rng)
+        # weighed as a local fit weighs the representation's sequences: by
+        # their sample weights (copies), not their class weights
+        weighed = None if sample_weight is None else weight
+        features, representation, axes = _represent(
+            est, shards, targets, (fit_weight, copy_weight), weighed, rng)
     else:  # the fitted one, its supervised axes read anew, as locally
         features = est.features_
         representation, axes = warm_axes(est.representation_, functools.partial(
-            _read_axes, est, shards, targets, fit_weight))
+            _read_axes, est, shards, targets, (fit_weight, copy_weight)))
     weight = fit_weight
     transition = est._make_transition(representation.n_state_features)
     emission = est.outputs_.make_emission(n, representation.n_output_features)
@@ -193,7 +194,8 @@ def _build_problem(est, client, shards, y, sample_weight):
     if features != "raw":
         output_rows = np.concatenate(client.gather(
             [client.submit(getattr, p, "U_targets") for p in problems]))
-    alpha = est._alpha(features, output_rows, skeleton, targets, weight)
+    alpha = est._alpha(features, output_rows, skeleton, targets, weight,
+                       (copy_weight, None))
     problem = ShardedProblem(client, shards, problems, targets, weight, families,
                              alpha, est.n_jobs, target_weight, output_rows,
                              est._transition_l1())
@@ -202,11 +204,12 @@ def _build_problem(est, client, shards, y, sample_weight):
                            targets, weight, alpha, rng, do_init, n_init)
 
 
-def _represent(est, shards, targets, weight, weighed, rng):
+def _represent(est, shards, targets, weights, weighed, rng):
     """The representation fitted on the client (its name and itself) and its
     supervised axes' ``(rows, values)`` (None without them): the sample of
     whole sequences fits it; the read-out reads the indicators at its rows,
-    computed where the sequences are (``supervised.read_out``)."""
+    computed where the sequences are (``supervised.read_out``; ``weights``
+    as :func:`_read_axes` takes them)."""
     features = resolve_from(est.features, shards.binary, shards.longest,
                             targets.step_level)
     index, sample = shards.sample()
@@ -214,20 +217,23 @@ def _represent(est, shards, targets, weight, weighed, rng):
     with refuse_out_of_memory(est, features, sample.data.shape[0]):
         representation.fit(sample, rng, est.n_jobs, sample_weight=(
             None if weighed is None else weighed[index]))
-    read = _read_axes(est, shards, targets, weight, representation)
+    read = _read_axes(est, shards, targets, weights, representation)
     axes = None if read is None else append_axes(representation, read)
     mark_axes(representation, 0 if axes is None or not axes[0].size
               else axes[1].shape[1])
     return representation.name, representation, axes
 
 
-def _read_axes(est, shards, targets, weight, representation):
+def _read_axes(est, shards, targets, weights, representation):
     """``supervised.read_out`` of the representation, its indicators' means
-    gathered from the workers, or None if it gets no supervised axes."""
+    gathered from the workers, or None if it gets no supervised axes
+    (``weights``: the fit's and those without class weights, or None)."""
     if not est._supervises(representation, targets):
         return None
+    weight, copy_weight = weights
     return read_out(representation, shards.skeleton(), targets, weight,
-                    means=functools.partial(shards.indicator_means, representation))
+                    means=functools.partial(shards.indicator_means, representation),
+                    copy_weight=copy_weight)
 
 
 # -- predictions on Dask collections ----------------------------------------

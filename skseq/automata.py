@@ -12,6 +12,7 @@ from collections import deque
 import numpy as np
 
 from ._data import is_number
+from ._data.names import distinct_texts
 
 __all__ = ["DFA"]
 
@@ -35,14 +36,16 @@ def _bfs_order(transitions, start):
     return order
 
 
-def _symbol_text(symbol):
-    """A symbol as it appears in an edge label: as is, or JSON-quoted when it
-    could be misread (a comma, quote or backslash, outer spaces, control
-    characters, or nothing at all)."""
-    text = str(symbol)
-    plain = (text and text == text.strip() and text.isprintable()
-             and not any(c in text for c in ',"\\'))
-    return text if plain else json.dumps(text, ensure_ascii=False)
+def _symbol_texts(alphabet):
+    """The symbols as they appear in edge labels: each as its str, or, where
+    another symbol prints the same (``1`` and ``"1"``), as its repr
+    (:func:`~skseq._data.names.distinct_texts`); JSON-quoted when it could be
+    misread (a comma, quote or backslash, outer spaces, control characters,
+    or nothing at all)."""
+    return [text if (text and text == text.strip() and text.isprintable()
+                     and not any(c in text for c in ',"\\'))
+            else json.dumps(text, ensure_ascii=False)
+            for text in distinct_texts(alphabet)]
 
 
 def _read_only(array):
@@ -490,13 +493,15 @@ shape (n_sequences, max_len, n_symbols)
 
         The label lists the symbols in alphabet order, separated by commas; a
         symbol that holds a comma, a quote or a backslash (or is empty, has
-        outer spaces or control characters) is written as a JSON string, so
+        outer spaces or control characters) is written as a JSON string, and
+        symbols that print the same (``1`` and ``"1"``) by their repr, so
         every label reads back unambiguously.
         """
         edges = {}
+        texts = _symbol_texts(self.alphabet)
         for state, row in enumerate(self.transitions.tolist()):
-            for target, symbol in zip(row, self.alphabet, strict=True):
-                edges.setdefault((state, target), []).append(_symbol_text(symbol))
+            for target, text in zip(row, texts, strict=True):
+                edges.setdefault((state, target), []).append(text)
         return {key: ",".join(symbols) for key, symbols in edges.items()}
 
     def to_dot(self):
@@ -508,7 +513,9 @@ shape (n_sequences, max_len, n_symbols)
         comma, a quote or a backslash (or is empty, has outer spaces or control
         characters) appears as a JSON string, e.g. ``"a,b",c`` for the symbols
         ``a,b`` and ``c``; the label is then escaped for DOT, so Graphviz shows
-        it literally.
+        it literally. Symbols that print the same appear as their reprs (and
+        positions, where even these coincide): the alphabet ``[1, "1"]``
+        labels its edges ``1`` and ``'1'``.
 
         Returns
         -------

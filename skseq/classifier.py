@@ -12,7 +12,7 @@ from ._base import FlatIOHMM
 from ._base_dask import dask_aware
 from ._data import check_sample_weight, check_targets
 from ._data.lifecycle import check_params
-from ._data.prefixes import check_prefixes, prefix_lengths, prefix_sequences
+from ._data.prefixes import check_prefixes, prefix_sequences
 from ._data.weights import class_weights
 from ._families.outputs import CategoricalOutputs
 from ._families.registry import document_options, option_constraints
@@ -199,7 +199,15 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         every step labelled with that class. A sequence of weight 0 by its
         class (with step-level labels: whose labels are all of classes of
         weight 0) is left out as one of ``sample_weight`` 0 is. Weights must
-        be finite and non-negative, and not all zero.
+        be finite and non-negative, and not all zero. A class weight weighs;
+        it counts no copies: where the fit counts sequences (the shape
+        representation is fitted on the sequences repeated by their integer
+        ``sample_weight``, and the leave-one-out of ``alpha="auto"`` and of
+        the supervised axes leaves out one of those copies) only
+        ``sample_weight`` counts. So an integer ``sample_weight`` equals
+        repeating the sequence whatever the class weights, as in
+        scikit-learn's ``LogisticRegression``; a class weight equals the same
+        ``sample_weight`` in the likelihood, not where sequences are counted.
 
     Attributes
     ----------
@@ -382,10 +390,6 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
                          "use fewer prefixes (more than a sequence's length add "
                          "no distinct prefix).")
         prefixes, parent, share = prefix_sequences(seqs, n_prefixes)
-        # Trained to answer from its shortest prefixes on: predicting on
-        # sequences that short is what it is for (no "much shorter" warning).
-        self._median_fit_length = float(np.median(
-            prefix_lengths(seqs.lengths, n_prefixes)[:, 0]))
         # the prefixes of one sequence are one group for the penalty and the
         # supervised axes
         return super()._fit(prefixes, targets.values[parent],

@@ -5,7 +5,9 @@ matplotlib is an optional dependency (``pip install skseq[plot]``); it is import
 only when a function is called. Every function draws on ``ax`` (or on the current
 axes of a new figure when ``ax`` is None) and returns it. Labels (state names,
 symbols, curve names) are drawn literally: a ``$`` in them is a dollar sign, not
-the start of matplotlib's mathtext.
+the start of matplotlib's mathtext. Labels that would print the same (``1`` and
+``"1"``) are shown by their repr (``1`` and ``'1'``), and by their position as
+well where even the reprs coincide.
 """
 
 import numbers
@@ -13,6 +15,7 @@ import numbers
 import numpy as np
 
 from ._data import is_number
+from ._data.names import distinct_texts
 from ._data.targets import _is_missing, _label_array
 from ._plot_checks import (
     check_matrix,
@@ -71,6 +74,7 @@ def plot_state_proba(proba, ax=None, *, kind="area", state_labels=None,
         at every step); ``"heatmap"``: an image with the states as rows.
     state_labels : list of str, default=None
         One label per state; default ``"state 0"``, ``"state 1"``, ...
+        Labels that print the same are told apart (module notes).
     cmap : str or matplotlib.colors.Colormap, default="viridis"
         Colormap: the band colours (area) or the image's colours (heatmap).
 
@@ -98,7 +102,8 @@ def plot_state_proba(proba, ax=None, *, kind="area", state_labels=None,
     if kind not in ("area", "heatmap"):
         raise ValueError(f"kind must be 'area' or 'heatmap', got {kind!r}.")
     proba = one_sequence_proba(proba)
-    state_labels = state_labels_for(state_labels, proba.shape[1], "state {}")
+    state_labels = distinct_texts(
+        state_labels_for(state_labels, proba.shape[1], "state {}"))
     ax = _axes(ax)
     colormap = _pyplot().get_cmap(cmap)
     if kind == "area":
@@ -146,7 +151,8 @@ def plot_step_labels(labelings, ax=None, *, classes=None, cmap="tab10"):
     classes : array-like, default=None
         The labels in colour order (and in the legend), each once; default:
         the sorted labels that occur (in order of appearance if they cannot
-        be sorted).
+        be sorted). Labels that print the same, such as ``1`` and ``"1"``,
+        appear in the legend by their repr.
     cmap : str or matplotlib.colors.Colormap, default="tab10"
         Colormap of the labels. With the default, more than 10 labels take
         the 20 colours of "tab20", more than 20 evenly spaced colours of
@@ -195,7 +201,7 @@ def _class_legend(ax, plt, classes, colors):
     """A legend of the classes' colours, beside the axes."""
     handles = [plt.Rectangle((0, 0), 1, 1, color=colors[i])
                for i in range(len(classes))]
-    _literal(ax.legend(handles, [str(c) for c in classes], loc="upper left",
+    _literal(ax.legend(handles, distinct_texts(classes), loc="upper left",
                        bbox_to_anchor=(1.0, 1.0), frameon=False).get_texts())
 
 
@@ -486,7 +492,8 @@ def plot_loss_curve(estimator_or_curves, ax=None, *, logy=False, **kwargs):
         A fitted estimator with a ``loss_curve_`` attribute (e.g.
         :class:`~skseq.IOHMMClassifier`), one curve (a sequence of numbers), a
         list of estimators or curves, or a dict ``{label: estimator or curve}``
-        (the labels go into a legend).
+        (the labels go into a legend; keys that print the same, such as
+        ``1`` and ``"1"``, by their repr).
     ax : matplotlib.axes.Axes, default=None
         Axes to draw on; a new figure's axes if None.
     logy : bool, default=False
@@ -522,10 +529,12 @@ def plot_loss_curve(estimator_or_curves, ax=None, *, logy=False, **kwargs):
     if logy:
         _check_positive(curves)
     ax = _axes(ax)
+    named = [label for label, _ in curves if label is not None]
+    texts = iter(distinct_texts(named))
     for label, curve in curves:
         line_kw = dict(kwargs)
         if label is not None:
-            line_kw["label"] = str(label)
+            line_kw["label"] = next(texts)
         ax.plot(np.arange(1, curve.size + 1), curve, **line_kw)
     if logy:
         ax.set_yscale("log")

@@ -27,6 +27,7 @@ from ._data import (
     check_sample_weight,
     check_score_weight,
     check_targets,
+    record_fit_lengths,
     record_fitted_params,
     restore_on_failure,
     validate_sequences,
@@ -326,9 +327,11 @@ class DiscretizedRNNClassifier(ClassifierMixin, NumberParams, BaseEstimator):
         self.loss_curve_ = best["curve"]
         self.n_init_ = len(objectives)
         self.init_objectives_ = objectives
+        # the lengths of the sequences fitted (weight 0: a share of 0)
+        record_fit_lengths(self, seqs.lengths[weight > 0])
         # extract_automaton feeds one symbol (a unit vector) at a time: were the
-        # training inputs such symbols?
-        U = seqs.data
+        # training inputs (of the sequences fitted) such symbols?
+        U = seqs.data[np.repeat(weight > 0, seqs.lengths)]
         self._one_hot_inputs_ = bool(((U == 0) | (U == 1)).all()
                                      and (U.sum(axis=1) == 1).all())
         record_fitted_params(self, _NET_PARAMS)

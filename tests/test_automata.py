@@ -652,6 +652,20 @@ def test_to_dot_labels_are_valid_and_unambiguous(alphabet):
     assert _split_symbols(labels[1, 1]) == alphabet
 
 
+def test_to_dot_tells_apart_symbols_that_print_the_same():
+    # str(1) == str("1"): both showed as 1, e.g. the self-loop as "1,1"; the
+    # symbols that collide are shown by their repr, the others as before
+    dfa = DFA(2, [1, "1", "x"], [[1, 1, 0], [1, 1, 1]], 0, [1])
+    labels = _dot_labels(dfa.to_dot())
+    assert labels == {(0, 1): "1,'1'", (0, 0): "x", (1, 1): "1,'1',x"}
+    # a repr that is another symbol's str: the position tells them apart
+    dfa = DFA(1, [1, "1", "'1'"], [[0, 0, 0]], 0, [0])
+    assert _dot_labels(dfa.to_dot()) == {
+        (0, 0): "1,'1' (1),'1' (2)"}
+    # without a collision a symbol keeps its str
+    assert _dot_labels(DFA(1, [1, "2"], [[0, 0]]).to_dot()) == {(0, 0): "1,2"}
+
+
 def test_pickle_round_trip():
     dfa = inflate(TOMITA["tomita3"][1], 2, 3, 0)
     clone = pickle.loads(pickle.dumps(dfa))

@@ -347,6 +347,20 @@ def test_to_automaton_infers_whether_the_empty_string_is_accepted():
     assert [rejecting.accepts(s) for s in strings] == [ones(s) for s in strings]
 
 
+def test_to_dot_of_a_fitted_machine_over_1_and_the_string_1():
+    # the alphabet [1, "1"] drew two edges (or a "1,1" label) that read the
+    # same: every state's edges must name each symbol once, distinguishably
+    X, y = make_tomita_exhaustive(1, max_length=4)
+    clf = IOHMMClassifier(n_states=3, emission="state", transition="additive",
+                          n_init=1, random_state=0).fit(X, y)
+    dot = clf.to_automaton(alphabet=[1, "1"]).to_dot()
+    out = {}
+    for source, label in re.findall(r'^    (\d+) -> \d+ \[label="(.*)"\];$', dot,
+                                    flags=re.MULTILINE):
+        out.setdefault(source, []).extend(label.split(","))
+    assert out and all(sorted(symbols) == ["'1'", "1"] for symbols in out.values())
+
+
 def test_to_automaton_refuses_what_is_not_a_machine():
     X, y = make_tomita(4, 40, random_state=0)
     with warnings.catch_warnings():
@@ -645,24 +659,52 @@ def test_class_weights_that_are_not_numbers_are_named(value):
 
 @pytest.mark.parametrize("n_prefixes", [1, 3])
 def test_class_weight_fits_as_the_same_sample_weight(n_prefixes):
-    """With one label per sequence a class weight acts exactly as the same
-    sample_weight (the User Guide's claim), also where the shape
-    representation, its penalty alpha="auto" and the prefixes' groups read
-    the weights."""
+    """With one label per sequence a class weight multiplies the sequence's
+    weight in the likelihood exactly as the same sample_weight does (and in
+    the prefixes' shares); only the parts that count sequences (the shape
+    representation, alpha="auto"'s leave-one-out) tell a sample weight,
+    which counts copies, from a class weight, which counts none."""
     rng = np.random.default_rng(3)
     X = [np.cumsum(rng.normal(size=(rng.integers(8, 16), 2)), axis=0)
          * (1 + k % 3) for k in range(30)]
     y = np.array(["a", "b", "c"] * 10)
     params = dict(n_states=2, n_init=1, max_iter=20, n_prefixes=n_prefixes,
-                  random_state=0)
+                  features="raw", alpha=0.1, random_state=0)
     by_class = _fit_quiet(IOHMMClassifier(
         class_weight={"a": 2.0, "b": 1.0, "c": 1.0}, **params), X, y)
     by_sample = _fit_quiet(IOHMMClassifier(**params), X, y,
                            sample_weight=np.where(y == "a", 2.0, 1.0))
-    assert by_class.features_ == "shape"
-    assert by_class.alpha_ == by_sample.alpha_
     assert_allclose(by_class.predict_proba(X), by_sample.predict_proba(X),
                     rtol=0, atol=1e-12)
+
+
+def _repeated(X, y, counts):
+    return ([x for x, k in zip(X, counts, strict=True) for _ in range(k)],
+            np.repeat(y, counts))
+
+
+@pytest.mark.parametrize("class_weight", ["balanced", {0: 3.0, 1: 1.0, 2: 0.5}])
+@pytest.mark.parametrize("n_prefixes", [1, 3])
+def test_integer_sample_weight_equals_repetition_with_class_weight(
+        class_weight, n_prefixes):
+    # A class weight multiplied the weight of a sequence also where a weight
+    # counts copies (the shape representation's sequences, the leave-one-out
+    # of alpha="auto" and of the supervised axes): a sample weight of 2 with
+    # a class weight of 0.5 counted as one copy, where repeating the sequence
+    # gives two of weight 0.5. predict_proba differed by up to 0.94.
+    rng = np.random.RandomState(0)
+    X = [rng.normal(size=(rng.randint(3, 7), 2)) for _ in range(12)]
+    y = np.array([0, 1, 1, 0, 1, 1, 1, 0, 1, 1, 2, 2])
+    counts = np.array([1, 2, 3, 1, 3, 2, 1, 2, 1, 3, 2, 1])
+    params = dict(n_states=2, n_init=1, max_iter=300, tol=1e-10,
+                  class_weight=class_weight, n_prefixes=n_prefixes, random_state=0)
+    weighted = _fit_quiet(IOHMMClassifier(**params), X, y, sample_weight=counts)
+    repeated = _fit_quiet(IOHMMClassifier(**params), *_repeated(X, y, counts))
+    assert weighted.features_ == repeated.features_ == "shape"
+    assert_allclose(weighted.alpha_, repeated.alpha_, rtol=1e-9)
+    X_new = [rng.normal(size=(5, 2)) for _ in range(5)]
+    assert_allclose(weighted.predict_proba(X_new), repeated.predict_proba(X_new),
+                    rtol=0, atol=1e-6)
 
 
 def test_unseen_labels_are_named_once_with_where_and_the_classes():

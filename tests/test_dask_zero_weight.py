@@ -181,3 +181,35 @@ def test_unlabelled_sequence_is_left_out(client):
     dist = clone(est).fit(_chunks([*X[:2], X0, *X[2:]], [7]),
                           [*y[:2], y0, *y[2:]])
     _assert_same_fit(dist, local)
+
+
+def test_fit_lengths_are_those_of_the_weighted_sequences(client):
+    """The training lengths the predict-time hints compare with are those of
+    the sequences read (3, 5 and 7 steps), not of the 50-step ones of weight
+    0, as in a local fit."""
+    rng = np.random.default_rng(3)
+    X = [rng.normal(size=(n, 1)) for n in (3, 5, 7)]
+    X0 = [rng.normal(size=(50, 1)) for _ in range(4)]
+    Xz, yz, weight = _with_zeros(X, [0, 1, 0], X0, [1, 0, 1, 0], [0, 1, 3, 3])
+    est = IOHMMClassifier(2, n_init=1, max_iter=2, random_state=0)
+    est.fit(_chunks(Xz, [3, 4]), yz, sample_weight=weight)
+    assert (est._max_fit_length, est._median_fit_length) == (7, 5.0)
+
+
+def test_class_weight_counts_no_copies_as_locally(client):
+    """With class weights, a Dask fit weighs the representation by the sample
+    weights alone and counts copies by them, as a local fit does: the same
+    representation, alpha="auto" and fit, with every sequence in one shard."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(16, 12, 1)).cumsum(axis=1)
+    y = np.arange(16) % 3
+    weight = rng.integers(1, 4, size=16).astype(float)
+    est = IOHMMClassifier(2, alpha="auto", max_iter=3, class_weight="balanced",
+                          features=ShapeFeatures(n_indicators=84), random_state=0)
+    local = clone(est).fit(X, y, sample_weight=weight)
+    dist = clone(est).fit(da.from_array(X, chunks=((16,), 12, 1)), y,
+                          sample_weight=weight)
+    for name in ("projection_", "offset_"):
+        assert_array_equal(getattr(dist.representation_, name),
+                           getattr(local.representation_, name), err_msg=name)
+    _assert_same_fit(dist, local)

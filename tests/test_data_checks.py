@@ -920,3 +920,53 @@ def test_the_advice_for_symbol_steps_works_as_written():
     assert [o.shape for o in out] == [(4, 3), (3, 3), (3, 3), (3, 3)]
     assert np.array_equal(out[1], np.eye(3)[[1, 1, 0]])
     pipe.fit(X, [0, 1, 0, 1])
+
+
+def _with_long_unread(lengths, n_unread=3, unread_length=60):
+    """Univariate sequences of ``lengths`` (weight 1, labels alternating) and
+    ``n_unread`` longer ones of weight 0."""
+    rng = np.random.RandomState(0)
+    all_lengths = [*lengths, *[unread_length] * n_unread]
+    X = [rng.normal(size=(n, 1)) for n in all_lengths]
+    y = np.arange(len(all_lengths)) % 2
+    weight = np.r_[np.ones(len(lengths)), np.zeros(n_unread)]
+    return X, y, weight
+
+
+def test_fit_lengths_ignore_sequences_of_weight_0():
+    # The predict-time hints compare with the training lengths; sequences of
+    # weight 0, which the fit does not read, warned of "much shorter"
+    # sequences (median 60 at fit) and read a 2-D table as a mistake.
+    X, y, weight = _with_long_unread([3, 5, 7])
+    model = IOHMMClassifier(n_states=2, **FAST).fit(X, y, sample_weight=weight)
+    assert (model._max_fit_length, model._median_fit_length) == (7, 5.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.predict([np.ones((1, 1)), np.ones((2, 1))])
+    X, y, weight = _with_long_unread([1, 1, 1, 1])
+    model = IOHMMClassifier(n_states=2, **FAST).fit(X, y, sample_weight=weight)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.predict(np.ones((3, 1)))  # one-step rows, as fitted
+    # a class of weight 0 leaves its sequences out as well (labels 0, 1, 0, 1, 0)
+    X, y, _ = _with_long_unread([3, 8, 5], n_unread=2)
+    model = IOHMMClassifier(n_states=2, class_weight={0: 1.0, 1: 0.0}, **FAST)
+    model.fit(X[:4], y[:4])
+    assert (model._max_fit_length, model._median_fit_length) == (5, 4.0)
+
+
+def test_prefix_fit_lengths_ignore_sequences_of_weight_0():
+    # n_prefixes=2 cuts a sequence of T steps at ceil(T / 2) and T: shortest
+    # prefixes 2 and 3 for T = 4 and 6, whose median is 2.5
+    X, y, weight = _with_long_unread([4, 6])
+    model = IOHMMClassifier(n_states=2, n_prefixes=2, **FAST)
+    model.fit(X, y, sample_weight=weight)
+    assert (model._max_fit_length, model._median_fit_length) == (6, 2.5)
+
+
+def test_rnn_fit_lengths_ignore_sequences_of_weight_0():
+    # the net's loss gives a sequence of weight 0 a share of 0
+    X, y, weight = _with_long_unread([3, 5, 7])
+    model = DiscretizedRNNClassifier(n_init=1, max_iter=2, random_state=0)
+    model.fit(X, y, sample_weight=weight)
+    assert (model._max_fit_length, model._median_fit_length) == (7, 5.0)

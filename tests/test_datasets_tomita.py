@@ -304,6 +304,31 @@ def test_bad_lengths():
         make_tomita_exhaustive(1, max_length=3, min_length=4)
 
 
+def test_too_many_strings_refused_up_front():
+    # 2**41 - 2 strings of length 1 to 40 would hang or exhaust memory;
+    # the counts below are sum(2**k for k in range(min, max + 1)), by hand.
+    with pytest.raises(ValueError, match=r"max_length=40 .* 2,199,023,255,550 "
+                       r"strings; the limit is 4,194,304"):
+        all_strings(40)
+    with pytest.raises(ValueError, match=r"max_length=22 .* 8,388,606 strings"):
+        make_tomita_exhaustive(4, max_length=22)
+    with pytest.raises(ValueError, match=r"min_length=21\) would make 6,291,456"):
+        make_tomita_exhaustive(4, max_length=22, min_length=21)
+    with pytest.raises(ValueError, match=r"2\*\*1000000001 - 2\*\*1 strings"):
+        all_strings(10**9)
+
+
+def test_string_limit_is_inclusive():
+    # 2**22 strings of length exactly 22 is the limit itself (the listing
+    # would take seconds, so only the guard is called here)
+    from skseq.datasets._tomita import _MAX_STRINGS, _check_n_strings
+
+    assert _MAX_STRINGS == 2**22
+    _check_n_strings(22, 22)
+    with pytest.raises(ValueError, match="8,388,608 strings"):
+        _check_n_strings(23, 23)
+
+
 def test_to_strings_reads_padded_arrays_and_refuses_nan_inside():
     # a padding row was read as the first symbol ("0"), NaN inside as well
     strings = ["0110", "1", "10"]

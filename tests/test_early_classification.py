@@ -187,7 +187,7 @@ def test_the_penalty_leaves_the_prefixes_of_a_sequence_out_together(monkeypatch)
 
     seen = []
 
-    def spy(X, y, weight, groups=None, copies=None):
+    def spy(X, y, weight, groups=None, copies=None, copy_weight=None):
         seen.append((X.shape[0], groups, copies))
         return 1.0, None
 

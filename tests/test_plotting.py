@@ -343,7 +343,9 @@ def test_step_labels_of_numbers_beside_text_keep_their_types():
     # the first row was then "not in classes" nobody gave.
     ax = plot_step_labels({"truth": [0, 1, 1], "guess": ["0", "x", "x"]})
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert legend == ["0", "1", "0", "x"]  # order of appearance: unsortable
+    # order of appearance (unsortable); the string "0" by its repr, else the
+    # legend would list 0 twice
+    assert legend == ["0", "1", "'0'", "x"]
     colors = [c.get_facecolor() for c in ax.collections]
     # the number 0 and the string "0" are different labels: different colours
     np.testing.assert_raises(AssertionError, np.testing.assert_array_equal,
@@ -435,3 +437,32 @@ def test_automaton_edge_below_half_a_hundredth_is_not_labelled_zero():
     assert "<0.01" in texts and "0.00" not in texts
     assert texts.count("0.50") == 2 and "1.00" in texts
     plt.close(ax.figure)
+
+
+def _legend(ax):
+    return [t.get_text() for t in ax.get_legend().get_texts()]
+
+
+def test_legends_tell_apart_labels_that_print_the_same():
+    # 1 and "1" were both listed as "1"; labels that print differently keep
+    # their str
+    ax = plot_step_labels({"truth": np.array([2, 1, "1"], dtype=object)},
+                          classes=[2, 1, "1"])
+    assert _legend(ax) == ["2", "1", "'1'"]
+    ax = plot_loss_curve({1: [3.0, 2.0], "1": [3.0, 1.0], "x": [2.0, 1.0]})
+    assert _legend(ax) == ["1", "'1'", "x"]
+    proba = np.array([[0.2, 0.3, 0.5]])
+    ax = plot_state_proba(proba, state_labels=[np.int64(1), "1", "s"])
+    assert _legend(ax) == ["1", "'1'", "s"]
+    ax = plot_state_proba(proba, state_labels=[1, "1", "s"], kind="heatmap")
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["1", "'1'", "s"]
+    # even the reprs coincide: the positions tell them apart
+    ax = plot_state_proba(proba, state_labels=["a", "a", "b"])
+    assert _legend(ax) == ["'a' (0)", "'a' (1)", "b"]
+
+
+def test_automaton_edges_tell_apart_symbols_that_print_the_same():
+    dfa = DFA(2, [1, "1"], [[1, 0], [1, 1]], start=0, accepting=[1])
+    ax = plot_automaton(dfa, state_labels=["A", "B"])
+    assert [t.get_text() for t in ax.texts] == ["A", "B", "1", "'1'", "1,'1'"]
+

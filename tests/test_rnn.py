@@ -502,3 +502,14 @@ def test_extract_automaton_refuses_a_net_of_inputs_that_are_not_symbols():
         dfa = clf.fit(symbols, [1, 0, 1]).extract_automaton(accept_empty=True)
     assert [dfa.accepts([0, 1]), dfa.accepts([1]), dfa.accepts([0])] == [
         bool(p) for p in clf.predict(symbols)]
+    # a sequence of weight 0, which the net does not learn from, does not
+    # count: with one of real inputs beside the symbols the net is as before
+    X = [*symbols, np.full((2, 2), 0.5)]
+    with pytest.warns(ConvergenceWarning):
+        clf.fit(X, [1, 0, 1, 0], sample_weight=[1.0, 1.0, 1.0, 0.0])
+    again = clf.extract_automaton(accept_empty=True)
+    assert again.is_equivalent(dfa)
+    with pytest.warns(ConvergenceWarning):
+        clf.fit(X, [1, 0, 1, 0], sample_weight=[1.0, 1.0, 1.0, 0.5])
+    with pytest.raises(ValueError, match="training inputs were not one-hot"):
+        clf.extract_automaton()

@@ -12,7 +12,12 @@ the training sequences a choice from the data is scored on, and
 :class:`skseq.preprocessing.DilatedConvolution`).
 """
 
-from .checks import check_sequences, mark_laid_out, validate_sequences
+from .checks import (
+    check_sequences,
+    mark_laid_out,
+    record_fit_lengths,
+    validate_sequences,
+)
 from .lifecycle import (
     N_JOBS_CONSTRAINT,
     NumberParams,
@@ -50,5 +55,6 @@ __all__ = [
     "NumberParams",
     "restore_on_failure",
     "score_targets",
+    "record_fit_lengths",
     "validate_sequences",
 ]

@@ -26,7 +26,8 @@ from .sequences import (
 from .thread_warnings import ignoring
 
 __all__ = ["InputHintWarning", "check_rows", "check_sequences", "mark_laid_out",
-           "quiet_repeats", "quiet_rows", "validate_sequences"]
+           "quiet_repeats", "quiet_rows", "record_fit_lengths",
+           "validate_sequences"]
 
 
 class InputHintWarning(UserWarning):
@@ -273,8 +274,7 @@ def validate_sequences(estimator, X, *, reset):
         if hint:
             warnings.warn(hint, InputHintWarning, stacklevel=_user_stacklevel())
         estimator.n_features_in_ = seqs.n_features
-        estimator._max_fit_length = int(seqs.lengths.max())
-        estimator._median_fit_length = float(np.median(seqs.lengths))
+        record_fit_lengths(estimator, seqs.lengths)
         return seqs
     if seqs.form == "rows":
         check_rows(estimator, (seqs.n_sequences, seqs.n_features),
@@ -287,6 +287,22 @@ def validate_sequences(estimator, X, *, reset):
     if hint:
         warnings.warn(hint, InputHintWarning, stacklevel=_user_stacklevel())
     return seqs
+
+
+def record_fit_lengths(estimator, lengths, sources=None):
+    """Record, privately, the training lengths the predict-time hints compare
+    with: the longest of the sequence ``lengths`` and their median. A fit that
+    leaves out sequences of weight 0 records those it reads, so that a
+    sequence it does not read changes no warning. With ``sources`` (the
+    source sequence of each, numbered from 0: prefixes cut from whole
+    sequences) the median is that of each source's shortest sequence, the
+    shortest the model was trained to answer from."""
+    estimator._max_fit_length = int(lengths.max())
+    if sources is not None:
+        shortest = np.full(int(sources.max()) + 1, lengths.max())
+        np.minimum.at(shortest, sources, lengths)
+        lengths = shortest
+    estimator._median_fit_length = float(np.median(lengths))
 
 
 def check_rows(estimator, shape, array="X"):

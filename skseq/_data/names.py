@@ -10,7 +10,7 @@ DataFrames is recorded and checked as one DataFrame is.
 import numpy as np
 from sklearn.utils.validation import _check_feature_names, _get_feature_names
 
-__all__ = ["check_same_names", "names_source", "shared_names"]
+__all__ = ["check_same_names", "distinct_texts", "names_source", "shared_names"]
 
 
 def _elements(X):
@@ -131,3 +131,23 @@ def names_source(estimator, X, *, reset):
     if not reset and hasattr(estimator, "feature_names_in_"):
         _check_feature_names(estimator, items[first], reset=False)
     return X
+
+
+def distinct_texts(values):
+    """Texts that tell ``values`` apart, for labels and legends: each value's
+    str, or its repr where another value has the same str (``1`` and ``"1"``
+    show as ``1`` and ``'1'``), followed by its position where even the reprs
+    coincide. Values that print differently keep their str."""
+    plain = [v.item() if isinstance(v, np.generic) else v for v in values]
+    texts = _distinct([str(v) for v in plain], [repr(v) for v in plain])
+    return _distinct(texts, [f"{text} ({i})" for i, text in enumerate(texts)])
+
+
+def _distinct(texts, fallbacks):
+    """``texts``, those that occur more than once replaced by their
+    ``fallbacks``."""
+    counts = {}
+    for text in texts:
+        counts[text] = counts.get(text, 0) + 1
+    return [fallback if counts[text] > 1 else text
+            for text, fallback in zip(texts, fallbacks, strict=True)]

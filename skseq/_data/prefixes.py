@@ -72,23 +72,3 @@ def prefix_sequences(seqs, n_prefixes):
     prefixes = Sequences(data=np.ascontiguousarray(seqs.data[rows]),
                          offsets=offsets, form="list")
     return prefixes, parent, mult / n_cols
-
-
-def class_weighted_groups(groups, weight, fit_weight):
-    """``groups`` (the prefixes' source sequences and their weights, or None)
-    with the class weights that ``fit_weight`` applies to ``weight``.
-
-    A sequence's weight within rounding (1e-12) of an integer is that integer:
-    read back from the prefixes' weights, or counted over their shares of
-    their sequences (``"balanced"``), a class weight of 1 (or any integer)
-    comes an ulp off, and an integer sample weight would no longer count its
-    sequence as that many copies."""
-    if groups is None or fit_weight is weight:
-        return groups
-    parent, group_weight = groups
-    factor = np.ones_like(group_weight)
-    factor[parent] = fit_weight / weight  # the weights of the fit: positive
-    weighted = group_weight * factor
-    whole = np.rint(weighted)
-    return parent, np.where(np.abs(weighted - whole) <= 1e-12 * whole, whole,
-                            weighted)

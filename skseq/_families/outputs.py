@@ -182,13 +182,15 @@ class CategoricalOutputs(Outputs):
     def fitted_attributes(self):
         return {"classes_": self.classes_}
 
-    def choose_alpha(self, U_rows, targets, weight, groups=None):
+    def choose_alpha(self, U_rows, targets, weight, groups=None, copy_weight=None):
         """``alpha="auto"``: the penalty of a linear read-out of the output
         networks' inputs (``skseq._families.penalty``); ``groups``, each row's
         group and the copies each group stands for, leaves groups out
-        together."""
+        together; ``copy_weight``, the rows' weights without their class
+        weights, counts the copies of a row without groups."""
         return choose_alpha_classes(U_rows, targets.values, weight,
-                                    *(() if groups is None else groups))
+                                    *((None, None) if groups is None else groups),
+                                    copy_weight=copy_weight)
 
     def shared_readout(self, U_rows, targets, weight, alpha):
         """Output weights every state can start from: one softmax read-out of

@@ -29,7 +29,9 @@ their log-likelihood's curvature:
   accuracy of 0.927 over 3 seeds, the measured curvature 0.941).
 
 Rows are weighted by their sequence's weight, so a weight equals a repeated
-sequence.
+sequence; a class weight multiplies it but counts no copies (a sample weight of
+2 and a class weight of 0.5 are two copies of weight 0.5, as repeating the
+sequence gives).
 """
 
 import numpy as np
@@ -64,12 +66,13 @@ def _best(errors):
     return int(np.flatnonzero(errors <= errors.min() * (1 + 1e-9))[0])
 
 
-def ridge_loo(X, Y, weight):
+def ridge_loo(X, Y, weight, copy_weight=None):
     """Leave-one-out squared error of ridge regression of ``Y`` on ``X``
     (with an unpenalised intercept) for every penalty in ``LAMBDAS``, a row of
     integer weight w counting as w copies (so that a weight equals
-    repetition), and the weighted residual variance of the fit on all rows."""
-    return loo_errors(*_centred_svd(X, Y, weight), weight)
+    repetition), and the weighted residual variance of the fit on all rows.
+    ``copy_weight`` as :func:`loo_errors` takes it."""
+    return loo_errors(*_centred_svd(X, Y, weight), weight, copy_weight=copy_weight)
 
 
 def _centred_svd(X, Y, weight):
@@ -87,11 +90,15 @@ def _centred_svd(X, Y, weight):
     return (Xc @ V) / np.sqrt(d2), d2, Yc
 
 
-def loo_errors(U, d2, Yc, weight, row_copies=None):
+def loo_errors(U, d2, Yc, weight, row_copies=None, copy_weight=None):
     """:func:`ridge_loo` from the weighted, centred rows' thin SVD ``U
     diag(sqrt(d2)) V^T`` and the weighted, centred targets ``Yc``; a row
     stands for at least ``row_copies`` copies (if given: a prefix of a
-    sequence of integer weight c, whose share of it is a fraction)."""
+    sequence of integer weight c, whose share of it is a fraction).
+    ``copy_weight``: the rows' weights that count copies, ``weight`` without
+    the class weights that multiply it (default ``weight``): a row of sample
+    weight 2 and class weight 3 stands for 2 copies of weight 3, as
+    repeating its sequence gives."""
     w = weight / weight.sum()
     # A row of weight w_i >= 1 stands for w_i copies: each is left out in
     # turn (the others stay), with the leverage of one copy, h_ii / w_i; a
@@ -100,7 +107,8 @@ def loo_errors(U, d2, Yc, weight, row_copies=None):
     copies = np.flatnonzero(weight > 0)
     Uc, Yk = U[copies], Yc[copies]
     shrink = d2[:, None] / (d2[:, None] + LAMBDAS)  # (rank, n_lambdas)
-    divisor = np.maximum(weight[copies], 1.0)
+    divisor = np.maximum((weight if copy_weight is None else copy_weight)[copies],
+                         1.0)
     if row_copies is not None:
         divisor = np.maximum(divisor, row_copies[copies])
     # every candidate's leverages in one product, fitted values in a few
@@ -174,12 +182,14 @@ def left_out_residuals(resid, U, shrink, weight, groups, copies):
     return moved
 
 
-def choose_alpha_classes(X, y, weight, groups=None, copies=None):
+def choose_alpha_classes(X, y, weight, groups=None, copies=None,
+                         copy_weight=None):
     """The output networks' penalty for classes ``y`` (indices) read from
     ``X`` (rows of positive ``weight``), and the leave-one-out error of every
     candidate (with ``groups``,
     the index of each row's group, and ``copies``, how many copies each group
-    stands for: the leave-group-out error, :func:`group_loo_errors`)."""
+    stands for: the leave-group-out error, :func:`group_loo_errors`;
+    ``copy_weight`` as :func:`loo_errors` takes it)."""
     from sklearn.linear_model import LogisticRegression  # slow to import
 
     present = np.unique(y)
@@ -189,11 +199,12 @@ def choose_alpha_classes(X, y, weight, groups=None, copies=None):
         # curvature
         y = np.searchsorted(present, y)
     if groups is None:
-        X, y, weight = _canonical(X, y, weight)
+        copy_weight = weight if copy_weight is None else copy_weight
+        X, y, weight, copy_weight = _canonical(X, y, weight, copy_weight)
     else:
         X, y, weight, groups = _canonical(X, y, weight, groups)
     Y = np.where(y[:, None] == np.arange(y.max() + 1), 1.0, -1.0)
-    errors = (ridge_loo(X, Y, weight)[0] if groups is None else
+    errors = (ridge_loo(X, Y, weight, copy_weight)[0] if groups is None else
               group_loo_errors(*_centred_svd(X, Y, weight), weight, groups, copies))
     lam = float(LAMBDAS[_best(errors)])
     if present.size < 2:  # one class: read out with certainty, curvature 0

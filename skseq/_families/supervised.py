@@ -48,7 +48,7 @@ def _thin_svd(Xs):
     return (vectors if n <= p else (Xs @ vectors) / np.sqrt(d2)), d2
 
 
-def ridge_cross_fitted(X, Y, weight, groups, copies):
+def ridge_cross_fitted(X, Y, weight, groups, copies, copy_weight=None):
     """Weighted ridge regression of ``Y`` on ``X`` (unpenalised intercept),
     its penalty chosen by exact leave-one-out error, and the cross-fitted
     predictions at every row.
@@ -65,6 +65,10 @@ def ridge_cross_fitted(X, Y, weight, groups, copies):
         A group of ``copies`` c >= 1 stands for c equal copies: one copy
         (the fraction 1/c of its weight) is left out, so that an integer
         weight equals repetition.
+    copy_weight : ndarray of shape (n_rows,), default=None
+        The rows' weights without their class weights, which count copies
+        in the choice of the penalty (``penalty.loo_errors``); default
+        ``weight``.
 
     Returns
     -------
@@ -83,7 +87,8 @@ def ridge_cross_fitted(X, Y, weight, groups, copies):
     SY = (Y - ymean) * s[:, None]
     index = np.unique(groups, return_inverse=True)[1]  # copies: by sorted label
     lam = float(LAMBDAS[_best(loo_errors(
-        U, d2, SY, weight, np.asarray(copies, dtype=float)[index])[0])])
+        U, d2, SY, weight, np.asarray(copies, dtype=float)[index],
+        copy_weight)[0])])
     # V diag(d / (d2 + lam)) U^T SY, with V diag(d) = Xs^T U
     coef = Xs.T @ (U @ ((U.T @ SY) / (d2 + lam)[:, None]))
     fitted = X @ coef + (ymean - mean @ coef)
@@ -173,7 +178,8 @@ def append_axes(representation, axes):
 
 
 def read_out(representation, seqs, targets, weight, groups=None,
-             group_weight=None, n_jobs=None, sampled=None, means=None):
+             group_weight=None, n_jobs=None, sampled=None, means=None,
+             copy_weight=None):
     """The ridge read-out's decision columns of a summary representation's
     indicators (it reads no projection: it may run while that is fitted):
     ``(rows, columns, offset, values)``, the rows (indices into
@@ -183,7 +189,9 @@ def read_out(representation, seqs, targets, weight, groups=None,
     ``targets.values`` are class indices; ``weight`` the per-sequence weights
     (positive: a fit leaves out the sequences of weight 0);
     ``groups`` the group of each sequence (default: each its own) and
-    ``group_weight`` its weight as a number of copies (default: ``weight``);
+    ``group_weight`` its weight as a number of copies (default:
+    ``copy_weight``, ``weight`` without class weights, which count no copies;
+    default ``weight``);
     ``n_jobs`` threads walk the rows (the same values bit for bit);
     ``sampled``: the projection's sample walk, read where it holds the rows
     (the representation's ``indicator_means``); ``means(steps)``: the
@@ -193,7 +201,8 @@ def read_out(representation, seqs, targets, weight, groups=None,
     """
     seq_of = seqs.sequence_of(targets.steps)
     groups = np.arange(seqs.n_sequences) if groups is None else groups
-    group_weight = weight if group_weight is None else group_weight
+    copy_weight = weight if copy_weight is None else copy_weight
+    group_weight = copy_weight if group_weight is None else group_weight
     rows = np.arange(seq_of.size)
     if rows.size > MAX_ROWS:  # a sample of whole groups
         _, group_index = np.unique(groups[seq_of[rows]], return_inverse=True)
@@ -226,7 +235,8 @@ def read_out(representation, seqs, targets, weight, groups=None,
         Y = Y[:, 1:]
     first = np.unique(g, return_index=True)[1]
     coef, intercept, cross, _ = ridge_cross_fitted(
-        Xs, Y, row_weight, g, copies_of(group_weight[groups[seq_of[rows]]][first]))
+        Xs, Y, row_weight, g, copies_of(group_weight[groups[seq_of[rows]]][first]),
+        copy_weight[seq_of[rows]])
     # columns of unit spread over the cross-fitted values
     spread = _weighted_std(cross, row_weight)
     if np.any(spread <= 1e-12):

@@ -78,6 +78,28 @@ def _check_lengths(min_length, max_length):
     return min_length, max_length
 
 
+# all_strings and make_tomita_exhaustive list every string they return, so the
+# count doubles with each unit of max_length; about 0.5 kB a string once one-hot
+# encoded keeps the largest allowed corpus near 2 GB.
+_MAX_STRINGS = 2**22
+
+
+def _check_n_strings(min_length, max_length):
+    """Refuse length ranges with more than ``_MAX_STRINGS`` binary strings."""
+    if max_length < 63:
+        n_strings = 2 ** (max_length + 1) - 2**min_length
+        if n_strings <= _MAX_STRINGS:
+            return
+        n_strings = f"{n_strings:,}"
+    else:  # not worth building a huge integer to refuse it
+        n_strings = f"2**{max_length + 1} - 2**{min_length}"
+    raise ValueError(
+        f"max_length={max_length} (with min_length={min_length}) would make "
+        f"{n_strings} strings; the limit is {_MAX_STRINGS:,} strings "
+        "(max_length <= 21 with min_length=1)."
+    )
+
+
 def _as_binary_string(string):
     """Return `string` as a str of '0'/'1', validating every symbol."""
     if isinstance(string, str):
@@ -291,6 +313,14 @@ def all_strings(max_length, min_length=1):
         All strings over {0, 1} with ``min_length <= len <= max_length``,
         ordered by length, then lexicographically.
 
+    Raises
+    ------
+    ValueError
+        If the range holds more than 4,194,304 (``2**22``) strings, the
+        limit that keeps memory in hand: ``max_length`` is at most 21 with
+        ``min_length=1``. There are ``2**(max_length + 1) - 2**min_length``
+        strings in the range.
+
     Examples
     --------
     >>> from skseq.datasets import all_strings
@@ -300,6 +330,7 @@ def all_strings(max_length, min_length=1):
     8190
     """
     min_length, max_length = _check_lengths(min_length, max_length)
+    _check_n_strings(min_length, max_length)
     return [
         "".join(chars)
         for length in range(min_length, max_length + 1)
@@ -397,6 +428,14 @@ def make_tomita_exhaustive(grammar, max_length=12, min_length=1, return_strings=
         1 if the string is accepted by the grammar, else 0.
     strings : list of str
         The strings; only returned if `return_strings` is True.
+
+    Raises
+    ------
+    ValueError
+        If the range holds more than 4,194,304 (``2**22``) strings, as in
+        `all_strings`: ``max_length`` is at most 21 with ``min_length=1``.
+        The one-hot arrays take about 0.5 kB a string, about 2 GB at the
+        limit.
 
     Examples
     --------
