@@ -177,6 +177,19 @@ def append_axes(representation, axes):
     return rows, values
 
 
+def _rows_of_groups(row_groups):
+    """All the rows, or beyond ``MAX_ROWS`` those of whole groups drawn at
+    random (a fixed draw) while they fit in it."""
+    rows = np.arange(row_groups.size)
+    if rows.size <= MAX_ROWS:
+        return rows
+    _, group_index = np.unique(row_groups, return_inverse=True)
+    order = np.random.RandomState(0).permutation(group_index.max() + 1)
+    size = np.bincount(group_index)[order]
+    chosen = order[np.cumsum(size) <= MAX_ROWS]
+    return rows[np.isin(group_index, chosen)]
+
+
 def read_out(representation, seqs, targets, weight, groups=None,
              group_weight=None, n_jobs=None, sampled=None, means=None,
              copy_weight=None):
@@ -203,13 +216,7 @@ def read_out(representation, seqs, targets, weight, groups=None,
     groups = np.arange(seqs.n_sequences) if groups is None else groups
     copy_weight = weight if copy_weight is None else copy_weight
     group_weight = copy_weight if group_weight is None else group_weight
-    rows = np.arange(seq_of.size)
-    if rows.size > MAX_ROWS:  # a sample of whole groups
-        _, group_index = np.unique(groups[seq_of[rows]], return_inverse=True)
-        order = np.random.RandomState(0).permutation(group_index.max() + 1)
-        size = np.bincount(group_index)[order]
-        chosen = order[np.cumsum(size) <= MAX_ROWS]
-        rows = rows[np.isin(group_index, chosen)]
+    rows = _rows_of_groups(groups[seq_of])
     g = groups[seq_of[rows]]
     _, g = np.unique(g, return_inverse=True)
     # the classes the rows hold: a class absent from them (its sequences all
