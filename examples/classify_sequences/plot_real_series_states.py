@@ -21,6 +21,7 @@ import numpy as np
 
 from skseq import IOHMMClassifier
 from skseq.datasets import load_italy_power_demand
+from skseq.exceptions import InputHintWarning
 from skseq.plotting import plot_state_proba
 
 X, y = load_italy_power_demand("train")
@@ -43,7 +44,7 @@ fig, axes = plt.subplots(3, 2, figsize=(10, 7), sharex=True)
 for col, d in enumerate(days):
     x = X_test[d]
     with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="X's sequences are much shorter")
+        warnings.simplefilter("ignore", InputHintWarning)
         p_summer = [clf.predict_proba([x[:t]])[0, 1] for t in hours]
     axes[0, col].plot(hours, x[:, 0], color="black")
     axes[0, col].set_title(f"test day {d} (class {y_test[d]})")

@@ -31,9 +31,33 @@ __all__ = ["InputHintWarning", "check_rows", "check_sequences", "mark_laid_out",
 
 
 class InputHintWarning(UserWarning):
-    """How X was read, where it looks given in a mistaken form (a table of
-    univariate series, channels first, sequences far shorter than the fit's):
-    the hints of :func:`validate_sequences`."""
+    """How ``X`` was read, where it looks given in a mistaken form.
+
+    Raised by ``fit`` for a 2-D table that looks like univariate series, a
+    3-D array that looks channels-first, or a list of equal-length Python
+    lists, and by ``predict`` for sequences much shorter than the training
+    ones or a 2-D table given to a model fitted on longer sequences. The
+    message says how the input was read and how to pass it otherwise. A
+    subclass of ``UserWarning``, public as ``skseq.exceptions.InputHintWarning``.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> from skseq import IOHMMClassifier
+    >>> from skseq.exceptions import InputHintWarning
+    >>> rng = np.random.RandomState(0)
+    >>> X = [rng.normal(size=(40, 1)) for _ in range(20)]
+    >>> y = [0, 1] * 10
+    >>> clf = IOHMMClassifier(features="raw", random_state=0).fit(X, y)
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("error", InputHintWarning)
+    ...     try:
+    ...         clf.predict([x[:3] for x in X])
+    ...     except InputHintWarning as hint:
+    ...         print("much shorter" in str(hint))
+    True
+    """
 
 
 # Predicting on sequences whose median length is this many times shorter than
