@@ -343,15 +343,17 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
                 self.representation_, seqs, targets.steps, read, self.n_jobs)
         else:
             representation = self._make_representation(features)
+            copy_weight, groups = copies
             # the sample weights, which count copies (None if all 1); class
             # weights, which count none, weigh the supervised read-out only
             weighed = (None if sample_weight is None else
-                       weight if copies[0] is None else copies[0])
-            if copies[1] is not None and weighed is not None:
+                       weight if copy_weight is None else copy_weight)
+            if groups is not None and weighed is not None:
                 # prefixes weigh their sequence's weight (not their share of
                 # it): an integer weight repeats every prefix, as repeating
                 # the sequence does (shares alone count each prefix once)
-                weighed = copies[1][1][copies[1][0]]
+                parent, group_weight = groups
+                weighed = group_weight[parent]
             with refuse_out_of_memory(self, features, seqs.data.shape[0]):
                 if getattr(representation, "supervised", False):
                     # the supervised axes read the indicators only: beside the
@@ -375,9 +377,10 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
         fitted, or None if it gets none (``copies`` as for :meth:`_alpha`;
         ``sampled`` as for ``read_out``)."""
         if self._supervises(representation, targets):
+            copy_weight, groups = copies
             return read_out(representation, seqs, targets, weight,
-                            *(copies[1] or (None, None)), n_jobs=self.n_jobs,
-                            sampled=sampled, copy_weight=copies[0])
+                            *(groups or (None, None)), n_jobs=self.n_jobs,
+                            sampled=sampled, copy_weight=copy_weight)
         return None
 
     def _supervises(self, representation, targets):
