@@ -103,8 +103,9 @@ at the training sequences (`skseq._families.supervised`).
 When this was measured, before ItalyPowerDemand's rows were refitted (seed
 2's penalty had depended on the order of the training series), the default
 on ItalyPowerDemand had moved by less than its spread from the former
-default (0.955 to 0.953) and trailed MiniRocket there by 0.012, and the mean over the four sets fell from
-0.945 to 0.941 (MiniRocket 0.953). The tables above hold the refitted rows.
+default (0.955 to 0.953) and trailed MiniRocket there by 0.012, and the
+mean over the four sets fell from 0.945 to 0.941 (MiniRocket 0.953). The
+tables above hold the refitted rows.
 
 ### The penalty
 
