@@ -280,9 +280,10 @@ This profile predates the last changes below; the table's times do not.
 
 ### The speed-ups so far
 
-- **Before them**, profiled on ArrowHead (cProfile, one thread): the bias
-  thresholds 0.22 s, the randomized SVD 0.10 s, the two prefix walks 0.06 s,
-  the solver 0.05 s; `alpha="auto"` and the restarts under 0.05 s.
+- **Before the next two changes**, profiled on ArrowHead (cProfile, one
+  thread): the bias thresholds 0.22 s, the randomized SVD 0.10 s, the two
+  prefix walks 0.06 s, the solver 0.05 s; `alpha="auto"` and the restarts
+  under 0.05 s.
 - **The thresholds** are computed a dilation at a time (the convolution's
   values stay in the cache) and selected column by column, on threads with
   `n_jobs`: the same thresholds bit for bit, about half their time. They are
@@ -294,10 +295,10 @@ This profile predates the last changes below; the table's times do not.
   panel (results/shape_validation.md, `projection_dtype`).
 - **The last changes** (the read-out's walk, the thresholds' kernel, the
   channels drawn in one call, the squared deviations of the sample written
-  in place): 1.05-1.07x (ItalyPowerDemand), 1.13-1.14x (ArrowHead),
-  1.22-1.24x (BasicMotions) and 1.14-1.15x (PLAID) faster (two runs, each the
-  median of 15 interleaved pairs of fits in one process, 7 on PLAID; one
-  thread, a shared machine).
+  in place) fit the same model bit for bit, 1.05-1.07x (ItalyPowerDemand),
+  1.13-1.14x (ArrowHead), 1.22-1.24x (BasicMotions) and 1.14-1.15x (PLAID)
+  faster (two runs, each the median of 15 interleaved pairs of fits in one
+  process, 7 on PLAID; one thread, a shared machine).
 - **The last speed-up**, the projection's sample standardized in one compiled
   pass (`skseq._kernels.standardize`), was measured against the code before
   it on the same machine, the two refits alternating: median 4.8x and 4.7x
