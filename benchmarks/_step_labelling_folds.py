@@ -127,21 +127,25 @@ def folds_section(saved):
         return _mean(first, key) - _mean(first, base)
 
     lines = [
-        "## Three quarters of the training recordings", "",
+        "### Three quarters of the training recordings", "",
         "Measured by `python benchmarks/bench_step_labelling_folds.py`. The "
         "halves fit every model on half of the training recordings, so they "
         "cannot show what pays only with more data. Here each class's training "
         "recordings are dealt into 4 folds; each fold in turn gives the test "
         "sessions and the other three the training sessions (BasicMotions, 4 "
-        "folds of 3 seeds a round; the test recordings are not read). Three "
-        "rounds, each with a rule fixed before its run. The first two: a "
+        "folds of 3 seeds a round; the test recordings are not read).", "",
+        "**The rules.** Three "
+        "rounds, each with a rule fixed before its run:", "",
+        "- the first two: a "
         "candidate passes if its mean causal accuracy is at least the "
         "default's + 0.003, its causal boundary F1 at least the default's - "
         "0.01 and its fit time at most the peer's, PLAID only for a candidate "
-        "that meets that. The third, written after the second and run on new "
+        "that meets that;",
+        "- the third, written after the second and run on new "
         "constructions (seeds 3-5): causal accuracy at least the default's + "
         "0.003 and the peer's, boundary F1 at least the peer's, fit time at "
-        "most the peer's. *Choice on a quarter held out* is the default whose "
+        "most the peer's.", "",
+        "*Choice on a quarter held out* is the default whose "
         "own choice of window and representation is made on a quarter of its "
         "sessions instead of a half. Cells: mean (min-max) over the folds; "
         "windows: those the fits used.", ""]
@@ -166,7 +170,7 @@ def folds_section(saved):
         "on the third round's constructions. The default against the peer "
         f"over the {n} constructions of the first and third rounds: "
         f"{accuracy}, and {f1}. On the training recordings the two are level "
-        "in accuracy. On the test sessions (first section) the ten "
+        "in accuracy. On the test sessions (the first tables) the ten "
         "constructions share the same 40 test recordings, and the default is "
         "behind there by more than these constructions show.", ""]
     return lines

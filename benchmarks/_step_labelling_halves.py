@@ -34,22 +34,24 @@ def _mean_range(values, digits=4):
 def window_section(results):
     """The section written from ``bench_step_labelling_window.py``'s results
     (training halves only)."""
-    lines = ["## The window, chosen with the chain (training halves)", "",
+    lines = ["### The window, chosen with the chain (training halves)", "",
              "Measured by `python benchmarks/bench_step_labelling_window.py` on "
              "sessions built from halves of the official training recordings "
              "only (the `--tuning` construction; the test sessions above were "
-             "not used): `HybridHMMClassifier(window=w)` fitted once per window "
+             "not used).", "",
+             "- `HybridHMMClassifier(window=w)` fitted once per window "
              "and predicting at every `likelihood_scale`, and the same model "
-             "with one state per label and no transitions at the same window. "
-             "`auto` is `window='auto'` with `likelihood_scale='auto'` (the "
+             "with one state per label and no transitions at the same window.",
+             "- `auto` is `window='auto'` with `likelihood_scale='auto'` (the "
              "window, 8 or 32, and the scale, 0.35 to 1.0, with which the "
              "chain labels more held-out training steps; the scale column "
-             "gives the scales chosen). The default, `window='auto'` at a "
-             "scale of 0.5, chose 8 steps on every BasicMotions split and 32 on "
-             "every PLAID one: its figures are those rows' at 0.5. Rows "
-             "`8+32 (w)` combine the two windows' classifiers instead of "
+             "gives the scales chosen).",
+             "- The default, `window='auto'` at a scale of 0.5, chose 8 steps "
+             "on every BasicMotions split and 32 on every PLAID one: its "
+             "figures are those rows' at 0.5.",
+             "- Rows `8+32 (w)` combine the two windows' classifiers instead of "
              "choosing one: the chain filters the weighted product of their "
-             "posteriors, weight w on the 8-step one (fit time: both fits). "
+             "posteriors, weight w on the 8-step one (fit time: both fits).", "",
              "Cells: mean (min-max) "
              "over the seeds; chain − alone: the causal accuracy of the chain "
              "minus that of the same model without transitions.", ""]
@@ -114,27 +116,32 @@ def multiscale_section(results):
     """The section written from ``bench_step_labelling.py --tuning``'s
     results: the default against the representation read at two scales, on
     the seeds that compare them and on those that confirm the comparison."""
-    lines = ["## Two scales in one classifier (training halves)", "",
+    lines = ["### Two scales in one classifier (training halves)", "",
              "Measured by `python benchmarks/bench_step_labelling.py --tuning "
              "--seeds 6 --no-crf` on sessions built from halves of the official "
              "training recordings only (the construction of the previous "
              "section; the test sessions above were not used), all rows in one "
-             "run. `features='multiscale'` fits one per-step classifier, once, "
+             "run.", "",
+             "- `features='multiscale'` fits one per-step classifier, once, "
              "on the raw values of each of the last 8 steps and the summaries "
              "(mean, maximum, minimum, standard deviation) over the last 8 and "
              "32 steps, with no choice on held-out training sessions; the "
              "default chooses between raw lags and summaries, and between 8 "
-             "and 32 steps, on held-out halves and refits. With "
+             "and 32 steps, on held-out halves and refits.",
+             "- With "
              "`likelihood_scale='auto'` the scale (0.35 to 1.0) is chosen on a "
              "held-out half, which costs one more fit of the classifier on "
-             "half the sessions (the scale column gives the scales chosen). "
-             "Each model is compared with itself without transitions (one "
+             "half the sessions (the scale column gives the scales chosen).",
+             "- Each model is compared with itself without transitions (one "
              "state per label, `transitions='none'`): chain − alone is the "
-             "difference of their causal accuracies. Errors: the wrong causal "
+             "difference of their causal accuracies.",
+             "- Errors: the wrong causal "
              "labels in the first 10 steps after each true change of label and "
              "elsewhere, summed over the seeds, of the model and (in brackets) "
-             "of the same without transitions. Cells: mean (min-max) "
-             "over the seeds; fit times within one run of a shared machine. "
+             "of the same without transitions.", "",
+             "Cells: mean (min-max) "
+             "over the seeds; fit times within one run of a shared machine.", "",
+             "**The rule.** "
              "A candidate was to become the default only if, on seeds 0-2 of "
              "both sets, it labelled at least as many steps correctly as the "
              "default, its chain at least as many as itself without "
@@ -162,19 +169,23 @@ def multiscale_section(results):
 def decisions_section(results):
     """The paragraph and table written from
     ``bench_step_labelling_decisions.py``'s results (training halves only)."""
-    lines = ["**Switching sooner, at the decision** (training halves). Measured by "
+    lines = ["### Switching sooner, at the decision (training halves)", "",
+             "Measured by "
              "`python benchmarks/bench_step_labelling_decisions.py` on sessions "
              "built from halves of the official training recordings only (the "
-             "test sessions above were not used), on the fitted default: "
-             "*switch x m* multiplies every transition between two labels by m "
+             "test sessions above were not used), on the fitted default:", "",
+             "- *switch x m* multiplies every transition between two labels by m "
              "(rows renormalised), which lowers the evidence a switch needs by "
-             "about log(m); *current x β* takes the label that maximises the "
+             "about log(m);",
+             "- *current x β* takes the label that maximises the "
              "filtered log posterior plus β times the classifier's current log "
              "likelihood ratio, the current step's evidence counted again at the "
-             "decision only. A candidate would have been proposed if its causal "
+             "decision only.", "",
+             "**The rule** (fixed before the runs). A candidate would have been "
+             "proposed if its causal "
              "accuracy were at least the default's + 0.003 on BasicMotions and "
              "the default's - 0.002 on PLAID, with a causal boundary F1 at least "
-             "the default's - 0.01 on both (a rule fixed before the runs). Cells: "
+             "the default's - 0.01 on both. Cells: "
              "mean causal accuracy / causal boundary F1 over the seeds.", ""]
     sets = per_dataset(results)
     header = ["decision", "scale"] + [
@@ -256,28 +267,34 @@ def classifiers_section(results, test=None):
     """The paragraph and table written from
     ``bench_step_labelling_classifiers.py``'s results on the training halves,
     and its confirmation on the test sessions (``test``) if run."""
-    lines = ["**Other per-step classifiers** (training halves). Measured by "
+    lines = ["### Other per-step classifiers (training halves)", "",
+             "Measured by "
              "`python benchmarks/bench_step_labelling_classifiers.py` on sessions "
              "built from halves of the official training recordings only, each "
-             "with the default's gradient-boosted trees and chain: *kernels 8* "
+             "with the default's gradient-boosted trees and chain:", "",
+             "- *kernels 8* "
              "and *kernels 16*, MiniRocket's causal dilated kernels' indicators "
              "pooled over a trailing window (dilations 1 and 2 over 8 steps; 1, "
-             "2 and 4 over 16 steps) beside the summaries of the last 8 steps; "
-             "*both views*, the default and a second classifier on the other "
+             "2 and 4 over 16 steps) beside the summaries of the last 8 steps;",
+             "- *both views*, the default and a second classifier on the other "
              "view (raw lags or summaries) at the same window, the chain "
              "filtering the mean of their posteriors (at the default's scale, "
-             "then at 0.7 and 1.0, fixed after the first was measured); *all 32 "
+             "then at 0.7 and 1.0, fixed after the first was measured);",
+             "- *all 32 "
              "lags*, the raw values of each of the last 32 steps (what the "
-             "gradient-boosting peer reads), at the default's scale and at 1.0. "
-             "The rule, fixed before the runs: a candidate passes if its causal "
+             "gradient-boosting peer reads), at the default's scale and at 1.0.",
+             "",
+             "**The rule** (fixed before the runs). A candidate passes if its causal "
              "accuracy is at least the default's + 0.003 on BasicMotions and the "
              "default's - 0.002 on PLAID, its causal boundary F1 at least the "
              "default's - 0.01 on both, and it fits no slower than gradient "
              "boosting on the last 32 steps (for both views at 0.7 and 1.0, "
-             "fit time judged on the test sessions instead, where the bars "
-             "are); PLAID runs only the candidates that meet BasicMotions' "
+             "fit time judged on the test sessions instead, where the first "
+             "tables' checks are made). PLAID runs only the candidates that "
+             "meet BasicMotions' "
              "part, and a candidate that passes is confirmed on the test "
-             "sessions before any change of the default. Cells: mean (min-max) "
+             "sessions before any change of the default.", "",
+             "Cells: mean (min-max) "
              "over the seeds; fit times include building the features.", ""]
     lines += _candidate_tables(results, CLASSIFIER_ROWS)
     lines += [_classifiers_verdict(results, CLASSIFIER_CANDIDATES), ""]
@@ -321,15 +338,20 @@ ESTIMATOR_ROWS = [
 def estimators_section(results):
     """The paragraph and table written from
     ``bench_step_labelling_classifiers.py --estimators``."""
-    lines = ["**Other per-step estimators** (training halves). Measured by "
+    lines = ["### Other per-step estimators (training halves)", "",
+             "Measured by "
              "`python benchmarks/bench_step_labelling_classifiers.py "
              "--estimators`: `HybridHMMClassifier(estimator=...)` with every "
-             "other option the default's, for a neural per-step classifier "
+             "other option the default's, for", "",
+             "- a neural per-step classifier "
              "(scikit-learn's `MLPClassifier`, 128 hidden units, early "
-             "stopping, on standardised inputs) and `ExtraTreesClassifier` "
-             "(200 trees, at least 2 steps a leaf); then, fixed after that "
+             "stopping, on standardised inputs);",
+             "- `ExtraTreesClassifier` "
+             "(200 trees, at least 2 steps a leaf);",
+             "- then, fixed after that "
              "run and before its own, the extra trees at the scale 1.0 and at "
-             "the scale chosen in fit (`likelihood_scale=\"auto\"`). The rule is "
+             "the scale chosen in fit (`likelihood_scale=\"auto\"`).", "",
+             "The rule is "
              "that of the classifiers above, fit time included. Cells: mean "
              "(min-max) over the seeds.", ""]
     lines += _candidate_tables(results, ESTIMATOR_ROWS)
@@ -435,13 +457,14 @@ def _test_verdict(test):
     default, candidate = _bars_met(test, "default"), _bars_met(test, key)
     kept = default <= candidate and len(candidate) > len(default)
     return ("The candidate against the default and the peer: " + "; ".join(parts)
-            + ". It would replace the default only if it kept every bar the "
-            "default meets (causal accuracy and boundary F1 at least the peer's, "
+            + ". It would replace the default only if it passed every check the "
+            "default passes (causal accuracy and boundary F1 at least the peer's, "
             "the chain at least as accurate as without transitions, fit no "
-            "slower than the peer, per set) and met more: "
-            + (f"it does ({len(candidate)} bars against {len(default)})." if kept
-               else f"it does not (the default meets {len(default)} of these "
-               f"bars, the candidate {len(candidate)}); the "
+            "slower than the peer, per set) and passed more: "
+            + (f"it does ({len(candidate)} checks against {len(default)})."
+               if kept
+               else f"it does not (the default passes {len(default)} of these "
+               f"checks, the candidate {len(candidate)}); the "
                "default is unchanged."))
 
 
@@ -474,22 +497,27 @@ def global_chain_section(saved):
     """The paragraph and table written from
     ``bench_step_labelling_global.py``'s results on the training halves."""
     results, checks = saved["results"], saved["checks"]
-    lines = ["**The chain trained by its causal objective** (training halves). "
+    lines = ["### The chain trained by its causal objective (training halves)",
+             "",
              "Measured by `python benchmarks/bench_step_labelling_global.py`: "
              "the default's classifier, and a chain whose parameters maximise "
              "the causal filter's log-probability of the true label at every "
              "step (Bengio, De Mori, Flammia & Kompe 1992, for what follows the "
              "classifier) on the posteriors of held-out training sessions (a "
              "classifier at the default's window and view fitted on a random "
-             "half, scored on the other): *global chain*, a scale and a bias "
-             "per label and the whole transition matrix; *global scale*, one "
-             "scale and the counted chain. Both start at the default's chain "
+             "half, scored on the other):", "",
+             "- *global chain*, a scale and a bias "
+             "per label and the whole transition matrix;",
+             "- *global scale*, one "
+             "scale and the counted chain.", "",
+             "Both start at the default's chain "
              "with a ridge penalty of 0.01 toward it, and are fitted by L-BFGS "
              "on the exact gradient (largest difference from central "
              f"differences {max(v for k, v in checks.items() if 'gradient' in k):.0e}; "
              "the filter against a sum over every state path "
-             f"{checks['filter error (brute force)']:.0e}). The rule, fixed "
-             "before the runs: causal accuracy at least the default's + 0.003 "
+             f"{checks['filter error (brute force)']:.0e}).", "",
+             "**The rule** (fixed "
+             "before the runs): causal accuracy at least the default's + 0.003 "
              "on BasicMotions and the default's - 0.002 on PLAID, causal "
              "boundary F1 at least the default's - 0.01 on both; PLAID only "
              "for a candidate that meets BasicMotions' part. Cells: mean "
