@@ -243,7 +243,8 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
                 and hasattr(self.outputs_, "shared_readout"))
 
     def _validate_X(self, X, reset):
-        return validate_sequences(self, X, reset=reset)
+        # the fit records the lengths of the sequences it reads
+        return validate_sequences(self, X, reset=reset, record_lengths=False)
 
     # -- fitting -------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
@@ -415,6 +416,7 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
         if not keep.all():
             y = _safe_indexing(y, np.flatnonzero(keep))
             copies = copies.kept(keep)  # the sources left, numbered as without
+        # the training lengths, once: those of the sequences read
         record_fit_lengths(self, seqs.lengths, copies.parent)
         n = self._n_chain_states()
         # before the n x n mask: it and at least one n x n transition matrix
