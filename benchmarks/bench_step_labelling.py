@@ -175,13 +175,20 @@ def errors_near_changes(pred, truth):
     return {"after_change": near, "elsewhere": wrong - near}
 
 
+def class_permutations(y, rng):
+    """Each class's recordings (indices into ``y``), permuted, class by class
+    in sorted order: the draw the training halves here and the folds of
+    ``bench_step_labelling_folds`` split."""
+    y = np.asarray(y)
+    return [rng.permutation(np.flatnonzero(y == c)) for c in np.unique(y)]
+
+
 def training_halves(X, y, rng):
     """The training recordings split in two halves by recording, stratified by
     class: sessions for tuning that never read the test recordings."""
     y = np.asarray(y)
     first, second = [], []
-    for c in np.unique(y):
-        index = rng.permutation(np.flatnonzero(y == c))
+    for index in class_permutations(y, rng):
         first += list(index[: len(index) // 2])
         second += list(index[len(index) // 2:])
     return ([X[i] for i in first], y[first], [X[i] for i in second], y[second])

@@ -47,7 +47,7 @@ import json
 import _ucr
 import numpy as np
 from _step_labelling_folds import FOLDS_JSON, ROUNDS, meeting_basicmotions
-from bench_step_labelling import make_sessions, scores
+from bench_step_labelling import class_permutations, make_sessions, scores
 from bench_step_labelling_classifiers import peer_row, timed_fit
 from threadpoolctl import threadpool_limits
 
@@ -69,11 +69,10 @@ PARAMS = {"default": {}, "default alone": ALONE,
 
 def folds(y, rng):
     """The fold (0 to N_FOLDS - 1) of every recording: each class's
-    recordings, permuted, dealt in turn."""
-    y = np.asarray(y)
-    fold = np.empty(y.shape[0], dtype=int)
-    for c in np.unique(y):
-        index = rng.permutation(np.flatnonzero(y == c))
+    recordings, permuted (as the training halves of ``bench_step_labelling``
+    draw them), dealt in turn."""
+    fold = np.empty(len(y), dtype=int)
+    for index in class_permutations(y, rng):
         fold[index] = np.arange(index.shape[0]) % N_FOLDS
     return fold
 

@@ -59,7 +59,7 @@ from ._data.warm import (
     refuse_warm_targets,
     warm_targets,
 )
-from ._data.weights import weighted_only
+from ._data.weights import CopyWeights, weighted_only
 from ._families.layers import LAYERS
 from ._families.outputs import OUTPUTS
 from ._families.penalty import MAX_ALPHA, RAW_ALPHA
@@ -76,6 +76,8 @@ from ._kernels._parallel import one_blas_thread
 
 # n_init="auto": restarts * steps per fit is about this, within [5, 50] restarts.
 _AUTO_RESTART_STEPS = 100_000
+# the copies of whole sequences (no prefixes), their weights counted by the fit
+_WHOLE = CopyWeights()
 
 
 def _looks_scaled(n_steps, mean, std):
@@ -210,7 +212,7 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
             return 1
         return int(np.clip(_AUTO_RESTART_STEPS // max(n_steps, 1), 5, 50))
 
-    def _alpha(self, features, U_rows, seqs, targets, weight, copies=(None, None)):
+    def _alpha(self, features, U_rows, seqs, targets, weight, copies):
         """The penalty of this fit: ``alpha``, or with ``alpha="auto"`` the one
         a linear read-out of the output networks' inputs validates best on
         representations whose output networks read a whole-sequence summary
@@ -219,18 +221,17 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
         steps are not independent draws to leave out one by one), the weak
         prior near-deterministic transitions need. A fit on the prefixes of
         its sequences (``IOHMMClassifier(n_prefixes=...)``) leaves the prefixes
-        of one sequence out together. ``copies``: ``weight`` without class
-        weights (None: the same), and the groups of prefixes (the sequence each
-        row's sequence was cut from, and their sample weights) or None."""
+        of one sequence out together. ``copies``: the weights that count copies
+        (:class:`~skseq._data.weights.CopyWeights`)."""
         if self.alpha != "auto":
             return self.alpha
         if features == "raw" or targets.step_level:
             return RAW_ALPHA
         seq_of = seqs.sequence_of(targets.steps)
-        copy_weight, groups = copies
-        given = {} if copy_weight is None else {"copy_weight": copy_weight[seq_of]}
-        if groups is not None:  # prefixes of one sequence are left out together
-            given["groups"] = (groups[0][seq_of], copies_of(groups[1]))
+        given = ({} if copies.weight is None
+                 else {"copy_weight": copies.weight[seq_of]})
+        if copies.parent is not None:  # prefixes of one sequence leave together
+            given["groups"] = (copies.parent[seq_of], copies_of(copies.parent_weight))
         return self.outputs_.choose_alpha(U_rows, targets, weight[seq_of], **given)[0]
 
     def _starts_shared(self, features, targets):
@@ -242,7 +243,8 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
                 and hasattr(self.outputs_, "shared_readout"))
 
     def _validate_X(self, X, reset):
-        return validate_sequences(self, X, reset=reset)
+        # the fit records the lengths of the sequences it reads
+        return validate_sequences(self, X, reset=reset, record_lengths=False)
 
     # -- fitting -------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
@@ -294,8 +296,8 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
         """Whether this fit continues from the fitted parameters."""
         return self.warm_start and hasattr(self, "converged_")
 
-    def _fit(self, seqs, y, sample_weight, groups=None):
-        problem, setup = self._build_problem(seqs, y, sample_weight, groups)
+    def _fit(self, seqs, y, sample_weight, copies=_WHOLE):
+        problem, setup = self._build_problem(seqs, y, sample_weight, copies)
         thetas0 = self._draw_starts(problem, setup)
         best, objectives = self._run_solver(problem, thetas0, setup.n_init)
         self._store_best(problem, setup, best, objectives)
@@ -330,7 +332,7 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
         return resolve(self.features, seqs, targets.step_level)
 
     def _represent(self, seqs, targets, sample_weight, weight, rng, features,
-                   copies=(None, None)):
+                   copies):
         """The input representation ``features`` gives (a name or an object,
         fitted anew as its name or clone) and its name, or the fitted one for
         a warm start (``features`` None), and what the networks see through it
@@ -343,17 +345,12 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
                 self.representation_, seqs, targets.steps, read, self.n_jobs)
         else:
             representation = self._make_representation(features)
-            copy_weight, groups = copies
             # the sample weights, which count copies (None if all 1); class
-            # weights, which count none, weigh the supervised read-out only
-            weighed = (None if sample_weight is None else
-                       weight if copy_weight is None else copy_weight)
-            if groups is not None and weighed is not None:
-                # prefixes weigh their sequence's weight (not their share of
-                # it): an integer weight repeats every prefix, as repeating
-                # the sequence does (shares alone count each prefix once)
-                parent, group_weight = groups
-                weighed = group_weight[parent]
+            # weights, which count none, weigh the supervised read-out only;
+            # prefixes weigh their sequence's weight (not their share of it):
+            # an integer weight repeats every prefix, as repeating the
+            # sequence does (shares alone count each prefix once)
+            weighed = None if sample_weight is None else copies.of(weight)
             with refuse_out_of_memory(self, features, seqs.data.shape[0]):
                 if getattr(representation, "supervised", False):
                     # the supervised axes read the indicators only: beside the
@@ -377,10 +374,9 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
         fitted, or None if it gets none (``copies`` as for :meth:`_alpha`;
         ``sampled`` as for ``read_out``)."""
         if self._supervises(representation, targets):
-            copy_weight, groups = copies
-            return read_out(representation, seqs, targets, weight,
-                            *(groups or (None, None)), n_jobs=self.n_jobs,
-                            sampled=sampled, copy_weight=copy_weight)
+            return read_out(representation, seqs, targets, weight, copies.parent,
+                            copies.parent_weight, n_jobs=self.n_jobs,
+                            sampled=sampled, copy_weight=copies.weight)
         return None
 
     def _supervises(self, representation, targets):
@@ -406,9 +402,10 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
                 "which the EM M-step fits apart from it."
             )
 
-    def _build_problem(self, seqs, y, sample_weight, groups=None):
+    def _build_problem(self, seqs, y, sample_weight, copies=_WHOLE):
         """The objective of this fit (``skseq._fit.objective.Problem``) and the
-        decisions taken on the way (:class:`~skseq._fit.objective.Setup`)."""
+        decisions taken on the way (:class:`~skseq._fit.objective.Setup`);
+        ``copies``: the prefixes' groups, if any (their ``weight`` unset)."""
         weight, targets = self._encode_targets(seqs, y, sample_weight)
         # class weights of sequence-level labels act as sample weights in all;
         # a sequence of weight 0 in the fit (or without targets) is read no
@@ -418,10 +415,9 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
         weight, fit_weight, target_weight = weights
         if not keep.all():
             y = _safe_indexing(y, np.flatnonzero(keep))
-            if groups is not None:  # the sources left, numbered as without them
-                sources, parent = np.unique(groups[0][keep], return_inverse=True)
-                groups = (parent, groups[1][sources])
-        record_fit_lengths(self, seqs.lengths, None if groups is None else groups[0])
+            copies = copies.kept(keep)  # the sources left, numbered as without
+        # the training lengths, once: those of the sequences read
+        record_fit_lengths(self, seqs.lengths, copies.parent)
         n = self._n_chain_states()
         # before the n x n mask: it and at least one n x n transition matrix
         check_allocation(self, 9 * n * n,
@@ -436,7 +432,7 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
         rng = check_random_state(self.random_state)
         # a sequence stands for as many copies as its sample weight says, of
         # its class weight each: an integer weight equals repetition
-        copies = (None if fit_weight is weight else weight, groups)
+        copies = copies.counting(weight, fit_weight)
         features, representation, inputs = self._represent(
             seqs, targets, sample_weight, fit_weight, rng, features, copies)
         weight = fit_weight

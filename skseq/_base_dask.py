@@ -67,7 +67,12 @@ from ._data.dask import (
 from ._data.prefixes import check_prefixes
 from ._data.representation import refuse_out_of_memory, resolve_from
 from ._data.warm import keep_warm_names, refuse_warm_change
-from ._data.weights import kept_targets, kept_weights, weighed_sequences
+from ._data.weights import (
+    CopyWeights,
+    kept_targets,
+    kept_weights,
+    weighed_sequences,
+)
 from ._families.outputs import r2
 from ._families.supervised import append_axes, read_out
 from ._families.warm_axes import mark_axes, warm_axes
@@ -172,18 +177,17 @@ def _build_problem(est, client, shards, y, sample_weight):
     do_init = not est._warm()
     rng = check_random_state(est.random_state)
     axes = None
-    # the weights that count copies: without class weights (None: the same)
-    copy_weight = None if fit_weight is weight else weight
+    # the weights that count copies: the sample weights, not the class weights
+    copies = CopyWeights().counting(weight, fit_weight)
     if do_init:
-        # weighed as a local fit weighs the representation's sequences: by
-        # their sample weights (copies), not their class weights
-        weighed = None if sample_weight is None else weight
+        # weighed as a local fit weighs the representation's sequences
+        weighed = None if sample_weight is None else copies.of(fit_weight)
         features, representation, axes = _represent(
-            est, shards, targets, (fit_weight, copy_weight), weighed, rng)
+            est, shards, targets, fit_weight, copies, weighed, rng)
     else:  # the fitted one, its supervised axes read anew, as locally
         features = est.features_
         representation, axes = warm_axes(est.representation_, functools.partial(
-            _read_axes, est, shards, targets, (fit_weight, copy_weight)))
+            _read_axes, est, shards, targets, fit_weight, copies))
     weight = fit_weight
     transition = est._make_transition(representation.n_state_features)
     emission = est.outputs_.make_emission(n, representation.n_output_features)
@@ -194,8 +198,7 @@ def _build_problem(est, client, shards, y, sample_weight):
     if features != "raw":
         output_rows = np.concatenate(client.gather(
             [client.submit(getattr, p, "U_targets") for p in problems]))
-    alpha = est._alpha(features, output_rows, skeleton, targets, weight,
-                       (copy_weight, None))
+    alpha = est._alpha(features, output_rows, skeleton, targets, weight, copies)
     problem = ShardedProblem(client, shards, problems, targets, weight, families,
                              alpha, est.n_jobs, target_weight, output_rows,
                              est._transition_l1())
@@ -204,12 +207,12 @@ def _build_problem(est, client, shards, y, sample_weight):
                            targets, weight, alpha, rng, do_init, n_init)
 
 
-def _represent(est, shards, targets, weights, weighed, rng):
+def _represent(est, shards, targets, weight, copies, weighed, rng):
     """The representation fitted on the client (its name and itself) and its
     supervised axes' ``(rows, values)`` (None without them): the sample of
     whole sequences fits it; the read-out reads the indicators at its rows,
-    computed where the sequences are (``supervised.read_out``; ``weights``
-    as :func:`_read_axes` takes them)."""
+    computed where the sequences are (``supervised.read_out``; ``weight`` and
+    ``copies`` as :func:`_read_axes` takes them)."""
     features = resolve_from(est.features, shards.binary, shards.longest,
                             targets.step_level)
     index, sample = shards.sample()
@@ -217,23 +220,24 @@ def _represent(est, shards, targets, weights, weighed, rng):
     with refuse_out_of_memory(est, features, sample.data.shape[0]):
         representation.fit(sample, rng, est.n_jobs, sample_weight=(
             None if weighed is None else weighed[index]))
-    read = _read_axes(est, shards, targets, weights, representation)
+    read = _read_axes(est, shards, targets, weight, copies, representation)
     axes = None if read is None else append_axes(representation, read)
     mark_axes(representation, 0 if axes is None or not axes[0].size
               else axes[1].shape[1])
     return representation.name, representation, axes
 
 
-def _read_axes(est, shards, targets, weights, representation):
+def _read_axes(est, shards, targets, weight, copies, representation):
     """``supervised.read_out`` of the representation, its indicators' means
     gathered from the workers, or None if it gets no supervised axes
-    (``weights``: the fit's and those without class weights, or None)."""
+    (``weight`` the fit's; ``copies`` the
+    :class:`~skseq._data.weights.CopyWeights`)."""
     if not est._supervises(representation, targets):
         return None
-    weight, copy_weight = weights
     return read_out(representation, shards.skeleton(), targets, weight,
+                    copies.parent, copies.parent_weight,
                     means=functools.partial(shards.indicator_means, representation),
-                    copy_weight=copy_weight)
+                    copy_weight=copies.weight)
 
 
 # -- predictions on Dask collections ----------------------------------------

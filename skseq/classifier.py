@@ -13,7 +13,7 @@ from ._base_dask import dask_aware
 from ._data import check_sample_weight, check_targets
 from ._data.lifecycle import check_params
 from ._data.prefixes import check_prefixes, prefix_sequences
-from ._data.weights import class_weights
+from ._data.weights import CopyWeights, class_weights
 from ._families.outputs import CategoricalOutputs
 from ._families.registry import document_options, option_constraints
 from ._fit.resources import check_allocation
@@ -393,7 +393,8 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
         # the prefixes of one sequence are one group for the penalty and the
         # supervised axes
         return super()._fit(prefixes, targets.values[parent],
-                            weight[parent] * share, groups=(parent, weight))
+                            weight[parent] * share,
+                            CopyWeights(parent=parent, parent_weight=weight))
 
     def _readout(self):
         # documented as switchable with set_params after fit: checked where

@@ -212,7 +212,8 @@ class DiscretizedRNNClassifier(ClassifierMixin, NumberParams, BaseEstimator):
         return SecondOrderNet(self.n_hidden, self.discretize, self.high, self.low)
 
     def _validate_X(self, X, reset):
-        return validate_sequences(self, X, reset=reset)
+        # the fit records the lengths of the sequences it reads
+        return validate_sequences(self, X, reset=reset, record_lengths=False)
 
     def _encode_targets(self, y, seqs, weight):
         targets = check_targets(y, seqs, task="classification")

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy import sparse
+from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning, DataConversionWarning, NotFittedError
 from sklearn.preprocessing import StandardScaler
 
@@ -31,7 +32,12 @@ from skseq import (
     IOHMMClassifier,
     IOHMMRegressor,
 )
-from skseq._data import check_sample_weight, check_sequences, check_targets
+from skseq._data import (
+    check_sample_weight,
+    check_sequences,
+    check_targets,
+    validate_sequences,
+)
 from skseq.exceptions import InputHintWarning
 from skseq.preprocessing import SequenceFeatures, Stepwise, WindowMean
 
@@ -977,3 +983,12 @@ def test_rnn_fit_lengths_ignore_sequences_of_weight_0():
     model = DiscretizedRNNClassifier(n_init=1, max_iter=2, random_state=0)
     model.fit(X, y, sample_weight=weight)
     assert (model._max_fit_length, model._median_fit_length) == (7, 5.0)
+
+
+@pytest.mark.parametrize("record", [True, False])
+def test_validate_sequences_records_the_lengths_unless_told(record):
+    est = BaseEstimator()
+    X = [np.zeros((n, 1)) for n in (2, 3, 9)]
+    validate_sequences(est, X, reset=True, record_lengths=record)
+    assert est.__dict__.get("_max_fit_length") == (9 if record else None)
+    assert est.__dict__.get("_median_fit_length") == (3.0 if record else None)

@@ -278,17 +278,19 @@ def _layout_hint(X, seqs):
     return ""
 
 
-def validate_sequences(estimator, X, *, reset):
+def validate_sequences(estimator, X, *, reset, record_lengths=True):
     """:func:`check_sequences` plus the estimator's feature bookkeeping.
 
     ``reset=True`` (fit) records ``n_features_in_`` (and ``feature_names_in_`` for
     a DataFrame, or a list of DataFrames sharing their column names) and,
-    privately, the longest training sequence; ``reset=False`` (predict) checks X
-    against them. A model fitted on sequences longer than one
-    step that receives a 2-D table (one-step sequences) warns with a
-    ``UserWarning`` (:class:`InputHintWarning`) saying how it reads it and how
-    to pass one sequence: the table was most likely one sequence, or
-    univariate series, in the wrong form.
+    privately, the training lengths (:func:`record_fit_lengths`; a fit that
+    leaves out sequences passes ``record_lengths=False`` and records those it
+    reads itself); ``reset=False`` (predict) checks X against them. A model
+    fitted on sequences longer than one step that receives a 2-D table
+    (one-step sequences) warns with a ``UserWarning``
+    (:class:`InputHintWarning`) saying how it reads it and how to pass one
+    sequence: the table was most likely one sequence, or univariate series,
+    in the wrong form.
     """
     seqs = check_sequences(X)
     validate_data(estimator, names_source(estimator, X, reset=reset), reset=reset,
@@ -298,7 +300,8 @@ def validate_sequences(estimator, X, *, reset):
         if hint:
             warnings.warn(hint, InputHintWarning, stacklevel=_user_stacklevel())
         estimator.n_features_in_ = seqs.n_features
-        record_fit_lengths(estimator, seqs.lengths)
+        if record_lengths:
+            record_fit_lengths(estimator, seqs.lengths)
         return seqs
     if seqs.form == "rows":
         check_rows(estimator, (seqs.n_sequences, seqs.n_features),

@@ -1,16 +1,20 @@
 """Sample and class weights: ``sample_weight`` in every accepted form, checked;
 the sequences a fit reads (those of positive weight, class weights included);
-class weights checked against the classes.
+class weights checked against the classes; the weights that count copies of a
+sequence (:class:`CopyWeights`).
 """
+
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.utils.class_weight import compute_class_weight
 
 from .sequences import Targets, _check_container, _object_as_float
 
-__all__ = ["check_class_weights", "check_sample_weight", "check_score_weight",
-           "class_weights", "dict_class_weights", "finite_sum", "kept_sequences",
-           "kept_targets", "kept_weights", "weighed_sequences", "weighted_only"]
+__all__ = ["CopyWeights", "check_class_weights", "check_sample_weight",
+           "check_score_weight", "class_weights", "dict_class_weights",
+           "finite_sum", "kept_sequences", "kept_targets", "kept_weights",
+           "weighed_sequences", "weighted_only"]
 
 # -- sample_weight --------------------------------------------------------------
 # Beyond this ratio of an L2 penalty to the total sequence weight the data cannot
@@ -170,6 +174,57 @@ def kept_targets(offsets, targets, keep):
              + kept_offsets[new_index[seq_of[held]]])
     return Targets(steps=steps, values=targets.values[held],
                    step_level=targets.step_level)
+
+
+class CopyWeights(NamedTuple):
+    """The weights that count copies of the fitted sequences, beside the fit's.
+
+    With integer ``sample_weight`` and ``class_weight`` a sequence stands for
+    as many copies as its sample weight says, each weighed by its class
+    weight: the sample weights alone count copies, the class weights only
+    weigh the likelihood. Local and Dask fits build one and hand it to those
+    who count copies: the leave-one-out of ``alpha="auto"`` (the owner's
+    ``_alpha``, ``skseq._families.penalty``), the supervised axes
+    (``skseq._families.supervised.read_out``) and the representation's fit.
+
+    Attributes
+    ----------
+    weight : ndarray of shape (n_sequences,) or None
+        The sample weights of the fitted sequences, without class weights;
+        None where they are the fit's weights (no class weights).
+    parent : ndarray of shape (n_sequences,) or None
+        With ``n_prefixes``, the source sequence each fitted prefix was cut
+        from (numbered from 0), so that the prefixes of one sequence are left
+        out together; None when the fitted sequences are whole.
+    parent_weight : ndarray of shape (n_sources,) or None
+        With ``n_prefixes``, the sample weight of each source sequence: the
+        copies its group of prefixes stands for; None otherwise.
+    """
+
+    weight: np.ndarray = None
+    parent: np.ndarray = None
+    parent_weight: np.ndarray = None
+
+    def counting(self, weight, fit_weight):
+        """These, the copies counted by ``weight`` (the sample weights) beside
+        ``fit_weight`` (the fit's, the same array without class weights)."""
+        return self._replace(weight=None if fit_weight is weight else weight)
+
+    def of(self, fit_weight):
+        """Per fitted sequence, the weights that count its copies (a prefix
+        counts the copies of its source)."""
+        if self.parent is not None:
+            return self.parent_weight[self.parent]
+        return fit_weight if self.weight is None else self.weight
+
+    def kept(self, keep):
+        """These for the sequences ``keep`` (a boolean per sequence) marks,
+        their sources numbered as without the others."""
+        weight = None if self.weight is None else self.weight[keep]
+        if self.parent is None:
+            return self._replace(weight=weight)
+        sources, parent = np.unique(self.parent[keep], return_inverse=True)
+        return CopyWeights(weight, parent, self.parent_weight[sources])
 
 
 def finite_sum(values, message):
