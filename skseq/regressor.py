@@ -409,6 +409,7 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         >>> reg.standard_errors(X, Y)["emission_intercept"].round(2).ravel().tolist()
         [0.12, 0.12]
         """
+        check_flag(return_cov, "return_cov")
         problem, model = self._likelihood_problem(X, y)
         if not self.converged_:
             warnings.warn(

@@ -541,3 +541,17 @@ def test_standard_errors_read_the_start_rule_of_the_fit():
         after = reg.standard_errors(X, y)
         for name in se:
             np.testing.assert_array_equal(after[name], se[name])
+
+
+def test_return_cov_must_be_a_bool():
+    """A truthy non-bool (a string, the outputs of another series) returned the
+    pair (standard errors, covariance) in place of the dict, silently."""
+    X, y = _switching_mean_series()
+    one = _fit(IOHMMRegressor(1, emission="state", alpha=0, tol=1e-10,
+                              random_state=0), X, y)
+    with pytest.raises(TypeError, match="return_cov must be True or False"):
+        one.standard_errors(X, y, return_cov="no")
+    se = one.standard_errors(X, y, return_cov=False)
+    # one regime: the mean's standard error is sigma / sqrt(T)
+    assert se["emission_intercept"][0, 0] == pytest.approx(
+        np.sqrt(np.var(y[0]) / y[0].size), rel=1e-6)
