@@ -391,6 +391,18 @@ def test_state_labels_as_one_string_are_refused():
         plot_state_proba([[0.5, 0.5]], state_labels="ab")
 
 
+def test_state_labels_not_a_list_are_named_and_a_generator_is_read():
+    # a bare "object of type 'int' has no len()" named no argument
+    with pytest.raises(TypeError, match="state_labels must be a list of 2 labels, "
+                                        "one per state, got int"):
+        plot_state_proba([[0.5, 0.5]], state_labels=2)
+    with pytest.raises(TypeError, match="state_labels must be a list of 2 labels"):
+        plot_automaton([[0.5, 0.5], [0.0, 1.0]], state_labels=2)
+    ax = plot_state_proba([[0.5, 0.5]], kind="heatmap",
+                          state_labels=(name for name in ["lo", "hi"]))
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["lo", "hi"]
+
+
 def test_automaton_leaves_out_transitions_of_probability_zero():
     ax = plot_automaton([[1.0, 0.0], [0.5, 0.5]], min_proba=0.0)
     assert sorted(t.get_text() for t in ax.texts) == ["0", "0.50", "0.50", "1",
