@@ -2,11 +2,13 @@
 
 import io
 
+import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
 from matplotlib.collections import PolyCollection
+from matplotlib.colors import LinearSegmentedColormap
 from matplotlib.image import AxesImage
 from matplotlib.patches import Circle, FancyArrowPatch
 
@@ -377,6 +379,15 @@ def test_step_labels_never_share_a_colour():
         plot_step_labels({"x": labels}, cmap="Set1")
     with pytest.raises(ValueError, match=r"'turbo' gives \d+ distinct colours for 300"):
         plot_step_labels({"x": list(range(300))})
+    # the message advises a colormap that works ('turbo', the default's last
+    # resort, holds 256 colours)
+    with pytest.raises(ValueError, match=r"from_list\('labels', matplotlib"
+                                         r"\.colormaps\['turbo'\]\.colors, N=300\)"):
+        plot_step_labels({"x": list(range(300))})
+    cmap = LinearSegmentedColormap.from_list(
+        "labels", matplotlib.colormaps["turbo"].colors, N=300)
+    ax = plot_step_labels({"x": list(range(300))}, cmap=cmap)
+    assert len({tuple(c) for c in ax.collections[0].get_facecolors()}) == 300
     ax = plot_step_labels({"x": labels}, cmap="viridis")
     assert len({tuple(c) for c in ax.collections[0].get_facecolors()}) == 12
 
