@@ -393,9 +393,10 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         ------
         ValueError
             Where the model is not identified: the observed information is singular
-            or not positive definite (two regimes alike, a regime never visited, a
-            fit not at a maximum), or the networks have hidden units (``"mlp"``,
-            ``"gated"``) or forbidden transitions.
+            or not positive definite (two regimes alike, a regime never visited
+            or never left, a fit not at a maximum; the message names the
+            parameter the least informed direction moves most), or the networks
+            have hidden units (``"mlp"``, ``"gated"``) or forbidden transitions.
 
         Examples
         --------
