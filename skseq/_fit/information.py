@@ -265,8 +265,9 @@ def standard_errors(est, problem, model):
     unit = par.unit[free]
     info = info[np.ix_(free, free)]
     if not np.isfinite(info).all():
-        raise ValueError("standard errors: the observed information is not "
-                         "finite at the fitted parameters.")
+        raise ValueError("standard errors: the model is not identified at these "
+                         "parameters (the observed information is not finite "
+                         "there: a variance at its floor, or a probability at 0).")
     eig, vectors = np.linalg.eigh(info)
     if eig[0] <= _RCOND * max(eig[-1], 0.0):
         raise ValueError(
