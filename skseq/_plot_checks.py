@@ -66,6 +66,11 @@ def state_labels_for(state_labels, n_states, default):
     if isinstance(state_labels, str):
         raise TypeError(f"state_labels must be a list of {n_states} labels, one "
                         f"per state, got the string {state_labels!r}.")
+    try:
+        state_labels = list(state_labels)  # a one-pass iterable read once
+    except TypeError:
+        raise TypeError(f"state_labels must be a list of {n_states} labels, one "
+                        f"per state, got {type(state_labels).__name__}.") from None
     if len(state_labels) != n_states:
         raise ValueError(
             f"state_labels has {len(state_labels)} labels for {n_states} states."

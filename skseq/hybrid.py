@@ -24,6 +24,7 @@ from ._data import (
     check_fitted_params,
     check_sample_weight,
     check_targets,
+    record_fit_lengths,
     record_fitted_params,
     restore_on_failure,
     score_targets,
@@ -354,6 +355,8 @@ class HybridHMMClassifier(HybridChainMixin, ClassifierMixin, NumberParams,
             self.likelihood_scale_ = scale
             self._scale_chosen_ = self.likelihood_scale == "auto"
             self.step_level_ = targets.step_level
+            # the lengths of the sequences fitted (weight 0: a share of 0)
+            record_fit_lengths(self, seqs.lengths[weight > 0])
             # the states' layout that prediction reads
             record_fitted_params(self, ("n_states_per_label",))
         return self

@@ -221,8 +221,9 @@ def _label_colors(plt, cmap, n):
         name = getattr(cmap, "name", cmap)
         raise ValueError(
             f"cmap {name!r} gives {n_colors} distinct colours for {n} labels: "
-            "some labels would share a colour. Give a colormap with more "
-            "colours (a continuous one such as 'turbo').")
+            f"some labels would share a colour. Give a colormap of at least {n} "
+            "colours, e.g. matplotlib.colors.LinearSegmentedColormap.from_list("
+            f"'labels', matplotlib.colormaps['turbo'].colors, N={n}).")
     return colors
 
 

@@ -393,9 +393,10 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         ------
         ValueError
             Where the model is not identified: the observed information is singular
-            or not positive definite (two regimes alike, a regime never visited, a
-            fit not at a maximum), or the networks have hidden units (``"mlp"``,
-            ``"gated"``) or forbidden transitions.
+            or not positive definite (two regimes alike, a regime never visited
+            or never left, a fit not at a maximum; the message names the
+            parameter the least informed direction moves most), or the networks
+            have hidden units (``"mlp"``, ``"gated"``) or forbidden transitions.
 
         Examples
         --------
@@ -409,6 +410,7 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         >>> reg.standard_errors(X, Y)["emission_intercept"].round(2).ravel().tolist()
         [0.12, 0.12]
         """
+        check_flag(return_cov, "return_cov")
         problem, model = self._likelihood_problem(X, y)
         if not self.converged_:
             warnings.warn(

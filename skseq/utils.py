@@ -536,7 +536,13 @@ def boundary_f1_score(y_true, y_pred, *, tolerance=0):
                          f"{len(y_pred)}: give at least one.")
     # the first item by iteration, not y_true[0]: a pandas Series is indexed
     # by its labels, which need not hold 0
-    if not _is_sequence(next(iter(y_true))):
+    nested = [_is_sequence(next(iter(y))) for y in (y_true, y_pred)]
+    if nested[0] != nested[1]:
+        kinds = ["a collection of sequences" if n else "one sequence of labels"
+                 for n in nested]
+        raise ValueError(f"y_true is {kinds[0]} but y_pred is {kinds[1]}: pass "
+                         "both the same way.")
+    if not nested[0]:
         y_true, y_pred = [y_true], [y_pred]
     if len(y_true) != len(y_pred):
         raise ValueError(f"y_true has {len(y_true)} sequences but y_pred has "

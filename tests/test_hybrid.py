@@ -366,6 +366,18 @@ def test_boundary_f1_hand_worked():
         boundary_f1_score(truth, [pred[0], pred[1][:-1]])
 
 
+def test_boundary_f1_refuses_one_sequence_beside_a_collection():
+    # one sequence of three labels was read as three sequences, and the
+    # message counted 1 sequence against 3
+    for truth, pred in (([[0, 1, 1]], [0, 0, 1]), ([0, 1, 1], [[0, 0, 1]])):
+        with pytest.raises(ValueError, match="y_true is .* but y_pred is .*: pass "
+                                             "both the same way"):
+            boundary_f1_score(truth, pred)
+    # passed the same way: one boundary each, at steps 1 and 2
+    assert boundary_f1_score([0, 1, 1], [0, 0, 1], tolerance=1) == 1.0
+    assert boundary_f1_score([[0, 1, 1]], [[0, 0, 1]]) == 0.0
+
+
 def test_boundary_f1_takes_one_sequence_as_a_pandas_series():
     # a Series indexed by timestamps or by a slice of a frame holds no label 0
     truth = pd.Series([0, 0, 1, 1, 1, 2], index=np.arange(10, 16))

@@ -4,6 +4,7 @@ likelihood scale that sets the steps' likelihoods thousands of nats apart;
 what plot_step_labels refuses."""
 
 import itertools
+import warnings
 
 import numpy as np
 import pytest
@@ -214,3 +215,20 @@ def test_a_bool_likelihood_scale_set_after_fit_is_refused_as_in_fit(flag):
     model.set_params(likelihood_scale=0.5)
     for a, b in zip(model.predict_proba(X), before, strict=True):
         assert_allclose(a, b, rtol=0, atol=0)
+
+
+def test_hybrid_length_hints_ignore_sequences_of_weight_zero():
+    # five-step sequences read, 200-step ones of weight 0: the short-input hint
+    # compares with the five-step ones alone (median 5), so predicting on
+    # five-step input warns of nothing
+    rng = np.random.default_rng(0)
+    X = [rng.normal(size=(5, 2)) for _ in range(6)]
+    X += [rng.normal(size=(200, 2)) for _ in range(6)]
+    y = [np.array([0, 0, 1, 1, 1])] * 6 + [rng.integers(2, size=200)
+                                           for _ in range(6)]
+    model = HybridHMMClassifier(GaussianNB(), window=2, features="lags",
+                                n_states_per_label=1)
+    model.fit(X, y, sample_weight=[1] * 6 + [0] * 6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.predict([rng.normal(size=(5, 2))])

@@ -2,11 +2,13 @@
 
 import io
 
+import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
 from matplotlib.collections import PolyCollection
+from matplotlib.colors import LinearSegmentedColormap
 from matplotlib.image import AxesImage
 from matplotlib.patches import Circle, FancyArrowPatch
 
@@ -377,6 +379,15 @@ def test_step_labels_never_share_a_colour():
         plot_step_labels({"x": labels}, cmap="Set1")
     with pytest.raises(ValueError, match=r"'turbo' gives \d+ distinct colours for 300"):
         plot_step_labels({"x": list(range(300))})
+    # the message advises a colormap that works ('turbo', the default's last
+    # resort, holds 256 colours)
+    with pytest.raises(ValueError, match=r"from_list\('labels', matplotlib"
+                                         r"\.colormaps\['turbo'\]\.colors, N=300\)"):
+        plot_step_labels({"x": list(range(300))})
+    cmap = LinearSegmentedColormap.from_list(
+        "labels", matplotlib.colormaps["turbo"].colors, N=300)
+    ax = plot_step_labels({"x": list(range(300))}, cmap=cmap)
+    assert len({tuple(c) for c in ax.collections[0].get_facecolors()}) == 300
     ax = plot_step_labels({"x": labels}, cmap="viridis")
     assert len({tuple(c) for c in ax.collections[0].get_facecolors()}) == 12
 
@@ -389,6 +400,18 @@ def test_step_labels_classes_given_twice_are_refused():
 def test_state_labels_as_one_string_are_refused():
     with pytest.raises(TypeError, match="got the string 'ab'"):
         plot_state_proba([[0.5, 0.5]], state_labels="ab")
+
+
+def test_state_labels_not_a_list_are_named_and_a_generator_is_read():
+    # a bare "object of type 'int' has no len()" named no argument
+    with pytest.raises(TypeError, match="state_labels must be a list of 2 labels, "
+                                        "one per state, got int"):
+        plot_state_proba([[0.5, 0.5]], state_labels=2)
+    with pytest.raises(TypeError, match="state_labels must be a list of 2 labels"):
+        plot_automaton([[0.5, 0.5], [0.0, 1.0]], state_labels=2)
+    ax = plot_state_proba([[0.5, 0.5]], kind="heatmap",
+                          state_labels=(name for name in ["lo", "hi"]))
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["lo", "hi"]
 
 
 def test_automaton_leaves_out_transitions_of_probability_zero():

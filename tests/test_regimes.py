@@ -344,6 +344,27 @@ def test_standard_errors_refuse_an_unidentified_model():
         mlp.standard_errors(*_data()[:2])
 
 
+def test_standard_errors_name_the_parameter_a_singular_information_misses():
+    """A structural break: the later regime is never left, its probability
+    of leaving estimated at 0, its leaving logit at minus infinity, where the
+    likelihood is flat; the error named causes but no parameter."""
+    rng = np.random.default_rng(0)
+    X, y = [np.zeros((120, 1))], [np.repeat([0.0, 4.0], 60) + rng.normal(size=120)]
+    reg = _fit(IOHMMRegressor(2, transition="homogeneous", emission="state",
+                              covariance_type="tied", startprob="uniform",
+                              alpha=0, n_init=2, tol=1e-10, random_state=0), X, y)
+    later = int(np.argmax(reg.emission_intercept_[:, 0]))  # the mean-4 regime
+    # its row's one free logit (the last state is the reference)
+    with pytest.raises(ValueError, match=rf"not identified.*moves "
+                                         rf"transition_intercept\[{later}, 0\] most"):
+        reg.standard_errors(X, y)
+    # a regime never entered: nothing in the data moves its mean
+    X, y, reg = _switching_mean_fit()
+    reg.transition_intercept_ = np.array([[0.0, -30.0], [0.0, -30.0]])
+    with pytest.raises(ValueError, match=r"moves emission_intercept\[1, 0\] most"):
+        reg.standard_errors(X, y)
+
+
 def test_fedfunds_switching_mean_reproduces_statas_published_fit():
     """Stata's mswitch manual (Stata 14), the Federal-funds rate with a switching
     constant and one variance: log-likelihood -508.63592, p11 0.9820939 (SE
@@ -541,3 +562,17 @@ def test_standard_errors_read_the_start_rule_of_the_fit():
         after = reg.standard_errors(X, y)
         for name in se:
             np.testing.assert_array_equal(after[name], se[name])
+
+
+def test_return_cov_must_be_a_bool():
+    """A truthy non-bool (a string, the outputs of another series) returned the
+    pair (standard errors, covariance) in place of the dict, silently."""
+    X, y = _switching_mean_series()
+    one = _fit(IOHMMRegressor(1, emission="state", alpha=0, tol=1e-10,
+                              random_state=0), X, y)
+    with pytest.raises(TypeError, match="return_cov must be True or False"):
+        one.standard_errors(X, y, return_cov="no")
+    se = one.standard_errors(X, y, return_cov=False)
+    # one regime: the mean's standard error is sigma / sqrt(T)
+    assert se["emission_intercept"][0, 0] == pytest.approx(
+        np.sqrt(np.var(y[0]) / y[0].size), rel=1e-6)

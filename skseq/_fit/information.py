@@ -264,14 +264,20 @@ def standard_errors(est, problem, model):
     free = _free(par, model)
     unit = par.unit[free]
     info = info[np.ix_(free, free)]
-    eig = np.linalg.eigvalsh(info)
-    if not np.isfinite(eig).all() or eig[0] <= _RCOND * max(eig[-1], 0.0):
+    if not np.isfinite(info).all():
+        raise ValueError("standard errors: the model is not identified at these "
+                         "parameters (the observed information is not finite "
+                         "there: a variance at its floor, or a probability at 0).")
+    eig, vectors = np.linalg.eigh(info)
+    if eig[0] <= _RCOND * max(eig[-1], 0.0):
         raise ValueError(
             "standard errors: the model is not identified at these parameters "
             f"(the observed information's smallest eigenvalue is {eig[0]:.3g}, "
-            f"its largest {eig[-1]:.3g}): two regimes alike, a regime never "
-            "visited, an input that never varies, or a fit that is not at a "
-            "maximum of the likelihood (alpha > 0, or not converged)."
+            f"its largest {eig[-1]:.3g}; {_weakest(par, free, vectors[:, 0])}): "
+            "two regimes alike, a regime never visited or never left (a "
+            "transition probability at 0), an input that never varies, or a fit "
+            "that is not at a maximum of the likelihood (alpha > 0, or not "
+            "converged)."
         )
     cov = np.full((free.size, free.size), np.nan)
     inv = np.linalg.inv(info)
@@ -285,6 +291,19 @@ def standard_errors(est, problem, model):
     if family == "homogeneous":
         se["transition_proba"] = _proba_standard_errors(par, model, cov)
     return se, cov, grad
+
+
+def _weakest(par, free, direction):
+    """The parameter (fitted attribute and entry) the direction of least
+    information, over the ``free`` coordinates of psi, moves most."""
+    flat = np.zeros(par.psi.size)
+    flat[np.flatnonzero(free)[np.argmax(np.abs(direction))]] = 1.0
+    for name, values in par.unflatten(flat).items():
+        where = np.argwhere(values == 1.0)
+        if where.size:
+            entry = ", ".join(str(i) for i in where[0])
+            return f"the direction of least information moves {name}[{entry}] most"
+    return "no parameter found"  # pragma: no cover - one coordinate is set
 
 
 def _free(par, model):
