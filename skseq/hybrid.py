@@ -322,7 +322,7 @@ class HybridHMMClassifier(HybridChainMixin, ClassifierMixin, NumberParams,
             The fitted estimator.
         """
         with restore_on_failure(self):
-            seqs = validate_sequences(self, X, reset=True)
+            seqs = validate_sequences(self, X, reset=True, record_lengths=False)
             targets = check_targets(y, seqs, task="classification")
             weight = check_sample_weight(sample_weight, seqs.n_sequences)
             steps, step_weight, classes, encoded, labels = labelled_steps(
