@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
-from numpy.testing import assert_allclose
+from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.linear_model import LogisticRegression
 from sklearn.naive_bayes import GaussianNB
 from sklearn.tree import DecisionTreeClassifier
@@ -232,3 +232,25 @@ def test_hybrid_length_hints_ignore_sequences_of_weight_zero():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         model.predict([rng.normal(size=(5, 2))])
+
+
+def test_nullable_integer_labels_with_a_missing_step_stay_integers():
+    # pandas' Int64 labels with one missing step: numpy alone would read them
+    # as 0.0, 1.0 and NaN, and the model would return float labels
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    X = [rng.normal(size=(30, 1)) for _ in range(6)]
+    labels = [(x[:, 0] > 0).astype(np.int64) for x in X]
+    y = [pd.Series(lab, dtype="Int64") for lab in labels]
+    y[0][3] = pd.NA
+    # the same labels as objects, the missing step None
+    y_none = [lab.astype(object) for lab in labels]
+    y_none[0][3] = None
+    model = HybridHMMClassifier(random_state=0).fit(X, y)
+    reference = HybridHMMClassifier(random_state=0).fit(X, y_none)
+    assert model.classes_.dtype.kind == "i"
+    assert_array_equal(model.classes_, [0, 1])
+    pred = model.predict(X)
+    assert all(p.dtype.kind == "i" for p in pred)
+    for p, q in zip(pred, reference.predict(X), strict=True):
+        assert_array_equal(p, q)

@@ -66,7 +66,15 @@ def _label_array(labels):
 
     (numpy would silently turn 1 and NaN into the strings "1" and "nan"; and
     fails with a ``UnicodeDecodeError`` on bytes beyond ASCII among strings).
+    pandas' nullable integers or booleans with missing values become objects,
+    their missing values None, as numpy would turn them into floats with NaN
+    (and the labels 0 and 1 into 0.0 and 1.0).
     """
+    kind = getattr(getattr(labels, "dtype", None), "kind", None)
+    if (kind in ("i", "u", "b") and not isinstance(labels, np.ndarray)
+            and hasattr(labels, "to_numpy") and hasattr(labels, "isna")
+            and np.asarray(labels.isna()).any()):
+        return labels.to_numpy(dtype=object, na_value=None)
     try:
         values = np.asarray(labels)
     except UnicodeDecodeError:
