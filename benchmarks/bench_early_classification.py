@@ -454,26 +454,27 @@ def candidates_section(tuning):
             "First round: the recipe's representation with more indicators "
             "(`n_indicators` 5,376, or 9,996, MiniRocket's count) and/or its "
             "thresholds drawn as MiniRocket draws them, from one training "
-            "series per kernel and dilation (`threshold_sample=\"series\"`). "
-            "The count is a budget: 84 kernels at the dilations that "
+            "series per kernel and dilation (`threshold_sample=\"series\"`).",
+            "", "The count is a budget: 84 kernels at the dilations that "
             "fit the longest training series, `n_indicators // (84 x "
             "dilations)` thresholds each; on the full training sets 9,996 "
             "gives 9,912 indicators on ItalyPowerDemand, 9,072 on ArrowHead, "
             "9,240 on BasicMotions and 9,408 on PLAID, 5,376 gives 5,376, "
             "5,040, 5,040 and 4,704, the recipe's 2,688 gives 2,688, 2,016, "
-            "2,520 and 2,352. Second round, fixed after the first was "
+            "2,520 and 2,352.", "", "Second round, fixed after the first was "
             "measured and before its own runs: the recipe trained on denser "
             "prefixes (10%, 20%, 30%, 40%, 50%, 70%, 100%), with one hidden "
             "state (`n_states=1`: the output network reads the input alone), "
             "or with 256 principal components of the indicators "
             "(`n_components=256`, against 128). Every other option is the "
-            "recipe's. The rule, fixed before the runs, judges each round's "
+            "recipe's.", "", "The rule, fixed before the runs, judges each round's "
             "candidates: adopt the one with the highest mean over the 12 "
             "cells (four sets at 20%, 30%, 50%), if that mean is at least the "
             "recipe's + 0.005 and no set's mean over its three fractions is "
             "below the recipe's by more than 0.005 (the recipe: the first "
-            "row). All rows, the recipe's included, are from one run. In the "
-            f"first round {first}. In the second round {second}.", "",
+            "row). All rows, the recipe's included, are from one run.", "",
+            f"- In the first round {first}.", f"- In the second round {second}.",
+            "",
             "Per set: mean accuracy over 20%, 30%, 50% and the splits "
             "(difference from the recipe's); fit time over the splits "
             "relative to MiniRocket's in the same run. The last column counts "
@@ -525,14 +526,14 @@ def fraction_models_section():
         FRACTION_MODELS_JSON, ("recipe", "per fraction", "blend"))
     return ["### One model per prefix fraction", "",
             "Measured by `python benchmarks/bench_early_fraction_models.py` on the "
-            f"same halves (splits: {splits}), after the rounds above. *per "
-            "fraction*: an `IOHMMClassifier(features=\"shape_centred\")` fitted "
+            f"same halves (splits: {splits}), after the rounds above. The rule, "
+            f"fixed before the runs, is the rounds' rule. {ROUND_CELLS}", "",
+            "- *per fraction*: an `IOHMMClassifier(features=\"shape_centred\")` fitted "
             "on the training prefixes at each fraction (20%, 30%, 50%, 100%) "
             "alone, a test prefix classified by the model whose training "
             "prefixes' median length is nearest its own (no knowledge of the "
-            "fraction needed); *blend*: the mean of the recipe's probabilities "
-            "and per fraction's. The rule, fixed before the runs, is the rounds' "
-            f"rule. {ROUND_CELLS}", "",
+            "fraction needed);", "- *blend*: the mean of the recipe's "
+            "probabilities and per fraction's.", "",
             table(["model", *names, f"{3 * len(names)} cells"], rows), "",
             _fraction_models_verdict(passing, cells, names), ""]
 
@@ -549,13 +550,14 @@ def seeds_section():
     verdict = _rule_verdict(passing, gains, keys)
     return ["### The recipe averaged over several seeds", "",
             "Measured by `python benchmarks/bench_early_seeds.py` on the same "
-            f"halves (splits: {splits}). *3 seeds* and *5 seeds*: the mean of "
+            f"halves (splits: {splits}). The rule, fixed before the runs, is the "
+            f"rounds' rule; fit time is reported, not judged. {ROUND_CELLS} "
+            "Fit time: the members' together, mean over the splits.", "",
+            "*3 seeds* and *5 seeds*: the mean of "
             "the class probabilities of the recipe fitted with `random_state` "
             "1000 k + the split's seed, k = 0, 1, 2 (or 0 to 4; k = 0 is the "
             "recipe's own fit), as `VotingClassifier(voting=\"soft\")` of "
-            "scikit-learn averages them. The rule, fixed before the runs, is the "
-            f"rounds' rule; fit time is reported, not judged. {ROUND_CELLS} "
-            "Fit time: the members' together, mean over the splits.", "",
+            "scikit-learn averages them.", "",
             table(["model", *names, f"{3 * len(names)} cells",
                    "fit time (s)"], rows), "", verdict, ""]
 
@@ -597,15 +599,16 @@ def options_section():
     lines = ["### Options of the representation", "",
              "Measured by `python benchmarks/bench_early_options.py ROUND` on the "
              "same halves. The rule, fixed before each round's run, is the "
-             "rounds' rule. The recipe is refitted in each run, with the fixes "
+             f"rounds' rule. {ROUND_CELLS}", "",
+             "The recipe is refitted in each run, with the fixes "
              "made to the package since the earlier rounds (ItalyPowerDemand at "
-             f"50%: 0.926, against 0.923 there). {ROUND_CELLS}", ""]
+             "50%: 0.926, against 0.923 there).", ""]
     for name, (keys, text) in OPTION_ROUNDS.items():
         if name not in saved:
             continue
         _, names, _, rows, passing, splits, gains = _later_round(
             None, keys, saved[name])
-        lines += [f"Round `{name}` (splits: {splits}). {text}", "",
+        lines += [f"Round `{name}` (splits: {splits}).", "", text, "",
                   table(["model", *names, f"{3 * len(names)} cells"], rows), "",
                   _rule_verdict(passing, gains, keys), ""]
     return lines
@@ -620,7 +623,7 @@ def _fraction_models_verdict(passing, cells, names):
     up = ", ".join(f"{n} {d:+.3f}" for n, d in gains.items() if d > 0)
     down = ", ".join(f"{n} {d:+.3f}" for n, d in gains.items() if d <= 0)
     return ("The rule passes neither. The blend against the recipe: "
-            f"{up or 'no set higher'}; {down or 'no set lower'}. PLAID's series "
+            f"{up or 'no set higher'}; {down or 'no set lower'}.\n\nPLAID's series "
             "run from 100 to 1,344 steps, so a prefix's length does not tell its "
             "fraction: the model chosen by length is often one trained on other "
             "fractions, and per fraction falls even on whole series (the "
