@@ -358,7 +358,8 @@ def summary_sections(results):
     return ["## What was measured", "", MEASURED.format(n_seeds=n_seeds), "",
             "## The recipe against MiniRocket", "",
             f"`{dict(MODELS)[RECIPE]}` against MiniRocket on the official test "
-            "splits: mean over the seeds, the recipe's first (difference). "
+            "splits: mean over the seeds, the recipe's then MiniRocket's "
+            "(difference). "
             f"*level*: the difference is within {LEVEL:.3f} either way; "
             f"*ahead* / *behind*: by more. Of the {sum(counts.values())} "
             f"cells, the recipe is {tally}; the level cells are within "
@@ -660,7 +661,7 @@ def report(results, tuning):
              "and `--tuning --seeds 8 --datasets ItalyPowerDemand ArrowHead "
              "BasicMotions` and `--tuning --seeds 2 --datasets PLAID` (the "
              "training halves); `--render` rewrites this page from "
-             "`early_classification.json` and `early_classification_tuning.json`).",
+             "`early_classification.json` and `early_classification_tuning.json`.",
              "", *summary_sections(results),
              "## Test accuracy", "",
              "Test accuracy on the first 20%, 30%, 50% and 100% of every test "
