@@ -374,9 +374,8 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
         fitted, or None if it gets none (``copies`` as for :meth:`_alpha`;
         ``sampled`` as for ``read_out``)."""
         if self._supervises(representation, targets):
-            return read_out(representation, seqs, targets, weight, copies.parent,
-                            copies.parent_weight, n_jobs=self.n_jobs,
-                            sampled=sampled, copy_weight=copies.weight)
+            return read_out(representation, seqs, targets, weight, copies,
+                            n_jobs=self.n_jobs, sampled=sampled)
         return None
 
     def _supervises(self, representation, targets):

@@ -234,10 +234,8 @@ def _read_axes(est, shards, targets, weight, copies, representation):
     :class:`~skseq._data.weights.CopyWeights`)."""
     if not est._supervises(representation, targets):
         return None
-    return read_out(representation, shards.skeleton(), targets, weight,
-                    copies.parent, copies.parent_weight,
-                    means=functools.partial(shards.indicator_means, representation),
-                    copy_weight=copies.weight)
+    return read_out(representation, shards.skeleton(), targets, weight, copies,
+                    means=functools.partial(shards.indicator_means, representation))
 
 
 # -- predictions on Dask collections ----------------------------------------

@@ -15,6 +15,7 @@ import skseq._base
 from skseq import IOHMMClassifier
 from skseq._data import Targets, check_sequences
 from skseq._data.prefixes import prefix_sequences
+from skseq._data.weights import CopyWeights
 from skseq._families.supervised import read_out, ridge_cross_fitted, supervise
 from skseq._kernels import convolution
 from skseq._kernels._parallel import one_blas_thread
@@ -151,7 +152,8 @@ def _check_prefix_groups():
     n_pcs = rep.projection_.shape[1]
     targets = Targets(steps=prefixes.last_steps, values=y[parent], step_level=False)
     weight = share.copy()
-    rows, values = supervise(rep, prefixes, targets, weight, parent, np.ones(12))
+    rows, values = supervise(rep, prefixes, targets, weight,
+                             CopyWeights(None, parent, np.ones(12)))
     Z = rep._walk(prefixes, prefixes.last_steps, None)[1]
     Z = Z @ rep.projection_[:, n_pcs:] - rep.offset_[n_pcs:]  # the full fit
     assert_array_equal(rows, np.arange(prefixes.n_sequences))

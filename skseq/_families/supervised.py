@@ -29,12 +29,15 @@ import threading
 
 import numpy as np
 
+from .._data.weights import CopyWeights
 from .penalty import LAMBDAS, _best, left_out_residuals, loo_errors
 
 # The largest number of supervised rows the ridge is fitted on, whole groups
 # drawn at random beyond it (the others read the fitted directions, out of
 # its sample): its cost grows as the cube of the rows.
 MAX_ROWS = 2500
+# whole sequences whose sample weights count their copies
+_WHOLE = CopyWeights()
 
 
 def _thin_svd(Xs):
@@ -110,14 +113,13 @@ def copies_of(group_weight):
     return np.where((counts == group_weight) & (counts >= 1), counts, 1.0)
 
 
-def supervise(representation, seqs, targets, weight, groups=None,
-              group_weight=None, n_jobs=None):
+def supervise(representation, seqs, targets, weight, copies=_WHOLE, n_jobs=None):
     """Append the ridge read-out's decision columns to a fitted summary
     representation's projection, and return the rows (indices into
     ``targets.steps``) the ridge was fitted on with their cross-fitted values
     of those columns (:func:`read_out`, then :func:`append_axes`)."""
     return append_axes(representation, read_out(
-        representation, seqs, targets, weight, groups, group_weight, n_jobs))
+        representation, seqs, targets, weight, copies, n_jobs))
 
 
 def fit_with_axes(representation, seqs, rng, n_jobs, sample_weight, rows, read):
@@ -190,9 +192,8 @@ def _rows_of_groups(row_groups):
     return rows[np.isin(group_index, chosen)]
 
 
-def read_out(representation, seqs, targets, weight, groups=None,
-             group_weight=None, n_jobs=None, sampled=None, means=None,
-             copy_weight=None):
+def read_out(representation, seqs, targets, weight, copies=_WHOLE, n_jobs=None,
+             sampled=None, means=None):
     """The ridge read-out's decision columns of a summary representation's
     indicators (it reads no projection: it may run while that is fitted):
     ``(rows, columns, offset, values)``, the rows (indices into
@@ -201,10 +202,11 @@ def read_out(representation, seqs, targets, weight, groups=None,
 
     ``targets.values`` are class indices; ``weight`` the per-sequence weights
     (positive: a fit leaves out the sequences of weight 0);
-    ``groups`` the group of each sequence (default: each its own) and
-    ``group_weight`` its weight as a number of copies (default:
-    ``copy_weight``, ``weight`` without class weights, which count no copies;
-    default ``weight``);
+    ``copies`` the weights that count copies
+    (:class:`~skseq._data.weights.CopyWeights`): the sequences' sample weights
+    without class weights (default: ``weight``), and with prefixes the
+    sequence each was cut from (a group left out together; default: each its
+    own) and those sequences' weights as numbers of copies;
     ``n_jobs`` threads walk the rows (the same values bit for bit);
     ``sampled``: the projection's sample walk, read where it holds the rows
     (the representation's ``indicator_means``); ``means(steps)``: the
@@ -213,9 +215,11 @@ def read_out(representation, seqs, targets, weight, groups=None,
     ``seqs`` is then the sequences' layout alone), instead of those.
     """
     seq_of = seqs.sequence_of(targets.steps)
-    groups = np.arange(seqs.n_sequences) if groups is None else groups
-    copy_weight = weight if copy_weight is None else copy_weight
-    group_weight = copy_weight if group_weight is None else group_weight
+    copy_weight = weight if copies.weight is None else copies.weight
+    if copies.parent is None:
+        groups, group_weight = np.arange(seqs.n_sequences), copy_weight
+    else:
+        groups, group_weight = copies.parent, copies.parent_weight
     rows = _rows_of_groups(groups[seq_of])
     g = groups[seq_of[rows]]
     _, g = np.unique(g, return_inverse=True)
