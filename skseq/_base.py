@@ -59,7 +59,7 @@ from ._data.warm import (
     refuse_warm_targets,
     warm_targets,
 )
-from ._data.weights import CopyWeights, weighted_only
+from ._data.weights import WHOLE_SEQUENCES, weighted_only
 from ._families.layers import LAYERS
 from ._families.outputs import OUTPUTS
 from ._families.penalty import MAX_ALPHA, RAW_ALPHA
@@ -76,8 +76,6 @@ from ._kernels._parallel import one_blas_thread
 
 # n_init="auto": restarts * steps per fit is about this, within [5, 50] restarts.
 _AUTO_RESTART_STEPS = 100_000
-# the copies of whole sequences (no prefixes), their weights counted by the fit
-_WHOLE = CopyWeights()
 
 
 def _looks_scaled(n_steps, mean, std):
@@ -296,7 +294,7 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
         """Whether this fit continues from the fitted parameters."""
         return self.warm_start and hasattr(self, "converged_")
 
-    def _fit(self, seqs, y, sample_weight, copies=_WHOLE):
+    def _fit(self, seqs, y, sample_weight, copies=WHOLE_SEQUENCES):
         problem, setup = self._build_problem(seqs, y, sample_weight, copies)
         thetas0 = self._draw_starts(problem, setup)
         best, objectives = self._run_solver(problem, thetas0, setup.n_init)
@@ -401,7 +399,7 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
                 "which the EM M-step fits apart from it."
             )
 
-    def _build_problem(self, seqs, y, sample_weight, copies=_WHOLE):
+    def _build_problem(self, seqs, y, sample_weight, copies=WHOLE_SEQUENCES):
         """The objective of this fit (``skseq._fit.objective.Problem``) and the
         decisions taken on the way (:class:`~skseq._fit.objective.Setup`);
         ``copies``: the prefixes' groups, if any (their ``weight`` unset)."""

@@ -7,6 +7,8 @@ the names of a collection of sequences, so that a list of per-sequence
 DataFrames is recorded and checked as one DataFrame is.
 """
 
+from collections import Counter
+
 import numpy as np
 from sklearn.utils.validation import _check_feature_names, _get_feature_names
 
@@ -146,8 +148,6 @@ def distinct_texts(values):
 def _distinct(texts, fallbacks):
     """``texts``, those that occur more than once replaced by their
     ``fallbacks``."""
-    counts = {}
-    for text in texts:
-        counts[text] = counts.get(text, 0) + 1
+    counts = Counter(texts)
     return [fallback if counts[text] > 1 else text
             for text, fallback in zip(texts, fallbacks, strict=True)]

@@ -11,10 +11,10 @@ from sklearn.utils.class_weight import compute_class_weight
 
 from .sequences import Targets, _check_container, _object_as_float
 
-__all__ = ["CopyWeights", "check_class_weights", "check_sample_weight",
-           "check_score_weight", "class_weights", "dict_class_weights",
-           "finite_sum", "kept_sequences", "kept_targets", "kept_weights",
-           "weighed_sequences", "weighted_only"]
+__all__ = ["WHOLE_SEQUENCES", "CopyWeights", "check_class_weights",
+           "check_sample_weight", "check_score_weight", "class_weights",
+           "dict_class_weights", "finite_sum", "kept_sequences", "kept_targets",
+           "kept_weights", "weighed_sequences", "weighted_only"]
 
 # -- sample_weight --------------------------------------------------------------
 # Beyond this ratio of an L2 penalty to the total sequence weight the data cannot
@@ -207,7 +207,8 @@ class CopyWeights(NamedTuple):
 
     def counting(self, weight, fit_weight):
         """These, the copies counted by ``weight`` (the sample weights) beside
-        ``fit_weight`` (the fit's, the same array without class weights)."""
+        ``fit_weight`` (the fit's: ``weight`` times the class weights, the same
+        array where there are none)."""
         return self._replace(weight=None if fit_weight is weight else weight)
 
     def of(self, fit_weight):
@@ -225,6 +226,10 @@ class CopyWeights(NamedTuple):
             return self._replace(weight=weight)
         sources, parent = np.unique(self.parent[keep], return_inverse=True)
         return CopyWeights(weight, parent, self.parent_weight[sources])
+
+
+# whole sequences (no prefixes), each counting the copies its sample weight says
+WHOLE_SEQUENCES = CopyWeights()
 
 
 def finite_sum(values, message):

@@ -29,15 +29,13 @@ import threading
 
 import numpy as np
 
-from .._data.weights import CopyWeights
+from .._data.weights import WHOLE_SEQUENCES
 from .penalty import LAMBDAS, _best, left_out_residuals, loo_errors
 
 # The largest number of supervised rows the ridge is fitted on, whole groups
 # drawn at random beyond it (the others read the fitted directions, out of
 # its sample): its cost grows as the cube of the rows.
 MAX_ROWS = 2500
-# whole sequences whose sample weights count their copies
-_WHOLE = CopyWeights()
 
 
 def _thin_svd(Xs):
@@ -113,7 +111,8 @@ def copies_of(group_weight):
     return np.where((counts == group_weight) & (counts >= 1), counts, 1.0)
 
 
-def supervise(representation, seqs, targets, weight, copies=_WHOLE, n_jobs=None):
+def supervise(representation, seqs, targets, weight, copies=WHOLE_SEQUENCES,
+              n_jobs=None):
     """Append the ridge read-out's decision columns to a fitted summary
     representation's projection, and return the rows (indices into
     ``targets.steps``) the ridge was fitted on with their cross-fitted values
@@ -192,8 +191,8 @@ def _rows_of_groups(row_groups):
     return rows[np.isin(group_index, chosen)]
 
 
-def read_out(representation, seqs, targets, weight, copies=_WHOLE, n_jobs=None,
-             sampled=None, means=None):
+def read_out(representation, seqs, targets, weight, copies=WHOLE_SEQUENCES,
+             n_jobs=None, sampled=None, means=None):
     """The ridge read-out's decision columns of a summary representation's
     indicators (it reads no projection: it may run while that is fitted):
     ``(rows, columns, offset, values)``, the rows (indices into
@@ -221,8 +220,8 @@ def read_out(representation, seqs, targets, weight, copies=_WHOLE, n_jobs=None,
     else:
         groups, group_weight = copies.parent, copies.parent_weight
     rows = _rows_of_groups(groups[seq_of])
-    g = groups[seq_of[rows]]
-    _, g = np.unique(g, return_inverse=True)
+    row_groups = groups[seq_of[rows]]
+    _, g = np.unique(row_groups, return_inverse=True)
     # the classes the rows hold: a class absent from them (its sequences all
     # weigh 0, left out of the fit) would be a constant column, of no spread
     present, classes = np.unique(targets.values[rows], return_inverse=True)
@@ -246,7 +245,7 @@ def read_out(representation, seqs, targets, weight, copies=_WHOLE, n_jobs=None,
         Y = Y[:, 1:]
     first = np.unique(g, return_index=True)[1]
     coef, intercept, cross, _ = ridge_cross_fitted(
-        Xs, Y, row_weight, g, copies_of(group_weight[groups[seq_of[rows]]][first]),
+        Xs, Y, row_weight, g, copies_of(group_weight[row_groups][first]),
         copy_weight[seq_of[rows]])
     # columns of unit spread over the cross-fitted values
     spread = _weighted_std(cross, row_weight)
