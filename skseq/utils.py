@@ -424,15 +424,8 @@ def _is_sequence(item):
 
 def _labels_1d(labels, name):
     """One sequence's labels as a 1-D array (a list mixing strings and other
-    values kept as objects, not turned into strings)."""
-    dtype = getattr(labels, "dtype", None)
-    if (dtype is not None and not isinstance(dtype, np.dtype)
-            and hasattr(labels, "to_numpy") and hasattr(labels, "isna")
-            and getattr(dtype, "kind", None) in ("i", "u", "b")):
-        # pandas' nullable integers or booleans: their missing steps as None,
-        # the others as the ints or bools they are (not floats, 1.0 for 1)
-        labels = (labels.to_numpy(dtype=object, na_value=None)
-                  if np.asarray(labels.isna()).any() else labels.to_numpy())
+    values kept as objects, not turned into strings; pandas' nullable integers
+    or booleans as the ints or bools they are, their missing steps None)."""
     try:
         labels = _label_array(_one_pass_read(labels))
     except ValueError:  # ragged: several sequences' labels
