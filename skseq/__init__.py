@@ -6,6 +6,7 @@ is always the sequence, so scikit-learn's splitters, searches and pipelines work
 unchanged.
 """
 
+from ._show_versions import show_versions
 from .classifier import IOHMMClassifier
 from .hierarchical import HierarchicalIOHMM
 from .hybrid import HybridHMMClassifier
@@ -21,4 +22,5 @@ __all__ = [
     "IOHMMClassifier",
     "IOHMMRegressor",
     "__version__",
+    "show_versions",
 ]

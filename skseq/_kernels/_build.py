@@ -85,6 +85,13 @@ def build(name, variant=None):
     return importlib.import_module(module_name(name, "portable"))
 
 
+def variant_in_use(name):
+    """The build of the compiled module ``name`` that :func:`build` picks."""
+    module = build(name).__name__
+    return next((variant for variant in FEATURES if variant != "portable"
+                 and module.endswith(f"_{variant}")), "portable")
+
+
 def available(name):
     """The builds of the compiled module ``name`` that this CPU runs and this
     installation has, widest first."""
