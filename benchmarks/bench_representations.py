@@ -37,9 +37,11 @@ against sktime's MiniRocket transform; and where the time of the default
 Timings are wall-clock, the best of ``--repeat`` runs, interleaved (A, B, C, A,
 B, C, ...) so that load from other processes hits every case alike; the load
 average is recorded. The page (its tables' headers and prose) is rendered by
-``_representations_report.py``.
+``_representations_report.py``; ``--render`` rewrites its prose around the
+figures the page already holds, without measuring.
 
     python benchmarks/bench_representations.py [--repeat 5] [--quick]
+    python benchmarks/bench_representations.py --render
 """
 
 import argparse
@@ -49,8 +51,15 @@ import warnings
 
 import _ucr
 import numpy as np
-from _report import table, write
-from _representations_report import FIT_HEADER, HEADER, PCA_HEADER, SHAPE_HEADER, page
+from _report import RESULTS, table, write
+from _representations_report import (
+    FIT_HEADER,
+    HEADER,
+    PCA_HEADER,
+    SHAPE_HEADER,
+    page,
+    read_page,
+)
 
 from skseq import IOHMMClassifier
 from skseq._data import check_sequences
@@ -501,6 +510,8 @@ def _parser():
     parser.add_argument("--quick", action="store_true",
                         help="ArrowHead only, 2 repeats (a smoke test)")
     parser.add_argument("--plaid-steps", type=int, default=100_000)
+    parser.add_argument("--render", action="store_true",
+                        help="only rewrite the page's prose around its figures")
     return parser
 
 
@@ -528,6 +539,10 @@ def _panel_rows(panel, repeat, seeds):
 
 def main():
     args = _parser().parse_args()
+    if args.render:
+        path = RESULTS / "representations.md"
+        write(path.name, page(read_page(path.read_text(encoding="utf-8"))))
+        return
     # One numba thread for MiniRocket: read when sktime first imports numba.
     os.environ.setdefault("NUMBA_NUM_THREADS", "1")
     sets = ["ArrowHead"] if args.quick else ["ArrowHead", "PLAID", "BasicMotions"]
