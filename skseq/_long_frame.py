@@ -34,8 +34,10 @@ def from_long_frame(df, sequence_id, time=None, target=None, features=None, *,
         others (strings, categories) are kept as symbols, and X is then a list
         of object arrays, for a pipeline that encodes them step by step, e.g.
         ``make_pipeline(Stepwise(OneHotEncoder()), IOHMMClassifier())``.
-        Complex numbers, dates and durations are refused, and so are missing
-        and infinite values.
+        Missing values come out as NaN, for an imputer in the pipeline
+        (:class:`~skseq.preprocessing.ForwardFill`,
+        ``Stepwise(SimpleImputer())``); infinite values, complex numbers, dates
+        and durations are refused.
     return_ids : bool, default=False
         Also return the sequence ids, in the order of X: to join predictions
         back to the frame, or as ``groups`` for ``GroupKFold``.
@@ -168,30 +170,29 @@ def _long_frame_order(pd, df, sequence_id, time):
 
 def _long_frame_values(pd, df, features, order, sequence_id):
     """The feature values in step order: float64, or objects where a column
-    is not numeric (missing symbols as NaN); a missing or infinite value is
-    refused, named by column, row and sequence."""
+    is not numeric; missing values as NaN. An infinite value is refused,
+    named by column, row and sequence."""
     numeric = [pd.api.types.is_numeric_dtype(df[c]) for c in features]
     if all(numeric):
         values = df[features].to_numpy(dtype=np.float64, na_value=np.nan)[order]
-        nonfinite = ~np.isfinite(values)
+        infinite = np.isinf(values)
     else:
         values = np.empty((len(df), len(features)), dtype=object)
-        nonfinite = np.zeros(values.shape, dtype=bool)
+        infinite = np.zeros(values.shape, dtype=bool)
         for j, (c, number) in enumerate(zip(features, numeric, strict=True)):
             column = df[c].to_numpy(dtype=np.float64 if number else object,
                                     na_value=np.nan)
             values[:, j] = column
-            nonfinite[:, j] = (~np.isfinite(column) if number
-                               else pd.isna(column))
-        values, nonfinite = values[order], nonfinite[order]
-    if nonfinite.any():
-        r, c = np.argwhere(nonfinite)[0]
-        row, value = order[r], values[r, c]
+            infinite[:, j] = np.isinf(column) if number else False
+        values, infinite = values[order], infinite[order]
+    if infinite.any():
+        r, c = np.argwhere(infinite)[0]
+        row = order[r]
         raise ValueError(
-            f"Column {features[c]!r} has {'NaN' if np.isnan(value) else value} at "
-            f"row {_plain(df.index[row])!r} "
-            f"(sequence {_plain(df[sequence_id].iloc[row])!r}); impute or drop "
-            "missing and infinite values first."
+            f"Column {features[c]!r} has {values[r, c]} at row "
+            f"{_plain(df.index[row])!r} "
+            f"(sequence {_plain(df[sequence_id].iloc[row])!r}); replace or drop "
+            "infinite values first."
         )
     return values
 

@@ -1,6 +1,7 @@
 """Stepwise on steps of symbols (strings, categories): the transformer reads
 them pooled as a 2-D object array, the sequence form is kept, and the output
-must be numbers; the estimators keep refusing symbols."""
+must be numbers; the estimators keep refusing symbols. (Missing symbols:
+tests/test_stepwise_missing.py.)"""
 
 import copy
 import pickle
@@ -15,7 +16,12 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.impute import SimpleImputer
 from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
 from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder, StandardScaler
+from sklearn.preprocessing import (
+    FunctionTransformer,
+    OneHotEncoder,
+    OrdinalEncoder,
+    StandardScaler,
+)
 
 from skseq import IOHMMClassifier
 from skseq.preprocessing import Stepwise, on_raw_steps
@@ -156,7 +162,9 @@ def test_an_unknown_symbol_at_transform_follows_the_encoder():
     (SimpleImputer(strategy="most_frequent"), _symbols(), ValueError,
      r"^SimpleImputer returned values that are not numbers \(dtype object\); "
      r"Stepwise's output must be numeric"),
-    (OneHotEncoder(), [np.array(["a", None, "b"])], ValueError,
+    # a missing symbol, for a transformer that does not accept missing values
+    (FunctionTransformer(lambda X: (X == "a").astype(float)),
+     [np.array(["a", None, "b"])], ValueError,
      r"^X: sequence 0 contains a missing value at step 1 \(feature 0\)"),
     (OneHotEncoder(), [np.array([b"a", b"b"])], ValueError,
      r"^X: sequence 0 holds bytes \(dtype \|S1\); decode them to str first"),
@@ -171,7 +179,7 @@ def _state(step):
 
 
 @pytest.mark.parametrize("bad", [
-    lambda step: step.fit([np.array(["a", None])]),
+    lambda step: step.fit([np.array([b"a", b"b"])]),
     lambda step: step.fit([np.array(["a", "b"]), np.array(["a", "b"])[:, None]
                            .repeat(2, axis=1)]),
     lambda step: step.set_params(transformer=StandardScaler()).fit(_symbols()),

@@ -223,16 +223,16 @@ def test_from_long_frame_accepts_multiindex_columns_without_warnings():
      r"'d' \(datetime64\[\w+, UTC\]\) hold .* reference time\)\.$"),
     (_frame().assign(x=1j), {"target": "label"}, ValueError,
      r"'x' \(complex128\) hold complex numbers"),
-    (_frame().assign(x=["u", "v", None, "u", "v", "u"]), {"target": "label"},
-     ValueError, r"Column 'x' has NaN at row 2 \(sequence 'b'\)"),
-    (_frame().assign(x=[1.0, 2.0, nan, 4.0, 5.0, 6.0]), {"target": "label"},
-     ValueError, r"Column 'x' has NaN at row 2 \(sequence 'b'\)"),
+    # a column of symbols beside it: the numbers are checked as well
+    (_frame().assign(x=list("uvuuvu"), z=[0, 1, 0, 0, 0, np.inf]),
+     {"target": "label"}, ValueError, r"Column 'z' has inf at row 5 "
+     r"\(sequence 'b'\); replace or drop infinite values first\.$"),
     (_frame().assign(z=[0, 1, 0, np.inf, 0, 1]), {"target": "label"},
      ValueError, r"Column 'z' has inf at row 3 \(sequence 'a'\)"),
-    (_frame().assign(sid=[2, 1, 2, 1, 3, 2], x=[1.0, nan, 3, 4, 5, 6])
+    (_frame().assign(sid=[2, 1, 2, 1, 3, 2], x=[1.0, -np.inf, 3, 4, 5, 6])
      .set_index(pd.Index([10, 11, 12, 13, 14, 15], dtype="int64")),
      {"target": "label"}, ValueError,
-     r"Column 'x' has NaN at row 11 \(sequence 1\)"),
+     r"Column 'x' has -inf at row 11 \(sequence 1\)"),
     (_frame().assign(sid=["b", None, "b", "a", "c", "b"]), {}, ValueError,
      r"Column 'sid' has a missing sequence id at row 1"),
     (_frame().assign(t=[2, 1, nan, 0, 5, 1]), {"time": "t", "features": ["x"]},

@@ -178,7 +178,8 @@ def _check_values(seqs, name, allow_nan=False):
                 if np.isnan(value) else ("inf" if value > 0 else "-inf"))
         rule = ("infinite values are not allowed." if allow_nan else
                 "missing values (NaN, None) are only allowed as the all-NaN "
-                "trailing padding rows of a 3-D array.")
+                "trailing padding rows of a 3-D array. To fill them, start a "
+                "pipeline with ForwardFill() or Stepwise(SimpleImputer()).")
         raise ValueError(
             f"{name}: sequence {seq} contains {what} at step {step} (feature {col}); "
             f"{rule}"

@@ -26,6 +26,7 @@ from .._data import (
     Reading,
     check_sample_weight,
     check_sequences,
+    missing_values,
     restore_on_failure,
     validate_sequences,
 )
@@ -51,9 +52,18 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
     DataFrames with string or categorical columns, or a 3-D object array
     padded at the end with rows whose every feature is None or NaN. The
     transformer then receives all steps pooled as one 2-D object array
-    (columns by position; numbers among the symbols kept as they are);
-    missing values inside a sequence are refused, and bytes must be decoded
-    to str first.
+    (columns by position; numbers among the symbols kept as they are), and
+    bytes must be decoded to str first.
+
+    Missing values (NaN, None) inside a sequence are passed on, as NaN, to a
+    transformer that accepts them (its ``allow_nan`` tag, e.g.
+    ``SimpleImputer``, ``KNNImputer`` or ``OneHotEncoder``, which makes them a
+    category; a Pipeline's first step's), and refused otherwise. A 3-D
+    array's trailing all-NaN rows stay padding; any row before a sequence's
+    last observed one is a step, even all NaN. A transformer that keeps
+    missing values as NaN (``StandardScaler``) passes them on at the steps
+    that had them, for a later imputer; anywhere else the output must be
+    finite.
 
     Parameters
     ----------
@@ -121,7 +131,7 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
         """
         with restore_on_failure(self):
             self._validate_params()
-            seqs = self._validated(X, reset=True)
+            seqs = self._validated(X, self.transformer, reset=True)
             params = _step_fit_params(self, seqs, fit_params)
             with _naming_symbols(self.transformer, seqs.data):
                 self.transformer_ = clone(self.transformer).fit(seqs.data, **params)
@@ -131,10 +141,11 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
             self._check_columns(self._as_numbers(first))
         return self
 
-    def _validated(self, X, reset):
-        """The sequences of X, steps of symbols kept as objects for the
-        transformer."""
-        return validate_sequences(self, X, reset=reset, symbols=True)
+    def _validated(self, X, transformer, reset):
+        """The sequences of X, steps of symbols kept as objects and missing
+        values kept where the transformer accepts them."""
+        return validate_sequences(self, X, reset=reset, symbols=True,
+                                  allow_nan=_allows_nan(transformer))
 
     def _as_numbers(self, out):
         """The transformer's output as float64; refused, naming the
@@ -193,7 +204,7 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
             With the transformer's number of output features per step.
         """
         check_is_fitted(self)
-        seqs = self._validated(X, reset=False)
+        seqs = self._validated(X, self.transformer_, reset=False)
         with _naming_symbols(self.transformer_, seqs.data):
             out = self.transformer_.transform(seqs.data)
         out = self._as_numbers(out)
@@ -203,10 +214,7 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
                 f"{seqs.data.shape[0]} steps; Stepwise needs one output row per step."
             )
         self._check_columns(out)
-        # In a 3-D output an all-NaN step would silently read as padding.
-        _refuse_not_finite(seqs, out, lambda seq, step, _: (
-            f"{type(self.transformer_).__name__} produced NaN or inf at "
-            f"sequence {seq}, step {step}."))
+        _check_output_values(type(self.transformer_).__name__, seqs, out)
         if seqs.form == "rows":
             return out
         return seqs.unpack(out)
@@ -230,8 +238,42 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False
+        tags.input_tags.allow_nan = _allows_nan(self.transformer)
         return tags
+
+
+def _allows_nan(transformer):
+    """The transformer's ``allow_nan`` input tag (False for no estimator); a
+    Pipeline's is that of its first step, which reads the input
+    (scikit-learn's Pipeline leaves the tag False)."""
+    try:
+        if isinstance(transformer, Pipeline):
+            transformer = _steps(transformer)[0]
+        return bool(get_tags(transformer).input_tags.allow_nan)
+    except (AttributeError, TypeError, ValueError, IndexError):
+        return False
+
+
+def _check_output_values(name, seqs, out):
+    """The transformer's output must be finite, but for the NaN it keeps at
+    steps that had a missing value (a StandardScaler's, for a later imputer);
+    and in a 3-D output no sequence may end with an all-NaN step, which would
+    read as padding."""
+    kept = missing_values(seqs.data).any(axis=1)
+    values = out
+    if kept.any():
+        values = out.copy()
+        values[kept] = np.where(np.isnan(out[kept]), 0.0, out[kept])
+    _refuse_not_finite(seqs, values, lambda seq, step, _: (
+        f"{name} produced NaN or inf at sequence {seq}, step {step}."))
+    ends = np.isnan(out[seqs.last_steps]).all(axis=1)
+    if seqs.form == "padded" and ends.any():
+        seq = int(np.argmax(ends))
+        raise ValueError(
+            f"{name} left every feature NaN at the last step of sequence {seq}, "
+            "which a 3-D array would read as padding: impute the missing values "
+            "first, or pass the sequences as a list."
+        )
 
 
 @contextmanager
@@ -255,7 +297,10 @@ def _naming_symbols(transformer, data):
 
 
 def _reads_symbols(transformer):
-    tags = get_tags(transformer).input_tags
+    try:
+        tags = get_tags(transformer).input_tags
+    except (AttributeError, TypeError, ValueError):
+        return False
     return tags.string or tags.categorical
 
 
