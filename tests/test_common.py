@@ -1,5 +1,6 @@
 """scikit-learn's estimator checks, for every public estimator, nothing skipped."""
 
+from sklearn.impute import SimpleImputer
 from sklearn.preprocessing import SplineTransformer, StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -11,6 +12,7 @@ from skseq import (
 )
 from skseq.preprocessing import (
     DilatedConvolution,
+    ForwardFill,
     RunningPooling,
     SequenceFeatures,
     SequenceUnion,
@@ -58,6 +60,8 @@ from skseq.rnn import DiscretizedRNNClassifier
         IOHMMRegressor(n_states=3, covariance_type="spherical", emission="state",
                        transition="gated", n_init=1, max_iter=30, random_state=0),
         Stepwise(StandardScaler()),
+        Stepwise(SimpleImputer()),
+        ForwardFill(),
         WindowMean(max_length=3, window=2),
         SequenceFeatures(diff=True, time=True),
         DilatedConvolution(random_state=0),

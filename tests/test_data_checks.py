@@ -912,27 +912,49 @@ def test_unambiguous_layouts_fit_silently():
 
 
 def test_the_advice_for_symbol_steps_works_as_written():
-    # the message's recipe for steps of symbols: integer codes, then one-hot
-    # indicators step by step; following it must give a fit, not the same error
+    # the message names the pipeline that reads steps of symbols; following it
+    # on the same strings gives a fit, not the same error
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import OneHotEncoder
 
     from skseq import IOHMMClassifier
     from skseq.preprocessing import Stepwise
 
-    words = [np.array(list(w))[:, None] for w in ("abca", "bba", "abc", "cab")]
-    with pytest.raises(ValueError, match="integer code") as info:
+    words = [np.array(list(w)) for w in ("abca", "bba", "abc", "cab")]
+    advice = ("X: sequence 0 has non-numeric features (dtype <U1); encode them as "
+              "numbers first, e.g. one-hot in a pipeline: make_pipeline(Stepwise("
+              "OneHotEncoder()), IOHMMClassifier()).")
+    with pytest.raises(ValueError) as info:
         IOHMMClassifier().fit(words, [0, 1, 0, 1])
-    assert "return_inverse=True" in str(info.value)
-    alphabet, codes = np.unique(np.concatenate(words), return_inverse=True)
-    ends = np.cumsum([len(w) for w in words])[:-1]
-    X = [c[:, None] for c in np.split(codes.ravel(), ends)]
-    pipe = make_pipeline(Stepwise(OneHotEncoder(sparse_output=False)),
+    assert str(info.value) == advice
+    pipe = make_pipeline(Stepwise(OneHotEncoder()),
                          IOHMMClassifier(random_state=0, max_iter=5))
-    out = pipe[0].fit_transform(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        pipe.fit(words, [0, 1, 0, 1])
+    out = pipe[0].transform(words)
     assert [o.shape for o in out] == [(4, 3), (3, 3), (3, 3), (3, 3)]
-    assert np.array_equal(out[1], np.eye(3)[[1, 1, 0]])
-    pipe.fit(X, [0, 1, 0, 1])
+    assert np.array_equal(out[1], np.eye(3)[[1, 1, 0]])  # "bba"
+
+
+@pytest.mark.parametrize("X, match", [
+    # a ragged list of flat lists of strings: read as a table, and the advice
+    # for univariate symbol sequences goes on to their encoding
+    ([["a", "b", "c"], ["d"]], r"for univariate sequences of these lengths pass "
+     r"\[np\.asarray\(s\) for s in X\]\. Then, for symbols: encode them as "
+     r"numbers first, e\.g\. one-hot in a pipeline: make_pipeline\(Stepwise\("
+     r"OneHotEncoder\(\)\), IOHMMClassifier\(\)\)\.$"),
+    (np.array([["2020-01-01"]], dtype="datetime64[D]"),
+     r"non-numeric features \(dtype datetime64\[D\]\); dates and durations are "
+     r"not numeric: convert them to numbers first"),
+    ([np.array(["a", "b"], dtype=object)], r"sequence 0, step 0 holds "
+     r"the string 'a', which is not numeric; encode them as numbers first"),
+])
+def test_symbols_given_to_an_estimator_are_refused_with_advice(X, match):
+    from skseq import IOHMMClassifier
+
+    with pytest.raises(ValueError, match=match):
+        IOHMMClassifier().fit(X, np.arange(len(X)) % 2)
 
 
 def _with_long_unread(lengths, n_unread=3, unread_length=60):

@@ -111,6 +111,8 @@ def test_transform_checks_fit():
     msg = r"X has 3 features, but Stepwise is expecting 2 features as input\."
     with pytest.raises(ValueError, match=msg):
         step.transform([np.ones((2, 3))])
+    # a transformer that does not accept missing values (PCA's allow_nan tag)
+    step = Stepwise(PCA(n_components=1)).fit(_list())
     with pytest.raises(ValueError, match="sequence 1 contains NaN at step 0"):
         step.transform([np.ones((2, 2)), np.array([[nan, 1.0]])])
 

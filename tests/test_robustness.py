@@ -80,14 +80,19 @@ MODELS = {
 def _bad_fits(name, X, y, bad_params):
     X_nan = [x.copy() for x in X]
     X_nan[2][1, 0] = np.nan
+    X_inf = [x.copy() for x in X]
+    X_inf[2][1, 0] = np.inf
     X_3 = [np.ones((2, 3))] * len(X)
     calls = {
         "NaN in X": lambda est: est.fit(X_nan, y),
+        "inf in X": lambda est: est.fit(X_inf, y),
         "X of 3 features": lambda est: est.fit(X_3 + [np.ones((2, 2))], y),
         "X None": lambda est: est.fit(None, y),
         "params": lambda est: est.set_params(**bad_params).fit(X, y),
     }
-    if name != "stepwise":
+    if name == "stepwise":  # its StandardScaler takes NaN (and passes it on)
+        del calls["NaN in X"]
+    else:
         calls |= {
             "y too short": lambda est: est.fit(X, y[:-1]),
             "y None": lambda est: est.fit(X, None),

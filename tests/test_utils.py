@@ -209,26 +209,30 @@ def test_from_long_frame_accepts_multiindex_columns_without_warnings():
     (_frame(), {"time": "when"}, ValueError, r"Columns \['when'\] are not in"),
     (_frame(), {"target": "y"}, ValueError, r"Columns \['y'\] are not in"),
     (_frame(), {"features": ["x", "w"]}, ValueError, r"Columns \['w'\] are not in"),
-    (_frame(), {}, ValueError, r"Feature columns 'label' \(\w+\) are not numeric"),
+    (_frame().assign(d=pd.Timestamp("2020-01-01")), {"target": "label"}, ValueError,
+     r"Feature columns 'd' \(datetime64\[\w+\]\) hold complex numbers, dates or "
+     r"durations, neither real numbers nor symbols"),
     # the default feature columns took a column that is not one: say how to
     # leave it out
-    (_frame(), {"time": "t"}, ValueError, r"'label' \(\w+\) are not numeric "
-     r"\(real numbers\); encode them first, or name the feature columns with "
-     r"features= .*, e.g. features=\['x', 'z'\]\.$"),
-    (_frame(), {"features": ["x", "label"]}, ValueError,
-     r"'label' \(\w+\) are not numeric \(real numbers\); encode them first\.$"),
-    (_frame().assign(x=pd.Categorical([1, 2, 1, 2, 1, 2])), {"target": "label"},
-     ValueError, r"'x' \(category\) are not numeric"),
+    (_frame().assign(d=pd.Timedelta(1, "s")), {"time": "t", "target": "label"},
+     ValueError, r"'d' \(timedelta64\[\w+\]\) hold .* convert them to real "
+     r"numbers first \(dates: e\.g\. seconds since a reference time\), or name "
+     r"the feature columns with features= .*, e\.g\. features=\['x', 'z'\]\.$"),
+    (_frame().assign(d=pd.Timestamp("2020-01-01", tz="UTC")),
+     {"features": ["x", "d"]}, ValueError,
+     r"'d' \(datetime64\[\w+, UTC\]\) hold .* reference time\)\.$"),
     (_frame().assign(x=1j), {"target": "label"}, ValueError,
-     r"'x' \(complex128\) are not numeric"),
-    (_frame().assign(x=[1.0, 2.0, nan, 4.0, 5.0, 6.0]), {"target": "label"},
-     ValueError, r"Column 'x' has NaN at row 2 \(sequence 'b'\)"),
+     r"'x' \(complex128\) hold complex numbers"),
+    # a column of symbols beside it: the numbers are checked as well
+    (_frame().assign(x=list("uvuuvu"), z=[0, 1, 0, 0, 0, np.inf]),
+     {"target": "label"}, ValueError, r"Column 'z' has inf at row 5 "
+     r"\(sequence 'b'\); replace or drop infinite values first\.$"),
     (_frame().assign(z=[0, 1, 0, np.inf, 0, 1]), {"target": "label"},
      ValueError, r"Column 'z' has inf at row 3 \(sequence 'a'\)"),
-    (_frame().assign(sid=[2, 1, 2, 1, 3, 2], x=[1.0, nan, 3, 4, 5, 6])
+    (_frame().assign(sid=[2, 1, 2, 1, 3, 2], x=[1.0, -np.inf, 3, 4, 5, 6])
      .set_index(pd.Index([10, 11, 12, 13, 14, 15], dtype="int64")),
      {"target": "label"}, ValueError,
-     r"Column 'x' has NaN at row 11 \(sequence 1\)"),
+     r"Column 'x' has -inf at row 11 \(sequence 1\)"),
     (_frame().assign(sid=["b", None, "b", "a", "c", "b"]), {}, ValueError,
      r"Column 'sid' has a missing sequence id at row 1"),
     (_frame().assign(t=[2, 1, nan, 0, 5, 1]), {"time": "t", "features": ["x"]},

@@ -4,10 +4,10 @@ Classifying sessions from a tabular event log
 
 Event data usually arrives as a long table: one row per event, a session id, a
 timestamp, and what happened. :func:`skseq.utils.from_long_frame` turns such a
-frame into sequences, one per session and ordered by time; a
-:class:`~skseq.preprocessing.Stepwise` one-hot encoder then encodes each event
-inside a pipeline, so cross-validation refits the encoder on every training
-fold.
+frame into sequences, one per session and ordered by time, keeping the events'
+names; a :class:`~skseq.preprocessing.Stepwise` one-hot encoder then encodes
+each event inside a pipeline, so cross-validation refits the encoder on every
+training fold.
 
 The label here depends on the *order* of events: a session ends in a purchase
 when a ``pay`` event comes after an ``add to cart``. A model of event counts
@@ -53,29 +53,30 @@ events.head()
 # %%
 # From the frame to sequences
 # ---------------------------
-# ``from_long_frame`` needs numeric features, so the action becomes its category
-# code (0-3, in the order of ``ACTIONS``) and the one-hot encoding happens in the
-# pipeline. The label is constant within each session, so ``y`` comes out with
-# one label per sequence.
-events["action_code"] = pd.Categorical(events["action"], categories=ACTIONS).codes
+# ``from_long_frame`` keeps the action names: each session is an array of
+# strings, one per event, which the one-hot encoder of the pipeline reads. The
+# label is constant within each session, so ``y`` comes out with one label per
+# sequence.
 X, y = from_long_frame(events, "session", time="time", target="bought",
-                       features=["action_code"])
+                       features=["action"])
 print(f"{len(X)} sessions of {min(map(len, X))}-{max(map(len, X))} events, "
-      f"{y.mean():.0%} bought")
+      f"{y.mean():.0%} bought; the first begins {', '.join(X[0][:3, 0])}")
 
 # %%
 # Cross-validation
 # ----------------
 # The baseline sees the same events, counted per session, without their order.
+# The encoder's categories are given in the order of ``ACTIONS``, the alphabet
+# the automaton is read with below (by default they would be sorted).
 cv = StratifiedKFold(n_splits=5, shuffle=True, random_state=0)
 iohmm = make_pipeline(
-    Stepwise(OneHotEncoder(sparse_output=False)),
+    Stepwise(OneHotEncoder(categories=[ACTIONS], sparse_output=False)),
     IOHMMClassifier(n_states=3, emission="state", n_init=10, random_state=0),
 )
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", ConvergenceWarning)
     iohmm_scores = cross_val_score(iohmm, X, y, cv=cv, n_jobs=-1)
-counts = np.array([np.bincount(x[:, 0].astype(int), minlength=4) for x in X])
+counts = np.array([[np.sum(x[:, 0] == action) for action in ACTIONS] for x in X])
 count_scores = cross_val_score(LogisticRegression(), counts, y, cv=cv)
 print(f"IOHMM pipeline:         {iohmm_scores.mean():.3f} +/- {iohmm_scores.std():.3f}")
 print(f"event counts + LogReg:  {count_scores.mean():.3f} +/- {count_scores.std():.3f}")

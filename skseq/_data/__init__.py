@@ -29,12 +29,14 @@ from .lifecycle import (
     record_fitted_params,
     restore_on_failure,
 )
-from .sequences import Sequences, Targets, quote
+from .sequences import NUMBERS, Reading, Sequences, Targets, missing_values, quote
 from .targets import accuracy, check_targets, needs_lengths, score_targets
 from .weights import check_class_weights, check_sample_weight, check_score_weight
 
 __all__ = [
+    "NUMBERS",
     "N_JOBS_CONSTRAINT",
+    "Reading",
     "Sequences",
     "Targets",
     "accuracy",
@@ -49,6 +51,7 @@ __all__ = [
     "check_targets",
     "is_number",
     "mark_laid_out",
+    "missing_values",
     "needs_lengths",
     "quote",
     "record_fitted_params",

@@ -15,6 +15,8 @@ from sklearn.utils.validation import validate_data
 
 from .names import names_source
 from .sequences import (
+    NUMBERS,
+    Reading,
     Sequences,
     _as_float,
     _check_container,
@@ -22,6 +24,8 @@ from .sequences import (
     _packed_from_list,
     _packed_from_padded,
     _packed_from_plain_arrays,
+    encode_hint,
+    missing_values,
 )
 from .thread_warnings import ignoring
 
@@ -65,7 +69,7 @@ class InputHintWarning(UserWarning):
 _SHORT_FACTOR = 4
 
 
-def check_sequences(X, *, name="X"):
+def check_sequences(X, *, name="X", reading=NUMBERS):
     """Validate a collection of sequences and pack it.
 
     Parameters
@@ -75,6 +79,11 @@ def check_sequences(X, *, name="X"):
         sequences (see the module docstring).
     name : str, default="X"
         Name used in error messages.
+    reading : Reading, default=NUMBERS
+        Whether steps of symbols are kept (as an object array: the packed data
+        is then of dtype object, its missing values NaN) and missing values
+        allowed inside a sequence; by default neither, and the steps are
+        float64.
 
     Returns
     -------
@@ -97,9 +106,10 @@ def check_sequences(X, *, name="X"):
         data, lengths = plain
     elif items is not None:
         form = "list"
-        data, lengths = _packed_from_list(items, name)
+        data, lengths = _packed_from_list(items, name, reading)
     else:
-        form, data, lengths = _packed_from_array(_as_float(X, name), name)
+        form, data, lengths = _packed_from_array(_as_float(X, name, None, reading),
+                                                 name)
     if data.shape[1] == 0:
         raise ValueError(
             f"{name}: 0 feature(s) (shape={data.shape}) while a minimum of 1 is "
@@ -108,7 +118,7 @@ def check_sequences(X, *, name="X"):
     offsets = np.zeros(lengths.shape[0] + 1, dtype=np.intp)
     np.cumsum(lengths, out=offsets[1:])
     seqs = Sequences(data=data, offsets=offsets, form=form)
-    _check_finite(seqs, name)
+    _check_values(seqs, name, reading.allow_nan)
     return seqs
 
 
@@ -149,21 +159,31 @@ def _packed_from_array(arr, name):
     return "padded", data, lengths
 
 
-def _check_finite(seqs, name):
-    """ValueError naming the first NaN or infinite value inside a sequence."""
+def _check_values(seqs, name, allow_nan=False):
+    """ValueError naming the first infinite value inside a sequence, or the
+    first missing one unless ``allow_nan``; steps of symbols (an object
+    array) are checked for missing values only."""
     data = seqs.data
-    finite = np.isfinite(data)
-    if not finite.all():
-        row, col = np.argwhere(~finite)[0]
+    if data.dtype == object:
+        bad = np.zeros(data.shape, bool) if allow_nan else missing_values(data)
+    else:
+        bad = ~np.isfinite(data)
+        if allow_nan:
+            bad &= ~np.isnan(data)
+    if bad.any():
+        row, col = np.argwhere(bad)[0]
         seq, step = seqs.locate(row)
         value = data[row, col]
-        what = "NaN" if np.isnan(value) else ("inf" if value > 0 else "-inf")
+        what = ("a missing value" if data.dtype == object else "NaN"
+                if np.isnan(value) else ("inf" if value > 0 else "-inf"))
+        rule = ("infinite values are not allowed." if allow_nan else
+                "missing values (NaN, None) are only allowed as the all-NaN "
+                "trailing padding rows of a 3-D array. To fill them, start a "
+                "pipeline with ForwardFill() or Stepwise(SimpleImputer()).")
         raise ValueError(
             f"{name}: sequence {seq} contains {what} at step {step} (feature {col}); "
-            "missing values (NaN, None) are only allowed as the all-NaN trailing "
-            "padding rows of a 3-D array."
+            f"{rule}"
         )
-
 
 
 def _user_stacklevel():
@@ -250,12 +270,15 @@ def _layout_hint(X, seqs):
     n_seq, n_features = seqs.n_sequences, seqs.n_features
     read = (f"read as {n_seq} sequences of ONE step with {n_features} features "
             "(a tabular model)")
+    symbols = seqs.data.dtype == object
     if seqs.form == "rows" and n_features >= _SERIES_MIN_STEPS:
         if isinstance(X, (list, tuple)):
             return (f"X is a list of {n_seq} equal-length lists of {n_features} "
-                    f"numbers, {read}. For univariate series pass a list of "
-                    "arrays, [np.asarray(s) for s in X]; for one-step rows pass "
-                    "np.asarray(X)[:, None, :].")
+                    f"{'values' if symbols else 'numbers'}, {read}. For "
+                    "univariate series pass a list of arrays, [np.asarray(s) for "
+                    "s in X]; for one-step rows pass np.asarray(X)[:, None, :].")
+        if symbols:  # no correlation between the columns of symbols
+            return ""
         data = seqs.data
         a = data[:, :-1] - data[:, :-1].mean(axis=0)
         b = data[:, 1:] - data[:, 1:].mean(axis=0)
@@ -278,8 +301,13 @@ def _layout_hint(X, seqs):
     return ""
 
 
-def validate_sequences(estimator, X, *, reset, record_lengths=True):
+def validate_sequences(estimator, X, *, reset, record_lengths=True,
+                       symbols=False, allow_nan=False):
     """:func:`check_sequences` plus the estimator's feature bookkeeping.
+
+    Steps of symbols are refused with advice naming the estimator, unless
+    ``symbols`` keeps them (as an object array); missing values inside a
+    sequence are refused unless ``allow_nan`` (:class:`Reading`).
 
     ``reset=True`` (fit) records ``n_features_in_`` (and ``feature_names_in_`` for
     a DataFrame, or a list of DataFrames sharing their column names) and,
@@ -292,7 +320,9 @@ def validate_sequences(estimator, X, *, reset, record_lengths=True):
     sequence: the table was most likely one sequence, or univariate series,
     in the wrong form.
     """
-    seqs = check_sequences(X)
+    reading = Reading(symbols=symbols, allow_nan=allow_nan,
+                      hint=encode_hint(type(estimator).__name__))
+    seqs = check_sequences(X, reading=reading)
     validate_data(estimator, names_source(estimator, X, reset=reset), reset=reset,
                   skip_check_array=True, ensure_2d=False)
     if reset:

@@ -21,6 +21,12 @@ Where the contract is silent:
 * Strings are never numeric, not even ``"1.5"``; neither are dates, timedeltas or
   complex numbers (all ValueError). Other objects in an object array (dicts, ...)
   give a TypeError, as in scikit-learn.
+* Steps of symbols are kept, for :class:`~skseq.preprocessing.Stepwise`'s
+  transformer, where a :class:`Reading` asks for them: a sequence holding a
+  string (a string array, or an object array or DataFrame with a string or
+  category among its values) is then an object array, its missing values NaN.
+  A 3-D object array's padding is its trailing rows whose every feature is
+  missing (None or NaN), as for numbers. Bytes are refused (decode them).
 * ``None`` and pandas' ``NA`` in object input, and the masked entries of a
   ``numpy.ma`` array, are missing values like NaN: an error anywhere but in the
   all-NaN trailing padding rows of a 3-D array.
@@ -60,11 +66,41 @@ def quote(value, limit=40):
     return text[: limit - 3] + "..."
 
 
-# Symbols (strings, categories) become numbers before any transformer reads
-# them: Stepwise takes the same numeric steps as the estimators.
-_ENCODE_HINT = ("encode them first as numbers: each symbol as an integer code "
-                "(np.unique(..., return_inverse=True)), then, to read them as "
-                "categories, one-hot indicators with Stepwise(OneHotEncoder()).")
+def encode_hint(owner=None):
+    """The advice for steps of symbols given to a model that reads numbers:
+    one-hot indicators in a pipeline before ``owner`` (an estimator's name)."""
+    return ("encode them as numbers first, e.g. one-hot in a pipeline: "
+            f"make_pipeline(Stepwise(OneHotEncoder()), {owner or 'estimator'}()).")
+
+
+_ENCODE_HINT = encode_hint()
+_DATES_HINT = ("dates and durations are not numeric: convert them to numbers "
+               "first, e.g. seconds since a reference time.")
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How the values of steps are read.
+
+    Attributes
+    ----------
+    symbols : bool
+        Keep steps that are not numbers (strings, categories) as an object
+        array, for a transformer that reads them (:class:`Stepwise`), instead
+        of refusing them.
+    allow_nan : bool
+        Let missing values (NaN) stand inside a sequence, for a transformer
+        that reads them.
+    hint : str
+        The advice appended to the refusal of steps of symbols.
+    """
+
+    symbols: bool = False
+    allow_nan: bool = False
+    hint: str = _ENCODE_HINT
+
+
+NUMBERS = Reading()
 
 
 @dataclass(frozen=True)
@@ -293,17 +329,20 @@ def _describe_row(row):
     return "a single value" if np.ndim(row) == 0 else f"shape {np.shape(row)}"
 
 
-def _flat_lists_hint(obj, where):
-    """For a whole X of flat lists of numbers: how it was read, and how to pass
-    univariate sequences instead."""
+def _flat_lists_hint(obj, where, reading):
+    """For a whole X of flat lists of numbers (or symbols): how it was read,
+    and how to pass univariate sequences instead."""
     if where is not None or not all(_is_flat_row(row) for row in obj):
         return ""
+    text = any(isinstance(v, (str, bytes)) for row in obj for v in row)
+    then = (f" Then, for symbols: {reading.hint}"
+            if text and not reading.symbols else "")
     return (" A list of flat Python lists is read as a table, one row per "
             "one-step sequence; for univariate sequences of these lengths pass "
-            "[np.asarray(s) for s in X].")
+            f"[np.asarray(s) for s in X].{then}")
 
 
-def _ragged_message(obj, name, where):
+def _ragged_message(obj, name, where, reading):
     """Name the first row of a nested list whose length differs from row 0's."""
     if isinstance(obj, (list, tuple)) and obj:
         unit = "sequence" if where is None else "step"
@@ -312,12 +351,14 @@ def _ragged_message(obj, name, where):
         for t, row in enumerate(obj):
             if _describe_row(row) != first:
                 return (f"{prefix}{unit} {t} has {_describe_row(row)} but {unit} 0 "
-                        f"has {first}.{_flat_lists_hint(obj, where)}")
+                        f"has {first}.{_flat_lists_hint(obj, where, reading)}")
     return f"{name}: {where or name} is not a rectangular array."
 
 
-def _as_float(obj, name, where=None):
-    """float64 array of one sequence (``where``) or of a whole array (None)."""
+def _as_float(obj, name, where=None, reading=NUMBERS):
+    """float64 array of one sequence (``where``) or of a whole array (None);
+    an object array of its values where they are symbols and ``reading``
+    keeps them (:func:`_as_symbols`)."""
     label = name if where is None else f"{name}: {where}"
     _check_container(obj, label, "a collection of sequences" if where is None
                      else "an (n_steps, n_features) array")
@@ -325,19 +366,57 @@ def _as_float(obj, name, where=None):
     try:
         arr = np.asarray(obj)
     except ValueError as exc:  # ragged nested lists
-        raise ValueError(_ragged_message(obj, name, where)) from exc
-    if arr.dtype.kind in "SUVMm":
+        raise ValueError(_ragged_message(obj, name, where, reading)) from exc
+    kind = arr.dtype.kind
+    if reading.symbols and (kind in "SU" or (kind == "O" and _holds_text(arr))):
+        return _as_symbols(arr, mask, label)
+    if kind in "SUVMm":
+        hint = _DATES_HINT if kind in "Mm" else reading.hint
         raise ValueError(
-            f"{label} has non-numeric features (dtype {arr.dtype}); {_ENCODE_HINT}"
+            f"{label} has non-numeric features (dtype {arr.dtype}); {hint}"
         )
-    if arr.dtype.kind == "c":
+    if kind == "c":
         raise ValueError(f"{label}: Complex data not supported.")
-    if arr.dtype.kind == "O":
-        arr = _object_as_float(arr, name, where)
+    if kind == "O":
+        arr = _object_as_float(arr, name, where, reading.hint)
     arr = arr.astype(np.float64, copy=mask is not None)
     if mask is not None:
         arr[mask] = np.nan  # masked entries are missing values
     return arr
+
+
+def _holds_text(arr):
+    return any(isinstance(v, (str, bytes)) for v in arr.flat)
+
+
+# Elementwise _is_na, for object arrays.
+_missing_objects = np.frompyfunc(_is_na, 1, 1)
+
+
+def _as_symbols(arr, mask, label):
+    """An object copy of steps of symbols (strings, categories, possibly mixed
+    with numbers), for a transformer that reads them: every missing value
+    (None, pandas' NA, NaT, a masked entry) becomes NaN, scikit-learn's
+    marker of a missing value. Bytes are refused: decode them first."""
+    if arr.dtype.kind == "S" or any(isinstance(v, bytes) for v in arr.flat):
+        raise ValueError(
+            f"{label} holds bytes (dtype {arr.dtype}); decode them to str first, "
+            "e.g. x.astype(str)."
+        )
+    out = arr.astype(object)
+    missing = _missing_objects(out).astype(bool)
+    if mask is not None:
+        missing |= mask
+    out[missing] = np.nan
+    return out
+
+
+def missing_values(data):
+    """Where ``data`` (float64, or objects whose missing values are NaN) holds
+    a missing value."""
+    if data.dtype == object:
+        return np.not_equal(data, data)  # NaN is the only value unequal to itself
+    return np.isnan(data)
 
 
 def _is_flat_row(item):
@@ -387,10 +466,10 @@ def _packed_from_plain_arrays(X):
     return np.concatenate(X, axis=0, dtype=np.float64), lengths
 
 
-def _packed_from_list(items, name):
+def _packed_from_list(items, name, reading=NUMBERS):
     arrays, ndims = [], []
     for s, item in enumerate(items):
-        arr = _as_float(item, name, f"sequence {s}")
+        arr = _as_float(item, name, f"sequence {s}", reading)
         ndims.append(arr.ndim)
         if arr.ndim not in (1, 2):
             what = ("is a single value" if arr.ndim == 0
@@ -416,7 +495,7 @@ def _packed_from_list(items, name):
 
 
 def _packed_from_padded(X, name):
-    real = ~np.isnan(X).all(axis=2)
+    real = ~missing_values(X).all(axis=2)
     # A sequence ends after its last row that is not all-NaN padding.
     lengths = np.where(
         real.any(axis=1), X.shape[1] - np.argmax(real[:, ::-1], axis=1), 0

@@ -6,14 +6,16 @@ step; :class:`WindowMean` shortens sequences by averaging windows of steps;
 sequence (differences, relative time); :class:`DilatedConvolution` describes the
 local shape around every step with MiniRocket's kernels; :class:`RunningPooling`
 averages (or takes the maximum of) features over a trailing window or the whole
-prefix; :class:`SequenceUnion` puts the features of several such transformers
-side by side. All but WindowMean keep one output step per input step.
+prefix; :class:`ForwardFill` fills missing values with the last observed ones;
+:class:`SequenceUnion` puts the features of several such transformers side by
+side. All but WindowMean keep one output step per input step.
 
 :func:`on_raw_steps` calls a method of a pipeline's last step (state
 posteriors, Viterbi paths) and maps its per-step output back onto the raw steps.
 """
 
 from ._convolution import DilatedConvolution, RunningPooling
+from ._fill import ForwardFill
 from ._stepwise import Stepwise, on_raw_steps
 from ._summaries import SequenceFeatures
 from ._union import SequenceUnion
@@ -21,6 +23,7 @@ from ._window import WindowMean
 
 __all__ = [
     "DilatedConvolution",
+    "ForwardFill",
     "RunningPooling",
     "SequenceFeatures",
     "SequenceUnion",

@@ -3,6 +3,7 @@ step; :func:`on_raw_steps` calls a method of a pipeline's last step and maps its
 per-step output back onto the raw steps.
 """
 
+from contextlib import contextmanager
 
 import numpy as np
 from sklearn import get_config
@@ -12,6 +13,7 @@ from sklearn.base import (
     clone,
 )
 from sklearn.pipeline import Pipeline
+from sklearn.utils import get_tags
 from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.metadata_routing import (
     MetadataRouter,
@@ -21,13 +23,18 @@ from sklearn.utils.metadata_routing import (
 from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
 
 from .._data import (
+    Reading,
     check_sample_weight,
     check_sequences,
+    missing_values,
     restore_on_failure,
     validate_sequences,
 )
 from ._base import _refuse_not_finite, _SequenceOutput
 from ._window import WindowMean
+
+# What the raw steps of a pipeline may hold: its first step reads them.
+_ANY_STEPS = Reading(symbols=True, allow_nan=True)
 
 
 class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
@@ -36,8 +43,27 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
     The transformer is fitted on all steps of all sequences pooled, and then
     transforms each step; the output has the form of the input (list in, list out;
     3-D padded in, 3-D padded out; 2-D in, 2-D out). The transformer must return
-    finite values, one row per step (a NaN step could not be told from padding),
+    finite numbers, one row per step (a NaN step could not be told from padding),
     and at least one column.
+
+    Steps may be symbols (strings, pandas categories) for a transformer that
+    reads them, such as ``OneHotEncoder`` or ``OrdinalEncoder``: a list of 1-D
+    string arrays (univariate symbol sequences), of 2-D object arrays or of
+    DataFrames with string or categorical columns, or a 3-D object array
+    padded at the end with rows whose every feature is None or NaN. The
+    transformer then receives all steps pooled as one 2-D object array
+    (columns by position; numbers among the symbols kept as they are), and
+    bytes must be decoded to str first.
+
+    Missing values (NaN, None) inside a sequence are passed on, as NaN, to a
+    transformer that accepts them (its ``allow_nan`` tag, e.g.
+    ``SimpleImputer``, ``KNNImputer`` or ``OneHotEncoder``, which makes them a
+    category; a Pipeline's first step's), and refused otherwise. A 3-D
+    array's trailing all-NaN rows stay padding; any row before a sequence's
+    last observed one is a step, even all NaN. A transformer that keeps
+    missing values as NaN (``StandardScaler``) passes them on at the steps
+    that had them, for a later imputer; anywhere else the output must be
+    finite.
 
     Parameters
     ----------
@@ -63,6 +89,17 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
     >>> X_new = Stepwise(StandardScaler()).fit_transform(X)
     >>> [x.ravel().round(2).tolist() for x in X_new]
     [[-1.22, 0.0], [1.22]]
+
+    Symbols, one per step, one-hot encoded:
+
+    >>> from sklearn.preprocessing import OneHotEncoder
+    >>> events = [np.array(["login", "view", "buy"]), np.array(["login", "view"])]
+    >>> onehot = Stepwise(OneHotEncoder(sparse_output=False)).fit(events)
+    >>> onehot.transform(events)[1]
+    array([[0., 1., 0.],
+           [0., 0., 1.]])
+    >>> onehot.get_feature_names_out()
+    array(['x0_buy', 'x0_login', 'x0_view'], dtype=object)
     """
 
     _parameter_constraints: dict = {"transformer": [HasMethods(["fit", "transform"])]}
@@ -94,12 +131,42 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
         """
         with restore_on_failure(self):
             self._validate_params()
-            seqs = validate_sequences(self, X, reset=True)
+            seqs = self._validated(X, self.transformer, reset=True)
             params = _step_fit_params(self, seqs, fit_params)
-            self.transformer_ = clone(self.transformer).fit(seqs.data, **params)
-            # the number of output columns, read from the first step's
-            self._check_columns(self.transformer_.transform(seqs.data[:1]))
+            with _naming_symbols(self.transformer, seqs.data):
+                self.transformer_ = clone(self.transformer).fit(seqs.data, **params)
+                # the number (and kind) of output columns, read from the first
+                # step's
+                first = self.transformer_.transform(seqs.data[:1])
+            self._check_columns(self._as_numbers(first))
         return self
+
+    def _validated(self, X, transformer, reset):
+        """The sequences of X, steps of symbols kept as objects and missing
+        values kept where the transformer accepts them."""
+        return validate_sequences(self, X, reset=reset, symbols=True,
+                                  allow_nan=_allows_nan(transformer))
+
+    def _as_numbers(self, out):
+        """The transformer's output as float64; refused, naming the
+        transformer, unless it holds numbers (steps of symbols left as
+        they were, say)."""
+        if hasattr(out, "toarray"):
+            out = out.toarray()
+        out = np.asarray(out)
+        if out.dtype.kind in "fiub":
+            return np.asarray(out, dtype=np.float64)
+        try:
+            if out.dtype.kind != "O":
+                raise TypeError(out.dtype)
+            return out.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"{type(self.transformer_).__name__} returned values that are not "
+                f"numbers (dtype {out.dtype}); Stepwise's output must be numeric: "
+                "end the transformer with an encoder, e.g. make_pipeline("
+                "SimpleImputer(strategy='most_frequent'), OneHotEncoder())."
+            ) from None
 
     def _check_columns(self, out):
         """Refuse a transformer's output of no columns (sequences of 0
@@ -137,21 +204,17 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
             With the transformer's number of output features per step.
         """
         check_is_fitted(self)
-        seqs = validate_sequences(self, X, reset=False)
-        out = self.transformer_.transform(seqs.data)
-        if hasattr(out, "toarray"):
-            out = out.toarray()
-        out = np.asarray(out, dtype=np.float64)
+        seqs = self._validated(X, self.transformer_, reset=False)
+        with _naming_symbols(self.transformer_, seqs.data):
+            out = self.transformer_.transform(seqs.data)
+        out = self._as_numbers(out)
         if out.ndim != 2 or out.shape[0] != seqs.data.shape[0]:
             raise ValueError(
                 f"{type(self.transformer_).__name__} returned shape {out.shape} for "
                 f"{seqs.data.shape[0]} steps; Stepwise needs one output row per step."
             )
         self._check_columns(out)
-        # In a 3-D output an all-NaN step would silently read as padding.
-        _refuse_not_finite(seqs, out, lambda seq, step, _: (
-            f"{type(self.transformer_).__name__} produced NaN or inf at "
-            f"sequence {seq}, step {step}."))
+        _check_output_values(type(self.transformer_).__name__, seqs, out)
         if seqs.form == "rows":
             return out
         return seqs.unpack(out)
@@ -175,8 +238,70 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False
+        tags.input_tags.allow_nan = _allows_nan(self.transformer)
         return tags
+
+
+def _allows_nan(transformer):
+    """The transformer's ``allow_nan`` input tag (False for no estimator); a
+    Pipeline's is that of its first step, which reads the input
+    (scikit-learn's Pipeline leaves the tag False)."""
+    try:
+        if isinstance(transformer, Pipeline):
+            transformer = _steps(transformer)[0]
+        return bool(get_tags(transformer).input_tags.allow_nan)
+    except (AttributeError, TypeError, ValueError, IndexError):
+        return False
+
+
+def _check_output_values(name, seqs, out):
+    """The transformer's output must be finite, but for the NaN it keeps at
+    steps that had a missing value (a StandardScaler's, for a later imputer);
+    and in a 3-D output no sequence may end with an all-NaN step, which would
+    read as padding."""
+    kept = missing_values(seqs.data).any(axis=1)
+    values = out
+    if kept.any():
+        values = out.copy()
+        values[kept] = np.where(np.isnan(out[kept]), 0.0, out[kept])
+    _refuse_not_finite(seqs, values, lambda seq, step, _: (
+        f"{name} produced NaN or inf at sequence {seq}, step {step}."))
+    ends = np.isnan(out[seqs.last_steps]).all(axis=1)
+    if seqs.form == "padded" and ends.any():
+        seq = int(np.argmax(ends))
+        raise ValueError(
+            f"{name} left every feature NaN at the last step of sequence {seq}, "
+            "which a 3-D array would read as padding: impute the missing values "
+            "first, or pass the sequences as a list."
+        )
+
+
+@contextmanager
+def _naming_symbols(transformer, data):
+    """A transformer's failure on steps of symbols (``data`` an object array)
+    said as such, when its tags say it reads neither strings nor categories
+    (StandardScaler, say); its own message follows."""
+    try:
+        yield
+    except (ValueError, TypeError) as exc:
+        if data.dtype != object or _reads_symbols(transformer):
+            raise
+        error = ValueError if isinstance(exc, ValueError) else TypeError
+        raise error(
+            f"{type(transformer).__name__} failed on steps of symbols (non-numeric "
+            f"features, which Stepwise passes as an object array): "
+            f"{str(exc).rstrip('.')}. Encode "
+            "symbols with a transformer that reads them, e.g. "
+            "Stepwise(OneHotEncoder())."
+        ) from exc
+
+
+def _reads_symbols(transformer):
+    try:
+        tags = get_tags(transformer).input_tags
+    except (AttributeError, TypeError, ValueError):
+        return False
+    return tags.string or tags.categorical
 
 
 def _step_fit_params(stepwise, seqs, fit_params):
@@ -300,7 +425,7 @@ def _transform_keeping_windows(transformers, X):
     met on the way with its input (to map outputs back through it); any other
     step that changes the sequences' lengths is refused."""
     Xt, windows = X, []
-    lengths = check_sequences(X).lengths
+    lengths = check_sequences(X, reading=_ANY_STEPS).lengths
     for step in transformers:
         X_in, Xt = Xt, step.transform(Xt)
         name = type(step).__name__
