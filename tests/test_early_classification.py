@@ -15,6 +15,7 @@ from skseq import IOHMMClassifier, IOHMMRegressor
 from skseq._base_dask import _refuse_options
 from skseq._data import check_sequences
 from skseq._data.prefixes import prefix_sequences
+from skseq._families.penalty import RAW_ALPHA
 from skseq.preprocessing import DilatedConvolution
 from skseq.representations import CentredShapeFeatures
 
@@ -278,3 +279,20 @@ def test_fractions_of_one_pass_the_dask_fit_as_n_prefixes_1():
                        ([True], "not bools")):
         with pytest.raises(ValueError, match=match):
             _refuse_options(IOHMMClassifier(n_prefixes=bad))
+
+
+@pytest.mark.parametrize("weight_of_last", [1.0, 0.5])
+def test_prefixes_of_the_one_weighted_sequence(weight_of_last):
+    """One sequence of positive weight, cut into prefixes: its prefixes are
+    the read-out's only group, and it holds one class. ``alpha="auto"`` is the
+    one-class penalty (leaving that group out leaves no rows: it raised
+    numpy's LinAlgError), and the model predicts that class everywhere."""
+    X, y = _series(5, n=8, low=6, high=9)
+    w = np.zeros(len(X))
+    w[-1] = weight_of_last
+    clf = _fit_quiet(IOHMMClassifier(n_states=2, features="shape_centred",
+                                     n_prefixes=[0.5, 1.0], n_init=1,
+                                     max_iter=20, random_state=0),
+                     X, y, sample_weight=w)
+    assert clf.alpha_ == RAW_ALPHA
+    assert_array_equal(clf.predict(X), np.full(len(X), y[-1]))

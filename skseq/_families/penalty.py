@@ -193,7 +193,12 @@ def choose_alpha_classes(X, y, weight, groups=None, copies=None,
     from sklearn.linear_model import LogisticRegression  # slow to import
 
     present = np.unique(y)
-    if 2 <= present.size < y.max() + 1:
+    if present.size < 2:
+        # one class: read out with certainty, curvature 0; every candidate
+        # fits the constant targets exactly (and leaving out the prefixes of
+        # the one sequence that holds them would leave no rows)
+        return RAW_ALPHA, np.zeros(LAMBDAS.size)
+    if present.size < y.max() + 1:
         # a class absent from the rows (its sequences all weigh 0, left out of
         # the fit) is no column: its logistic probabilities would lower the
         # curvature
@@ -207,8 +212,6 @@ def choose_alpha_classes(X, y, weight, groups=None, copies=None,
     errors = (ridge_loo(X, Y, weight, copy_weight)[0] if groups is None else
               group_loo_errors(*_centred_svd(X, Y, weight), weight, groups, copies))
     lam = float(LAMBDAS[_best(errors)])
-    if present.size < 2:  # one class: read out with certainty, curvature 0
-        return RAW_ALPHA, errors
     # The curvature of the log-loss where the read-out settles, from the
     # logistic regression at the penalty of p = 1/2's curvature (lam / 2).
     # scikit-learn warns whenever its L-BFGS stops at max_iter, and no
