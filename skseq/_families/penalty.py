@@ -247,8 +247,10 @@ def softmax_readout(X, y, weight, alpha, n_classes):
     if np.unique(y).size < 2:  # one class: no read-out to start from
         return coef, intercept
     X, y, weight = _canonical(X, y, weight)
+    # alpha=0 (no penalty) is scikit-learn's C=inf
+    C = 1.0 / alpha if alpha > 0 else np.inf
     with ignoring((ConvergenceWarning, "")):  # as in choose_alpha_classes
-        model = LogisticRegression(C=1.0 / alpha, max_iter=300).fit(
+        model = LogisticRegression(C=C, max_iter=300).fit(
             X, y, sample_weight=weight)
     if model.coef_.shape[0] == 1:  # two classes: one logit, of the second
         coef[:, model.classes_[1]] = model.coef_[0]
