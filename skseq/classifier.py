@@ -87,14 +87,15 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
     alpha : float or "auto", default="auto"
         L2 penalty on the input weights (not the intercepts): the precision of a
         Gaussian prior, against the summed log-likelihood (like ``1 / C`` of
-        ``LogisticRegression``), so it fades as data grows. ``"auto"``: on the
-        shape representation, chosen in ``fit`` from the data, by the exact
-        leave-one-out error of a ridge read-out of the output networks'
-        inputs over a grid of penalties (as ``RidgeClassifierCV`` chooses its
-        own; with ``n_prefixes``, the prefixes of one sequence left out
-        together), so that 20 sequences get a strong prior and 20,000 a weak one;
-        on raw inputs 1e-2, small because near-deterministic transitions need
-        large weights. The value used is ``alpha_``.
+        ``LogisticRegression``), so it fades as data grows. ``"auto"``: with
+        sequence-level labels on the shape and window representations, chosen
+        in ``fit`` by the exact leave-one-out error of a ridge read-out of the
+        output networks' inputs over a grid of penalties (as
+        ``RidgeClassifierCV`` chooses its own; with ``n_prefixes``, the prefixes
+        of one sequence left out together), so that 20 sequences get a strong
+        prior and 20,000 a weak one; on raw inputs and with step-level labels
+        1e-2, small because near-deterministic transitions need large
+        weights. The value used is ``alpha_``.
     det_penalty : float, default=0.0
         Reward for |det A_t|, the determinant of each step's transition matrix
         (Bengio & Frasconi 1996, §5.2): it pulls the transitions toward permutations,
