@@ -12,11 +12,10 @@ from ._base import FlatIOHMM
 from ._base_dask import dask_aware
 from ._data import check_sample_weight, check_targets
 from ._data.lifecycle import check_params
-from ._data.prefixes import check_prefixes, prefix_sequences
+from ._data.prefixes import check_prefixes, checked_prefix_sequences
 from ._data.weights import CopyWeights, class_weights
 from ._families.outputs import CategoricalOutputs
 from ._families.registry import document_options, option_constraints
-from ._fit.resources import check_allocation
 
 
 @document_options("features", "transition", "emission", "init")
@@ -382,15 +381,8 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
             )
         if whole:
             return super()._fit(seqs, targets.values, weight)
-        n_cols = (n_prefixes if isinstance(n_prefixes, numbers.Integral)
-                  else n_prefixes.size)
-        # the (n_sequences, n_prefixes) tables of prefix lengths, before they exist
-        check_allocation(self, 17 * seqs.n_sequences * n_cols,
-                         f"n_prefixes={self.n_prefixes!r} (its table of prefix "
-                         "lengths)",
-                         "use fewer prefixes (more than a sequence's length add "
-                         "no distinct prefix).")
-        prefixes, parent, share = prefix_sequences(seqs, n_prefixes)
+        prefixes, parent, share = checked_prefix_sequences(
+            self, seqs, n_prefixes, self.n_prefixes)
         # the prefixes of one sequence are one group for the penalty and the
         # supervised axes
         return super()._fit(prefixes, targets.values[parent],

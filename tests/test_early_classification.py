@@ -296,3 +296,25 @@ def test_prefixes_of_the_one_weighted_sequence(weight_of_last):
                      X, y, sample_weight=w)
     assert clf.alpha_ == RAW_ALPHA
     assert_array_equal(clf.predict(X), np.full(len(X), y[-1]))
+
+
+def test_prefixes_beyond_memory_are_refused_before_they_are_packed(monkeypatch):
+    """The packed prefixes (every distinct prefix's steps: here 20 sequences
+    of 2,000 steps, 50 prefixes each, about 1.02 million steps of 40 bytes)
+    are refused in O(1) naming ``n_prefixes``, before they are gathered (they
+    were packed first, and only the fit's later check refused them, naming
+    states and steps)."""
+    import skseq._data.prefixes as prefixes
+    import skseq._fit.resources as resources
+
+    def no_packing(*args):
+        raise AssertionError("the prefixes were packed before the memory check")
+
+    monkeypatch.setattr(resources, "_available_memory", lambda: 30 * 2**20)
+    monkeypatch.setattr(prefixes, "prefix_sequences", no_packing)
+    X = np.zeros((20, 2000, 1))
+    y = np.arange(20) % 2
+    steps = 20 * sum(-(-2000 * j // 50) for j in range(1, 51))
+    with pytest.raises(ValueError, match=rf"n_prefixes=50 \({steps} steps of "
+                                         r"prefixes.*fewer prefixes"):
+        IOHMMClassifier(n_states=2, n_prefixes=50).fit(X, y)
