@@ -498,11 +498,13 @@ class BaseIOHMM(IOHMMInference, NumberParams, BaseEstimator):
 
         best, objectives = run_restarts(attempts(), n_init, monitor=monitor)
         if best is None:
+            large = not self._warm() and self.init_scale > 1
             raise ValueError(
                 f"{type(self).__name__}: every initialization diverged (the objective "
                 "or the parameters overflowed); the inputs reach "
                 f"{problem.input_magnitude():.3g} in magnitude. Scale the "
-                "features, e.g. with skseq.preprocessing.Stepwise(StandardScaler())."
+                "features, e.g. with skseq.preprocessing.Stepwise(StandardScaler())"
+                + (f", or lower init_scale={self.init_scale:g}." if large else ".")
             )
         if not best["converged"]:
             advice = "try a larger max_iter or a larger tol"

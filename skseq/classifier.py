@@ -12,11 +12,10 @@ from ._base import FlatIOHMM
 from ._base_dask import dask_aware
 from ._data import check_sample_weight, check_targets
 from ._data.lifecycle import check_params
-from ._data.prefixes import check_prefixes, prefix_sequences
+from ._data.prefixes import check_prefixes, checked_prefix_sequences
 from ._data.weights import CopyWeights, class_weights
 from ._families.outputs import CategoricalOutputs
 from ._families.registry import document_options, option_constraints
-from ._fit.resources import check_allocation
 
 
 @document_options("features", "transition", "emission", "init")
@@ -87,14 +86,15 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
     alpha : float or "auto", default="auto"
         L2 penalty on the input weights (not the intercepts): the precision of a
         Gaussian prior, against the summed log-likelihood (like ``1 / C`` of
-        ``LogisticRegression``), so it fades as data grows. ``"auto"``: on the
-        shape representation, chosen in ``fit`` from the data, by the exact
-        leave-one-out error of a ridge read-out of the output networks'
-        inputs over a grid of penalties (as ``RidgeClassifierCV`` chooses its
-        own; with ``n_prefixes``, the prefixes of one sequence left out
-        together), so that 20 sequences get a strong prior and 20,000 a weak one;
-        on raw inputs 1e-2, small because near-deterministic transitions need
-        large weights. The value used is ``alpha_``.
+        ``LogisticRegression``), so it fades as data grows. ``"auto"``: with
+        sequence-level labels on the shape and window representations, chosen
+        in ``fit`` by the exact leave-one-out error of a ridge read-out of the
+        output networks' inputs over a grid of penalties (as
+        ``RidgeClassifierCV`` chooses its own; with ``n_prefixes``, the prefixes
+        of one sequence left out together), so that 20 sequences get a strong
+        prior and 20,000 a weak one; on raw inputs and with step-level labels
+        1e-2, small because near-deterministic transitions need large
+        weights. The value used is ``alpha_``.
     det_penalty : float, default=0.0
         Reward for |det A_t|, the determinant of each step's transition matrix
         (Bengio & Frasconi 1996, §5.2): it pulls the transitions toward permutations,
@@ -381,15 +381,8 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
             )
         if whole:
             return super()._fit(seqs, targets.values, weight)
-        n_cols = (n_prefixes if isinstance(n_prefixes, numbers.Integral)
-                  else n_prefixes.size)
-        # the (n_sequences, n_prefixes) tables of prefix lengths, before they exist
-        check_allocation(self, 17 * seqs.n_sequences * n_cols,
-                         f"n_prefixes={self.n_prefixes!r} (its table of prefix "
-                         "lengths)",
-                         "use fewer prefixes (more than a sequence's length add "
-                         "no distinct prefix).")
-        prefixes, parent, share = prefix_sequences(seqs, n_prefixes)
+        prefixes, parent, share = checked_prefix_sequences(
+            self, seqs, n_prefixes, self.n_prefixes)
         # the prefixes of one sequence are one group for the penalty and the
         # supervised axes
         return super()._fit(prefixes, targets.values[parent],

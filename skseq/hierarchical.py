@@ -125,8 +125,9 @@ class HierarchicalIOHMM(HierarchyLevelsMixin, BaseIOHMM):
     alpha : float or "auto", default="auto"
         L2 penalty on the input weights (state and output networks), the
         precision of a Gaussian prior against the summed log-likelihood.
-        ``"auto"`` as in :class:`IOHMMClassifier`: on the shape representation
-        chosen from the data, on raw steps 1e-2. The value used is ``alpha_``.
+        ``"auto"`` as in :class:`IOHMMClassifier`: with sequence-level targets
+        on the shape and window representations chosen from the data, on raw
+        steps and with step-level targets 1e-2. The value used is ``alpha_``.
     det_penalty : float, default=0.0
         Reward for |det A_t|, the determinant of each step's product-state
         transition matrix (Bengio & Frasconi 1996, §5.2; see :class:`IOHMMClassifier`).

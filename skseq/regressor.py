@@ -86,10 +86,12 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
     alpha : float or "auto", default="auto"
         L2 penalty on the input weights of the state and output networks (the
         precision of a Gaussian prior, against the summed log-likelihood).
-        ``"auto"``: on the shape representation, chosen in ``fit`` by the
-        exact leave-one-out error of a ridge read-out of the output networks'
-        inputs over a grid of penalties, turned into a prior precision by the
-        residual variance; on raw inputs 1e-2. The value used is ``alpha_``.
+        ``"auto"``: with sequence-level targets on the shape and window
+        representations, chosen in ``fit`` by the exact leave-one-out error of
+        a ridge read-out of the output networks' inputs over a grid of
+        penalties, turned into a prior precision by the residual variance; on
+        raw inputs and with step-level targets 1e-2. The value used is
+        ``alpha_``.
     transition_l1 : float, default=0.0
         Weight of an L1 penalty on the state networks' input weights (a
         Laplace prior, against the summed log-likelihood), in place of

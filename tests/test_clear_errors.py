@@ -398,3 +398,15 @@ def test_restarts_beyond_memory_are_refused_before_drawing(monkeypatch):
     with pytest.raises(ValueError, match=r"n_init=1000000000 \(a starting point "
                                          r"of 26 parameters.*231 GiB.*fewer restarts"):
         IOHMMClassifier(2, features="raw", n_init=10**9).fit(X, y)
+
+
+@pytest.mark.parametrize("estimator", [IOHMMClassifier(n_states=2),
+                                       IOHMMRegressor(n_states=2)])
+def test_starts_that_overflow_name_init_scale(estimator):
+    """Every start overflowing because ``init_scale`` is huge: the message
+    names it, not only the inputs (of magnitude 1 here)."""
+    X = np.eye(2)[[[0, 1, 1], [1, 0, 0], [0, 0, 1], [1, 1, 0]]]
+    y = [0, 1, 1, 0]
+    estimator.set_params(init_scale=1e300, n_init=1, max_iter=2, random_state=0)
+    with pytest.raises(ValueError, match=r"diverged.*lower init_scale=1e\+300"):
+        estimator.fit(X, y)

@@ -15,6 +15,7 @@ from skseq import IOHMMClassifier, IOHMMRegressor
 from skseq._base_dask import _refuse_options
 from skseq._data import check_sequences
 from skseq._data.prefixes import prefix_sequences
+from skseq._families.penalty import RAW_ALPHA
 from skseq.preprocessing import DilatedConvolution
 from skseq.representations import CentredShapeFeatures
 
@@ -278,3 +279,42 @@ def test_fractions_of_one_pass_the_dask_fit_as_n_prefixes_1():
                        ([True], "not bools")):
         with pytest.raises(ValueError, match=match):
             _refuse_options(IOHMMClassifier(n_prefixes=bad))
+
+
+@pytest.mark.parametrize("weight_of_last", [1.0, 0.5])
+def test_prefixes_of_the_one_weighted_sequence(weight_of_last):
+    """One sequence of positive weight, cut into prefixes: its prefixes are
+    the read-out's only group, and it holds one class. ``alpha="auto"`` is the
+    one-class penalty (leaving that group out leaves no rows: it raised
+    numpy's LinAlgError), and the model predicts that class everywhere."""
+    X, y = _series(5, n=8, low=6, high=9)
+    w = np.zeros(len(X))
+    w[-1] = weight_of_last
+    clf = _fit_quiet(IOHMMClassifier(n_states=2, features="shape_centred",
+                                     n_prefixes=[0.5, 1.0], n_init=1,
+                                     max_iter=20, random_state=0),
+                     X, y, sample_weight=w)
+    assert clf.alpha_ == RAW_ALPHA
+    assert_array_equal(clf.predict(X), np.full(len(X), y[-1]))
+
+
+def test_prefixes_beyond_memory_are_refused_before_they_are_packed(monkeypatch):
+    """The packed prefixes (every distinct prefix's steps: here 20 sequences
+    of 2,000 steps, 50 prefixes each, about 1.02 million steps of 40 bytes)
+    are refused in O(1) naming ``n_prefixes``, before they are gathered (they
+    were packed first, and only the fit's later check refused them, naming
+    states and steps)."""
+    import skseq._data.prefixes as prefixes
+    import skseq._fit.resources as resources
+
+    def no_packing(*args):
+        raise AssertionError("the prefixes were packed before the memory check")
+
+    monkeypatch.setattr(resources, "_available_memory", lambda: 30 * 2**20)
+    monkeypatch.setattr(prefixes, "prefix_sequences", no_packing)
+    X = np.zeros((20, 2000, 1))
+    y = np.arange(20) % 2
+    steps = 20 * sum(-(-2000 * j // 50) for j in range(1, 51))
+    with pytest.raises(ValueError, match=rf"n_prefixes=50 \({steps} steps of "
+                                         r"prefixes.*fewer prefixes"):
+        IOHMMClassifier(n_states=2, n_prefixes=50).fit(X, y)

@@ -17,6 +17,7 @@ from skseq._families.penalty import (
     choose_alpha_gaussian,
     group_loo_errors,
     ridge_loo,
+    softmax_readout,
 )
 
 
@@ -179,3 +180,27 @@ def test_the_choice_does_not_depend_on_the_order_of_the_rows():
         alpha_p, errors_p = choose_alpha_classes(X[order], y[order], weight[order])
         assert alpha == alpha_p
         np.testing.assert_array_equal(errors, errors_p)
+
+
+def test_no_penalty_reads_out_the_unpenalised_logistic_regression():
+    """``alpha=0`` on the shape representation: the output networks' shared
+    start is the unpenalised read-out (it divided by alpha: ZeroDivisionError),
+    where the weighted log-likelihood's gradient vanishes."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(60, 3))
+    y = (X[:, 0] + rng.normal(size=60) > 0).astype(int)  # overlapping classes
+    weight = rng.uniform(0.5, 2.0, size=60)
+    coef, intercept = softmax_readout(X, y, weight, 0.0, 2)
+    logits = X @ coef + intercept
+    proba = np.exp(logits - logits.max(axis=1, keepdims=True))
+    proba /= proba.sum(axis=1, keepdims=True)
+    residual = weight[:, None] * (proba - np.eye(2)[y]) / weight.sum()
+    # (at alpha=1 the same mean gradient is alpha * coef / weight.sum(), 0.015)
+    assert np.abs(np.hstack([X, np.ones((60, 1))]).T @ residual).max() < 2e-4
+    Xs = [rng.normal(loc=0.3 * label, size=(12, 1)).cumsum(axis=0) for label in y[:16]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf = IOHMMClassifier(n_states=2, features="shape", alpha=0.0, max_iter=3,
+                              random_state=0).fit(Xs, y[:16])
+    assert clf.alpha_ == 0.0
+    assert np.isfinite(clf.predict_proba(Xs)).all()

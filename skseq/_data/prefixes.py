@@ -6,6 +6,7 @@ import numbers
 
 import numpy as np
 
+from .._fit.resources import check_allocation
 from .lifecycle import is_number
 from .sequences import Sequences
 
@@ -46,17 +47,47 @@ def check_prefixes(n_prefixes):
     return 1 if np.all(fractions == 1.0) else fractions
 
 
-def prefix_sequences(seqs, n_prefixes):
-    """Prefixes of every sequence at the lengths of :func:`prefix_lengths`.
+def _distinct(plen):
+    """Where a row of prefix lengths (non-decreasing) takes a new value."""
+    keep = np.ones_like(plen, dtype=bool)
+    keep[:, 1:] = plen[:, 1:] != plen[:, :-1]
+    return keep
+
+
+def checked_prefix_sequences(estimator, seqs, n_prefixes, given):
+    """:func:`prefix_sequences` for ``estimator``'s fit (``n_prefixes`` as
+    :func:`check_prefixes` returns it, ``given`` as the user gave it),
+    refused in O(1) before allocating what cannot fit in memory: the table
+    of prefix lengths, then the packed prefixes (their steps and the index
+    arrays that gather them)."""
+    n_cols = (n_prefixes if isinstance(n_prefixes, numbers.Integral)
+              else n_prefixes.size)
+    check_allocation(estimator, 17 * seqs.n_sequences * n_cols,
+                     f"n_prefixes={given!r} (its table of prefix lengths)",
+                     "use fewer prefixes (more than a sequence's length add "
+                     "no distinct prefix).")
+    plen = prefix_lengths(seqs.lengths, n_prefixes)
+    n_steps = int(plen[_distinct(plen)].sum())
+    check_allocation(estimator, n_steps * (8 * seqs.n_features + 32),
+                     f"n_prefixes={given!r} ({n_steps} steps of prefixes of "
+                     f"{seqs.n_features} features)",
+                     "use fewer prefixes, or shorter or fewer sequences (e.g. "
+                     "skseq.preprocessing.WindowMean).")
+    return prefix_sequences(seqs, n_prefixes, plen)
+
+
+def prefix_sequences(seqs, n_prefixes, plen=None):
+    """Prefixes of every sequence at the lengths of :func:`prefix_lengths`
+    (``plen``, if computed already).
 
     Prefixes of equal length (short sequences) are merged. Returns the packed
     prefixes, the sequence each comes from, and its share of that sequence's
     weight (the number of prefixes of that length, over their count).
     """
-    plen = prefix_lengths(seqs.lengths, n_prefixes)
+    if plen is None:
+        plen = prefix_lengths(seqs.lengths, n_prefixes)
     n_cols = plen.shape[1]
-    keep = np.ones_like(plen, dtype=bool)
-    keep[:, 1:] = plen[:, 1:] != plen[:, :-1]  # plen is non-decreasing along a row
+    keep = _distinct(plen)
     parent = np.repeat(np.arange(seqs.n_sequences), keep.sum(axis=1))
     # multiplicity of each kept length = gap to the next kept column
     idx = np.flatnonzero(keep.ravel())

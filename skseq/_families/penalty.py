@@ -193,7 +193,12 @@ def choose_alpha_classes(X, y, weight, groups=None, copies=None,
     from sklearn.linear_model import LogisticRegression  # slow to import
 
     present = np.unique(y)
-    if 2 <= present.size < y.max() + 1:
+    if present.size < 2:
+        # one class: read out with certainty, curvature 0; every candidate
+        # fits the constant targets exactly (and leaving out the prefixes of
+        # the one sequence that holds them would leave no rows)
+        return RAW_ALPHA, np.zeros(LAMBDAS.size)
+    if present.size < y.max() + 1:
         # a class absent from the rows (its sequences all weigh 0, left out of
         # the fit) is no column: its logistic probabilities would lower the
         # curvature
@@ -207,8 +212,6 @@ def choose_alpha_classes(X, y, weight, groups=None, copies=None,
     errors = (ridge_loo(X, Y, weight, copy_weight)[0] if groups is None else
               group_loo_errors(*_centred_svd(X, Y, weight), weight, groups, copies))
     lam = float(LAMBDAS[_best(errors)])
-    if present.size < 2:  # one class: read out with certainty, curvature 0
-        return RAW_ALPHA, errors
     # The curvature of the log-loss where the read-out settles, from the
     # logistic regression at the penalty of p = 1/2's curvature (lam / 2).
     # scikit-learn warns whenever its L-BFGS stops at max_iter, and no
@@ -244,8 +247,10 @@ def softmax_readout(X, y, weight, alpha, n_classes):
     if np.unique(y).size < 2:  # one class: no read-out to start from
         return coef, intercept
     X, y, weight = _canonical(X, y, weight)
+    # alpha=0 (no penalty) is scikit-learn's C=inf
+    C = 1.0 / alpha if alpha > 0 else np.inf
     with ignoring((ConvergenceWarning, "")):  # as in choose_alpha_classes
-        model = LogisticRegression(C=1.0 / alpha, max_iter=300).fit(
+        model = LogisticRegression(C=C, max_iter=300).fit(
             X, y, sample_weight=weight)
     if model.coef_.shape[0] == 1:  # two classes: one logit, of the second
         coef[:, model.classes_[1]] = model.coef_[0]
