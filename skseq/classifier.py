@@ -76,10 +76,12 @@ class IOHMMClassifier(ClassifierMixin, FlatIOHMM):
             default="ergodic"
         Allowed transitions: all, left-to-right (stay or move to the next state),
         or a boolean mask ``mask[j, i]`` = transition j -> i allowed.
-    startprob : {"learn", "uniform"} or array-like of shape (n_states,), \
-            default="learn"
+    startprob : {"learn", "uniform", "stationary"} or array-like of shape \
+            (n_states,), default="learn"
         Distribution of the state before the first input: learned, fixed uniform,
-        or fixed to the given distribution.
+        fixed to the given distribution, or (``"stationary"``, with
+        ``transition="homogeneous"`` and ``solver="lbfgs"``) the stationary
+        distribution of the learned transition matrix.
     solver : {"lbfgs", "em"}, default="lbfgs"
         ``"lbfgs"`` minimises the penalised negative conditional log-likelihood with
         its exact gradient; ``"em"`` is the paper's GEM algorithm.
