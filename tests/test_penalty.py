@@ -115,18 +115,69 @@ def test_noise_gets_the_strongest_penalty_and_signal_a_weak_one():
     assert choose_alpha_classes(X, signal, np.ones(200))[0] < 10
 
 
-def test_gaussian_penalty_is_the_ridge_penalty_over_the_residual_variance():
+def _noise_at_the_best_penalty(X, Y):
+    """The leave-one-out best penalty (by refits) and the noise variance
+    there: the residual sum of squares over n less the trace of the hat
+    matrix (intercept included), both computed directly."""
+    n = X.shape[0]
+    lam = LAMBDAS[np.argmin([_brute_force_loo(X, Y, np.ones(n), lam)
+                             for lam in LAMBDAS])]
+    A = np.hstack([X, np.ones((n, 1))])
+    P = lam * np.eye(A.shape[1])
+    P[-1, -1] = 0.0
+    hat = A @ np.linalg.solve(A.T @ A + P, A.T)
+    resid = Y - hat @ Y
+    return lam, np.sum(resid**2) / Y.shape[1] / (n - np.trace(hat))
+
+
+def test_gaussian_penalty_is_the_ridge_penalty_over_the_noise_variance():
     rng = np.random.default_rng(3)
     X = rng.normal(size=(30, 5))
     Y = X @ rng.normal(size=(5, 1)) + 0.5 * rng.normal(size=(30, 1))
-    alpha, errors = choose_alpha_gaussian(X, Y, np.ones(30))
-    lam = LAMBDAS[np.argmin([_brute_force_loo(X, Y, np.ones(30), lam)
-                             for lam in LAMBDAS])]
-    A = np.hstack([X, np.ones((30, 1))])
-    P = lam * np.eye(6)
-    P[-1, -1] = 0.0
-    resid = Y - A @ np.linalg.solve(A.T @ A + P, A.T @ Y)
-    assert_allclose(alpha, lam / np.mean(resid**2), rtol=1e-8)
+    alpha, _ = choose_alpha_gaussian(X, Y, np.ones(30))
+    lam, noise = _noise_at_the_best_penalty(X, Y)
+    assert_allclose(alpha, lam / noise, rtol=1e-8)
+
+
+def test_a_nearly_interpolating_ridge_gets_a_finite_prior():
+    # more columns than rows: at a weak penalty the ridge fits every row, and
+    # its residuals' own mean square (about 1e-7 here) would make the prior
+    # precision explode
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(12, 40))
+    Y = X[:, :2] @ np.ones((2, 1)) + 0.1 * rng.normal(size=(12, 1))
+    alpha, _ = choose_alpha_gaussian(X, Y, np.ones(12))
+    lam, noise = _noise_at_the_best_penalty(X, Y)
+    assert_allclose(alpha, lam / noise, rtol=1e-6)
+    assert alpha < 1e3
+
+
+def test_the_gaussian_penalty_of_integer_weights_is_that_of_repeated_rows():
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(10, 3))
+    Y = X @ rng.normal(size=(3, 1)) + rng.normal(size=(10, 1))
+    weight = rng.integers(1, 4, size=10)
+    repeated = np.repeat(np.arange(10), weight)
+    assert_allclose(choose_alpha_gaussian(X, Y, weight.astype(float))[0],
+                    choose_alpha_gaussian(X[repeated], Y[repeated],
+                                          np.ones(repeated.size))[0], rtol=1e-8)
+
+
+def test_a_regressor_on_the_shape_of_few_series_reads_them():
+    # 20 series whose target is their mean plus their spread: the shape
+    # representation's components nearly interpolate 20 targets, and the
+    # penalty must not shrink the read-out to the mean (test R^2 near 0)
+    def series(n, seed):
+        r = np.random.RandomState(seed)
+        X = [r.normal(size=(r.randint(20, 60), 1)) * r.uniform(0.5, 2) + r.normal()
+             for _ in range(n)]
+        return X, np.array([x.mean() + x.std() for x in X]) + 0.2 * r.normal(size=n)
+
+    X, y = series(20, 0)
+    X_test, y_test = series(200, 100)
+    model = IOHMMRegressor(features="shape", random_state=0).fit(X, y)
+    assert model.alpha_ < 1e3
+    assert model.score(X_test, y_test) > 0.3
 
 
 def test_estimators_record_the_penalty_they_used():

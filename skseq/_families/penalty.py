@@ -17,7 +17,13 @@ their log-likelihood's curvature:
 
 - real targets (Gaussian outputs, standardized targets): the log-likelihood
   is the squared error over 2 sigma^2, so ``alpha = lam / sigma^2`` with
-  sigma^2 the residual variance at ``lam``;
+  sigma^2 the noise variance at ``lam``: the residuals' weighted mean square
+  times ``n / (n - dof)``, ``n`` the rows and ``dof`` the fit's degrees of
+  freedom, ``sum d^2 / (d^2 + lam)`` plus one for the intercept (Hastie,
+  Tibshirani & Friedman 2009, section 3.4.1). The
+  residuals' own variance is near 0 where the ridge nearly interpolates (as
+  many components as sequences, on small sets), and made ``alpha``
+  explode (1e5-1e6 on 20 sequences, whose fits then predicted the mean);
 - classes: ridge on +-1 class indicators (``RidgeClassifierCV``'s targets).
   The log-loss of a logit ``eta`` with probability ``p`` has curvature
   ``c = p (1 - p)``; near ``p = 1/2`` it is, to second order, the squared
@@ -228,11 +234,20 @@ def choose_alpha_classes(X, y, weight, groups=None, copies=None,
 
 def choose_alpha_gaussian(X, Y, weight):
     """The output networks' prior precision for standardized real targets
-    ``Y`` read from ``X``, and the leave-one-out error of every candidate."""
+    ``Y`` read from ``X``, and the leave-one-out error of every candidate:
+    the best penalty over the noise variance left at it (the module's
+    docstring)."""
     X, Y, weight = _canonical(X, Y, weight)
-    errors, variances = ridge_loo(X, Y, weight)
+    U, d2, Yc = _centred_svd(X, Y, weight)
+    errors, variances = loo_errors(U, d2, Yc, weight)
     best = _best(errors)
-    return float(LAMBDAS[best] / variances[best]), errors
+    lam = LAMBDAS[best]
+    # the rows as loo_errors counts them: w copies for a weight w >= 1, one
+    # row for a smaller weight (so that an integer weight equals repetition)
+    rows = np.maximum(weight[weight > 0], 1.0).sum()
+    freedom = np.sum(d2 / (d2 + lam)) + 1.0
+    noise = variances[best] * rows / max(rows - freedom, 1e-12)
+    return float(lam / max(noise, 1e-12)), errors
 
 
 def softmax_readout(X, y, weight, alpha, n_classes):
