@@ -49,6 +49,20 @@ def _thin_svd(Xs):
     return (vectors if n <= p else (Xs @ vectors) / np.sqrt(d2)), d2
 
 
+def ridge_penalty(U, d2, SY, weight, groups, copies, copy_weight=None):
+    """The ridge's penalty: the one of least leave-one-out error, one row at
+    a time (the weighted, centred rows' thin SVD ``U, d2`` and targets
+    ``SY``; the rest as :func:`ridge_cross_fitted` takes it). Leaving the
+    prefixes of one sequence out together instead
+    (``penalty.group_loo_errors``) was measured and not adopted: it lowered
+    the early-classification recipe on the training halves
+    (``benchmarks/bench_early_options.py ridge``)."""
+    index = np.unique(groups, return_inverse=True)[1]  # copies: by sorted label
+    return float(LAMBDAS[_best(loo_errors(
+        U, d2, SY, weight, np.asarray(copies, dtype=float)[index],
+        copy_weight)[0])])
+
+
 def ridge_cross_fitted(X, Y, weight, groups, copies, copy_weight=None):
     """Weighted ridge regression of ``Y`` on ``X`` (unpenalised intercept),
     its penalty chosen by exact leave-one-out error, and the cross-fitted
@@ -86,10 +100,7 @@ def ridge_cross_fitted(X, Y, weight, groups, copies, copy_weight=None):
     Xs = (X - mean) * s[:, None]
     U, d2 = _thin_svd(Xs)
     SY = (Y - ymean) * s[:, None]
-    index = np.unique(groups, return_inverse=True)[1]  # copies: by sorted label
-    lam = float(LAMBDAS[_best(loo_errors(
-        U, d2, SY, weight, np.asarray(copies, dtype=float)[index],
-        copy_weight)[0])])
+    lam = ridge_penalty(U, d2, SY, weight, groups, copies, copy_weight)
     # V diag(d / (d2 + lam)) U^T SY, with V diag(d) = Xs^T U
     coef = Xs.T @ (U @ ((U.T @ SY) / (d2 + lam)[:, None]))
     fitted = X @ coef + (ymean - mean @ coef)
