@@ -12,7 +12,9 @@ from sklearn.base import (
     TransformerMixin,
     clone,
 )
+from sklearn.compose import ColumnTransformer
 from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import StandardScaler
 from sklearn.utils import get_tags
 from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.metadata_routing import (
@@ -52,8 +54,12 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
     DataFrames with string or categorical columns, or a 3-D object array
     padded at the end with rows whose every feature is None or NaN. The
     transformer then receives all steps pooled as one 2-D object array
-    (columns by position; numbers among the symbols kept as they are), and
-    bytes must be decoded to str first.
+    (numbers among the symbols kept as they are), or, when X's DataFrames
+    have string column names, as one DataFrame with those names (so that a
+    ``ColumnTransformer`` may select its columns by name or by position);
+    bytes must be decoded to str first. A ``ColumnTransformer`` accepts
+    missing values when all its transformers do (``"passthrough"`` passing
+    them on).
 
     Missing values (NaN, None) inside a sequence are passed on, as NaN, to a
     transformer that accepts them (its ``allow_nan`` tag, e.g.
@@ -133,11 +139,12 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
             self._validate_params()
             seqs = self._validated(X, self.transformer, reset=True)
             params = _step_fit_params(self, seqs, fit_params)
+            steps = self._steps_table(seqs.data)
             with _naming_symbols(self.transformer, seqs.data):
-                self.transformer_ = clone(self.transformer).fit(seqs.data, **params)
+                self.transformer_ = clone(self.transformer).fit(steps, **params)
                 # the number (and kind) of output columns, read from the first
                 # step's
-                first = self.transformer_.transform(seqs.data[:1])
+                first = self.transformer_.transform(steps[:1])
             self._check_columns(self._as_numbers(first))
         return self
 
@@ -146,6 +153,17 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
         values kept where the transformer accepts them."""
         return validate_sequences(self, X, reset=reset, symbols=True,
                                   allow_nan=_allows_nan(transformer))
+
+    def _steps_table(self, data):
+        """The pooled steps as the transformer reads them: a DataFrame with
+        the columns' names when X had them (so that a ColumnTransformer may
+        select columns by name), else the packed array."""
+        names = getattr(self, "feature_names_in_", None)
+        if names is None:
+            return data
+        import pandas as pd  # X was a DataFrame (or a list of them)
+
+        return pd.DataFrame(data, columns=names, copy=False).infer_objects()
 
     def _as_numbers(self, out):
         """The transformer's output as float64; refused, naming the
@@ -206,7 +224,7 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
         check_is_fitted(self)
         seqs = self._validated(X, self.transformer_, reset=False)
         with _naming_symbols(self.transformer_, seqs.data):
-            out = self.transformer_.transform(seqs.data)
+            out = self.transformer_.transform(self._steps_table(seqs.data))
         out = self._as_numbers(out)
         if out.ndim != 2 or out.shape[0] != seqs.data.shape[0]:
             raise ValueError(
@@ -244,14 +262,29 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
 
 def _allows_nan(transformer):
     """The transformer's ``allow_nan`` input tag (False for no estimator); a
-    Pipeline's is that of its first step, which reads the input
-    (scikit-learn's Pipeline leaves the tag False)."""
+    Pipeline's is that of its first step, which reads the input, and a
+    ColumnTransformer's is that of every transformer it has, "passthrough"
+    passing missing values on (scikit-learn leaves both tags False)."""
     try:
+        if isinstance(transformer, ColumnTransformer):
+            return all(_allows_nan(inner) for inner in _column_transformers(
+                transformer))
         if isinstance(transformer, Pipeline):
             transformer = _steps(transformer)[0]
         return bool(get_tags(transformer).input_tags.allow_nan)
     except (AttributeError, TypeError, ValueError, IndexError):
         return False
+
+
+def _column_transformers(column_transformer):
+    """The transformers of a ColumnTransformer (its remainder among them)
+    that read columns, "passthrough" as StandardScaler, which keeps missing
+    values."""
+    inner = [step for _, step, _ in column_transformer.transformers]
+    inner.append(column_transformer.remainder)
+    return [StandardScaler() if isinstance(step, str) and step == "passthrough"
+            else step for step in inner
+            if not (isinstance(step, str) and step == "drop")]
 
 
 def _check_output_values(name, seqs, out):

@@ -1,0 +1,63 @@
+"""Stepwise(ColumnTransformer(...)) on DataFrames of mixed numeric and
+symbol columns: columns chosen by name, and missing values passed to a
+ColumnTransformer whose every transformer accepts them."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.compose import ColumnTransformer
+from sklearn.decomposition import PCA
+from sklearn.impute import SimpleImputer
+from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+from skseq.preprocessing import Stepwise
+
+
+def _frames(x_values=((1.0, 3.0), (5.0, 7.0, 9.0))):
+    symbols = (("a", "b"), ("b", "b", "a"))
+    return [pd.DataFrame({"x": x, "s": list(s)})
+            for x, s in zip(x_values, symbols, strict=True)]
+
+
+def _by_name(num=None):
+    return ColumnTransformer([("num", num or StandardScaler(), ["x"]),
+                              ("cat", OneHotEncoder(), ["s"])])
+
+
+def test_columns_are_chosen_by_name_in_frames():
+    stepwise = Stepwise(_by_name()).fit(_frames())
+    out = stepwise.transform(_frames())
+    x = np.array([1.0, 3.0, 5.0, 7.0, 9.0])
+    scaled = (x - 5.0) / np.sqrt(8.0)  # mean 5, population variance 8
+    a = np.array([1, 0, 0, 0, 1.0])
+    expected = np.column_stack([scaled, a, 1 - a])
+    assert_allclose(np.concatenate(out), expected)
+    assert [o.shape[0] for o in out] == [2, 3]
+    assert_array_equal(stepwise.get_feature_names_out(),
+                       ["num__x", "cat__s_a", "cat__s_b"])
+
+
+def test_columns_by_name_pass_missing_values_to_an_imputer():
+    frames = _frames(((1.0, np.nan), (np.nan, 7.0, 9.0)))
+    stepwise = Stepwise(_by_name(SimpleImputer()))
+    assert stepwise.__sklearn_tags__().input_tags.allow_nan
+    out = np.concatenate(stepwise.fit_transform(frames))
+    assert_allclose(out[:, 0], [1.0, 17 / 3, 17 / 3, 7.0, 9.0])
+
+
+@pytest.mark.parametrize("column_transformer, allow_nan", [
+    (ColumnTransformer([("num", SimpleImputer(), [0])], remainder="passthrough"),
+     True),
+    (ColumnTransformer([("num", SimpleImputer(), [0]), ("drop", "drop", [1])]),
+     True),
+    (ColumnTransformer([("num", SimpleImputer(), [0]),
+                        ("cat", OneHotEncoder(), [1])],
+                       remainder=SimpleImputer()), True),
+    (ColumnTransformer([("num", SimpleImputer(), [0]), ("pca", PCA(), [1])]),
+     False),
+])
+def test_a_column_transformers_allow_nan_is_all_of_its_transformers(
+        column_transformer, allow_nan):
+    tags = Stepwise(column_transformer).__sklearn_tags__()
+    assert tags.input_tags.allow_nan is allow_nan
