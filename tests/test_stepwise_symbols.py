@@ -59,6 +59,19 @@ def test_one_hot_of_symbol_sequences_equals_hand_indicators():
         assert_array_equal(got, expected)
 
 
+def test_numpy_variable_width_strings_are_symbols():
+    # numpy's StringDType (kind "T") read as strings, its NaN a missing
+    # value, in a list and in a padded 3-D array
+    dtype = np.dtypes.StringDType(na_object=np.nan)
+    words = [np.array(list(w), dtype=dtype) for w in WORDS]
+    for got, expected in zip(_onehot().fit_transform(words),
+                             _one_hot_by_hand(WORDS), strict=True):
+        assert_array_equal(got, expected)
+    padded = np.array([[["a"], ["b"]], [["b"], [np.nan]]], dtype=dtype)
+    assert_array_equal(_onehot().fit_transform(padded),
+                       [[[1.0, 0.0], [0.0, 1.0]], [[0.0, 1.0], [np.nan, np.nan]]])
+
+
 def test_pipeline_on_symbols_equals_the_pipeline_on_integer_codes():
     # the same pipeline on hand-made codes (in the alphabet's sorted order,
     # so the one-hot columns come in the same order) fits the same model
