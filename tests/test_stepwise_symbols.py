@@ -181,6 +181,12 @@ def test_an_unknown_symbol_at_transform_follows_the_encoder():
      r"^X: sequence 0 contains a missing value at step 1 \(feature 0\)"),
     (OneHotEncoder(), [np.array([b"a", b"b"])], ValueError,
      r"^X: sequence 0 holds bytes \(dtype \|S1\); decode them to str first"),
+    # a feature of strings in one sequence and numbers in another: the
+    # encoder's refusal says where
+    (OneHotEncoder(), [np.array(["a", "b"]), np.array([[1.0], [2.0]])], TypeError,
+     r"^OneHotEncoder failed on steps of symbols: Encoders require .* Feature 0 "
+     r"mixes strings and other values: sequence 1, step 0 holds 1\.0 where "
+     r"sequence 0, step 0 holds 'a'; make every value of a feature a string"),
 ])
 def test_what_stepwise_refuses_on_symbols(transformer, X, error, match):
     with pytest.raises(error, match=match):

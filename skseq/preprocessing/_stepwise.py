@@ -29,6 +29,7 @@ from .._data import (
     check_sample_weight,
     check_sequences,
     missing_values,
+    quote,
     restore_on_failure,
     validate_sequences,
 )
@@ -140,7 +141,7 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
             seqs = self._validated(X, self.transformer, reset=True)
             params = _step_fit_params(self, seqs, fit_params)
             steps = self._steps_table(seqs.data)
-            with _naming_symbols(self.transformer, seqs.data):
+            with _naming_symbols(self.transformer, seqs):
                 self.transformer_ = clone(self.transformer).fit(steps, **params)
                 # the number (and kind) of output columns, read from the first
                 # step's
@@ -223,7 +224,7 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         seqs = self._validated(X, self.transformer_, reset=False)
-        with _naming_symbols(self.transformer_, seqs.data):
+        with _naming_symbols(self.transformer_, seqs):
             out = self.transformer_.transform(self._steps_table(seqs.data))
         out = self._as_numbers(out)
         if out.ndim != 2 or out.shape[0] != seqs.data.shape[0]:
@@ -310,23 +311,54 @@ def _check_output_values(name, seqs, out):
 
 
 @contextmanager
-def _naming_symbols(transformer, data):
-    """A transformer's failure on steps of symbols (``data`` an object array)
-    said as such, when its tags say it reads neither strings nor categories
-    (StandardScaler, say); its own message follows."""
+def _naming_symbols(transformer, seqs):
+    """A transformer's failure on steps of symbols (an object array) said as
+    such, its own message following: naming the first feature that mixes
+    strings with numbers (which encoders refuse), else, when its tags say it
+    reads neither strings nor categories (StandardScaler, say), advising an
+    encoder."""
     try:
         yield
     except (ValueError, TypeError) as exc:
-        if data.dtype != object or _reads_symbols(transformer):
+        if seqs.data.dtype != object:
             raise
         error = ValueError if isinstance(exc, ValueError) else TypeError
+        own = str(exc).rstrip(".")
+        mixed = _mixed_feature(seqs)
+        if mixed:
+            raise error(f"{type(transformer).__name__} failed on steps of "
+                        f"symbols: {own}. {mixed}") from exc
+        if _reads_symbols(transformer):
+            raise
         raise error(
             f"{type(transformer).__name__} failed on steps of symbols (non-numeric "
             f"features, which Stepwise passes as an object array): "
-            f"{str(exc).rstrip('.')}. Encode "
+            f"{own}. Encode "
             "symbols with a transformer that reads them, e.g. "
             "Stepwise(OneHotEncoder())."
         ) from exc
+
+
+_is_text = np.frompyfunc(lambda v: isinstance(v, str), 1, 1)
+
+
+def _mixed_feature(seqs):
+    """Where the first feature holding both strings and numbers has one of
+    each, said in a sentence; "" if no feature does."""
+    data = seqs.data
+    text = _is_text(data).astype(bool)
+    other = ~text & ~missing_values(data)
+    mixed = np.flatnonzero(text.any(axis=0) & other.any(axis=0))
+    if not mixed.size:
+        return ""
+    col = mixed[0]
+    (s, t), (s2, t2) = (seqs.locate(np.argmax(where[:, col]))
+                        for where in (other, text))
+    return (f"Feature {col} mixes strings and other values: sequence {s}, step "
+            f"{t} holds {quote(data[np.argmax(other[:, col]), col])} where sequence "
+            f"{s2}, step {t2} holds {quote(data[np.argmax(text[:, col]), col])}; "
+            "make every value of a feature a string (e.g. x.astype(str)) or a "
+            "number.")
 
 
 def _reads_symbols(transformer):
