@@ -217,6 +217,19 @@ def test_a_failed_call_leaves_the_fitted_stepwise_as_it_was(bad):
                        np.concatenate(out))
 
 
+def test_numbers_where_the_fit_had_symbols_are_named():
+    # scikit-learn's encoders fail on them with numpy's bare "ufunc 'isnan'
+    # not supported"; the fitted Stepwise is left as it was
+    step = _onehot().fit(_symbols())
+    before = pickle.dumps(step)
+    with pytest.raises(TypeError, match=r"^OneHotEncoder failed on steps of "
+                       r"symbols: .* Feature 0 mixes strings and other values: "
+                       r"sequence 1, step 0 holds 2\.0 where it held strings at "
+                       r"fit; make every value of a feature a string"):
+        step.transform([np.array([np.nan]), np.array([2.0, 1.0])])
+    assert pickle.dumps(step) == before
+
+
 def test_numbers_in_objects_are_still_numbers():
     # an object array holding numbers takes the numeric path, as before
     X = [np.array([[1], [3]], dtype=object), np.array([[2]], dtype=object)]

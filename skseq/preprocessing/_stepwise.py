@@ -141,6 +141,7 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
             seqs = self._validated(X, self.transformer, reset=True)
             params = _step_fit_params(self, seqs, fit_params)
             steps = self._steps_table(seqs.data)
+            self._text_features = _text_values(seqs.data).any(axis=0)
             with _naming_symbols(self.transformer, seqs):
                 self.transformer_ = clone(self.transformer).fit(steps, **params)
                 # the number (and kind) of output columns, read from the first
@@ -224,7 +225,8 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         seqs = self._validated(X, self.transformer_, reset=False)
-        with _naming_symbols(self.transformer_, seqs):
+        with _naming_symbols(self.transformer_, seqs,
+                             getattr(self, "_text_features", None)):
             out = self.transformer_.transform(self._steps_table(seqs.data))
         out = self._as_numbers(out)
         if out.ndim != 2 or out.shape[0] != seqs.data.shape[0]:
@@ -311,24 +313,23 @@ def _check_output_values(name, seqs, out):
 
 
 @contextmanager
-def _naming_symbols(transformer, seqs):
-    """A transformer's failure on steps of symbols (an object array) said as
-    such, its own message following: naming the first feature that mixes
-    strings with numbers (which encoders refuse), else, when its tags say it
-    reads neither strings nor categories (StandardScaler, say), advising an
-    encoder."""
+def _naming_symbols(transformer, seqs, fitted_text=None):
+    """A transformer's failure on steps of symbols said as such, its own
+    message following: naming the first feature that mixes strings with
+    numbers (which encoders refuse), within X or against the strings it held
+    at fit (``fitted_text``, one bool per feature); else, on an object array,
+    when the transformer's tags say it reads neither strings nor categories
+    (StandardScaler, say), advising an encoder."""
     try:
         yield
     except (ValueError, TypeError) as exc:
-        if seqs.data.dtype != object:
-            raise
         error = ValueError if isinstance(exc, ValueError) else TypeError
         own = str(exc).rstrip(".")
-        mixed = _mixed_feature(seqs)
+        mixed = _mixed_feature(seqs, fitted_text)
         if mixed:
             raise error(f"{type(transformer).__name__} failed on steps of "
                         f"symbols: {own}. {mixed}") from exc
-        if _reads_symbols(transformer):
+        if seqs.data.dtype != object or _reads_symbols(transformer):
             raise
         raise error(
             f"{type(transformer).__name__} failed on steps of symbols (non-numeric "
@@ -342,23 +343,42 @@ def _naming_symbols(transformer, seqs):
 _is_text = np.frompyfunc(lambda v: isinstance(v, str), 1, 1)
 
 
-def _mixed_feature(seqs):
-    """Where the first feature holding both strings and numbers has one of
-    each, said in a sentence; "" if no feature does."""
+def _text_values(data):
+    """Where ``data`` (packed steps) holds a string."""
+    if data.dtype != object:
+        return np.zeros(data.shape, bool)
+    return _is_text(data).astype(bool)
+
+
+def _mixed_feature(seqs, fitted_text=None):
+    """Where the first feature holding both strings (now, or at fit:
+    ``fitted_text``) and numbers has one of each, said in a sentence; "" if
+    no feature does."""
     data = seqs.data
-    text = _is_text(data).astype(bool)
+    text = _text_values(data)
     other = ~text & ~missing_values(data)
-    mixed = np.flatnonzero(text.any(axis=0) & other.any(axis=0))
+    had_text = text.any(axis=0)
+    if fitted_text is not None:
+        had_text = had_text | fitted_text
+    mixed = np.flatnonzero(had_text & other.any(axis=0))
     if not mixed.size:
         return ""
     col = mixed[0]
-    (s, t), (s2, t2) = (seqs.locate(np.argmax(where[:, col]))
-                        for where in (other, text))
+    row = np.argmax(other[:, col])
+    s, t = seqs.locate(row)
+    value = data[row, col]
+    if isinstance(value, np.generic):  # from an array of numbers
+        value = value.item()
+    if text[:, col].any():
+        row_text = np.argmax(text[:, col])
+        s2, t2 = seqs.locate(row_text)
+        strings = (f"where sequence {s2}, step {t2} holds "
+                   f"{quote(data[row_text, col])}")
+    else:
+        strings = "where it held strings at fit"
     return (f"Feature {col} mixes strings and other values: sequence {s}, step "
-            f"{t} holds {quote(data[np.argmax(other[:, col]), col])} where sequence "
-            f"{s2}, step {t2} holds {quote(data[np.argmax(text[:, col]), col])}; "
-            "make every value of a feature a string (e.g. x.astype(str)) or a "
-            "number.")
+            f"{t} holds {quote(value)} {strings}; make every value of a "
+            "feature a string (e.g. x.astype(str)) or a number.")
 
 
 def _reads_symbols(transformer):
