@@ -9,7 +9,8 @@ from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.compose import ColumnTransformer
 from sklearn.decomposition import PCA
 from sklearn.impute import SimpleImputer
-from sklearn.preprocessing import OneHotEncoder, StandardScaler
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import FunctionTransformer, OneHotEncoder, StandardScaler
 
 from skseq.preprocessing import Stepwise
 
@@ -36,6 +37,17 @@ def test_columns_are_chosen_by_name_in_frames():
     assert [o.shape[0] for o in out] == [2, 3]
     assert_array_equal(stepwise.get_feature_names_out(),
                        ["num__x", "cat__s_a", "cat__s_b"])
+
+
+def test_other_transformers_still_receive_an_array_from_frames():
+    # only a ColumnTransformer is given the steps as a DataFrame
+    first = FunctionTransformer(lambda X: X[:, :1])
+    frames = [pd.DataFrame({"x": [1.0, 2.0], "z": [3.0, 4.0]})]
+    out = Stepwise(make_pipeline(first, StandardScaler())).fit_transform(frames)
+    assert_allclose(out[0], [[-1.0], [1.0]])
+    nested = make_pipeline(make_pipeline(_by_name()), "passthrough")
+    out = Stepwise(nested).fit_transform(_frames())
+    assert [o.shape for o in out] == [(2, 3), (3, 3)]
 
 
 def test_columns_by_name_pass_missing_values_to_an_imputer():

@@ -55,9 +55,10 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
     DataFrames with string or categorical columns, or a 3-D object array
     padded at the end with rows whose every feature is None or NaN. The
     transformer then receives all steps pooled as one 2-D object array
-    (numbers among the symbols kept as they are), or, when X's DataFrames
-    have string column names, as one DataFrame with those names (so that a
-    ``ColumnTransformer`` may select its columns by name or by position);
+    (numbers among the symbols kept as they are); a ``ColumnTransformer``
+    (alone or in a Pipeline) receives them, when X's DataFrames have string
+    column names, as one DataFrame with those names, so that it may select
+    its columns by name or by position;
     bytes must be decoded to str first. A ``ColumnTransformer`` accepts
     missing values when all its transformers do (``"passthrough"`` passing
     them on).
@@ -140,7 +141,7 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
             self._validate_params()
             seqs = self._validated(X, self.transformer, reset=True)
             params = _step_fit_params(self, seqs, fit_params)
-            steps = self._steps_table(seqs.data)
+            steps = self._steps_table(seqs.data, self.transformer)
             self._text_features = _text_values(seqs.data).any(axis=0)
             with _naming_symbols(self.transformer, seqs):
                 self.transformer_ = clone(self.transformer).fit(steps, **params)
@@ -156,12 +157,14 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
         return validate_sequences(self, X, reset=reset, symbols=True,
                                   allow_nan=_allows_nan(transformer))
 
-    def _steps_table(self, data):
-        """The pooled steps as the transformer reads them: a DataFrame with
-        the columns' names when X had them (so that a ColumnTransformer may
-        select columns by name), else the packed array."""
+    def _steps_table(self, data, transformer):
+        """The pooled steps as the transformer reads them: for a
+        ColumnTransformer (or a Pipeline holding one), a DataFrame with the
+        columns' names when X had them, so that it may select columns by
+        name; else the packed array."""
         names = getattr(self, "feature_names_in_", None)
-        if names is None:
+        if names is None or not any(isinstance(step, ColumnTransformer)
+                                    for step in _steps(transformer)):
             return data
         import pandas as pd  # X was a DataFrame (or a list of them)
 
@@ -227,7 +230,8 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
         seqs = self._validated(X, self.transformer_, reset=False)
         with _naming_symbols(self.transformer_, seqs,
                              getattr(self, "_text_features", None)):
-            out = self.transformer_.transform(self._steps_table(seqs.data))
+            out = self.transformer_.transform(
+                self._steps_table(seqs.data, self.transformer_))
         out = self._as_numbers(out)
         if out.ndim != 2 or out.shape[0] != seqs.data.shape[0]:
             raise ValueError(
