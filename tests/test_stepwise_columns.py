@@ -68,6 +68,9 @@ def test_columns_by_name_pass_missing_values_to_an_imputer():
                        remainder=SimpleImputer()), True),
     (ColumnTransformer([("num", SimpleImputer(), [0]), ("pca", PCA(), [1])]),
      False),
+    # a Pipeline's is its first step's, a ColumnTransformer's as above
+    (make_pipeline(_by_name(SimpleImputer()), StandardScaler()), True),
+    (make_pipeline(_by_name(PCA()), StandardScaler()), False),
 ])
 def test_a_column_transformers_allow_nan_is_all_of_its_transformers(
         column_transformer, allow_nan):

@@ -277,7 +277,7 @@ def _allows_nan(transformer):
             return all(_allows_nan(inner) for inner in _column_transformers(
                 transformer))
         if isinstance(transformer, Pipeline):
-            transformer = _steps(transformer)[0]
+            return _allows_nan(_steps(transformer)[0])
         return bool(get_tags(transformer).input_tags.allow_nan)
     except (AttributeError, TypeError, ValueError, IndexError):
         return False
