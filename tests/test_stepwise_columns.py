@@ -76,3 +76,23 @@ def test_a_column_transformers_allow_nan_is_all_of_its_transformers(
         column_transformer, allow_nan):
     tags = Stepwise(column_transformer).__sklearn_tags__()
     assert tags.input_tags.allow_nan is allow_nan
+
+
+@pytest.mark.parametrize("transformer, match", [
+    # the encoder inside is there: its own failure, without advice to add one
+    (ColumnTransformer([("cat", OneHotEncoder(), ["typo"])]),
+     r"^ColumnTransformer failed on steps of symbols: Some column names are not "
+     r"columns of the dataframe: \{'typo'\}\.$"),
+    (make_pipeline(SimpleImputer(strategy="most_frequent"),
+                   OneHotEncoder(max_categories=0)),
+     r"^Pipeline failed on steps of symbols: The 'max_categories' parameter of "
+     r"OneHotEncoder must be .*\.$"),
+    # no encoder anywhere: the advice to add one
+    (ColumnTransformer([("num", StandardScaler(), ["s"])]),
+     r"^ColumnTransformer failed on steps of symbols \(non-numeric features.* "
+     r"Encode symbols with a transformer that reads them"),
+])
+def test_a_composites_failure_on_symbols_advises_an_encoder_only_if_it_has_none(
+        transformer, match):
+    with pytest.raises(ValueError, match=match):
+        Stepwise(transformer).fit(_frames())

@@ -13,7 +13,7 @@ from sklearn.base import (
     clone,
 )
 from sklearn.compose import ColumnTransformer
-from sklearn.pipeline import Pipeline
+from sklearn.pipeline import FeatureUnion, Pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils import get_tags
 from sklearn.utils._param_validation import HasMethods
@@ -333,8 +333,11 @@ def _naming_symbols(transformer, seqs, fitted_text=None):
         if mixed:
             raise error(f"{type(transformer).__name__} failed on steps of "
                         f"symbols: {own}. {mixed}") from exc
-        if seqs.data.dtype != object or _reads_symbols(transformer):
+        if seqs.data.dtype != object or _reads_symbols(transformer, leaf=True):
             raise
+        if _reads_symbols(transformer):  # an encoder inside: no advice
+            raise error(f"{type(transformer).__name__} failed on steps of "
+                        f"symbols: {own}.") from exc
         raise error(
             f"{type(transformer).__name__} failed on steps of symbols (non-numeric "
             f"features, which Stepwise passes as an object array): "
@@ -385,7 +388,22 @@ def _mixed_feature(seqs, fitted_text=None):
             "feature a string (e.g. x.astype(str)) or a number.")
 
 
-def _reads_symbols(transformer):
+def _reads_symbols(transformer, leaf=False):
+    """Whether the transformer, or unless ``leaf`` one inside it (a step of a
+    Pipeline, a transformer of a ColumnTransformer or FeatureUnion), reads
+    strings or categories by its tags: its failure on symbols is then not a
+    want of an encoder."""
+    if not leaf and isinstance(transformer,
+                               (Pipeline, ColumnTransformer, FeatureUnion)):
+        inner = (transformer.steps if isinstance(transformer, Pipeline) else
+                 transformer.transformer_list if isinstance(
+                     transformer, FeatureUnion) else
+                 [(None, t) for _, t, *_ in transformer.transformers]
+                 + [(None, transformer.remainder)])
+        try:
+            return any(_reads_symbols(step) for _, step in inner)
+        except (TypeError, ValueError):  # malformed steps
+            return False
     try:
         tags = get_tags(transformer).input_tags
     except (AttributeError, TypeError, ValueError):
