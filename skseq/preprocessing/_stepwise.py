@@ -58,7 +58,9 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
     (numbers among the symbols kept as they are); a ``ColumnTransformer``
     (alone or in a Pipeline) receives them, when X's DataFrames have string
     column names, as one DataFrame with those names, so that it may select
-    its columns by name or by position;
+    its columns by name or by position (categorical columns arrive as
+    object columns: a ``make_column_selector`` takes them with
+    ``dtype_include=object``);
     bytes must be decoded to str first. A ``ColumnTransformer`` accepts
     missing values when all its transformers do (``"passthrough"`` passing
     them on).
