@@ -949,6 +949,10 @@ def test_the_advice_for_symbol_steps_works_as_written():
      r"not numeric: convert them to numbers first"),
     ([np.array(["a", "b"], dtype=object)], r"sequence 0, step 0 holds "
      r"the string 'a', which is not numeric; encode them as numbers first"),
+    # numpy's variable-width strings: refused as strings are, not with
+    # numpy's "could not convert string to float"
+    ([np.array(["a", "b"], dtype=np.dtypes.StringDType())], r"X: sequence 0 "
+     r"has non-numeric features \(dtype StringDType\(\)\); encode them"),
 ])
 def test_symbols_given_to_an_estimator_are_refused_with_advice(X, match):
     from skseq import IOHMMClassifier

@@ -173,3 +173,21 @@ def test_from_long_frame_keeps_missing_values_for_the_pipeline():
                                  OneHotEncoder(sparse_output=False))).fit_transform(X)
     # most frequent: "go", and speed 2.0; columns go, stop, then the speeds
     assert_array_equal(out[0], [[1, 0, 1, 0, 0], [0, 1, 0, 1, 0], [1, 0, 0, 0, 1]])
+
+
+def test_on_raw_steps_passes_missing_values_between_the_steps():
+    # a scaler's output keeps the NaN for the imputer after it; on_raw_steps
+    # refused it as the output of Stepwise
+    from skseq.preprocessing import on_raw_steps
+
+    rng = np.random.default_rng(0)
+    X = [rng.normal(size=(6, 1)) + s % 2 for s in range(8)]
+    X[0][3] = np.nan
+    pipe = make_pipeline(Stepwise(StandardScaler()), Stepwise(SimpleImputer()),
+                         IOHMMClassifier(n_states=2, n_init=1, max_iter=5,
+                                         random_state=0))
+    pipe.fit(X, np.arange(8) % 2)
+    got = on_raw_steps(pipe, "predict_state_proba", X)
+    expected = pipe[-1].predict_state_proba(pipe[:-1].transform(X))
+    for a, b in zip(got, expected, strict=True):
+        assert_array_equal(a, b)

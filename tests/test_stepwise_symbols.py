@@ -59,6 +59,19 @@ def test_one_hot_of_symbol_sequences_equals_hand_indicators():
         assert_array_equal(got, expected)
 
 
+def test_numpy_variable_width_strings_are_symbols():
+    # numpy's StringDType (kind "T") read as strings, its NaN a missing
+    # value, in a list and in a padded 3-D array
+    dtype = np.dtypes.StringDType(na_object=np.nan)
+    words = [np.array(list(w), dtype=dtype) for w in WORDS]
+    for got, expected in zip(_onehot().fit_transform(words),
+                             _one_hot_by_hand(WORDS), strict=True):
+        assert_array_equal(got, expected)
+    padded = np.array([[["a"], ["b"]], [["b"], [np.nan]]], dtype=dtype)
+    assert_array_equal(_onehot().fit_transform(padded),
+                       [[[1.0, 0.0], [0.0, 1.0]], [[0.0, 1.0], [np.nan, np.nan]]])
+
+
 def test_pipeline_on_symbols_equals_the_pipeline_on_integer_codes():
     # the same pipeline on hand-made codes (in the alphabet's sorted order,
     # so the one-hot columns come in the same order) fits the same model
@@ -168,6 +181,12 @@ def test_an_unknown_symbol_at_transform_follows_the_encoder():
      r"^X: sequence 0 contains a missing value at step 1 \(feature 0\)"),
     (OneHotEncoder(), [np.array([b"a", b"b"])], ValueError,
      r"^X: sequence 0 holds bytes \(dtype \|S1\); decode them to str first"),
+    # a feature of strings in one sequence and numbers in another: the
+    # encoder's refusal says where
+    (OneHotEncoder(), [np.array(["a", "b"]), np.array([[1.0], [2.0]])], TypeError,
+     r"^OneHotEncoder failed on steps of symbols: Encoders require .* Feature 0 "
+     r"mixes strings and other values: sequence 1, step 0 holds 1\.0 where "
+     r"sequence 0, step 0 holds 'a'; make every value of a feature a string"),
 ])
 def test_what_stepwise_refuses_on_symbols(transformer, X, error, match):
     with pytest.raises(error, match=match):
@@ -196,6 +215,19 @@ def test_a_failed_call_leaves_the_fitted_stepwise_as_it_was(bad):
     assert_array_equal(step.transformer_.categories_[0], ["a", "b", "c"])
     assert_array_equal(np.concatenate(step.transform(_symbols())),
                        np.concatenate(out))
+
+
+def test_numbers_where_the_fit_had_symbols_are_named():
+    # scikit-learn's encoders fail on them with numpy's bare "ufunc 'isnan'
+    # not supported"; the fitted Stepwise is left as it was
+    step = _onehot().fit(_symbols())
+    before = pickle.dumps(step)
+    with pytest.raises(TypeError, match=r"^OneHotEncoder failed on steps of "
+                       r"symbols: .* Feature 0 mixes strings and other values: "
+                       r"sequence 1, step 0 holds 2\.0 where it held strings at "
+                       r"fit; make every value of a feature a string"):
+        step.transform([np.array([np.nan]), np.array([2.0, 1.0])])
+    assert pickle.dumps(step) == before
 
 
 def test_numbers_in_objects_are_still_numbers():

@@ -368,9 +368,9 @@ def _as_float(obj, name, where=None, reading=NUMBERS):
     except ValueError as exc:  # ragged nested lists
         raise ValueError(_ragged_message(obj, name, where, reading)) from exc
     kind = arr.dtype.kind
-    if reading.symbols and (kind in "SU" or (kind == "O" and _holds_text(arr))):
+    if reading.symbols and (kind in "SUT" or (kind == "O" and _holds_text(arr))):
         return _as_symbols(arr, mask, label)
-    if kind in "SUVMm":
+    if kind in "SUTVMm":
         hint = _DATES_HINT if kind in "Mm" else reading.hint
         raise ValueError(
             f"{label} has non-numeric features (dtype {arr.dtype}); {hint}"

@@ -12,7 +12,9 @@ from sklearn.base import (
     TransformerMixin,
     clone,
 )
-from sklearn.pipeline import Pipeline
+from sklearn.compose import ColumnTransformer
+from sklearn.pipeline import FeatureUnion, Pipeline
+from sklearn.preprocessing import StandardScaler
 from sklearn.utils import get_tags
 from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.metadata_routing import (
@@ -27,6 +29,7 @@ from .._data import (
     check_sample_weight,
     check_sequences,
     missing_values,
+    quote,
     restore_on_failure,
     validate_sequences,
 )
@@ -52,8 +55,15 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
     DataFrames with string or categorical columns, or a 3-D object array
     padded at the end with rows whose every feature is None or NaN. The
     transformer then receives all steps pooled as one 2-D object array
-    (columns by position; numbers among the symbols kept as they are), and
-    bytes must be decoded to str first.
+    (numbers among the symbols kept as they are); a ``ColumnTransformer``
+    (alone or in a Pipeline) receives them, when X's DataFrames have string
+    column names, as one DataFrame with those names, so that it may select
+    its columns by name or by position (categorical columns arrive as
+    object columns: a ``make_column_selector`` takes them with
+    ``dtype_include=object``);
+    bytes must be decoded to str first. A ``ColumnTransformer`` accepts
+    missing values when all its transformers do (``"passthrough"`` passing
+    them on).
 
     Missing values (NaN, None) inside a sequence are passed on, as NaN, to a
     transformer that accepts them (its ``allow_nan`` tag, e.g.
@@ -133,11 +143,13 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
             self._validate_params()
             seqs = self._validated(X, self.transformer, reset=True)
             params = _step_fit_params(self, seqs, fit_params)
-            with _naming_symbols(self.transformer, seqs.data):
-                self.transformer_ = clone(self.transformer).fit(seqs.data, **params)
+            steps = self._steps_table(seqs.data, self.transformer)
+            self._text_features = _text_values(seqs.data).any(axis=0)
+            with _naming_symbols(self.transformer, seqs):
+                self.transformer_ = clone(self.transformer).fit(steps, **params)
                 # the number (and kind) of output columns, read from the first
                 # step's
-                first = self.transformer_.transform(seqs.data[:1])
+                first = self.transformer_.transform(steps[:1])
             self._check_columns(self._as_numbers(first))
         return self
 
@@ -146,6 +158,19 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
         values kept where the transformer accepts them."""
         return validate_sequences(self, X, reset=reset, symbols=True,
                                   allow_nan=_allows_nan(transformer))
+
+    def _steps_table(self, data, transformer):
+        """The pooled steps as the transformer reads them: for a
+        ColumnTransformer (or a Pipeline holding one), a DataFrame with the
+        columns' names when X had them, so that it may select columns by
+        name; else the packed array."""
+        names = getattr(self, "feature_names_in_", None)
+        if names is None or not any(isinstance(step, ColumnTransformer)
+                                    for step in _steps(transformer)):
+            return data
+        import pandas as pd  # X was a DataFrame (or a list of them)
+
+        return pd.DataFrame(data, columns=names, copy=False).infer_objects()
 
     def _as_numbers(self, out):
         """The transformer's output as float64; refused, naming the
@@ -205,8 +230,10 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         seqs = self._validated(X, self.transformer_, reset=False)
-        with _naming_symbols(self.transformer_, seqs.data):
-            out = self.transformer_.transform(seqs.data)
+        with _naming_symbols(self.transformer_, seqs,
+                             getattr(self, "_text_features", None)):
+            out = self.transformer_.transform(
+                self._steps_table(seqs.data, self.transformer_))
         out = self._as_numbers(out)
         if out.ndim != 2 or out.shape[0] != seqs.data.shape[0]:
             raise ValueError(
@@ -244,14 +271,29 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
 
 def _allows_nan(transformer):
     """The transformer's ``allow_nan`` input tag (False for no estimator); a
-    Pipeline's is that of its first step, which reads the input
-    (scikit-learn's Pipeline leaves the tag False)."""
+    Pipeline's is that of its first step, which reads the input, and a
+    ColumnTransformer's is that of every transformer it has, "passthrough"
+    passing missing values on (scikit-learn leaves both tags False)."""
     try:
+        if isinstance(transformer, ColumnTransformer):
+            return all(_allows_nan(inner) for inner in _column_transformers(
+                transformer))
         if isinstance(transformer, Pipeline):
-            transformer = _steps(transformer)[0]
+            return _allows_nan(_steps(transformer)[0])
         return bool(get_tags(transformer).input_tags.allow_nan)
     except (AttributeError, TypeError, ValueError, IndexError):
         return False
+
+
+def _column_transformers(column_transformer):
+    """The transformers of a ColumnTransformer (its remainder among them)
+    that read columns, "passthrough" as StandardScaler, which keeps missing
+    values."""
+    inner = [step for _, step, _ in column_transformer.transformers]
+    inner.append(column_transformer.remainder)
+    return [StandardScaler() if isinstance(step, str) and step == "passthrough"
+            else step for step in inner
+            if not (isinstance(step, str) and step == "drop")]
 
 
 def _check_output_values(name, seqs, out):
@@ -277,26 +319,93 @@ def _check_output_values(name, seqs, out):
 
 
 @contextmanager
-def _naming_symbols(transformer, data):
-    """A transformer's failure on steps of symbols (``data`` an object array)
-    said as such, when its tags say it reads neither strings nor categories
-    (StandardScaler, say); its own message follows."""
+def _naming_symbols(transformer, seqs, fitted_text=None):
+    """A transformer's failure on steps of symbols said as such, its own
+    message following: naming the first feature that mixes strings with
+    numbers (which encoders refuse), within X or against the strings it held
+    at fit (``fitted_text``, one bool per feature); else, on an object array,
+    when the transformer's tags say it reads neither strings nor categories
+    (StandardScaler, say), advising an encoder."""
     try:
         yield
     except (ValueError, TypeError) as exc:
-        if data.dtype != object or _reads_symbols(transformer):
-            raise
         error = ValueError if isinstance(exc, ValueError) else TypeError
+        own = str(exc).rstrip(".")
+        mixed = _mixed_feature(seqs, fitted_text)
+        if mixed:
+            raise error(f"{type(transformer).__name__} failed on steps of "
+                        f"symbols: {own}. {mixed}") from exc
+        if seqs.data.dtype != object or _reads_symbols(transformer, leaf=True):
+            raise
+        if _reads_symbols(transformer):  # an encoder inside: no advice
+            raise error(f"{type(transformer).__name__} failed on steps of "
+                        f"symbols: {own}.") from exc
         raise error(
             f"{type(transformer).__name__} failed on steps of symbols (non-numeric "
             f"features, which Stepwise passes as an object array): "
-            f"{str(exc).rstrip('.')}. Encode "
+            f"{own}. Encode "
             "symbols with a transformer that reads them, e.g. "
             "Stepwise(OneHotEncoder())."
         ) from exc
 
 
-def _reads_symbols(transformer):
+_is_text = np.frompyfunc(lambda v: isinstance(v, str), 1, 1)
+
+
+def _text_values(data):
+    """Where ``data`` (packed steps) holds a string."""
+    if data.dtype != object:
+        return np.zeros(data.shape, bool)
+    return _is_text(data).astype(bool)
+
+
+def _mixed_feature(seqs, fitted_text=None):
+    """Where the first feature holding both strings (now, or at fit:
+    ``fitted_text``) and numbers has one of each, said in a sentence; "" if
+    no feature does."""
+    data = seqs.data
+    text = _text_values(data)
+    other = ~text & ~missing_values(data)
+    had_text = text.any(axis=0)
+    if fitted_text is not None:
+        had_text = had_text | fitted_text
+    mixed = np.flatnonzero(had_text & other.any(axis=0))
+    if not mixed.size:
+        return ""
+    col = mixed[0]
+    row = np.argmax(other[:, col])
+    s, t = seqs.locate(row)
+    value = data[row, col]
+    if isinstance(value, np.generic):  # from an array of numbers
+        value = value.item()
+    if text[:, col].any():
+        row_text = np.argmax(text[:, col])
+        s2, t2 = seqs.locate(row_text)
+        strings = (f"where sequence {s2}, step {t2} holds "
+                   f"{quote(data[row_text, col])}")
+    else:
+        strings = "where it held strings at fit"
+    return (f"Feature {col} mixes strings and other values: sequence {s}, step "
+            f"{t} holds {quote(value)} {strings}; make every value of a "
+            "feature a string (e.g. x.astype(str)) or a number.")
+
+
+def _reads_symbols(transformer, leaf=False):
+    """Whether the transformer, or unless ``leaf`` one inside it (a step of a
+    Pipeline, a transformer of a ColumnTransformer or FeatureUnion), reads
+    strings or categories by its tags: its failure on symbols is then not a
+    want of an encoder."""
+    if not leaf and isinstance(transformer,
+                               (Pipeline, ColumnTransformer, FeatureUnion)):
+        inner = (transformer.steps if isinstance(transformer, Pipeline) else
+                 transformer.transformer_list if isinstance(
+                     transformer, FeatureUnion) else
+                 [(None, t) for _, t, *_ in transformer.transformers]
+                 + [(None, transformer.remainder)])
+        try:
+            return any(_reads_symbols(step) for _, step in inner)
+        except (TypeError, ValueError):  # malformed steps
+            return False
     try:
         tags = get_tags(transformer).input_tags
     except (AttributeError, TypeError, ValueError):
@@ -429,7 +538,8 @@ def _transform_keeping_windows(transformers, X):
     for step in transformers:
         X_in, Xt = Xt, step.transform(Xt)
         name = type(step).__name__
-        new = check_sequences(Xt, name=f"output of {name}").lengths
+        new = check_sequences(Xt, name=f"output of {name}",
+                              reading=_ANY_STEPS).lengths
         if isinstance(step, WindowMean):
             windows.append((step, X_in))
         elif not np.array_equal(new, lengths):
