@@ -398,6 +398,11 @@ def _as_symbols(arr, mask, label):
     with numbers), for a transformer that reads them: every missing value
     (None, pandas' NA, NaT, a masked entry) becomes NaN, scikit-learn's
     marker of a missing value. Bytes are refused: decode them first."""
+    if arr.dtype.kind == "U":  # str only, none missing (but a masked entry)
+        out = arr.astype(object)
+        if mask is not None:
+            out[mask] = np.nan
+        return out
     if arr.dtype.kind == "S" or any(isinstance(v, bytes) for v in arr.flat):
         raise ValueError(
             f"{label} holds bytes (dtype {arr.dtype}); decode them to str first, "
