@@ -20,10 +20,10 @@ their log-likelihood's curvature:
   sigma^2 the noise variance at ``lam``: the residuals' weighted mean square
   times ``n / (n - dof)``, ``n`` the rows and ``dof`` the fit's degrees of
   freedom, ``sum d^2 / (d^2 + lam)`` plus one for the intercept (Hastie,
-  Tibshirani & Friedman 2009, section 3.4.1). The
-  residuals' own variance is near 0 where the ridge nearly interpolates (as
-  many components as sequences, on small sets), and made ``alpha``
-  explode (1e5-1e6 on 20 sequences, whose fits then predicted the mean);
+  Tibshirani & Friedman 2009, section 3.4.1). The residuals' own variance
+  is near 0 where the ridge nearly interpolates (as many components as
+  sequences, on small sets), and made ``alpha`` explode (1e5-1e6 on 20
+  sequences, whose fits then predicted the mean);
 - classes: ridge on +-1 class indicators (``RidgeClassifierCV``'s targets).
   The log-loss of a logit ``eta`` with probability ``p`` has curvature
   ``c = p (1 - p)``; near ``p = 1/2`` it is, to second order, the squared
