@@ -2,13 +2,14 @@
 value, feature by feature."""
 
 import numpy as np
-from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
+from sklearn.base import OneToOneFeatureMixin
+from sklearn.utils.validation import check_is_fitted
 
 from .._data import restore_on_failure, validate_sequences
 from ._base import _output, _SequenceTransformer
 
 
-class ForwardFill(_SequenceTransformer):
+class ForwardFill(OneToOneFeatureMixin, _SequenceTransformer):
     """Fill missing values with the last value observed before them.
 
     Within every sequence, each feature's missing value (NaN, None) takes
@@ -119,22 +120,6 @@ class ForwardFill(_SequenceTransformer):
         filled = np.where(own, data[np.maximum(last, 0), np.arange(data.shape[1])],
                           self.fill_values_)
         return _output(seqs, filled)
-
-    def get_feature_names_out(self, input_features=None):
-        """Names of the output features: the input's.
-
-        Parameters
-        ----------
-        input_features : array-like of str or None, default=None
-            Input feature names; default ``feature_names_in_``, else
-            ``x0, x1, ...``.
-
-        Returns
-        -------
-        feature_names_out : ndarray of str objects
-        """
-        check_is_fitted(self)
-        return np.asarray(_check_feature_names_in(self, input_features), dtype=object)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
