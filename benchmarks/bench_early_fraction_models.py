@@ -32,7 +32,8 @@ import json
 import warnings
 
 import numpy as np
-from bench_early_classification import FRACTION_MODELS_JSON, FRACTIONS, prefixes, split
+from _early_classification_report import FRACTION_MODELS_JSON, FRACTIONS
+from bench_early_classification import prefixes, split
 from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 

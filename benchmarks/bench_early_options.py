@@ -46,7 +46,8 @@ import time
 from contextlib import contextmanager
 from functools import partial
 
-from bench_early_classification import FRACTIONS, OPTIONS_JSON, centred, prefixes, split
+from _early_classification_report import FRACTIONS, OPTIONS_JSON
+from bench_early_classification import centred, prefixes, split
 from bench_early_fraction_models import fitted, run_splits
 
 import skseq._families.supervised as supervised

@@ -28,7 +28,8 @@ classification page shows it (``bench_early_classification.py --render``).
 import time
 
 import numpy as np
-from bench_early_classification import FRACTIONS, SEEDS_JSON, prefixes, split
+from _early_classification_report import FRACTIONS, SEEDS_JSON
+from bench_early_classification import prefixes, split
 from bench_early_fraction_models import fitted, run_splits
 
 from skseq import IOHMMClassifier
