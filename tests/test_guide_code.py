@@ -15,9 +15,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 GUIDE = pathlib.Path(__file__).resolve().parents[1] / "doc"
 PAGES = ["getting_started.rst", "user_guide/data_model.rst",
-         "user_guide/discretized_rnn.rst", "user_guide/iohmm_classifier.rst",
-         "user_guide/iohmm_regressor.rst", "user_guide/persistence.rst",
-         "user_guide/reading_states.rst", "user_guide/step_labelling.rst"]
+         "user_guide/discretized_rnn.rst", "user_guide/early_classification.rst",
+         "user_guide/iohmm_classifier.rst", "user_guide/iohmm_regressor.rst",
+         "user_guide/long_memory.rst", "user_guide/persistence.rst",
+         "user_guide/reading_states.rst", "user_guide/regimes.rst",
+         "user_guide/step_labelling.rst"]
 
 
 def code_blocks(text):
