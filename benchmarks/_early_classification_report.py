@@ -106,8 +106,8 @@ HISTORY = [
     "**What the model reads.** The output networks read, besides the "
     "representation's principal components, the cross-fitted decisions of a "
     "ridge classifier on all its indicators (`skseq._families.supervised`).",
-    "**The ridge's penalty** (`alpha=\"auto\"`) is chosen with the prefixes "
-    "of one training sequence left out together, since a prefix left out "
+    "**The output networks' penalty** (`alpha=\"auto\"`) is chosen with the "
+    "prefixes of one training sequence left out together, since a prefix left out "
     "alone is nearly repeated by its sequence's other prefixes, which vouched "
     "for penalties 3-50 times weaker (on the training halves).",
     "**Old against new penalty, test splits.** Against the former run with "
