@@ -11,7 +11,13 @@ single starts is scikit-learn's ``VotingClassifier(voting="soft")``.
 
 import numpy as np
 from scipy.special import logsumexp, softmax
-from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, clone
+from sklearn.base import (
+    BaseEstimator,
+    ClassifierMixin,
+    RegressorMixin,
+    TransformerMixin,
+    clone,
+)
 from sklearn.utils.validation import check_is_fitted
 
 from skseq.utils import to_list
@@ -276,3 +282,27 @@ def warm_up_minirocket():
               [rng.normal(size=(20, 2)) for _ in range(4)],
               [rng.normal(size=(n, 1)) for n in (18, 20, 22, 24)]):
         MiniRocketClassifier().fit(X, y).predict(X)
+
+
+class MiniRocketRegressor(RegressorMixin, BaseEstimator):
+    """MiniRocket's 9,996 features (sktime's transformers, as
+    :class:`MiniRocketClassifier` chooses them) into ``RidgeCV(alphas=
+    logspace(-3, 3, 10))``, the regression counterpart of its ridge
+    classifier (Dempster et al. 2021 use it so for regression too)."""
+
+    def __init__(self, random_state=0):
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        from sklearn.linear_model import RidgeCV
+
+        X = to_list(X)
+        self.transformer_ = MiniRocketClassifier._transformer(X, self.random_state)
+        features = np.asarray(self.transformer_.fit_transform(_sktime_panel(X)))
+        self.ridge_ = RidgeCV(alphas=np.logspace(-3, 3, 10)).fit(features, y)
+        return self
+
+    def predict(self, X):
+        check_is_fitted(self)
+        features = np.asarray(self.transformer_.transform(_sktime_panel(to_list(X))))
+        return self.ridge_.predict(features)

@@ -10,8 +10,9 @@ Runs, each in its own process (each also runs alone, with its own flags):
 (toggled regimes, the 2-sequence problem with little data), ``bench_real_data.py``
 (four UCR/UEA data sets), ``bench_step_labelling.py`` (sessions of BasicMotions and
 PLAID recordings, every step labelled; about 30 minutes; then
-``bench_step_labelling_lag.py``, its section on how far the chain lags) and
-``bench_early_classification.py`` (the class from a series' first 20-50%). The
+``bench_step_labelling_lag.py``, its section on how far the chain lags),
+``bench_early_classification.py`` (the class from a series' first 20-50%) and
+``bench_sequence_regression.py`` (one real target per sequence). The
 timing pages come from ``bench_speed.py``, ``bench_memory.py``, ``bench_fused.py``,
 ``bench_scaling.py`` and ``bench_representations.py``, which want a quiet machine
 and are run on their own. Needs the ``[bench]`` extra (hmmlearn, torch, sktime,
@@ -30,7 +31,7 @@ from pathlib import Path
 SCRIPTS = ("bench_tomita_table6.py", "bench_long_term.py", "bench_rnn_stability.py",
            "bench_hierarchical.py", "bench_long_memory.py", "bench_real_data.py",
            "bench_step_labelling.py", "bench_step_labelling_lag.py",
-           "bench_early_classification.py")
+           "bench_early_classification.py", "bench_sequence_regression.py")
 
 
 def main():
