@@ -26,7 +26,8 @@ The models are defined in one place, ``RECIPES`` and ``PEERS`` below.
 Results go to ``doc/results/real_data.json`` (``real_data_carryover.json``,
 ``real_data_scaling.json``, ``real_data_ablation.json``); ``--report-only``
 rewrites ``real_data.md`` and the figure from them (``_real_data_report.py``,
-which renders the page, also holds the labels of the rows it singles out).
+which renders the page, also holds the labels of the rows it singles out;
+``_real_data_prose.py`` its hand-written sections).
 """
 
 import argparse
