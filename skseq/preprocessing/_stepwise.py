@@ -4,6 +4,7 @@ per-step output back onto the raw steps.
 """
 
 from contextlib import contextmanager
+from itertools import repeat
 
 import numpy as np
 from sklearn import get_config
@@ -144,7 +145,7 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
             seqs = self._validated(X, self.transformer, reset=True)
             params = _step_fit_params(self, seqs, fit_params)
             steps = self._steps_table(seqs.data, self.transformer)
-            self._text_features = _text_values(seqs.data).any(axis=0)
+            self._text_features = _text_features(seqs.data)
             with _naming_symbols(self.transformer, seqs):
                 self.transformer_ = clone(self.transformer).fit(steps, **params)
                 # the number (and kind) of output columns, read from the first
@@ -349,14 +350,23 @@ def _naming_symbols(transformer, seqs, fitted_text=None):
         ) from exc
 
 
-_is_text = np.frompyfunc(lambda v: isinstance(v, str), 1, 1)
-
-
 def _text_values(data):
-    """Where ``data`` (packed steps) holds a string."""
+    """Where ``data`` (packed steps) holds a string: ``isinstance`` mapped over
+    the values in C, with no Python code run per value."""
     if data.dtype != object:
         return np.zeros(data.shape, bool)
-    return _is_text(data).astype(bool)
+    return np.fromiter(map(isinstance, data.flat, repeat(str)), bool,
+                       count=data.size).reshape(data.shape)
+
+
+def _text_features(data):
+    """Which features of ``data`` (packed steps) hold a string: as
+    ``_text_values(data).any(axis=0)``, each feature read in C up to its
+    first string only (the first value, for a feature of symbols)."""
+    if data.dtype != object:
+        return np.zeros(data.shape[1], bool)
+    return np.array([any(map(isinstance, data[:, j], repeat(str)))
+                     for j in range(data.shape[1])], dtype=bool)
 
 
 def _mixed_feature(seqs, fitted_text=None):
