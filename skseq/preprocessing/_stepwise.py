@@ -59,9 +59,10 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
     (numbers among the symbols kept as they are); a ``ColumnTransformer``
     (alone or in a Pipeline) receives them, when X's DataFrames have string
     column names, as one DataFrame with those names, so that it may select
-    its columns by name or by position (categorical columns arrive as
-    object columns: a ``make_column_selector`` takes them with
-    ``dtype_include=object``);
+    its columns by name, by position or by dtype (the columns of category
+    dtype in X's first DataFrame arrive as categories, those of the pooled
+    steps: ``make_column_selector(dtype_include="category")`` takes them as
+    it would in X; string columns arrive as objects);
     bytes must be decoded to str first. A ``ColumnTransformer`` accepts
     missing values when all its transformers do (``"passthrough"`` passing
     them on).
@@ -144,6 +145,8 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
             self._validate_params()
             seqs = self._validated(X, self.transformer, reset=True)
             params = _step_fit_params(self, seqs, fit_params)
+            self._categories = _categorical_columns(
+                X, getattr(self, "feature_names_in_", None))
             steps = self._steps_table(seqs.data, self.transformer)
             self._text_features = _text_features(seqs.data)
             with _naming_symbols(self.transformer, seqs):
@@ -164,14 +167,18 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
         """The pooled steps as the transformer reads them: for a
         ColumnTransformer (or a Pipeline holding one), a DataFrame with the
         columns' names when X had them, so that it may select columns by
-        name; else the packed array."""
+        name (or by dtype: the columns of category dtype at fit are
+        categories); else the packed array."""
         names = getattr(self, "feature_names_in_", None)
         if names is None or not any(isinstance(step, ColumnTransformer)
                                     for step in _steps(transformer)):
             return data
         import pandas as pd  # X was a DataFrame (or a list of them)
 
-        return pd.DataFrame(data, columns=names, copy=False).infer_objects()
+        table = pd.DataFrame(data, columns=names, copy=False).infer_objects()
+        categories = getattr(self, "_categories", [])
+        return table.astype(dict.fromkeys(categories, "category")) if (
+            categories) else table
 
     def _as_numbers(self, out):
         """The transformer's output as float64; refused, naming the
@@ -295,6 +302,19 @@ def _column_transformers(column_transformer):
     return [StandardScaler() if isinstance(step, str) and step == "passthrough"
             else step for step in inner
             if not (isinstance(step, str) and step == "drop")]
+
+
+def _categorical_columns(X, names):
+    """The names of the columns of category dtype in X's first DataFrame (X
+    itself, or the first of a list; read once, not in every sequence), when
+    X has feature ``names``."""
+    if names is None:
+        return []
+    first = X if hasattr(X, "columns") else next(
+        (x for x in X if hasattr(x, "columns")), None)
+    return [] if first is None else [
+        name for name, dtype in zip(first.columns, first.dtypes, strict=True)
+        if getattr(dtype, "name", None) == "category"]
 
 
 def _check_output_values(name, seqs, out):
