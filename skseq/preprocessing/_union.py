@@ -71,6 +71,15 @@ class SequenceUnion(_SequenceOutput, TransformerMixin, NumberParams, _BaseCompos
     parameters are set as in FeatureUnion (``"shape__n_dilations"``), so
     GridSearchCV reaches them.
 
+    Steps of symbols (strings, pandas categories) and missing values reach
+    the transformers as they are, for those that read them (a
+    :class:`Stepwise` encoder or imputer, :class:`ForwardFill`); missing
+    values are accepted when every transformer accepts them (the union's
+    ``allow_nan`` tag). The union's output must be numbers: a
+    ``"passthrough"`` entry is refused on steps of symbols, and a
+    transformer's NaN is let through only at the steps that had a missing
+    value, as in :class:`Stepwise`.
+
     Parameters
     ----------
     transformer_list : list of (str, transformer) tuples
@@ -118,6 +127,17 @@ class SequenceUnion(_SequenceOutput, TransformerMixin, NumberParams, _BaseCompos
     [(40, 343), (25, 343)]
     >>> union.get_feature_names_out()[-2:]
     array(['amplitude__x0_sp_5', 'change__diff_x0'], dtype=object)
+
+    Symbols, one-hot and as ordinal codes side by side:
+
+    >>> from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder
+    >>> events = [np.array(["login", "view", "buy"]), np.array(["view"])]
+    >>> codes = SequenceUnion([
+    ...     ("onehot", Stepwise(OneHotEncoder(sparse_output=False))),
+    ...     ("code", Stepwise(OrdinalEncoder())),
+    ... ])
+    >>> codes.fit_transform(events)[1]   # view: buy, login, view; code 2
+    array([[0., 0., 1., 2.]])
     """
 
     _parameter_constraints: dict = {
