@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ._data import check_number, check_sequences
+from ._data import Reading, check_number, check_sequences, missing_values
 from ._data.targets import _is_missing, _label_array
 from ._long_frame import _plain, from_long_frame  # noqa: F401 (plotting reads _plain)
 
@@ -21,9 +21,22 @@ __all__ = [
     "to_padded",
 ]
 
+# What the conversions read: whatever Stepwise may (steps of symbols, missing
+# values inside a sequence).
+_ANY_STEPS = Reading(symbols=True, allow_nan=True)
+
 
 def to_padded(X):
     """Return X as a 3-D array padded at the end with NaN rows.
+
+    Steps may hold symbols (strings, pandas categories) and missing values
+    (NaN, None), in the forms :class:`~skseq.preprocessing.Stepwise` reads.
+    Padding is told from missing values as everywhere in skseq: it is the
+    rows after a sequence's last step, and a step is padding only if every
+    one of its features is missing and no later step of its sequence is
+    observed. A sequence whose last step is missing in every feature would
+    thus lose that step, and is refused: keep such sequences as a list, or
+    fill the missing values first (:class:`~skseq.preprocessing.ForwardFill`).
 
     Parameters
     ----------
@@ -34,6 +47,15 @@ def to_padded(X):
     Returns
     -------
     X_padded : ndarray of shape (n_sequences, max_len, n_features)
+        float64; of dtype object, padded with NaN, when some step holds a
+        symbol (every sequence then comes as objects, numbers kept as they
+        are, missing values as NaN).
+
+    Raises
+    ------
+    ValueError
+        If a sequence's last step is missing in every feature (naming the
+        sequence), or X is not a valid collection of sequences.
 
     Examples
     --------
@@ -42,13 +64,48 @@ def to_padded(X):
     >>> to_padded([np.ones((2, 1)), np.zeros((1, 1))])[:, :, 0]
     array([[ 1.,  1.],
            [ 0., nan]])
+
+    Symbols, and a missing value that is a step, not padding:
+
+    >>> to_padded([np.array(["a", "b"]), np.array(["c"])])[:, :, 0]
+    array([['a', 'b'],
+           ['c', nan]], dtype=object)
+    >>> to_padded([np.array([[np.nan, 1.0], [2.0, 3.0]])])[0]
+    array([[nan,  1.],
+           [ 2.,  3.]])
     """
-    seqs = check_sequences(X)
+    seqs = check_sequences(X, reading=_ANY_STEPS)
+    _check_last_steps(seqs)
+    return _padded(seqs)
+
+
+def _padded(seqs):
+    """The packed sequences as a 3-D array padded at the end with NaN."""
     return replace(seqs, form="padded").unpack(seqs.data)
 
 
+def _check_last_steps(seqs, name="X"):
+    """Refuse a sequence whose last step is missing in every feature: a 3-D
+    array would read that step as padding, and drop it."""
+    ends = missing_values(seqs.data[seqs.last_steps]).all(axis=1)
+    if ends.any():
+        s = int(np.argmax(ends))
+        raise ValueError(
+            f"{name}: the last step of sequence {s} (step {seqs.lengths[s] - 1}) "
+            "is missing in every feature, which a 3-D padded array reads as "
+            "padding: it would be dropped. Keep such sequences as a list, or "
+            "fill the missing values first (ForwardFill(), "
+            "Stepwise(SimpleImputer()))."
+        )
+
+
 def to_list(X):
-    """Return X as a list of ``(len_i, n_features)`` float arrays.
+    """Return X as a list of ``(len_i, n_features)`` arrays.
+
+    Steps may hold symbols (strings, pandas categories) and missing values
+    (NaN, None), in the forms :class:`~skseq.preprocessing.Stepwise` reads; a
+    3-D array's padding is its trailing rows missing in every feature (an
+    all-missing row before a sequence's last observed one is a step).
 
     Parameters
     ----------
@@ -58,6 +115,9 @@ def to_list(X):
     Returns
     -------
     X_list : list of ndarray
+        float64 arrays; of dtype object when some step holds a symbol (every
+        sequence then comes as objects, numbers kept as they are, missing
+        values as NaN).
 
     Examples
     --------
@@ -66,13 +126,19 @@ def to_list(X):
     >>> X = np.array([[[1.0], [2.0]], [[3.0], [np.nan]]])
     >>> [x.ravel().tolist() for x in to_list(X)]
     [[1.0, 2.0], [3.0]]
+    >>> to_list(np.array([[["a"], [None], ["b"]], [["c"], [None], [None]]],
+    ...                  dtype=object))[0].ravel()
+    array(['a', nan, 'b'], dtype=object)
     """
-    seqs = check_sequences(X)
+    seqs = check_sequences(X, reading=_ANY_STEPS)
     return [x.copy() for x in seqs.split(seqs.data)]
 
 
 def sequence_lengths(X):
     """Number of steps of every sequence.
+
+    Steps may hold symbols and missing values, as for :func:`to_list`; a
+    3-D array's trailing rows missing in every feature are padding.
 
     Parameters
     ----------
@@ -89,8 +155,10 @@ def sequence_lengths(X):
     >>> from skseq.utils import sequence_lengths
     >>> sequence_lengths([np.ones((3, 2)), np.ones((1, 2))])
     array([3, 1])
+    >>> sequence_lengths([np.array(["a", "b", None]), np.array([np.nan])])
+    array([3, 1])
     """
-    return check_sequences(X).lengths.astype(int)
+    return check_sequences(X, reading=_ANY_STEPS).lengths.astype(int)
 
 
 def from_channels_first(X):
@@ -150,7 +218,7 @@ def from_channels_first(X):
             "or (n_cases, n_timepoints) for univariate series."
         )
     moved = arr[:, :, None] if arr.ndim == 2 else np.swapaxes(arr, 1, 2)
-    return to_padded(moved)
+    return _padded(check_sequences(moved))
 
 
 def _list_from_channels_first(X):
@@ -194,7 +262,7 @@ def to_channels_first(X):
     array([[[ 1.,  2.],
             [10., 20.]]])
     """
-    return np.ascontiguousarray(np.swapaxes(to_padded(X), 1, 2))
+    return np.ascontiguousarray(np.swapaxes(_padded(check_sequences(X)), 1, 2))
 
 
 def _one_pass_read(values):

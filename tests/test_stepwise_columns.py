@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
-from sklearn.compose import ColumnTransformer
+from sklearn.compose import ColumnTransformer, make_column_selector
 from sklearn.decomposition import PCA
 from sklearn.impute import SimpleImputer
 from sklearn.pipeline import make_pipeline
@@ -96,3 +96,25 @@ def test_a_composites_failure_on_symbols_advises_an_encoder_only_if_it_has_none(
         transformer, match):
     with pytest.raises(ValueError, match=match):
         Stepwise(transformer).fit(_frames())
+
+
+def test_categorical_columns_are_chosen_by_dtype_as_in_x():
+    """A column of category dtype is a category for the ColumnTransformer, so
+    a selector by dtype takes it (inside Stepwise as in X); it was an object
+    column, left out by dtype_include="category" without a word."""
+    frames = [pd.DataFrame({"event": pd.Categorical(["view", "buy", None]),
+                            "amount": [1.0, 2.0, 3.0]}),
+              pd.DataFrame({"event": pd.Categorical(["buy"]), "amount": [4.0]})]
+    by_dtype = ColumnTransformer([
+        ("cat", OneHotEncoder(sparse_output=False),
+         make_column_selector(dtype_include="category")),
+        ("num", StandardScaler(), make_column_selector(dtype_include="number"))])
+    stepwise = Stepwise(make_pipeline(by_dtype)).fit(frames)
+    assert_array_equal(stepwise.get_feature_names_out(),
+                       ["cat__event_buy", "cat__event_view", "cat__event_nan",
+                        "num__amount"])
+    amount = (np.arange(1.0, 5.0) - 2.5) / np.sqrt(1.25)  # mean 2.5, variance 1.25
+    expected = np.column_stack([[0, 1, 0, 1], [1, 0, 0, 0], [0, 0, 1, 0], amount])
+    out = stepwise.transform(frames)
+    assert_allclose(np.concatenate(out), expected)
+    assert [o.shape[0] for o in out] == [3, 1]

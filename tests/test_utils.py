@@ -69,7 +69,9 @@ def test_sequence_lengths(X, lengths):
     ([], ValueError, "X is empty"),
     (None, TypeError, "X is None"),
     ([np.ones((2, 2)), np.ones((2, 3))], ValueError, "sequence 1 has 3 features"),
-    (np.array([[[1.0], [nan], [2.0]]]), ValueError, "sequence 0 contains NaN at st"),
+    (np.array([[[1.0], [np.inf], [2.0]]]), ValueError,
+     "sequence 0 contains inf at step 1 .feature 0.; infinite values"),
+    ([np.array(["a", b"b"], dtype=object)], ValueError, "holds bytes"),
 ])
 def test_helpers_validate_like_the_estimators(helper, X, error, match):
     with pytest.raises(error, match=match):

@@ -48,6 +48,7 @@ name the sequence, and the step, at fault. The checks that turn a user's X into
 import numbers
 from collections.abc import Iterator, Mapping, Set
 from dataclasses import dataclass
+from itertools import repeat
 
 import numpy as np
 from scipy import sparse
@@ -386,11 +387,28 @@ def _as_float(obj, name, where=None, reading=NUMBERS):
 
 
 def _holds_text(arr):
-    return any(isinstance(v, (str, bytes)) for v in arr.flat)
+    """Whether the object array holds a string or bytes (isinstance mapped in
+    C, stopping at the first)."""
+    return any(map(isinstance, arr.flat, repeat((str, bytes))))
 
 
 # Elementwise _is_na, for object arrays.
 _missing_objects = np.frompyfunc(_is_na, 1, 1)
+
+# Types whose values are missing exactly when None or unequal to themselves
+# (NaN): an object array holding no other is read by two comparisons.
+_PLAIN_TYPES = frozenset({str, float, int, bool, type(None), np.str_,
+                          np.float64, np.float32, np.int64, np.bool_})
+
+
+def _missing_symbols(out):
+    """Where the object array ``out`` holds a missing value, as
+    :func:`_is_na` says: by comparisons over the whole array when it holds
+    plain strings, numbers and None only (its types read in C), else value
+    by value."""
+    if set(map(type, out.flat)) <= _PLAIN_TYPES:
+        return np.not_equal(out, out) | np.equal(out, None)
+    return _missing_objects(out).astype(bool)
 
 
 def _as_symbols(arr, mask, label):
@@ -403,13 +421,13 @@ def _as_symbols(arr, mask, label):
         if mask is not None:
             out[mask] = np.nan
         return out
-    if arr.dtype.kind == "S" or any(isinstance(v, bytes) for v in arr.flat):
+    if arr.dtype.kind == "S" or any(map(isinstance, arr.flat, repeat(bytes))):
         raise ValueError(
             f"{label} holds bytes (dtype {arr.dtype}); decode them to str first, "
             "e.g. x.astype(str)."
         )
     out = arr.astype(object)
-    missing = _missing_objects(out).astype(bool)
+    missing = _missing_symbols(out)
     if mask is not None:
         missing |= mask
     out[missing] = np.nan

@@ -4,6 +4,7 @@ per-step output back onto the raw steps.
 """
 
 from contextlib import contextmanager
+from itertools import repeat
 
 import numpy as np
 from sklearn import get_config
@@ -58,9 +59,10 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
     (numbers among the symbols kept as they are); a ``ColumnTransformer``
     (alone or in a Pipeline) receives them, when X's DataFrames have string
     column names, as one DataFrame with those names, so that it may select
-    its columns by name or by position (categorical columns arrive as
-    object columns: a ``make_column_selector`` takes them with
-    ``dtype_include=object``);
+    its columns by name, by position or by dtype (the columns of category
+    dtype in X's first DataFrame arrive as categories, those of the pooled
+    steps: ``make_column_selector(dtype_include="category")`` takes them as
+    it would in X; string columns arrive as objects);
     bytes must be decoded to str first. A ``ColumnTransformer`` accepts
     missing values when all its transformers do (``"passthrough"`` passing
     them on).
@@ -143,8 +145,10 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
             self._validate_params()
             seqs = self._validated(X, self.transformer, reset=True)
             params = _step_fit_params(self, seqs, fit_params)
+            self._categories = _categorical_columns(
+                X, getattr(self, "feature_names_in_", None))
             steps = self._steps_table(seqs.data, self.transformer)
-            self._text_features = _text_values(seqs.data).any(axis=0)
+            self._text_features = _text_features(seqs.data)
             with _naming_symbols(self.transformer, seqs):
                 self.transformer_ = clone(self.transformer).fit(steps, **params)
                 # the number (and kind) of output columns, read from the first
@@ -163,14 +167,18 @@ class Stepwise(_SequenceOutput, TransformerMixin, BaseEstimator):
         """The pooled steps as the transformer reads them: for a
         ColumnTransformer (or a Pipeline holding one), a DataFrame with the
         columns' names when X had them, so that it may select columns by
-        name; else the packed array."""
+        name (or by dtype: the columns of category dtype at fit are
+        categories); else the packed array."""
         names = getattr(self, "feature_names_in_", None)
         if names is None or not any(isinstance(step, ColumnTransformer)
                                     for step in _steps(transformer)):
             return data
         import pandas as pd  # X was a DataFrame (or a list of them)
 
-        return pd.DataFrame(data, columns=names, copy=False).infer_objects()
+        table = pd.DataFrame(data, columns=names, copy=False).infer_objects()
+        categories = getattr(self, "_categories", [])
+        return table.astype(dict.fromkeys(categories, "category")) if (
+            categories) else table
 
     def _as_numbers(self, out):
         """The transformer's output as float64; refused, naming the
@@ -296,6 +304,19 @@ def _column_transformers(column_transformer):
             if not (isinstance(step, str) and step == "drop")]
 
 
+def _categorical_columns(X, names):
+    """The names of the columns of category dtype in X's first DataFrame (X
+    itself, or the first of a list; read once, not in every sequence), when
+    X has feature ``names``."""
+    if names is None:
+        return []
+    first = X if hasattr(X, "columns") else next(
+        (x for x in X if hasattr(x, "columns")), None)
+    return [] if first is None else [
+        name for name, dtype in zip(first.columns, first.dtypes, strict=True)
+        if getattr(dtype, "name", None) == "category"]
+
+
 def _check_output_values(name, seqs, out):
     """The transformer's output must be finite, but for the NaN it keeps at
     steps that had a missing value (a StandardScaler's, for a later imputer);
@@ -349,14 +370,23 @@ def _naming_symbols(transformer, seqs, fitted_text=None):
         ) from exc
 
 
-_is_text = np.frompyfunc(lambda v: isinstance(v, str), 1, 1)
-
-
 def _text_values(data):
-    """Where ``data`` (packed steps) holds a string."""
+    """Where ``data`` (packed steps) holds a string: ``isinstance`` mapped over
+    the values in C, with no Python code run per value."""
     if data.dtype != object:
         return np.zeros(data.shape, bool)
-    return _is_text(data).astype(bool)
+    return np.fromiter(map(isinstance, data.flat, repeat(str)), bool,
+                       count=data.size).reshape(data.shape)
+
+
+def _text_features(data):
+    """Which features of ``data`` (packed steps) hold a string: as
+    ``_text_values(data).any(axis=0)``, each feature read in C up to its
+    first string only (the first value, for a feature of symbols)."""
+    if data.dtype != object:
+        return np.zeros(data.shape[1], bool)
+    return np.array([any(map(isinstance, data[:, j], repeat(str)))
+                     for j in range(data.shape[1])], dtype=bool)
 
 
 def _mixed_feature(seqs, fitted_text=None):

@@ -20,6 +20,7 @@ from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
 from .._data import (
     N_JOBS_CONSTRAINT,
     NumberParams,
+    Reading,
     check_n_jobs,
     check_number,
     check_sequences,
@@ -28,6 +29,11 @@ from .._data import (
 )
 from .._data.checks import quiet_repeats
 from ._base import _output, _refuse_not_finite, _SequenceOutput
+from ._stepwise import _allows_nan, _check_output_values
+
+# How the transformers' outputs are read: numbers, missing values let through
+# to the check of where they stand (_check_output_values).
+_OUTPUTS = Reading(allow_nan=True)
 
 
 def _workers(n_jobs, n_tasks):
@@ -64,6 +70,15 @@ class SequenceUnion(_SequenceOutput, TransformerMixin, NumberParams, _BaseCompos
     ``transformers_``) and leaves ``transformer_list`` as it was. Nested
     parameters are set as in FeatureUnion (``"shape__n_dilations"``), so
     GridSearchCV reaches them.
+
+    Steps of symbols (strings, pandas categories) and missing values reach
+    the transformers as they are, for those that read them (a
+    :class:`Stepwise` encoder or imputer, :class:`ForwardFill`); missing
+    values are accepted when every transformer accepts them (the union's
+    ``allow_nan`` tag). The union's output must be numbers: a
+    ``"passthrough"`` entry is refused on steps of symbols, and a
+    transformer's NaN is let through only at the steps that had a missing
+    value, as in :class:`Stepwise`.
 
     Parameters
     ----------
@@ -112,6 +127,17 @@ class SequenceUnion(_SequenceOutput, TransformerMixin, NumberParams, _BaseCompos
     [(40, 343), (25, 343)]
     >>> union.get_feature_names_out()[-2:]
     array(['amplitude__x0_sp_5', 'change__diff_x0'], dtype=object)
+
+    Symbols, one-hot and as ordinal codes side by side:
+
+    >>> from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder
+    >>> events = [np.array(["login", "view", "buy"]), np.array(["view"])]
+    >>> codes = SequenceUnion([
+    ...     ("onehot", Stepwise(OneHotEncoder(sparse_output=False))),
+    ...     ("code", Stepwise(OrdinalEncoder())),
+    ... ])
+    >>> codes.fit_transform(events)[1]   # view: buy, login, view; code 2
+    array([[0., 0., 1., 2.]])
     """
 
     _parameter_constraints: dict = {
@@ -273,7 +299,7 @@ class SequenceUnion(_SequenceOutput, TransformerMixin, NumberParams, _BaseCompos
         with restore_on_failure(self):
             self._validate_params()
             active = self._active()
-            seqs = validate_sequences(self, X, reset=True)
+            seqs = self._validated(X, active, reset=True)
             params = self._routed_params(active, fit_params)
             tasks = [delayed(_fit_transform_one)(clone(trans), X, y, params[name])
                      for name, trans in active if trans != "passthrough"]
@@ -303,11 +329,30 @@ class SequenceUnion(_SequenceOutput, TransformerMixin, NumberParams, _BaseCompos
         check_is_fitted(self)
         check_n_jobs(self)
         self._active()  # the weights are read again
-        seqs = validate_sequences(self, X, reset=False)
+        seqs = self._validated(X, self.transformers_, reset=False)
         outputs = Parallel(n_jobs=_workers(self.n_jobs, len(self.transformers_)))(
             delayed(_transform_one)(trans, X) for _, trans in self.transformers_
         )
         return self._hstack(seqs, outputs)
+
+    def _validated(self, X, entries, reset):
+        """The sequences of X, steps of symbols kept (for the transformers
+        that read them) and missing values allowed when every transformer
+        accepts them; a ``"passthrough"`` entry refused on symbols, which
+        it would pass to the output."""
+        seqs = validate_sequences(self, X, reset=reset, symbols=True,
+                                  allow_nan=_all_allow_nan(entries))
+        if seqs.data.dtype == object:
+            name = next((name for name, trans in entries
+                         if trans == "passthrough"), None)
+            if name is not None:
+                raise ValueError(
+                    f"SequenceUnion: {name!r} is 'passthrough', which would put "
+                    "X's steps of symbols in the output, whose features must be "
+                    f"numbers; encode them instead, e.g. ({name!r}, "
+                    "Stepwise(OneHotEncoder()))."
+                )
+        return seqs
 
     def _hstack(self, seqs, outputs):
         """Every output packed, checked against the input's lengths, weighted
@@ -318,7 +363,8 @@ class SequenceUnion(_SequenceOutput, TransformerMixin, NumberParams, _BaseCompos
             data = seqs.data
             if out is not None:
                 try:
-                    packed = check_sequences(out, name=f"output of {name!r}")
+                    packed = check_sequences(out, name=f"output of {name!r}",
+                                             reading=_OUTPUTS)
                 except (TypeError, ValueError) as exc:
                     raise ValueError(
                         f"SequenceUnion: transformer {name!r} did not return "
@@ -336,6 +382,8 @@ class SequenceUnion(_SequenceOutput, TransformerMixin, NumberParams, _BaseCompos
                         "step."
                     )
                 data = packed.data
+                _check_output_values(f"SequenceUnion: transformer {name!r}",
+                                     seqs, data)
             blocks.append(_weighted(seqs, data, name, weights[name])
                           if name in weights else data)
         return _output(seqs, np.hstack(blocks))
@@ -367,8 +415,19 @@ class SequenceUnion(_SequenceOutput, TransformerMixin, NumberParams, _BaseCompos
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False
+        try:
+            tags.input_tags.allow_nan = _all_allow_nan(self._active())
+        except (TypeError, ValueError):  # a malformed list, refused by fit
+            tags.input_tags.allow_nan = False
         return tags
+
+
+def _all_allow_nan(entries):
+    """Whether every transformer of ``entries`` accepts missing values (its
+    ``allow_nan`` tag, as :class:`Stepwise` reads it); ``"passthrough"``
+    passes them on, at the steps that have them."""
+    return all(trans == "passthrough" or _allows_nan(trans)
+               for _, trans in entries)
 
 
 def _weighted(seqs, data, name, weight):
@@ -377,7 +436,9 @@ def _weighted(seqs, data, name, weight):
     product takes beyond the float64 range."""
     with np.errstate(over="ignore"):
         out = data * float(weight)
-    _refuse_not_finite(seqs, out, lambda seq, step, feature: (
+    # a missing value stays one (passed on where X had one)
+    finite = np.where(np.isnan(data), 0.0, out)
+    _refuse_not_finite(seqs, finite, lambda seq, step, feature: (
         f"SequenceUnion: transformer_weights gives {name!r} the weight "
         f"{float(weight):g}, which takes its output feature {feature} at "
         f"sequence {seq}, step {step} "
