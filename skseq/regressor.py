@@ -379,8 +379,11 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
             The training targets.
         return_cov : bool, default=False
             Also return the covariance matrix of all the parameters above (except
-            ``"transition_proba"``), in the order listed, each block flattened in
-            C order without its reference entries.
+            ``"transition_proba"``), their blocks in the order of the returned
+            dict's keys (``"transition_coef"`` before ``"transition_intercept"``),
+            each flattened in C order without its reference entries (and, for
+            ``"tied"`` and ``"full"`` covariances, without the entries above
+            each matrix's diagonal).
 
         Returns
         -------
