@@ -113,7 +113,7 @@ def check_probabilities(values, name):
         where = tuple(int(i) for i in np.argwhere(bad)[0])
         raise ValueError(
             f"{name} must hold finite, non-negative probabilities of at most 1; "
-            f"entry {list(where)} is {values[where]!r}."
+            f"entry {list(where)} is {float(values[where])!r}."
         )
 
 

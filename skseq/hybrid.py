@@ -178,7 +178,9 @@ class HybridHMMClassifier(HybridChainMixin, ClassifierMixin, NumberParams,
         great deal); -1 uses every processor.
     random_state : int, RandomState instance or None, default=None
         Seeds the default classifier (its early-stopping split) or a given
-        classifier's ``random_state``.
+        classifier's ``random_state``, and those of the estimators it holds
+        (a pipeline's steps, a calibrated classifier's base) that are not
+        fixed to an int.
 
     Attributes
     ----------
@@ -286,6 +288,15 @@ class HybridHMMClassifier(HybridChainMixin, ClassifierMixin, NumberParams,
         estimator = clone(self.estimator)
         if "random_state" in estimator.get_params(deep=False):
             estimator.set_params(random_state=seed)
+        # the estimators it holds (a Pipeline's steps, the base of a
+        # CalibratedClassifierCV), unless fixed: else every fit differs
+        nested = sorted(key for key, value in estimator.get_params(deep=True).items()
+                        if key.endswith("__random_state")
+                        and not isinstance(value, numbers.Integral))
+        if nested:
+            rng = np.random.RandomState(seed)
+            estimator.set_params(**{key: rng.randint(np.iinfo(np.int32).max)
+                                    for key in nested})
         return estimator
 
     @_fit_context(prefer_skip_nested_validation=False)

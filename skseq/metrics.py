@@ -15,11 +15,15 @@ import numpy as np
 from sklearn.base import is_regressor
 from sklearn.metrics import check_scoring
 
-from ._data import check_score_weight, check_sequences, check_targets
+from ._data import Reading, check_score_weight, check_sequences, check_targets
 
 __all__ = ["step_scorer"]
 
 _RESPONSES = ("predict", "predict_proba", "predict_log_proba", "decision_function")
+
+# The scorer reads the sequences' lengths only: their steps are the model's to
+# read, which may be a pipeline that fills missing values or encodes symbols.
+_ANY_STEPS = Reading(symbols=True, allow_nan=True)
 
 
 def step_scorer(scoring):
@@ -75,7 +79,7 @@ class _StepScorer:
         self._scorer = scorer
 
     def __call__(self, estimator, X, y, sample_weight=None, **kwargs):
-        seqs = check_sequences(X)
+        seqs = check_sequences(X, reading=_ANY_STEPS)
         task = "regression" if is_regressor(estimator) else "classification"
         targets = check_targets(y, seqs, task=task)
         if not targets.step_level:

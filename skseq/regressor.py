@@ -17,6 +17,12 @@ from ._fit.information import standard_errors as observed_standard_errors
 from ._fit.objective import Problem as _Problem
 from ._fit.objective import fixed_startprob as _fixed_startprob
 
+# standard_errors warns when one Newton step from the fitted parameters moves
+# one of them by more than this many of its standard errors: they are then not
+# the maximum of the likelihood of the data given, around which the observed
+# information describes the estimate's spread.
+_NEWTON_STEP_SE = 1.0
+
 
 @document_options("features", "transition", "emission", "init", "output")
 class IOHMMRegressor(RegressorMixin, FlatIOHMM):
@@ -373,8 +379,11 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
             The training targets.
         return_cov : bool, default=False
             Also return the covariance matrix of all the parameters above (except
-            ``"transition_proba"``), in the order listed, each block flattened in
-            C order without its reference entries.
+            ``"transition_proba"``), their blocks in the order of the returned
+            dict's keys (``"transition_coef"`` before ``"transition_intercept"``),
+            each flattened in C order without its reference entries (and, for
+            ``"tied"`` and ``"full"`` covariances, without the entries above
+            each matrix's diagonal).
 
         Returns
         -------
@@ -389,7 +398,12 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
             When the fit did not converge (its parameters may not be at a
             maximum of the likelihood).
         UserWarning
-            When the learned start distribution is held at the boundary.
+            When the learned start distribution is held at the boundary; when
+            the fitted parameters are not at a maximum of the likelihood of the
+            ``X`` and ``y`` given (one Newton step from them moves a parameter
+            by more than its standard error): data other than the training
+            sequences, a fit with ``sample_weight``, or one whose ``alpha``
+            pulls it far from the likelihood's maximum.
 
         Raises
         ------
@@ -421,7 +435,8 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
                 "maximum of the likelihood, where the observed information gives "
                 "standard errors; refit with a larger max_iter.",
                 ConvergenceWarning, stacklevel=2)
-        se, cov, _ = observed_standard_errors(self, problem, model)
+        se, cov, grad = observed_standard_errors(self, problem, model)
+        _warn_off_maximum(self, cov, grad)
         return (se, cov) if return_cov else se
 
     def _store_best(self, problem, setup, best, objectives):
@@ -468,3 +483,27 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         tags = super().__sklearn_tags__()
         tags.target_tags.multi_output = True
         return tags
+
+
+def _warn_off_maximum(est, cov, grad):
+    """Warn when the Newton step ``cov @ grad`` (``grad`` the log-likelihood's
+    gradient, both in the coordinates of ``cov``) moves a parameter by more
+    than ``_NEWTON_STEP_SE`` of its standard errors; nothing where the
+    covariances left float64 (y in extreme units), as there is nothing to
+    measure the step with."""
+    held = np.isnan(np.diag(cov))  # a learned start at the boundary
+    cov, grad = cov[np.ix_(~held, ~held)], grad[~held]
+    with np.errstate(all="ignore"):
+        moves = np.abs(cov @ grad) / np.sqrt(np.diag(cov))
+    if not np.isfinite(moves).all():
+        return
+    largest = float(moves.max(initial=0.0))
+    if largest > _NEWTON_STEP_SE:
+        warnings.warn(
+            f"{type(est).__name__}.standard_errors: the fitted parameters are not "
+            "at a maximum of the log-likelihood of the X and y given (one Newton "
+            f"step from them moves a parameter by {largest:.3g} of its standard "
+            "errors, 0 at a maximum), so these standard errors describe no "
+            "estimate. Pass the training sequences and targets; a fit with "
+            "sample_weight, or with alpha > 0, maximises another objective: "
+            "refit without them (alpha=0).", UserWarning, stacklevel=3)

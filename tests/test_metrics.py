@@ -15,9 +15,12 @@ from sklearn.metrics import (
     roc_auc_score,
 )
 from sklearn.model_selection import KFold, cross_val_score, cross_validate
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import OneHotEncoder
 
 from skseq import IOHMMClassifier, IOHMMRegressor
 from skseq.metrics import step_scorer
+from skseq.preprocessing import ForwardFill, Stepwise
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore::sklearn.exceptions.ConvergenceWarning")
@@ -154,3 +157,20 @@ def test_two_outputs_of_one_step_sequences_are_scored_per_step(form):
     pred = np.concatenate([np.asarray(p).reshape(-1, 2) for p in model.predict(X1)])
     assert step_scorer("r2")(model, X1, y1) == pytest.approx(
         r2_score(np.concatenate(y1), pred))
+
+
+def test_the_raw_steps_are_the_pipelines_to_read():
+    """X with missing steps or symbols, for a pipeline that fills or encodes
+    them: the scorer refused X itself (the search scored every fold NaN)."""
+    X, y = _data()
+    X[0][1, 0], X[2][0, 1] = np.nan, np.nan
+    symbols = [np.where(x > 0, "up", "down").astype(object) for x in X]
+    for first, X_raw in ((ForwardFill(), X), (Stepwise(OneHotEncoder()), symbols)):
+        model = make_pipeline(first, _clf()).fit(X_raw, y)
+        expected = f1_score(np.concatenate(y), np.concatenate(model.predict(X_raw)),
+                            average="macro")
+        assert step_scorer("f1_macro")(model, X_raw, y) == pytest.approx(expected)
+        scores = cross_val_score(make_pipeline(first, _clf()), X_raw, y,
+                                 cv=KFold(3), scoring=step_scorer("accuracy"),
+                                 error_score="raise")
+        assert np.isfinite(scores).all()

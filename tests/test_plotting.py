@@ -489,3 +489,10 @@ def test_automaton_edges_tell_apart_symbols_that_print_the_same():
     ax = plot_automaton(dfa, state_labels=["A", "B"])
     assert [t.get_text() for t in ax.texts] == ["A", "B", "1", "'1'", "1,'1'"]
 
+
+
+@pytest.mark.parametrize("draw", [plot_state_proba, plot_automaton])
+def test_a_value_out_of_range_is_named_as_a_plain_number(draw):
+    """The entry was shown as numpy's repr: 'entry [0, 1] is np.float64(-0.1)'."""
+    with pytest.raises(ValueError, match=r"entry \[0, 1\] is -0\.1\.$"):
+        draw(np.array([[1.0, -0.1], [0.5, 0.5]]))
