@@ -17,6 +17,8 @@ iteration) and, for lbfgs, ``dropped``.
 
 import time
 
+import numpy as np
+
 from .lbfgs import CONVERGED, DROPPED, LINE_SEARCH_FAILED, minimize_batch
 from .m_step import MStep
 
@@ -82,15 +84,24 @@ def solve_lbfgs(problem, thetas0, monitor):
     for r in range(thetas0.shape[0]):
         curve = [value + offset for value in res.curves[r]]
         monitor.iterations(curve, times[r])
-        # A failed line search happens at the optimum to machine precision
-        # (as scipy's status 2): only hitting max_iter (or being dropped) is
-        # a failure.
         results.append({"theta": res.x[r], "n_iter": int(res.nit[r]),
-                        "converged": bool(res.status[r] in (CONVERGED,
-                                                            LINE_SEARCH_FAILED)),
+                        "converged": _converged(res, r, monitor.tol),
                         "dropped": bool(res.status[r] == DROPPED),
                         "objective": float(res.fun[r] + offset), "curve": curve})
     return results
+
+
+def _converged(res, r, tol):
+    """Whether restart ``r`` of :func:`minimize_batch`'s result converged. A
+    line search that fails after some steps does so at the optimum to machine
+    precision (as scipy's status 2); one that fails at the start, where the
+    gradient is not already near zero, took no step at all (inputs of scales
+    1e8 apart overflowed every trial step): that is no convergence."""
+    if res.status[r] == CONVERGED:
+        return True
+    if res.status[r] != LINE_SEARCH_FAILED:
+        return False
+    return bool(res.nit[r] > 0 or np.abs(res.grad[r]).max(initial=0.0) <= np.sqrt(tol))
 
 
 def solve_em(problem, theta0, monitor, m_step_max_iter=M_STEP_MAX_ITER,
