@@ -256,6 +256,22 @@ def test_predicting_on_much_shorter_sequences_warns_once():
         clf.predict([x[:4] for x in X])  # a quarter: no warning
 
 
+def test_prefixes_of_a_step_level_model_do_not_warn():
+    # each step is predicted from the steps up to it: a prefix gets the prefix
+    # of the whole sequence's prediction, the online use of such a model
+    rng = np.random.default_rng(0)
+    X = [rng.normal(size=(16, 1)) + s % 2 for s in range(8)]
+    y = [np.full(16, s % 2) for s in range(8)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf = IOHMMClassifier(2, features="raw", n_init=1, max_iter=3,
+                              random_state=0).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        prefix = clf.predict([X[0][:3]])[0]
+    np.testing.assert_array_equal(prefix, clf.predict([X[0]])[0][:3])
+
+
 def test_running_means_of_values_near_the_float64_limit_stay_finite():
     big = np.finfo(np.float64).max / 2
     X = [np.array([[big], [big], [-big], [big], [big]])]

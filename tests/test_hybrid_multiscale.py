@@ -42,7 +42,6 @@ def test_multiscale_features_against_the_raw_series(window, n_lags):
         assert_array_equal(got[6 + 20, :16], x[6 + 20 - np.arange(8)].ravel())
 
 
-@pytest.mark.filterwarnings("ignore:X's sequences are much shorter")
 def test_multiscale_is_causal():
     X, y = _level_sessions()
     full = window_multiscale(check_sequences(X[:1]), 8)

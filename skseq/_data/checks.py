@@ -425,10 +425,14 @@ def _check_n_features(estimator, n_features, hint):
 def _short_hint(seqs, estimator):
     """A warning for a model asked to predict on sequences much shorter than
     those it was fitted on (what it learned may need steps they lack). One-step
-    sequences passed as such are a deliberate table (see ``_rows_hint``)."""
+    sequences passed as such are a deliberate table (see ``_rows_hint``). A
+    model of step-level targets predicts each step from the steps up to it,
+    the same on a prefix as on the whole sequence: prefixes are its online
+    use, and get none."""
     fitted = getattr(estimator, "_median_fit_length", None)
     median = float(np.median(seqs.lengths))
     if (fitted is None or not hasattr(estimator, "predict")
+            or getattr(estimator, "step_level_", False)
             or seqs.lengths.max() == 1 or median * _SHORT_FACTOR >= fitted):
         return ""
     return (f"X's sequences are much shorter than the training ones (median "
