@@ -591,11 +591,14 @@ def _write_page():
 
 
 def _parsed(value):
-    """A command-line value as a number where it is one."""
-    try:
-        return float(value)
-    except ValueError:
-        return value
+    """A command-line value as a number where it is one (an integer when
+    written as one)."""
+    for kind in (int, float):
+        try:
+            return kind(value)
+        except ValueError:
+            pass
+    return value
 
 
 if __name__ == "__main__":
