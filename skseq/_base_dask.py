@@ -215,6 +215,10 @@ def _represent(est, shards, targets, weight, copies, weighed, rng):
     ``copies`` as :func:`_read_axes` takes them)."""
     features = resolve_from(est.features, shards.binary, shards.longest,
                             targets.step_level)
+    # an estimator that records a held-out choice of features records none
+    on_cluster = getattr(est, "_features_on_cluster", None)
+    if on_cluster is not None:
+        features = on_cluster(features)
     index, sample = shards.sample()
     representation = est._make_representation(features)
     with refuse_out_of_memory(est, features, sample.data.shape[0]):
