@@ -118,9 +118,9 @@ def _refuse_options(est):
             "n_prefixes=1 or fit on NumPy data.")
 
 
-def _local(values):
+def _local(values, name):
     """A Dask array (or NumPy form) of per-sequence values, on the client."""
-    if values is not None and is_dask_collection(values):
+    if values is not None and is_dask_collection(values, name):
         import dask
 
         (values,) = dask.compute(values)
@@ -143,8 +143,8 @@ def fit_sharded(est, X, y, sample_weight=None):
             keep_warm_names(est, names)
         est.n_features_in_ = shards.n_features
         with one_blas_thread():
-            problem, setup = _build_problem(est, client, shards, _local(y),
-                                            _local(sample_weight))
+            problem, setup = _build_problem(est, client, shards, _local(y, "y"),
+                                            _local(sample_weight, "sample_weight"))
             thetas0 = est._draw_starts(problem, setup)
             best, objectives = est._run_solver(problem, thetas0, setup.n_init)
             est._store_best(problem, setup, best, objectives)
@@ -367,8 +367,8 @@ def score_dask(est, X, y, sample_weight=None):
     n = (X.shape[0] if isinstance(X, da.Array) and not np.isnan(X.shape[0])
          else None)
     lengths = None
-    if (n is not None and not is_dask_collection(y) and not needs_lengths(y)
-            and not is_dask_collection(sample_weight)):
+    if (n is not None and not is_dask_collection(y, "y") and not needs_lengths(y)
+            and not is_dask_collection(sample_weight, "sample_weight")):
         # the number of sequences is all the check needs: refused at the call
         skeleton = _skeleton(np.ones(n, dtype=np.intp))
         _, sample_weight = score_targets(y, skeleton, sample_weight,
