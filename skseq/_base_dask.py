@@ -265,7 +265,8 @@ def _per_block(method, est, args, kwargs, block, quiet=False):
 def _on_collection(est, method, X, args, kwargs):
     """The method mapped over the shards of X: a Dask array for a Dask array
     (the first sequence is predicted on the client, to learn the output's
-    shape and type; 2-D rows as the one-step sequences they are read as), a
+    shape and type; 2-D rows as the one-step sequences they are read as;
+    blocks of unknown sizes, as a boolean mask leaves, are measured first), a
     bag for a bag, a list of delayed for a list."""
     import dask
     import dask.array as da
@@ -291,6 +292,8 @@ def _on_collection(est, method, X, args, kwargs):
     if not isinstance(X, da.Array):
         return [dask.delayed(quiet if i else call)(chunk)
                 for i, chunk in enumerate(X)]
+    if np.isnan(X.shape[0]):  # e.g. a boolean mask's: its blocks' sizes first
+        X = X.compute_chunk_sizes()
     if X.ndim == 2:  # one-step rows: checked (and warned of) once, not per chunk
         check_rows(est, X.shape)
         X = X[:, None, :]
