@@ -36,6 +36,7 @@ The prediction methods decorated with :func:`dask_aware` return, on a Dask
 collection, a collection of the same kind computed where the data live.
 """
 
+import contextlib
 import functools
 import numbers
 
@@ -66,6 +67,7 @@ from ._data.dask import (
 )
 from ._data.prefixes import check_prefixes
 from ._data.representation import refuse_out_of_memory, resolve_from
+from ._data.thread_warnings import ignoring
 from ._data.warm import keep_warm_names, refuse_warm_change
 from ._data.weights import (
     CopyWeights,
@@ -246,9 +248,14 @@ def _read_axes(est, shards, targets, weight, copies, representation):
 def _per_block(method, est, args, kwargs, block, quiet=False):
     """A prediction method on one block; a per-step output of a padded block
     padded to the block's steps, so that the blocks line up. ``quiet``: a
-    block of one-step rows is not warned of (the first block was)."""
-    with quiet_rows(quiet):
-        out = method(est, block, *args, **kwargs)
+    block of one-step rows is not warned of (the first block was). A block
+    without sequences (which ``fit`` leaves out) gives an output of none, in
+    the form and type of the others: a stand-in sequence's, cut to none."""
+    empty = hasattr(block, "__len__") and len(block) == 0
+    with quiet_rows(quiet or empty), _stand_in(est, block) as read:
+        out = method(est, read, *args, **kwargs)
+    if empty:
+        out = out[:0]
     if not isinstance(block, np.ndarray):
         return out
     if isinstance(out, list):
@@ -260,6 +267,25 @@ def _per_block(method, est, args, kwargs, block, quiet=False):
     if block.ndim == 3 and _per_step(est, method):
         return block_shape(block, np.asarray(out))
     return out
+
+
+@contextlib.contextmanager
+def _stand_in(est, block):
+    """``block``, or for a block without sequences one sequence of zeros in
+    its form (a DataFrame keeps its columns; the missing names of another
+    form are not warned of)."""
+    if not (hasattr(block, "__len__") and len(block) == 0):
+        yield block
+    elif hasattr(block, "columns"):
+        yield type(block)(np.zeros((1, len(block.columns))), columns=block.columns)
+    else:
+        if isinstance(block, np.ndarray) and block.ndim >= 2:
+            read = np.zeros((1, *block.shape[1:-1], est.n_features_in_))
+            read = read[:, :1] if read.ndim == 3 else read
+        else:
+            read = [np.zeros((1, est.n_features_in_))]
+        with ignoring((UserWarning, "X does not have valid feature names")):
+            yield read
 
 
 def _on_collection(est, method, X, args, kwargs):
