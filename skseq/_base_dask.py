@@ -36,6 +36,7 @@ The prediction methods decorated with :func:`dask_aware` return, on a Dask
 collection, a collection of the same kind computed where the data live.
 """
 
+import contextlib
 import functools
 import numbers
 
@@ -66,6 +67,7 @@ from ._data.dask import (
 )
 from ._data.prefixes import check_prefixes
 from ._data.representation import refuse_out_of_memory, resolve_from
+from ._data.thread_warnings import ignoring
 from ._data.warm import keep_warm_names, refuse_warm_change
 from ._data.weights import (
     CopyWeights,
@@ -118,9 +120,9 @@ def _refuse_options(est):
             "n_prefixes=1 or fit on NumPy data.")
 
 
-def _local(values):
+def _local(values, name):
     """A Dask array (or NumPy form) of per-sequence values, on the client."""
-    if values is not None and is_dask_collection(values):
+    if values is not None and is_dask_collection(values, name):
         import dask
 
         (values,) = dask.compute(values)
@@ -143,8 +145,8 @@ def fit_sharded(est, X, y, sample_weight=None):
             keep_warm_names(est, names)
         est.n_features_in_ = shards.n_features
         with one_blas_thread():
-            problem, setup = _build_problem(est, client, shards, _local(y),
-                                            _local(sample_weight))
+            problem, setup = _build_problem(est, client, shards, _local(y, "y"),
+                                            _local(sample_weight, "sample_weight"))
             thetas0 = est._draw_starts(problem, setup)
             best, objectives = est._run_solver(problem, thetas0, setup.n_init)
             est._store_best(problem, setup, best, objectives)
@@ -215,6 +217,10 @@ def _represent(est, shards, targets, weight, copies, weighed, rng):
     ``copies`` as :func:`_read_axes` takes them)."""
     features = resolve_from(est.features, shards.binary, shards.longest,
                             targets.step_level)
+    # an estimator that records a held-out choice of features records none
+    on_cluster = getattr(est, "_features_on_cluster", None)
+    if on_cluster is not None:
+        features = on_cluster(features)
     index, sample = shards.sample()
     representation = est._make_representation(features)
     with refuse_out_of_memory(est, features, sample.data.shape[0]):
@@ -242,9 +248,14 @@ def _read_axes(est, shards, targets, weight, copies, representation):
 def _per_block(method, est, args, kwargs, block, quiet=False):
     """A prediction method on one block; a per-step output of a padded block
     padded to the block's steps, so that the blocks line up. ``quiet``: a
-    block of one-step rows is not warned of (the first block was)."""
-    with quiet_rows(quiet):
-        out = method(est, block, *args, **kwargs)
+    block of one-step rows is not warned of (the first block was). A block
+    without sequences (which ``fit`` leaves out) gives an output of none, in
+    the form and type of the others: a stand-in sequence's, cut to none."""
+    empty = hasattr(block, "__len__") and len(block) == 0
+    with quiet_rows(quiet or empty), _stand_in(est, block) as read:
+        out = method(est, read, *args, **kwargs)
+    if empty:
+        out = out[:0]
     if not isinstance(block, np.ndarray):
         return out
     if isinstance(out, list):
@@ -258,10 +269,30 @@ def _per_block(method, est, args, kwargs, block, quiet=False):
     return out
 
 
+@contextlib.contextmanager
+def _stand_in(est, block):
+    """``block``, or for a block without sequences one sequence of zeros in
+    its form (a DataFrame keeps its columns; the missing names of another
+    form are not warned of)."""
+    if not (hasattr(block, "__len__") and len(block) == 0):
+        yield block
+    elif hasattr(block, "columns"):
+        yield type(block)(np.zeros((1, len(block.columns))), columns=block.columns)
+    else:
+        if isinstance(block, np.ndarray) and block.ndim >= 2:
+            read = np.zeros((1, *block.shape[1:-1], est.n_features_in_))
+            read = read[:, :1] if read.ndim == 3 else read
+        else:
+            read = [np.zeros((1, est.n_features_in_))]
+        with ignoring((UserWarning, "X does not have valid feature names")):
+            yield read
+
+
 def _on_collection(est, method, X, args, kwargs):
     """The method mapped over the shards of X: a Dask array for a Dask array
     (the first sequence is predicted on the client, to learn the output's
-    shape and type; 2-D rows as the one-step sequences they are read as), a
+    shape and type; 2-D rows as the one-step sequences they are read as;
+    blocks of unknown sizes, as a boolean mask leaves, are measured first), a
     bag for a bag, a list of delayed for a list."""
     import dask
     import dask.array as da
@@ -287,6 +318,8 @@ def _on_collection(est, method, X, args, kwargs):
     if not isinstance(X, da.Array):
         return [dask.delayed(quiet if i else call)(chunk)
                 for i, chunk in enumerate(X)]
+    if np.isnan(X.shape[0]):  # e.g. a boolean mask's: its blocks' sizes first
+        X = X.compute_chunk_sizes()
     if X.ndim == 2:  # one-step rows: checked (and warned of) once, not per chunk
         check_rows(est, X.shape)
         X = X[:, None, :]
@@ -363,8 +396,8 @@ def score_dask(est, X, y, sample_weight=None):
     n = (X.shape[0] if isinstance(X, da.Array) and not np.isnan(X.shape[0])
          else None)
     lengths = None
-    if (n is not None and not is_dask_collection(y) and not needs_lengths(y)
-            and not is_dask_collection(sample_weight)):
+    if (n is not None and not is_dask_collection(y, "y") and not needs_lengths(y)
+            and not is_dask_collection(sample_weight, "sample_weight")):
         # the number of sequences is all the check needs: refused at the call
         skeleton = _skeleton(np.ones(n, dtype=np.intp))
         _, sample_weight = score_targets(y, skeleton, sample_weight,

@@ -380,6 +380,13 @@ class HierarchicalIOHMM(HierarchyLevelsMixin, BaseIOHMM):
         chosen, self.features_scores_ = rule_or_raw(self, *fit_data)
         return chosen
 
+    def _features_on_cluster(self, features):
+        """The representation of a fit across a Dask cluster: ``features`` as
+        resolved by the data's type, with no held-out comparison (none runs
+        across a cluster), so ``features_scores_`` is None."""
+        self.features_scores_ = None
+        return features
+
     @property
     def _output(self):
         return _OUTPUTS[self.task]

@@ -29,12 +29,27 @@ def _dask_is_collection(obj):
     return is_collection(obj)
 
 
-def is_dask_collection(X):
-    """Whether X is a Dask collection of sequences (or a list of delayed)."""
+def is_dask_collection(X, name="X"):
+    """Whether X is a Dask collection of sequences (or a list of delayed); a
+    list that mixes Dask collections with local data is refused (TypeError
+    naming one of each), which neither a cluster nor a local fit reads."""
     if _dask_is_collection(X):
         return True
-    return (isinstance(X, (list, tuple)) and len(X) > 0
-            and all(_dask_is_collection(item) for item in X))
+    if not isinstance(X, (list, tuple)) or not X or "dask" not in sys.modules:
+        return False
+    # (a class attribute first: cheap for a long list of local sequences)
+    if not any(hasattr(type(item), "__dask_graph__") for item in X):
+        return False
+    on_dask = [_dask_is_collection(item) for item in X]
+    if any(on_dask) and not all(on_dask):
+        at, local = on_dask.index(True), on_dask.index(False)
+        raise TypeError(
+            f"{name} mixes Dask collections with local data: {name}[{at}] is of "
+            f"type {type(X[at]).__name__} but {name}[{local}] of type "
+            f"{type(X[local]).__name__}. A list of Dask delayed objects (each a "
+            "collection of sequences) holds nothing else: wrap the local part "
+            "in dask.delayed too, or compute the Dask part first.")
+    return all(on_dask)
 
 
 def shard_chunks(X, name="X"):
