@@ -44,8 +44,13 @@ def test_fixed_start_distributions():
     assert fixed_startprob("stationary", 3) == "stationary"
     assert_allclose(fixed_startprob("uniform", 4), np.full(4, 0.25))
     assert_allclose(fixed_startprob([0.2, 0.8], 2), [0.2, 0.8])
-    with pytest.raises(ValueError, match="non-negative and sum to 1"):
+    with pytest.raises(ValueError, match=r"startprob sums to 1\.1; .* must sum to 1"):
         fixed_startprob([0.5, 0.6], 2)
+    # the offending entry is named
+    with pytest.raises(ValueError, match=r"startprob\[1\] is -0\.1: .* non-negative"):
+        fixed_startprob([1.1, -0.1], 2)
+    with pytest.raises(ValueError, match=r"startprob\[0\] is nan"):
+        fixed_startprob([np.nan, 1.0], 2)
     with pytest.raises(ValueError, match=r"shape \(3,\), expected \(2,\)"):
         fixed_startprob([0.2, 0.3, 0.5], 2)
 
@@ -123,3 +128,15 @@ def test_output_terms_by_blocks_of_steps_on_threads(monkeypatch):
     direct = terms(1, 10**6)
     for a, b in zip(one, direct, strict=True):
         assert_allclose(a, b, rtol=1e-13, atol=1e-15)
+
+
+def test_a_hierarchy_s_start_distribution_is_one_per_combination_of_states():
+    from skseq import HierarchicalIOHMM
+
+    rng = np.random.default_rng(0)
+    X = [rng.normal(size=(6, 1)) for _ in range(6)]
+    y = np.arange(6) % 2
+    est = HierarchicalIOHMM((2, 2), startprob=np.ones(3) / 3)
+    with pytest.raises(ValueError, match=r"expected \(4,\): one probability for "
+                       r"each of the model's 4 hidden states \(a hierarchy's"):
+        est.fit(X, y)

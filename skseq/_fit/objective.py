@@ -87,11 +87,17 @@ def fixed_startprob(startprob, n_states):
     p = np.asarray(startprob, dtype=np.float64)
     if p.shape != (n_states,):
         raise ValueError(
-            f"startprob has shape {p.shape}, expected ({n_states},) for "
-            f"n_states={n_states}."
+            f"startprob has shape {p.shape}, expected ({n_states},): one "
+            f"probability for each of the model's {n_states} hidden states (a "
+            "hierarchy's states are the combinations of its levels' states)."
         )
-    if not np.isfinite(p).all() or (p < 0).any() or not np.isclose(p.sum(), 1.0):
-        raise ValueError("startprob must be non-negative and sum to 1.")
+    bad = np.flatnonzero(~np.isfinite(p) | (p < 0))
+    if bad.size:
+        raise ValueError(f"startprob[{bad[0]}] is {float(p[bad[0]])!r}: the start "
+                         "probabilities must be finite and non-negative.")
+    if not np.isclose(p.sum(), 1.0):
+        raise ValueError(f"startprob sums to {float(p.sum())!r}; the start "
+                         "probabilities must sum to 1.")
     return p / p.sum()
 
 
