@@ -53,6 +53,14 @@ def _read_only(array):
     return array
 
 
+def _unequal_to_itself(symbol):
+    """Whether ``symbol != symbol`` (a NaN), so that no input matches it."""
+    try:
+        return bool(symbol != symbol)
+    except (TypeError, ValueError):
+        return False
+
+
 def _in_alphabet(symbol, alphabet):
     """Whether ``symbol`` is one of the alphabet's symbols (not an index)."""
     try:
@@ -163,6 +171,10 @@ accepting=[0])
                 j = first_seen.setdefault(symbol, i)
             except TypeError:
                 raise TypeError(f"alphabet[{i}] = {symbol!r} is not hashable") from None
+            if _unequal_to_itself(symbol):
+                raise ValueError(
+                    f"alphabet[{i}] = {symbol!r} is not equal to itself (NaN): no "
+                    "input could ever be read as it; use another symbol")
             if j != i:
                 raise ValueError(
                     f"alphabet has duplicate symbol {symbol!r} at positions {j} and {i}"

@@ -503,6 +503,11 @@ def test_accepting_as_mask_or_indices_and_float_table():
             "duplicate symbol '0' at positions 0 and 2",
         ),
         ({"alphabet": {"0", "1"}}, TypeError, "ordered sequence"),
+        (
+            {"alphabet": [float("nan"), float("nan")]},
+            ValueError,
+            r"alphabet\[0\] = nan is not equal to itself",
+        ),
         ({"alphabet": 2}, TypeError, "alphabet must be a sequence"),
         (
             {"alphabet": [["0"], ["1"]]},
