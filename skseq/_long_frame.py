@@ -1,7 +1,7 @@
 """Long (tidy) tables, one row per step, read into sequences:
 :func:`from_long_frame`, public in :mod:`skseq.utils`."""
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable
 
 import numpy as np
 
@@ -22,6 +22,11 @@ def from_long_frame(df, sequence_id, time=None, target=None, features=None, *,
     time : str, default=None
         Column to order the steps of a sequence by (stable sort: steps with equal
         times keep their row order); if None, the rows' order is kept.
+
+        ``sequence_id``, ``time``, ``target`` and ``features`` may also name
+        levels of the frame's index (as in ``df.set_index(["id", "t"])``), as
+        pandas' ``groupby`` reads them; a column of the same name is taken
+        before a level.
     target : str, default=None
         Column with the target. If it is constant within every sequence, y has one
         target per sequence (a sequence whose target is missing on every row is
@@ -66,6 +71,13 @@ def from_long_frame(df, sequence_id, time=None, target=None, features=None, *,
     >>> ids.tolist()
     [1, 2]
 
+    The sequence id and the time may be levels of the index:
+
+    >>> indexed = df.set_index(["session", "t"])
+    >>> X, y = from_long_frame(indexed, "session", time="t", target="label")
+    >>> [x.ravel().tolist() for x in X], y.tolist()
+    ([[0.1, 0.5], [0.9]], ['a', 'b'])
+
     A column of symbols is kept as such:
 
     >>> df["event"] = ["buy", "view", "view"]
@@ -76,6 +88,8 @@ def from_long_frame(df, sequence_id, time=None, target=None, features=None, *,
            ['buy']], dtype=object)
     """
     pd = _pandas()
+    df = _levels_as_columns(pd, df, [sequence_id, time, target],
+                            [features] if isinstance(features, str) else features)
     features = _long_frame_features(pd, df, sequence_id, time, target, features)
     ids, order, same_seq, bounds = _long_frame_order(pd, df, sequence_id, time)
     X = np.split(_long_frame_values(pd, df, features, order, sequence_id), bounds)
@@ -91,6 +105,17 @@ def _pandas():
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError("from_long_frame needs pandas: pip install pandas") from exc
     return pd
+
+
+def _levels_as_columns(pd, df, special, features):
+    """``df`` with the index levels named by the arguments moved into columns
+    (a name that is a column stays the column); unchanged if none is a level."""
+    if not isinstance(df, pd.DataFrame):
+        return df  # refused, with its type, by _long_frame_features
+    names = special + list(features if isinstance(features, Iterable) else [])
+    levels = [n for n in dict.fromkeys(n for n in names if isinstance(n, Hashable))
+              if n is not None and n not in df.columns and n in df.index.names]
+    return df.reset_index(level=levels) if levels else df
 
 
 def _long_frame_features(pd, df, sequence_id, time, target, features):

@@ -1,7 +1,9 @@
 """The checks of :mod:`skseq.plotting`'s arguments: state probabilities of one
-sequence, transition matrices, state labels and indices. Each refuses what it
-cannot draw with a ValueError (or TypeError) naming the argument and the entry
-at fault."""
+sequence, transition matrices, state labels and indices, loss curves. Each
+refuses what it cannot draw with a ValueError (or TypeError) naming the
+argument and the entry at fault."""
+
+import numbers
 
 import numpy as np
 
@@ -130,3 +132,60 @@ def check_states(states, n_states, name):
                 f"{name}: {_plain(state)!r} is not a state index in range({n_states})."
             )
     return np.asarray(states, dtype=np.intp)
+
+
+def check_positive_curves(curves):
+    """Refuse a curve with an objective a log axis cannot show (zero or
+    negative: matplotlib would leave it out without a word), naming the
+    curve and the iteration."""
+    for k, (label, curve) in enumerate(curves):
+        bad = np.flatnonzero(curve <= 0)
+        if bad.size:
+            name = f"curve {label!r}" if label is not None else f"curve {k}"
+            raise ValueError(
+                f"logy=True needs positive objectives; {name} is "
+                f"{float(curve[bad[0]])!r} at iteration {int(bad[0]) + 1}: "
+                "plot it with logy=False.")
+
+
+def is_curve(obj):
+    """Whether ``obj`` is one curve: a 1-D array or a non-empty list of numbers."""
+    if hasattr(obj, "__array__") and hasattr(obj, "ndim"):  # numpy, pandas
+        return obj.ndim == 1
+    return isinstance(obj, (list, tuple)) and all(
+        isinstance(v, numbers.Real) for v in obj
+    ) and len(obj) > 0
+
+
+def _final_model(item):
+    """The model inside a fitted search (``best_estimator_``) or a pipeline
+    (its last step), as scikit-learn's displays read them; else ``item``."""
+    while True:
+        if hasattr(item, "best_estimator_"):
+            item = item.best_estimator_
+        elif hasattr(item, "steps") and hasattr(item, "_final_estimator"):
+            item = item._final_estimator
+        else:
+            return item
+
+
+def loss_curve(item):
+    """The objectives of ``item`` (a fitted model, pipeline or search, or a
+    curve) as a non-empty 1-D float array."""
+    item = _final_model(item)
+    if hasattr(item, "loss_curve_"):
+        item = item.loss_curve_
+    elif not is_curve(item):
+        if hasattr(item, "fit"):
+            raise ValueError(
+                f"{type(item).__name__} has no loss_curve_: fit it first (or it "
+                "does not record one)."
+            )
+        raise TypeError(
+            f"Expected an estimator with loss_curve_ or a 1-D curve, got {item!r}."
+        )
+    curve = np.asarray(item, dtype=np.float64)
+    if curve.ndim != 1 or curve.size == 0:
+        raise ValueError(f"A loss curve must be a non-empty 1-D sequence, got "
+                         f"shape {curve.shape}.")
+    return curve

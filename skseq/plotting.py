@@ -10,8 +10,6 @@ the start of matplotlib's mathtext. Labels that would print the same (``1`` and
 well where even the reprs coincide.
 """
 
-import numbers
-
 import numpy as np
 
 from ._data import is_number
@@ -19,7 +17,10 @@ from ._data.names import distinct_texts
 from ._data.targets import _is_missing, _label_array
 from ._plot_checks import (
     check_matrix,
+    check_positive_curves,
     check_states,
+    is_curve,
+    loss_curve,
     one_sequence_proba,
     state_labels_for,
 )
@@ -369,6 +370,14 @@ def _diagram(dfa_or_transition_matrix, start, accepting, min_proba):
             )
         return (dfa.n_states, dfa._edge_labels(), dfa.start,
                 np.asarray(dfa.accepting, dtype=bool))
+    if hasattr(dfa_or_transition_matrix, "fit"):
+        raise TypeError(
+            "Expected a skseq.automata.DFA or a transition matrix (n_states, "
+            "n_states), got the estimator "
+            f"{type(dfa_or_transition_matrix).__name__}: pass "
+            "the machine it learned, model.to_automaton() (IOHMMClassifier) or "
+            "model.extract_automaton() (DiscretizedRNNClassifier), or one step "
+            "of model.transition_proba(X)[i].")
     matrix = check_matrix(dfa_or_transition_matrix)
     if not (is_number(min_proba) and 0 <= min_proba <= 1):
         raise ValueError(f"min_proba must be a probability in [0, 1], got "
@@ -491,10 +500,11 @@ def plot_loss_curve(estimator_or_curves, ax=None, *, logy=False, **kwargs):
     ----------
     estimator_or_curves : estimator, array-like, list or dict
         A fitted estimator with a ``loss_curve_`` attribute (e.g.
-        :class:`~skseq.IOHMMClassifier`), one curve (a sequence of numbers), a
-        list of estimators or curves, or a dict ``{label: estimator or curve}``
-        (the labels go into a legend; keys that print the same, such as
-        ``1`` and ``"1"``, by their repr).
+        :class:`~skseq.IOHMMClassifier`; a pipeline is read at its last
+        step, a fitted search at its ``best_estimator_``), one curve (a
+        sequence of numbers), a list of estimators or curves, or a dict
+        ``{label: estimator or curve}`` (the labels go into a legend; keys
+        that print the same, such as ``1`` and ``"1"``, by their repr).
     ax : matplotlib.axes.Axes, default=None
         Axes to draw on; a new figure's axes if None.
     logy : bool, default=False
@@ -518,7 +528,7 @@ def plot_loss_curve(estimator_or_curves, ax=None, *, logy=False, **kwargs):
     """
     if isinstance(estimator_or_curves, dict):
         items = list(estimator_or_curves.items())
-    elif isinstance(estimator_or_curves, (list, tuple)) and not _is_curve(
+    elif isinstance(estimator_or_curves, (list, tuple)) and not is_curve(
         estimator_or_curves
     ):
         items = [(None, item) for item in estimator_or_curves]
@@ -526,9 +536,9 @@ def plot_loss_curve(estimator_or_curves, ax=None, *, logy=False, **kwargs):
         items = [(None, estimator_or_curves)]
     if not items:
         raise ValueError("No curves to plot.")
-    curves = [(label, _curve(item)) for label, item in items]
+    curves = [(label, loss_curve(item)) for label, item in items]
     if logy:
-        _check_positive(curves)
+        check_positive_curves(curves)
     ax = _axes(ax)
     named = [label for label, _ in curves if label is not None]
     texts = iter(distinct_texts(named))
@@ -544,44 +554,3 @@ def plot_loss_curve(estimator_or_curves, ax=None, *, logy=False, **kwargs):
     if any(line.get_label()[:1] not in ("", "_") for line in ax.lines):
         _literal(ax.legend().get_texts())
     return ax
-
-
-def _check_positive(curves):
-    """Refuse a curve with an objective a log axis cannot show (zero or
-    negative: matplotlib would leave it out without a word), naming the
-    curve and the iteration."""
-    for k, (label, curve) in enumerate(curves):
-        bad = np.flatnonzero(curve <= 0)
-        if bad.size:
-            name = f"curve {label!r}" if label is not None else f"curve {k}"
-            raise ValueError(
-                f"logy=True needs positive objectives; {name} is "
-                f"{float(curve[bad[0]])!r} at iteration {int(bad[0]) + 1}: "
-                "plot it with logy=False.")
-
-
-def _is_curve(obj):
-    if hasattr(obj, "__array__") and hasattr(obj, "ndim"):  # numpy, pandas
-        return obj.ndim == 1
-    return isinstance(obj, (list, tuple)) and all(
-        isinstance(v, numbers.Real) for v in obj
-    ) and len(obj) > 0
-
-
-def _curve(item):
-    if hasattr(item, "loss_curve_"):
-        item = item.loss_curve_
-    elif not _is_curve(item):
-        if hasattr(item, "fit"):
-            raise ValueError(
-                f"{type(item).__name__} has no loss_curve_: fit it first (or it "
-                "does not record one)."
-            )
-        raise TypeError(
-            f"Expected an estimator with loss_curve_ or a 1-D curve, got {item!r}."
-        )
-    curve = np.asarray(item, dtype=np.float64)
-    if curve.ndim != 1 or curve.size == 0:
-        raise ValueError(f"A loss curve must be a non-empty 1-D sequence, got "
-                         f"shape {curve.shape}.")
-    return curve

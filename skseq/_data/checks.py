@@ -259,6 +259,14 @@ def mark_laid_out(X):
 _SERIES_MIN_STEPS = 8
 
 
+def _as_array(X):
+    """How to write X as an array in a hint that indexes it (``X[:, None, :]``):
+    a list through NumPy, a DataFrame (pandas, polars) through ``to_numpy()``."""
+    if isinstance(X, (list, tuple)):
+        return "np.asarray(X)"
+    return "X.to_numpy()" if hasattr(X, "to_numpy") else "X"
+
+
 def _layout_hint(X, seqs):
     """At fit: what a table or array probably meant when its layout looks like
     series in another form (else ""). A 2-D table whose columns look like the
@@ -287,11 +295,16 @@ def _layout_hint(X, seqs):
         moves_together = n_seq > 2 and varying.any() and np.mean(
             (a * b).sum(axis=0)[varying] / norms[varying]) >= 0.5
         if n_features > n_seq or moves_together:
+            arr = _as_array(X)
+            keep = (" (or, to keep the column names, silence this warning: "
+                    "warnings.filterwarnings('ignore', category=skseq.exceptions."
+                    "InputHintWarning))" if arr == "X.to_numpy()" else "")
             return (f"X is a 2-D table of {n_seq} rows and {n_features} columns, "
                     f"{read}, but its columns look like the steps of series. For "
                     f"{n_seq} univariate series of {n_features} steps pass "
-                    "skseq.utils.from_channels_first(X) (or X[:, :, None]); for "
-                    "one-step rows (and no warning) pass X[:, None, :].")
+                    f"skseq.utils.from_channels_first(X) (or {arr}[:, :, None]); "
+                    f"for one-step rows (and no warning) pass {arr}[:, None, :]"
+                    f"{keep}.")
     if seqs.form == "padded":
         shape = np.shape(X)
         if 1 < shape[1] < shape[2] and shape[2] >= _SERIES_MIN_STEPS:
@@ -334,8 +347,7 @@ def validate_sequences(estimator, X, *, reset, record_lengths=True,
             record_fit_lengths(estimator, seqs.lengths)
         return seqs
     if seqs.form == "rows":
-        check_rows(estimator, (seqs.n_sequences, seqs.n_features),
-                   "np.asarray(X)" if isinstance(X, (list, tuple)) else "X")
+        check_rows(estimator, (seqs.n_sequences, seqs.n_features), _as_array(X))
         return seqs
     hint = _channels_hint(X, seqs, estimator)
     _check_n_features(estimator, seqs.n_features, hint)

@@ -56,9 +56,19 @@ from scipy import sparse
 __all__ = ["Sequences", "Targets", "quote"]
 
 
+# NumPy scalars that hold a Python value exactly (not dates, whose .item()
+# may be an int, nor long doubles, which have no Python counterpart).
+_PLAIN_SCALARS = (np.str_, np.bytes_, np.bool_, np.integer, np.float16, np.float32,
+                  np.float64, np.complex64, np.complex128)
+
+
 def quote(value, limit=40):
     """``repr(value)`` in at most about ``limit`` characters: a longer string
-    is cut and closed with ``...'``, so that a message stays readable."""
+    is cut and closed with ``...'``, so that a message stays readable. A NumPy
+    scalar is shown as the Python value it holds (``'a'``, not
+    ``np.str_('a')``), as the user wrote it in a list or a frame."""
+    if isinstance(value, _PLAIN_SCALARS):
+        value = value.item()
     text = repr(value)
     if len(text) <= limit:
         return text

@@ -217,7 +217,10 @@ def _sequence_level(y, seqs, task, name):
         if missing.any():
             raise ValueError(
                 f"Input {name} contains missing (NaN, None or NaT) labels: at "
-                f"sequence {np.flatnonzero(missing)[0]}."
+                f"sequence {np.flatnonzero(missing)[0]} ({int(missing.sum())} of "
+                f"{n_seq} sequences). One label per sequence is needed for every "
+                "sequence: leave the unlabelled ones out of both X and "
+                f"{name} (e.g. keep = pandas.notna({name}))."
             )
         # an object array of numbers (a pandas object column), as step labels
         values = _numbers_unboxed(values)
