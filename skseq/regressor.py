@@ -11,6 +11,8 @@ from sklearn.utils._param_validation import Interval
 from ._base import FlatIOHMM
 from ._base_dask import dask_aware
 from ._data import check_flag
+from ._data.checks import InputHintWarning
+from ._data.representation import resolve
 from ._families.outputs import constraints_of
 from ._families.registry import document_options, option_constraints
 from ._fit.information import standard_errors as observed_standard_errors
@@ -438,6 +440,20 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
         se, cov, grad = observed_standard_errors(self, problem, model)
         _warn_off_maximum(self, cov, grad)
         return (se, cov) if return_cov else se
+
+    def _choose_features(self, seqs, y, targets, weight, weighted):
+        features = super()._choose_features(seqs, y, targets, weight, weighted)
+        if (features == "raw" and not targets.step_level
+                and resolve("auto", seqs) == "shape"):
+            warnings.warn(InputHintWarning(
+                "IOHMMRegressor(features='raw') reads each sequence's target from "
+                "the raw values of its last step (and the state): a target that "
+                "depends on the whole sequence is read better through "
+                "features='shape', with n_states=1 unless the target has regimes "
+                "(doc/results/sequence_regression.md). To keep the raw steps "
+                "without this warning, filter skseq.exceptions.InputHintWarning."),
+                stacklevel=5)
+        return features
 
     def _store_best(self, problem, setup, best, objectives):
         super()._store_best(problem, setup, best, objectives)
