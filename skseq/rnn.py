@@ -27,6 +27,7 @@ from ._data import (
     check_sample_weight,
     check_score_weight,
     check_targets,
+    quote,
     record_fit_lengths,
     record_fitted_params,
     restore_on_failure,
@@ -227,7 +228,7 @@ class DiscretizedRNNClassifier(ClassifierMixin, NumberParams, BaseEstimator):
             raise ValueError(
                 f"{type(self).__name__} needs samples of at least 2 classes in the "
                 "data, but the data contains only one class: "
-                f"{classes[:1].tolist()[0]!r}."
+                f"{quote(classes[0])}."
             )
         weighted = np.unique(encoded[weight > 0])
         if weighted.shape[0] < 2:

@@ -27,3 +27,21 @@ def test_quote_keeps_dates_as_numpy():
     # .item() of a date may be an int (nanoseconds) or None (NaT): kept as is
     assert "datetime64" in quote(np.datetime64("NaT"))
     assert "datetime64" in quote(np.datetime64(1, "ns"))
+
+
+@pytest.mark.parametrize("name", ["iohmm", "hybrid", "rnn"])
+def test_the_only_class_named_plainly(name):
+    from skseq import HybridHMMClassifier
+    from skseq.rnn import DiscretizedRNNClassifier
+
+    label = np.str_("a")
+    X = [np.random.default_rng(0).normal(size=(5, 1)) for _ in range(4)]
+    if name == "iohmm":
+        est, y = IOHMMClassifier(), np.array([label] * 4, dtype=object)
+    elif name == "hybrid":
+        est, y = HybridHMMClassifier(), [np.array([label] * 5, dtype=object)] * 4
+    else:
+        est, y = DiscretizedRNNClassifier(), np.array([label] * 4, dtype=object)
+        X = [np.eye(2)[[0, 1, 0]]] * 4
+    with pytest.raises(ValueError, match="only one class: 'a'\\."):
+        est.fit(X, y)

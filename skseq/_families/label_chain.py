@@ -5,6 +5,7 @@ segment that phase targets teach the per-step classifier."""
 
 import numpy as np
 
+from .._data.sequences import quote
 from .._data.weights import finite_sum
 from .viterbi_start import viterbi_emissions
 
@@ -154,7 +155,7 @@ def labelled_steps(seqs, targets, weight):
     if classes.shape[0] < 2:
         raise ValueError(
             "y needs samples of at least 2 classes in the data (steps of "
-            f"positive weight), but contains only one class: {classes[0]!r}."
+            f"positive weight), but contains only one class: {quote(classes[0])}."
         )
     labels = np.full(seqs.data.shape[0], -1, dtype=np.intp)
     labels[steps] = encoded

@@ -24,7 +24,7 @@ import numpy as np
 from scipy.special import logsumexp
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._data import Targets, accuracy, check_targets
+from .._data import Targets, accuracy, check_targets, quote
 from .._data.moments import mean_std
 from .emissions import GaussianEmission, SoftmaxEmission
 from .layers import LAYERS
@@ -150,7 +150,7 @@ class CategoricalOutputs(Outputs):
             raise ValueError(
                 f"{self.owner} needs samples of at least 2 classes in "
                 "the data, but the data contains only one class: "
-                f"{classes[:1].tolist()[0]!r}."
+                f"{quote(classes[0])}."
             )
         self.classes_ = classes
         return Targets(steps=targets.steps, values=encoded.astype(np.intp),
