@@ -8,6 +8,7 @@ accumulates the evidence step by step (Bengio, De Mori, Flammia & Kompe 1992).
 """
 
 import numbers
+import warnings
 
 import numpy as np
 from joblib import effective_n_jobs
@@ -30,6 +31,7 @@ from ._data import (
     score_targets,
     validate_sequences,
 )
+from ._data.checks import InputHintWarning
 from ._families.duration_chain import learned_hazard
 from ._families.label_chain import (
     fit_weights,
@@ -335,6 +337,13 @@ class HybridHMMClassifier(HybridChainMixin, ClassifierMixin, NumberParams,
         with restore_on_failure(self):
             seqs = validate_sequences(self, X, reset=True, record_lengths=False)
             targets = check_targets(y, seqs, task="classification")
+            if not targets.step_level and seqs.lengths.max() > 1:
+                warnings.warn(InputHintWarning(
+                    "HybridHMMClassifier labels every step: given one label per "
+                    "sequence, it learns from each sequence's last step only and "
+                    "still predicts a label at every step. To classify whole "
+                    "sequences use IOHMMClassifier(); to label steps give y one "
+                    "label per step (a list of per-sequence arrays)."), stacklevel=3)
             weight = check_sample_weight(sample_weight, seqs.n_sequences)
             steps, step_weight, classes, encoded, labels = labelled_steps(
                 seqs, targets, weight)
