@@ -39,8 +39,9 @@ class InputHintWarning(UserWarning):
 
     Raised by ``fit`` for a 2-D table that looks like univariate series, a
     3-D array that looks channels-first, a list of equal-length Python
-    lists, or one real target per sequence that ``IOHMMRegressor`` would read
-    from the raw values of the last step only, and by ``predict`` for
+    lists, one real target per sequence that ``IOHMMRegressor`` would read
+    from the raw values of the last step only, or one label per sequence
+    given to ``HybridHMMClassifier`` (which labels steps), and by ``predict`` for
     sequences much shorter than the training ones or a 2-D table given to a
     model fitted on longer sequences. The
     message says how the input was read and how to pass it otherwise. A
