@@ -450,7 +450,8 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
                 "the raw values of its last step (and the state): a target that "
                 "depends on the whole sequence is read better through "
                 "features='shape', with n_states=1 unless the target has regimes "
-                "(doc/results/sequence_regression.md). To keep the raw steps "
+                "(the Results page 'Regression of one target per sequence'). To "
+                "keep the raw steps "
                 "without this warning, filter skseq.exceptions.InputHintWarning."),
                 stacklevel=5)
         return features
