@@ -399,7 +399,8 @@ def _carry_text(carry):
     if not carry:
         return ""
     carry_sections = "\n\n".join(
-        f"### {n} (kept aside)\n\n{set_table(carry['results'][n])}"
+        f"### {n} (kept aside)\n\n"
+        f"{set_table(carry['results'][n], same_run=last_run(carry, n))}"
         for n in carry["results"])
     return f"""
 ## Sets kept aside (`--carry-over`)
