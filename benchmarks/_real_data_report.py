@@ -11,7 +11,7 @@ import json
 
 import numpy as np
 from _real_data_prose import CHOSEN, SPEED, TRIED
-from _report import RESULTS, table, write
+from _report import RESULTS, mean_range, table, write
 
 DEFAULT = "skseq IOHMMClassifier() (default)"
 FORMER = "default, principal components only (former default)"
@@ -26,12 +26,8 @@ def _stats(runs, key):
 
 
 def _cell(runs, key, fmt="{:.3f}"):
-    s = _stats(runs, key)
-    if s is None:
-        return "failed"
-    if s[1] == s[2]:
-        return fmt.format(s[0])
-    return f"{fmt.format(s[0])} ({fmt.format(s[1])}-{fmt.format(s[2])})"
+    vals = [r[key] for r in runs if r.get(key) is not None]
+    return mean_range(vals, fmt) if vals else "failed"
 
 
 def last_run(saved, name):

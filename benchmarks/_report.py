@@ -5,6 +5,8 @@ import platform
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+import numpy as np
+
 RESULTS = Path(__file__).resolve().parents[1] / "doc" / "results"
 
 
@@ -17,6 +19,16 @@ def versions(*packages):
         except PackageNotFoundError:
             parts.append(f"{name} (not installed)")
     return ", ".join(parts) + f"; {platform.machine()}, 2-core machine"
+
+
+def mean_range(values, fmt="{:.3f}"):
+    """``mean (lowest-highest)`` of the values, or the mean alone when they
+    are all equal."""
+    values = np.asarray(values, dtype=float)
+    if values.min() == values.max():
+        return fmt.format(values.mean())
+    return (f"{fmt.format(values.mean())} ({fmt.format(values.min())}-"
+            f"{fmt.format(values.max())})")
 
 
 def table(header, rows):

@@ -33,7 +33,7 @@ import warnings
 import _ucr
 import numpy as np
 from _models import MiniRocketRegressor, SummaryFeatures, warm_up_minirocket
-from _report import run_or_render, table, versions, write
+from _report import mean_range, run_or_render, table, versions, write
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import RidgeCV
 from sklearn.metrics import r2_score
@@ -99,14 +99,6 @@ def run(n_seeds, sets=SETS):
     return out
 
 
-def _cell(values, digits=3):
-    values = np.asarray(values)
-    if values.size == 1 or np.ptp(values) == 0:
-        return f"{values.mean():.{digits}f}"
-    return (f"{values.mean():.{digits}f} ({values.min():.{digits}f}-"
-            f"{values.max():.{digits}f})")
-
-
 def _mean(cells, key="test"):
     return float(np.mean([c[key] for c in cells]))
 
@@ -143,9 +135,9 @@ def render(data):
                   f"{entry['n_train']} training series, {entry['n_test']} test "
                   "series.", "",
                   table(["model", "test R²", "training R²", "fit (s)"], [
-                      [label, _cell([c["test"] for c in cells]),
-                       _cell([c["train"] for c in cells]),
-                       _cell([c["fit"] for c in cells], 2)]
+                      [label, mean_range([c["test"] for c in cells]),
+                       mean_range([c["train"] for c in cells]),
+                       mean_range([c["fit"] for c in cells], "{:.2f}")]
                       for label, cells in rows.items()]), ""]
         means[name] = {label: _mean(cells) for label, cells in rows.items()}
     skseq_rows = (DEFAULT, SHAPE, ONE_STATE)
