@@ -221,6 +221,10 @@ def _represent(est, shards, targets, weight, copies, weighed, rng):
     on_cluster = getattr(est, "_features_on_cluster", None)
     if on_cluster is not None:
         features = on_cluster(features)
+    hint = getattr(est, "_hint_features", None)  # what the local fit warns of
+    if hint is not None:
+        hint(features, targets.step_level,
+             resolve_from("auto", shards.binary, shards.longest), stacklevel=6)
     index, sample = shards.sample()
     representation = est._make_representation(features)
     with refuse_out_of_memory(est, features, sample.data.shape[0]):

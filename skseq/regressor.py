@@ -443,18 +443,23 @@ class IOHMMRegressor(RegressorMixin, FlatIOHMM):
 
     def _choose_features(self, seqs, y, targets, weight, weighted):
         features = super()._choose_features(seqs, y, targets, weight, weighted)
-        if (features == "raw" and not targets.step_level
-                and resolve("auto", seqs) == "shape"):
+        self._hint_features(features, targets.step_level, resolve("auto", seqs))
+        return features
+
+    def _hint_features(self, features, step_level, auto, stacklevel=6):
+        """Warn where one real target per sequence of real-valued series
+        (``auto``, what ``features="auto"`` would read, is the shape
+        representation) is read from the raw steps; a fit across a Dask
+        cluster calls it too."""
+        if features == "raw" and not step_level and auto == "shape":
             warnings.warn(InputHintWarning(
                 "IOHMMRegressor(features='raw') reads each sequence's target from "
                 "the raw values of its last step (and the state): a target that "
                 "depends on the whole sequence is read better through "
                 "features='shape', with n_states=1 unless the target has regimes "
                 "(the Results page 'Regression of one target per sequence'). To "
-                "keep the raw steps "
-                "without this warning, filter skseq.exceptions.InputHintWarning."),
-                stacklevel=5)
-        return features
+                "keep the raw steps without this warning, filter "
+                "skseq.exceptions.InputHintWarning."), stacklevel=stacklevel)
 
     def _store_best(self, problem, setup, best, objectives):
         super()._store_best(problem, setup, best, objectives)

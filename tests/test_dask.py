@@ -417,3 +417,23 @@ def test_names_known_without_computing_are_checked_at_the_call():
     assert_array_equal(np.concatenate(got), clf.predict(rows))
     with pytest.raises(TypeError, match="X is a _Frame; on a Dask cluster"):
         clf.predict(_Frame(rows))
+
+
+def test_regressor_hint_on_one_target_per_sequence_holds_on_a_cluster(client):
+    # a fit across a cluster resolves its features on its own path: it gives
+    # the hint a local fit of raw steps to one target per sequence gives
+    from skseq.exceptions import InputHintWarning
+
+    X, _ = _padded(30, seed=3)
+    seqs = [x[~np.isnan(x).all(axis=1)] for x in X]
+    y = np.array([s[:, 1].mean() for s in seqs])
+    bag = db.from_sequence(seqs, npartitions=2)
+    kw = dict(n_states=2, n_init=1, max_iter=5, random_state=0)
+    with pytest.warns(InputHintWarning, match="features='shape'") as local:
+        IOHMMRegressor(**kw).fit(seqs, y)
+    with pytest.warns(InputHintWarning, match="features='shape'") as on_bag:
+        IOHMMRegressor(**kw).fit(bag, y)
+    hints = [w for w in on_bag if issubclass(w.category, InputHintWarning)]
+    assert len(hints) == 1 and str(hints[0].message) == str(
+        [w for w in local if issubclass(w.category, InputHintWarning)][0].message)
+    assert hints[0].filename == __file__  # points at the caller's fit
